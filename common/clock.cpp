@@ -1,0 +1,7 @@
+#include "common/clock.h"
+
+namespace common {
+
+TimePoint SystemClock::now() const { return std::chrono::system_clock::now(); }
+
+}  // namespace common

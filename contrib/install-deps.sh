@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs every build, run and test dependency of slurm-supervisor from Debian 12's packages.
+# Idempotent and non-interactive: packages already present are left alone, so a second run
+# costs one `dpkg-query`. Must run as root (or with sudo available).
+#
+#   contrib/install-deps.sh            build + test + dev cluster + example training job
+#   WITH_DBD=1 contrib/install-deps.sh also slurmdbd and MariaDB (accounting history, optional)
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config clang-format
+  # libraries the code links (see README "Dependencies")
+  libslurm-dev libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev
+  libcli11-dev libexpected-dev libre2-dev libtomlplusplus-dev
+  # tests and benchmarks
+  googletest libgtest-dev libgmock-dev libbenchmark-dev sqlite3 hyperfine
+  # the local Slurm cluster (contrib/dev-cluster)
+  slurm-wlm slurmctld slurmd slurm-client munge iproute2 procps
+  # the example training job (contrib/examples) and the loopback SMTP server for tests
+  python3 python3-torch python3-aiosmtpd
+)
+if [[ "${WITH_DBD:-0}" == 1 ]]; then
+  packages+=(slurmdbd mariadb-server)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=()
+if [[ $(id -u) != 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root or install sudo" >&2; exit 1; }
+  sudo=(sudo)
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

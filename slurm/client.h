@@ -1,0 +1,56 @@
+// slurm::Client: everything the supervisor asks of Slurm, behind one interface.
+//
+// LibslurmClient talks to slurmctld through libslurm; tests use tests/fakes/FakeSlurmClient.
+// tests/contract/ runs one suite against both so the fake cannot drift from Slurm. Every call
+// is one RPC (or none, when the cache can answer). Errors are values; nothing here throws for
+// something slurmctld said.
+#pragma once
+
+#include <chrono>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "slurm/types.h"
+
+namespace slurm {
+
+class Client {
+public:
+    virtual ~Client() = default;
+
+    // The requested jobs in one batched query. Ids slurmctld does not know are listed in
+    // `missing`, not reported as an error. When the cluster's job table has not changed since
+    // the previous successful call, `changed` is false and the answer comes from that call.
+    // Fails with controller_unreachable while slurmctld cannot be reached.
+    [[nodiscard]] virtual Result<JobQuery> load_jobs(std::span<const JobId> ids) = 0;
+
+    // Every node of the cluster.
+    [[nodiscard]] virtual Result<std::vector<NodeSnapshot>> load_nodes() = 0;
+
+    // Requeue a running or finished batch job (restart count +1). Fails with operation_refused
+    // for a job that is not requeueable, job_not_found for an unknown id.
+    [[nodiscard]] virtual Result<void> requeue(const JobId& id, RequeueMode mode) = 0;
+
+    // Release a held job.
+    [[nodiscard]] virtual Result<void> release(const JobId& id) = 0;
+
+    // Replace the job's excluded node list (e.g. "n1,n3"; empty clears it). Only while the job
+    // is pending; a running job gives operation_refused.
+    [[nodiscard]] virtual Result<void> set_excluded_nodes(const JobId& id,
+                                                          const std::string& nodes) = 0;
+
+    // Replace the job's required node list (-w); empty clears it.
+    [[nodiscard]] virtual Result<void> set_required_nodes(const JobId& id,
+                                                          const std::string& nodes) = 0;
+
+    [[nodiscard]] virtual Result<void> set_time_limit(const JobId& id,
+                                                      std::chrono::minutes limit) = 0;
+
+    // Earliest start of a pending job. After a requeue Slurm waits ~120 s unless told otherwise.
+    [[nodiscard]] virtual Result<void> set_start_time(const JobId& id, TimePoint when) = 0;
+
+    [[nodiscard]] virtual Result<void> cancel(const JobId& id) = 0;
+};
+
+}  // namespace slurm

@@ -1,0 +1,274 @@
+// LibslurmClient: one RPC per call, errors mapped to values, every libslurm buffer owned by an
+// RAII handle. The job query asks slurmctld for the whole job table "if changed since" the last
+// answer's timestamp: slurmctld then answers SLURM_NO_CHANGE_IN_DATA in a tiny message, which
+// makes an idle poll nearly free whatever the number of watched jobs.
+#include "slurm/libslurm_client.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+#include "slurm/array_tasks.h"
+#include "slurm/detail/libslurm.h"
+
+namespace slurm {
+namespace {
+
+constexpr const char* k_default_conf = "/etc/slurm/slurm.conf";
+
+std::once_flag g_init_once;
+std::string g_initialised_conf;  // the file libslurm was initialised with
+
+// libslurm sets errno on failure; some calls also return the code itself.
+int last_error(int rc) {
+    if (errno != 0) {
+        return errno;
+    }
+    return rc != 0 && rc != -1 ? rc : SLURM_ERROR;
+}
+
+// Index of the record that answers `id`: a split array task, an unsplit array record whose
+// task expression contains the task, or a plain job.
+bool record_matches(const slurm_job_info_t& record, const JobId& id) {
+    if (!id.array_task) {
+        return record.job_id == id.job;
+    }
+    if (record.array_job_id != id.job) {
+        return false;
+    }
+    if (record.array_task_id != NO_VAL) {
+        return record.array_task_id == *id.array_task;
+    }
+    return record.array_task_str &&
+           array_expression_contains(record.array_task_str, *id.array_task);
+}
+
+Result<void> check_array_response(const detail::ArrayResponse& response,
+                                  const std::string& operation) {
+    if (!response) {
+        return {};
+    }
+    for (uint32_t i = 0; i < response->job_array_count; ++i) {
+        if (response->error_code[i] != SLURM_SUCCESS) {
+            return tl::unexpected(
+                detail::make_error(static_cast<int>(response->error_code[i]), operation));
+        }
+    }
+    return {};
+}
+
+// Applies one update through slurm_update_job2, which accepts "1234" and "1234_7" alike.
+template <typename Fill>
+Result<void> update_job(const JobId& id, const std::string& operation, Fill&& fill) {
+    job_desc_msg_t description;
+    slurm_init_job_desc_msg(&description);
+    std::string id_text = id.to_string();
+    description.job_id_str = id_text.data();
+    fill(description);
+    job_array_resp_msg_t* raw_response = nullptr;
+    errno = 0;
+    const int rc = slurm_update_job2(&description, &raw_response);
+    detail::ArrayResponse response(raw_response);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(last_error(rc), operation));
+    }
+    return check_array_response(response, operation);
+}
+
+}  // namespace
+
+std::string compiled_slurm_version() {
+    char text[16];
+    std::snprintf(text, sizeof text, "%d.%02d.%d", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+                  SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+                  SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+    return text;
+}
+
+std::string runtime_slurm_api_version() {
+    // slurm_api_version() packs the library's API (= soname) number in the high byte.
+    return std::to_string(SLURM_VERSION_MAJOR(slurm_api_version()));
+}
+
+std::string default_slurm_conf_path() {
+    if (const char* env = std::getenv("SLURM_CONF"); env && *env) {
+        return env;
+    }
+    return k_default_conf;
+}
+
+common::Result<std::unique_ptr<LibslurmClient>> LibslurmClient::create(
+    const std::string& conf_path) {
+    const std::string path = conf_path.empty() ? default_slurm_conf_path() : conf_path;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || ::access(path.c_str(), R_OK) != 0) {
+        return common::fail(
+            "no readable Slurm configuration at " + path,
+            "point SLURM_CONF (or --slurm-conf) at the cluster's slurm.conf; for the local dev "
+            "cluster run contrib/dev-cluster/up.sh and use the export line it prints");
+    }
+    std::call_once(g_init_once, [&] {
+        // libslurm reads $SLURM_CONF in places that do not take the argument (e.g. plugins).
+        ::setenv("SLURM_CONF", path.c_str(), 1);
+        slurm_init(path.c_str());
+        g_initialised_conf = path;
+    });
+    if (g_initialised_conf != path) {
+        return common::fail("libslurm is already initialised with " + g_initialised_conf +
+                                ", cannot switch to " + path,
+                            "use one Slurm configuration per process");
+    }
+    return std::unique_ptr<LibslurmClient>(new LibslurmClient());
+}
+
+Result<JobQuery> LibslurmClient::load_jobs(std::span<const JobId> ids) {
+    JobQuery query;
+    if (ids.empty()) {
+        query.changed = false;
+        return query;
+    }
+    bool cache_answers_all = m_last_update != 0;
+    for (const auto& id : ids) {
+        cache_answers_all = cache_answers_all && m_known.contains(id);
+    }
+
+    job_info_msg_t* raw = nullptr;
+    errno = 0;
+    const int rc = slurm_load_jobs(cache_answers_all ? m_last_update : 0, &raw, SHOW_ALL);
+    detail::JobInfoMessage message(raw);
+    if (rc != SLURM_SUCCESS) {
+        const int code = last_error(rc);
+        if (code != SLURM_NO_CHANGE_IN_DATA || !cache_answers_all) {
+            return tl::unexpected(detail::make_error(code, "loading jobs from slurmctld"));
+        }
+        query.changed = false;
+        for (const auto& id : ids) {
+            if (const auto& known = m_known.at(id)) {
+                query.jobs.push_back(*known);
+            } else {
+                query.missing.push_back(id);
+            }
+        }
+        return query;
+    }
+
+    m_last_update = static_cast<long>(message->last_update);
+    m_known.clear();
+    for (const auto& id : ids) {
+        std::optional<JobSnapshot> found;
+        for (uint32_t i = 0; i < message->record_count && !found; ++i) {
+            if (record_matches(message->job_array[i], id)) {
+                found = detail::to_snapshot(message->job_array[i], id);
+            }
+        }
+        if (found) {
+            query.jobs.push_back(*found);
+        } else {
+            query.missing.push_back(id);
+        }
+        m_known[id] = std::move(found);
+    }
+    return query;
+}
+
+Result<std::vector<NodeSnapshot>> LibslurmClient::load_nodes() {
+    node_info_msg_t* raw = nullptr;
+    errno = 0;
+    const int rc = slurm_load_node(0, &raw, SHOW_ALL);
+    detail::NodeInfoMessage message(raw);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(last_error(rc), "loading nodes from slurmctld"));
+    }
+    std::vector<NodeSnapshot> nodes;
+    nodes.reserve(message->record_count);
+    for (uint32_t i = 0; i < message->record_count; ++i) {
+        if (message->node_array[i].name) {  // hidden/future records have no name
+            nodes.push_back(detail::to_snapshot(message->node_array[i]));
+        }
+    }
+    return nodes;
+}
+
+Result<void> LibslurmClient::requeue(const JobId& id, RequeueMode mode) {
+    std::string id_text = id.to_string();
+    const std::string operation = "requeue of job " + id_text;
+    job_array_resp_msg_t* raw_response = nullptr;
+    errno = 0;
+    const int rc = slurm_requeue2(id_text.data(), mode == RequeueMode::hold ? JOB_REQUEUE_HOLD : 0,
+                                  &raw_response);
+    detail::ArrayResponse response(raw_response);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(last_error(rc), operation));
+    }
+    m_last_update = 0;  // our own change: the next query must not be answered from cache
+    return check_array_response(response, operation);
+}
+
+Result<void> LibslurmClient::release(const JobId& id) {
+    // There is no slurm_release_job in 22.05: scontrol release sets the priority to INFINITE,
+    // which makes slurmctld recompute it.
+    m_last_update = 0;
+    return update_job(id, "release of job " + id.to_string(),
+                      [](job_desc_msg_t& d) { d.priority = INFINITE; });
+}
+
+Result<void> LibslurmClient::set_excluded_nodes(const JobId& id, const std::string& nodes) {
+    std::string value = nodes;
+    m_last_update = 0;
+    return update_job(id, "setting excluded nodes '" + nodes + "' on job " + id.to_string(),
+                      [&](job_desc_msg_t& d) { d.exc_nodes = value.data(); });
+}
+
+Result<void> LibslurmClient::set_required_nodes(const JobId& id, const std::string& nodes) {
+    std::string value = nodes;
+    m_last_update = 0;
+    return update_job(id, "setting required nodes '" + nodes + "' on job " + id.to_string(),
+                      [&](job_desc_msg_t& d) { d.req_nodes = value.data(); });
+}
+
+Result<void> LibslurmClient::set_time_limit(const JobId& id, std::chrono::minutes limit) {
+    m_last_update = 0;
+    return update_job(id,
+                      "setting time limit " + std::to_string(limit.count()) + " min on job " +
+                          id.to_string(),
+                      [&](job_desc_msg_t& d) { d.time_limit = static_cast<uint32_t>(limit.count()); });
+}
+
+Result<void> LibslurmClient::set_start_time(const JobId& id, TimePoint when) {
+    m_last_update = 0;
+    return update_job(id, "setting start time of job " + id.to_string(), [&](job_desc_msg_t& d) {
+        d.begin_time = std::chrono::system_clock::to_time_t(when);
+    });
+}
+
+Result<void> LibslurmClient::cancel(const JobId& id) {
+    std::string id_text = id.to_string();
+    m_last_update = 0;
+    errno = 0;
+    const int rc = slurm_kill_job2(id_text.c_str(), SIGKILL, 0, nullptr);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(last_error(rc), "cancel of job " + id_text));
+    }
+    return {};
+}
+
+std::string_view to_string(ErrorKind kind) {
+    switch (kind) {
+        case ErrorKind::controller_unreachable: return "controller_unreachable";
+        case ErrorKind::job_not_found: return "job_not_found";
+        case ErrorKind::access_denied: return "access_denied";
+        case ErrorKind::authentication_failure: return "authentication_failure";
+        case ErrorKind::operation_refused: return "operation_refused";
+        case ErrorKind::other: return "other";
+    }
+    return "other";
+}
+
+}  // namespace slurm

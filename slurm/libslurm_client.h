@@ -1,0 +1,59 @@
+// LibslurmClient: slurm::Client over libslurm (the only code that includes <slurm/slurm.h>).
+//
+// create() fails with a clear Error when no Slurm configuration can be found, because libslurm
+// itself would end the whole process in that case. Every call is one RPC to slurmctld; the job
+// query reuses the previous answer when slurmctld reports that nothing changed.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/error.h"
+#include "slurm/client.h"
+
+namespace slurm {
+
+// The Slurm release this binary was compiled against ("22.05.8"), and the API number of the
+// libslurm it runs with ("38" for libslurm.so.38). The ABI changes with every major release, so
+// a binary must run against the libslurm it was built with.
+[[nodiscard]] std::string compiled_slurm_version();
+[[nodiscard]] std::string runtime_slurm_api_version();
+
+// Where libslurm will read its configuration: $SLURM_CONF, else the compiled-in default.
+[[nodiscard]] std::string default_slurm_conf_path();
+
+class LibslurmClient final : public Client {
+public:
+    // conf_path: a slurm.conf to use (empty: $SLURM_CONF or the default path). Fails when the
+    // file does not exist or cannot be read, naming the path and how to point us at the right
+    // one. libslurm is initialised once per process; a second create() must name the same file.
+    [[nodiscard]] static common::Result<std::unique_ptr<LibslurmClient>> create(
+        const std::string& conf_path = {});
+
+    [[nodiscard]] Result<JobQuery> load_jobs(std::span<const JobId> ids) override;
+    [[nodiscard]] Result<std::vector<NodeSnapshot>> load_nodes() override;
+    [[nodiscard]] Result<void> requeue(const JobId& id, RequeueMode mode) override;
+    [[nodiscard]] Result<void> release(const JobId& id) override;
+    [[nodiscard]] Result<void> set_excluded_nodes(const JobId& id,
+                                                  const std::string& nodes) override;
+    [[nodiscard]] Result<void> set_required_nodes(const JobId& id,
+                                                  const std::string& nodes) override;
+    [[nodiscard]] Result<void> set_time_limit(const JobId& id,
+                                              std::chrono::minutes limit) override;
+    [[nodiscard]] Result<void> set_start_time(const JobId& id, TimePoint when) override;
+    [[nodiscard]] Result<void> cancel(const JobId& id) override;
+
+    // Forget the cached answer so the next load_jobs() does a full query.
+    void invalidate_cache() { m_last_update = 0; }
+
+private:
+    LibslurmClient() = default;
+
+    // What the last full answer said about each id we were asked for (nullopt: unknown).
+    std::map<JobId, std::optional<JobSnapshot>> m_known;
+    long m_last_update = 0;  // slurmctld's last_update of that answer (time_t)
+};
+
+}  // namespace slurm

@@ -1,0 +1,149 @@
+// Conversion of libslurm's records into our value types. Everything libslurm encodes in magic
+// values (NO_VAL, INFINITE, 0 for "not yet", wait(2) statuses, NULL strings) is decoded here so
+// nothing above this file ever sees them.
+#include <pwd.h>
+#include <sys/types.h>
+
+#include <array>
+#include <chrono>
+#include <string>
+
+#include "slurm/detail/libslurm.h"
+#include "slurm/output_path.h"
+
+namespace slurm::detail {
+namespace {
+
+std::string text(const char* value) { return value ? std::string(value) : std::string(); }
+
+std::optional<TimePoint> time_of(time_t value) {
+    if (value <= 0) {
+        return std::nullopt;
+    }
+    return std::chrono::system_clock::from_time_t(value);
+}
+
+JobState job_state_of(uint32_t raw) {
+    switch (raw & JOB_STATE_BASE) {
+        case JOB_PENDING: return JobState::pending;
+        case JOB_RUNNING: return JobState::running;
+        case JOB_SUSPENDED: return JobState::suspended;
+        case JOB_COMPLETE: return JobState::completed;
+        case JOB_CANCELLED: return JobState::cancelled;
+        case JOB_FAILED: return JobState::failed;
+        case JOB_TIMEOUT: return JobState::timeout;
+        case JOB_NODE_FAIL: return JobState::node_fail;
+        case JOB_PREEMPTED: return JobState::preempted;
+        case JOB_BOOT_FAIL: return JobState::boot_fail;
+        case JOB_DEADLINE: return JobState::deadline;
+        case JOB_OOM: return JobState::out_of_memory;
+        default: return JobState::failed;  // a state newer than this build: treat as ended
+    }
+}
+
+NodeState node_state_of(uint32_t raw) {
+    switch (raw & NODE_STATE_BASE) {
+        case NODE_STATE_DOWN: return NodeState::down;
+        case NODE_STATE_IDLE: return NodeState::idle;
+        case NODE_STATE_ALLOCATED: return NodeState::allocated;
+        case NODE_STATE_ERROR: return NodeState::error;
+        case NODE_STATE_MIXED: return NodeState::mixed;
+        case NODE_STATE_FUTURE: return NodeState::future;
+        default: return NodeState::unknown;
+    }
+}
+
+std::string user_name_of(const slurm_job_info_t& record) {
+    if (record.user_name && *record.user_name) {
+        return record.user_name;
+    }
+    std::array<char, 4096> buffer{};
+    passwd entry{};
+    passwd* found = nullptr;
+    if (getpwuid_r(record.user_id, &entry, buffer.data(), buffer.size(), &found) == 0 && found) {
+        return found->pw_name;
+    }
+    return std::to_string(record.user_id);
+}
+
+std::string first_node_of(const slurm_job_info_t& record) {
+    if (record.batch_host && *record.batch_host) {
+        return record.batch_host;
+    }
+    std::string nodes = text(record.nodes);
+    // "n[1-3]" -> "n1"; "n1,n2" -> "n1". Good enough for %N, which names the batch host.
+    if (const auto bracket = nodes.find('['); bracket != std::string::npos) {
+        const auto end = nodes.find_first_of("-,]", bracket);
+        return nodes.substr(0, bracket) + nodes.substr(bracket + 1, end - bracket - 1);
+    }
+    return nodes.substr(0, nodes.find(','));
+}
+
+}  // namespace
+
+JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) {
+    JobSnapshot job;
+    job.id = requested;
+    job.raw_job_id = record.job_id;
+    job.name = text(record.name);
+    job.user_id = record.user_id;
+    job.state = job_state_of(record.job_state);
+    job.completing = (record.job_state & JOB_COMPLETING) != 0;
+    job.requeued = (record.job_state & JOB_REQUEUE) != 0;
+    job.held = record.priority == 0 && job.state == JobState::pending;
+    job.state_reason = text(slurm_job_reason_string(static_cast<job_state_reason>(record.state_reason)));
+    if (is_finished(job.state)) {
+        // exit_code is a wait(2) status: high byte the exit code, low 7 bits the signal.
+        job.exit_code = static_cast<int>((record.exit_code >> 8) & 0xff);
+        if ((record.exit_code & 0x7f) != 0) {
+            job.signal = static_cast<int>(record.exit_code & 0x7f);
+        }
+    }
+    job.restart_count = record.restart_cnt;
+    job.nodes = text(record.nodes);
+    job.excluded_nodes = text(record.exc_nodes);
+    job.required_nodes = text(record.req_nodes);
+    job.batch_host = text(record.batch_host);
+    job.work_dir = text(record.work_dir);
+    job.partition = text(record.partition);
+    job.submit_time = time_of(record.submit_time);
+    if (job.state != JobState::pending) {
+        job.start_time = time_of(record.start_time);  // for pending jobs this is a forecast
+    }
+    if (is_finished(job.state)) {
+        job.end_time = time_of(record.end_time);  // for running jobs this is a forecast
+    }
+    if (record.time_limit != INFINITE && record.time_limit != NO_VAL) {
+        job.time_limit = std::chrono::minutes(record.time_limit);
+    }
+    job.batch = record.batch_flag != 0;
+    job.requeueable = job.batch && record.requeue != 0;
+
+    OutputPathContext context;
+    context.job_id = record.job_id;
+    if (record.array_task_id != NO_VAL && record.array_job_id != 0) {
+        context.array_job_id = record.array_job_id;
+        context.array_task_id = record.array_task_id;
+    }
+    context.job_name = job.name;
+    context.user_name = user_name_of(record);
+    context.first_node = first_node_of(record);
+    context.work_dir = job.work_dir;
+    job.std_out = expand_output_path(text(record.std_out), context);
+    // Without --error, stderr goes to the stdout file.
+    job.std_err = record.std_err && *record.std_err ? expand_output_path(record.std_err, context)
+                                                    : job.std_out;
+    return job;
+}
+
+NodeSnapshot to_snapshot(const node_info_t& record) {
+    NodeSnapshot node;
+    node.name = text(record.name);
+    node.state = node_state_of(record.node_state);
+    node.not_responding = (record.node_state & NODE_STATE_NO_RESPOND) != 0;
+    node.drain = (record.node_state & NODE_STATE_DRAIN) != 0;
+    node.reason = text(record.reason);
+    return node;
+}
+
+}  // namespace slurm::detail

@@ -1,0 +1,97 @@
+// Plain value types that describe what slurmctld told us: job and node snapshots, and the
+// small set of errors the rest of the supervisor must tell apart.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "common/clock.h"
+#include "common/job_id.h"
+#include "slurm/job_state.h"
+
+namespace slurm {
+
+using common::JobId;
+using common::TimePoint;
+
+// One job as slurmctld sees it at the moment of the query.
+struct JobSnapshot {
+    JobId id;                          // as registered: "1234" or "1234_7"
+    std::uint32_t raw_job_id = 0;      // Slurm's own id of this record (differs for array tasks)
+    std::string name;
+    std::uint32_t user_id = 0;
+    JobState state = JobState::pending;
+    bool completing = false;           // JOB_COMPLETING flag: still cleaning up on its nodes
+    bool requeued = false;             // JOB_REQUEUE flag: being requeued right now
+    bool held = false;                 // priority 0: held by a user or an admin
+    std::string state_reason;          // "NonZeroExitCode", "BeginTime", "None", ...
+    std::optional<int> exit_code;      // exit status when the batch script exited
+    std::optional<int> signal;         // signal that ended it (TIMEOUT: 15), if any
+    std::uint32_t restart_count = 0;   // bumped by every requeue, ours or Slurm's
+    std::string nodes;                 // node list of the current/last run ("n[1-2]")
+    std::string excluded_nodes;        // ExcNodeList
+    std::string required_nodes;        // ReqNodeList (-w)
+    std::string batch_host;
+    std::string std_out;               // expanded path, as scontrol shows it
+    std::string std_err;               // expanded path (same as std_out when not split)
+    std::string work_dir;
+    std::string partition;
+    std::optional<TimePoint> submit_time;
+    std::optional<TimePoint> start_time;
+    std::optional<TimePoint> end_time;
+    std::optional<std::chrono::minutes> time_limit;  // nullopt: unlimited
+    bool requeueable = false;          // Slurm will accept a requeue of this job
+    bool batch = true;                 // batch script (sbatch), not an interactive allocation
+
+    bool operator==(const JobSnapshot&) const = default;
+};
+
+// Result of one batched job query.
+struct JobQuery {
+    bool changed = true;               // false: slurmctld answered "no change since last time"
+    std::vector<JobSnapshot> jobs;     // the requested jobs slurmctld knows, in request order
+    std::vector<JobId> missing;        // requested ids slurmctld does not know (purged or never)
+};
+
+struct NodeSnapshot {
+    std::string name;
+    NodeState state = NodeState::unknown;
+    bool not_responding = false;
+    bool drain = false;
+    std::string reason;                // admin- or slurmd-given reason ("Not responding")
+
+    bool operator==(const NodeSnapshot&) const = default;
+};
+
+enum class ErrorKind {
+    controller_unreachable,  // slurmctld down, timed out, or no config: try again later
+    job_not_found,
+    access_denied,           // not the owner and not an operator
+    authentication_failure,  // munge credential rejected, expired or absent
+    operation_refused,       // Slurm refused this operation in the job's state (not requeueable...)
+    other,
+};
+
+[[nodiscard]] std::string_view to_string(ErrorKind kind);
+
+struct Error {
+    ErrorKind kind = ErrorKind::other;
+    std::string message;  // Slurm's own words, with the operation and job that failed
+
+    bool operator==(const Error&) const = default;
+};
+
+template <typename T>
+using Result = tl::expected<T, Error>;
+
+enum class RequeueMode {
+    run_again,  // back to PENDING, eligible to run
+    hold,       // back to PENDING and held until release()
+};
+
+}  // namespace slurm

@@ -1,0 +1,23 @@
+// The subcommands of the `supervisor` binary. Each add_* registers its CLI11 subcommand and the
+// action to run when it is chosen; the action returns an exit status or an Error that main()
+// prints (the one error handler).
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "common/error.h"
+
+namespace cli {
+
+using Action = std::function<common::Result<int>()>;
+
+// Options every subcommand understands.
+struct GlobalOptions {
+    std::string slurm_conf;  // --slurm-conf; empty: $SLURM_CONF or /etc/slurm/slurm.conf
+};
+
+void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action);
+
+}  // namespace cli
