@@ -1,0 +1,187 @@
+// The contract of slurm::Client, run against FakeSlurmClient (contract_fake_tests) and against
+// LibslurmClient on the real dev cluster (contract_real_tests). A behaviour asserted here is one
+// the supervisor relies on; if the fake and Slurm disagree, one of these fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "tests/contract/backend.h"
+
+namespace contract {
+namespace {
+
+using slurm::ErrorKind;
+using slurm::JobState;
+
+class SlurmClientContract : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto reason = backend_unavailable_reason();
+        if (!reason.empty()) {
+            const char* ci = std::getenv("CI");
+            if (ci && std::string(ci) == "true") {
+                FAIL() << "CI=true and the dev cluster is unusable: " << reason;
+            }
+            GTEST_SKIP() << reason << " (start one with contrib/dev-cluster/up.sh)";
+        }
+        m_backend = make_backend();
+    }
+
+    slurm::JobSnapshot load(const slurm::JobId& id) {
+        const slurm::JobId ids[] = {id};
+        auto query = client().load_jobs(ids);
+        EXPECT_TRUE(query) << (query ? "" : query.error().message);
+        EXPECT_EQ(query->jobs.size(), 1U) << "job " << id.to_string() << " not found";
+        return query->jobs.empty() ? slurm::JobSnapshot{} : query->jobs.front();
+    }
+    slurm::Client& client() { return m_backend->client(); }
+
+    std::unique_ptr<Backend> m_backend;
+};
+
+TEST_F(SlurmClientContract, FailedJobReportsStateExitCodeAndOutputPath) {
+    const auto id = m_backend->finished_job(3);
+    const auto job = load(id);
+    EXPECT_EQ(job.id, id);
+    EXPECT_EQ(job.state, JobState::failed);
+    EXPECT_EQ(job.state_reason, "NonZeroExitCode");
+    EXPECT_EQ(job.exit_code, 3);
+    EXPECT_FALSE(job.signal);
+    EXPECT_EQ(job.restart_count, 0U);
+    EXPECT_TRUE(job.requeueable);
+    EXPECT_TRUE(job.batch);
+    EXPECT_FALSE(job.nodes.empty());
+    EXPECT_TRUE(job.end_time);
+    // Slurm hands back the raw pattern; the client must expand it.
+    const std::string suffix = id.to_string() + ".out";
+    ASSERT_GE(job.std_out.size(), suffix.size());
+    EXPECT_EQ(job.std_out.substr(job.std_out.size() - suffix.size()), suffix) << job.std_out;
+    EXPECT_EQ(job.std_out.find('%'), std::string::npos);
+    EXPECT_EQ(job.std_err, job.std_out);
+}
+
+TEST_F(SlurmClientContract, UnknownJobIsMissingNotAnError) {
+    const auto known = m_backend->finished_job(0);
+    const slurm::JobId ids[] = {m_backend->unknown_job(), known};
+    const auto query = client().load_jobs(ids);
+    ASSERT_TRUE(query) << query.error().message;
+    ASSERT_EQ(query->missing.size(), 1U);
+    EXPECT_EQ(query->missing[0], m_backend->unknown_job());
+    ASSERT_EQ(query->jobs.size(), 1U);
+    EXPECT_EQ(query->jobs[0].id, known);
+    EXPECT_EQ(query->jobs[0].state, JobState::completed);
+}
+
+TEST_F(SlurmClientContract, SecondQueryWithoutChangesSaysNoChangeAndRepeatsTheAnswer) {
+    const auto id = m_backend->finished_job(1);
+    const slurm::JobId ids[] = {id};
+    const auto first = client().load_jobs(ids);
+    ASSERT_TRUE(first);
+    const auto second = client().load_jobs(ids);
+    ASSERT_TRUE(second) << second.error().message;
+    EXPECT_FALSE(second->changed);
+    ASSERT_EQ(second->jobs.size(), 1U);
+    EXPECT_EQ(second->jobs[0], first->jobs[0]);
+}
+
+TEST_F(SlurmClientContract, QueryForANewIdIsAnsweredEvenWhenNothingChanged) {
+    const auto a = m_backend->finished_job(1);
+    const auto b = m_backend->finished_job(2);
+    const slurm::JobId only_a[] = {a};
+    ASSERT_TRUE(client().load_jobs(only_a));
+    const slurm::JobId both[] = {a, b};
+    const auto query = client().load_jobs(both);
+    ASSERT_TRUE(query);
+    ASSERT_EQ(query->jobs.size(), 2U);
+    EXPECT_EQ(query->jobs[1].exit_code, 2);
+}
+
+TEST_F(SlurmClientContract, RequeueOfFinishedJobMakesItPendingWithOneMoreRestart) {
+    const auto id = m_backend->finished_job(3);
+    ASSERT_TRUE(client().requeue(id, slurm::RequeueMode::run_again));
+    const auto job = m_backend->settled(id);
+    EXPECT_EQ(job.state, JobState::pending);
+    EXPECT_EQ(job.restart_count, 1U);
+    EXPECT_FALSE(job.held);
+    EXPECT_FALSE(job.exit_code);
+    // Slurm's default 120 s delay after a requeue; callers must shorten it with set_start_time.
+    EXPECT_EQ(job.state_reason, "BeginTime");
+    EXPECT_TRUE(client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
+}
+
+TEST_F(SlurmClientContract, RequeueHoldExcludeReleaseAppliesTheExclusion) {
+    const auto id = m_backend->running_job();
+    ASSERT_TRUE(client().requeue(id, slurm::RequeueMode::hold));
+    auto job = m_backend->settled(id);
+    EXPECT_EQ(job.state, JobState::pending);
+    EXPECT_TRUE(job.held);
+    EXPECT_EQ(job.restart_count, 1U);
+    const auto excluded = client().set_excluded_nodes(id, "n1,n3");
+    ASSERT_TRUE(excluded) << excluded.error().message;
+    // Keep it from starting when released, so the release itself can be observed.
+    ASSERT_TRUE(client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
+    ASSERT_TRUE(client().release(id));
+    job = load(id);
+    EXPECT_EQ(job.excluded_nodes, "n1,n3");
+    EXPECT_FALSE(job.held);
+    EXPECT_EQ(job.state, JobState::pending);
+}
+
+TEST_F(SlurmClientContract, ExcludingNodesOfARunningJobIsRefused) {
+    const auto id = m_backend->running_job();
+    const auto result = client().set_excluded_nodes(id, "n1");
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::operation_refused) << result.error().message;
+    EXPECT_NE(result.error().message.find(id.to_string()), std::string::npos);
+}
+
+TEST_F(SlurmClientContract, RequeueOfNonRequeueableJobIsRefused) {
+    const auto id = m_backend->finished_job(1, /*requeueable=*/false);
+    EXPECT_FALSE(load(id).requeueable);
+    const auto result = client().requeue(id, slurm::RequeueMode::run_again);
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::operation_refused) << result.error().message;
+    EXPECT_EQ(load(id).restart_count, 0U);
+}
+
+TEST_F(SlurmClientContract, OperationsOnUnknownJobSayNotFound) {
+    const auto id = m_backend->unknown_job();
+    EXPECT_EQ(client().requeue(id, slurm::RequeueMode::run_again).error().kind,
+              ErrorKind::job_not_found);
+    EXPECT_EQ(client().cancel(id).error().kind, ErrorKind::job_not_found);
+    EXPECT_EQ(client().release(id).error().kind, ErrorKind::job_not_found);
+    EXPECT_EQ(client().set_excluded_nodes(id, "n1").error().kind, ErrorKind::job_not_found);
+}
+
+TEST_F(SlurmClientContract, CancelEndsARunningJobAndIsRefusedOnceFinished) {
+    const auto id = m_backend->running_job();
+    ASSERT_TRUE(client().cancel(id));
+    const auto job = m_backend->settled(id);
+    EXPECT_EQ(job.state, JobState::cancelled);
+    const auto again = client().cancel(id);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.error().kind, ErrorKind::operation_refused) << again.error().message;
+}
+
+TEST_F(SlurmClientContract, TimeLimitOfAPendingJobCanBeChanged) {
+    const auto id = m_backend->finished_job(1);
+    ASSERT_TRUE(client().requeue(id, slurm::RequeueMode::hold));
+    (void)m_backend->settled(id);
+    ASSERT_TRUE(client().set_time_limit(id, std::chrono::minutes(90)));
+    EXPECT_EQ(load(id).time_limit, std::chrono::minutes(90));
+}
+
+TEST_F(SlurmClientContract, NodesAreListedWithTheirState) {
+    const auto nodes = client().load_nodes();
+    ASSERT_TRUE(nodes) << nodes.error().message;
+    for (const char* name : {"n1", "n2", "n3"}) {
+        const auto it = std::ranges::find(*nodes, std::string(name), &slurm::NodeSnapshot::name);
+        ASSERT_NE(it, nodes->end()) << name;
+        EXPECT_NE(it->state, slurm::NodeState::down) << name;
+        EXPECT_FALSE(it->not_responding) << name;
+    }
+}
+
+}  // namespace
+}  // namespace contract

@@ -1,0 +1,288 @@
+#include "tests/fakes/fake_slurm_client.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fakes {
+namespace {
+
+using slurm::ErrorKind;
+using slurm::JobState;
+
+// Slurm's own words for the errors the fake can produce, so messages read alike.
+slurm::Error error(ErrorKind kind, const std::string& operation, const std::string& text) {
+    return slurm::Error{kind, operation + ": " + text};
+}
+
+std::string reason_for(JobState state) {
+    switch (state) {
+        case JobState::failed: return "NonZeroExitCode";
+        case JobState::timeout: return "TimeLimit";
+        case JobState::node_fail: return "NodeDown";
+        case JobState::out_of_memory: return "OutOfMemory";
+        default: return "None";
+    }
+}
+
+}  // namespace
+
+FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count) : m_clock(clock) {
+    for (int i = 1; i <= node_count; ++i) {
+        m_nodes.push_back(slurm::NodeSnapshot{"n" + std::to_string(i), slurm::NodeState::idle,
+                                              false, false, ""});
+    }
+}
+
+slurm::Error FakeSlurmClient::unreachable_error(const std::string& operation) const {
+    return error(ErrorKind::controller_unreachable, operation,
+                 "Unable to contact slurm controller (connect failure)");
+}
+
+slurm::Result<slurm::JobSnapshot*> FakeSlurmClient::find(const slurm::JobId& id,
+                                                         const std::string& operation) {
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error(operation));
+    }
+    m_calls.push_back(operation);
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) {
+        return tl::unexpected(
+            error(ErrorKind::job_not_found, operation, "Invalid job id specified"));
+    }
+    return &it->second;
+}
+
+slurm::Result<slurm::JobSnapshot*> FakeSlurmClient::find_pending(const slurm::JobId& id,
+                                                                 const std::string& operation) {
+    auto job = find(id, operation);
+    if (job && (*job)->state != JobState::pending) {
+        return tl::unexpected(error(ErrorKind::operation_refused, operation,
+                                    "Job is no longer pending execution"));
+    }
+    return job;
+}
+
+slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm::JobId> ids) {
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading jobs from slurmctld"));
+    }
+    slurm::JobQuery query;
+    if (ids.empty()) {
+        query.changed = false;
+        return query;
+    }
+    ++m_load_count;
+    const bool same_ids = std::ranges::all_of(ids, [&](const slurm::JobId& id) {
+        return std::ranges::find(m_answered_ids, id) != m_answered_ids.end();
+    });
+    query.changed = !(same_ids && m_answered_version == m_version);
+    if (query.changed) {
+        m_answered_version = m_version;
+        m_answered_ids.assign(ids.begin(), ids.end());
+    }
+    for (const auto& id : ids) {
+        if (auto it = m_jobs.find(id); it != m_jobs.end()) {
+            query.jobs.push_back(it->second);
+        } else {
+            query.missing.push_back(id);
+        }
+    }
+    return query;
+}
+
+slurm::Result<std::vector<slurm::NodeSnapshot>> FakeSlurmClient::load_nodes() {
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading nodes from slurmctld"));
+    }
+    return m_nodes;
+}
+
+slurm::Result<void> FakeSlurmClient::requeue(const slurm::JobId& id, slurm::RequeueMode mode) {
+    const bool hold = mode == slurm::RequeueMode::hold;
+    auto job = find(id, "requeue " + id.to_string() + (hold ? " hold" : ""));
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    auto& j = **job;
+    if (!j.requeueable) {
+        return tl::unexpected(error(ErrorKind::operation_refused, m_calls.back(),
+                                    "Requested operation is presently disabled"));
+    }
+    if (j.state == JobState::pending) {
+        return tl::unexpected(error(ErrorKind::operation_refused, m_calls.back(),
+                                    "Job is pending execution"));
+    }
+    j.state = JobState::pending;
+    j.restart_count += 1;
+    j.exit_code.reset();
+    j.signal.reset();
+    j.start_time.reset();
+    j.end_time.reset();
+    j.held = hold;
+    // Slurm delays a requeued job by 120 s (BeginTime) unless told otherwise.
+    j.state_reason = hold ? "JobHeldUser" : "BeginTime";
+    touch();
+    return {};
+}
+
+slurm::Result<void> FakeSlurmClient::release(const slurm::JobId& id) {
+    auto job = find(id, "release " + id.to_string());
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    (*job)->held = false;
+    (*job)->state_reason = "None";
+    touch();
+    return {};
+}
+
+slurm::Result<void> FakeSlurmClient::set_excluded_nodes(const slurm::JobId& id,
+                                                        const std::string& nodes) {
+    auto job = find_pending(id, "exclude " + id.to_string() + " " + nodes);
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    (*job)->excluded_nodes = nodes;
+    touch();
+    return {};
+}
+
+slurm::Result<void> FakeSlurmClient::set_required_nodes(const slurm::JobId& id,
+                                                        const std::string& nodes) {
+    auto job = find_pending(id, "require " + id.to_string() + " " + nodes);
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    (*job)->required_nodes = nodes;
+    touch();
+    return {};
+}
+
+slurm::Result<void> FakeSlurmClient::set_time_limit(const slurm::JobId& id,
+                                                    std::chrono::minutes limit) {
+    auto job = find(id, "time-limit " + id.to_string() + " " + std::to_string(limit.count()));
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    if (slurm::is_finished((*job)->state)) {
+        return tl::unexpected(error(ErrorKind::operation_refused, m_calls.back(),
+                                    "Job/step already completing or completed"));
+    }
+    (*job)->time_limit = limit;
+    touch();
+    return {};
+}
+
+slurm::Result<void> FakeSlurmClient::set_start_time(const slurm::JobId& id, slurm::TimePoint) {
+    auto job = find_pending(id, "start-time " + id.to_string());
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    if (!(*job)->held) {
+        (*job)->state_reason = "None";
+    }
+    touch();
+    return {};
+}
+
+slurm::Result<void> FakeSlurmClient::cancel(const slurm::JobId& id) {
+    auto job = find(id, "cancel " + id.to_string());
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    auto& j = **job;
+    if (slurm::is_finished(j.state)) {
+        return tl::unexpected(error(ErrorKind::operation_refused, m_calls.back(),
+                                    "Job/step already completing or completed"));
+    }
+    j.state = JobState::cancelled;
+    j.state_reason = "None";
+    j.exit_code = 0;
+    j.signal = j.start_time ? std::optional<int>(9) : std::nullopt;
+    j.end_time = m_clock.now();
+    touch();
+    return {};
+}
+
+slurm::JobId FakeSlurmClient::submit(const std::string& name, bool requeueable) {
+    slurm::JobSnapshot job;
+    job.id = slurm::JobId{m_next_id++, std::nullopt};
+    job.raw_job_id = job.id.job;
+    job.name = name;
+    job.state = JobState::pending;
+    job.state_reason = "None";
+    job.work_dir = "/tmp";
+    job.std_out = job.std_err = "/tmp/slurm-" + job.id.to_string() + ".out";
+    job.partition = "debug";
+    job.submit_time = m_clock.now();
+    job.requeueable = requeueable;
+    put(job);
+    return job.id;
+}
+
+void FakeSlurmClient::put(const slurm::JobSnapshot& job) {
+    m_jobs[job.id] = job;
+    touch();
+}
+
+void FakeSlurmClient::start(const slurm::JobId& id, const std::string& node) {
+    auto& j = m_jobs.at(id);
+    j.state = JobState::running;
+    j.state_reason = "None";
+    j.nodes = j.batch_host = node;
+    j.start_time = m_clock.now();
+    touch();
+}
+
+void FakeSlurmClient::finish(const slurm::JobId& id, JobState state, int exit_code, int signal) {
+    auto& j = m_jobs.at(id);
+    j.state = state;
+    j.state_reason = reason_for(state);
+    j.exit_code = exit_code;
+    j.signal = signal != 0 ? std::optional<int>(signal) : std::nullopt;
+    j.end_time = m_clock.now();
+    touch();
+}
+
+void FakeSlurmClient::fail_node(const std::string& name) {
+    for (auto& node : m_nodes) {
+        if (node.name == name) {
+            node.state = slurm::NodeState::down;
+            node.not_responding = true;
+            node.reason = "Not responding";
+        }
+    }
+    for (auto& [id, job] : m_jobs) {
+        if (job.state == JobState::running && job.nodes == name && job.requeueable) {
+            job.state = JobState::pending;
+            job.state_reason = "BeginTime";
+            job.restart_count += 1;
+            job.start_time.reset();
+        }
+    }
+    touch();
+}
+
+void FakeSlurmClient::restore_node(const std::string& name) {
+    for (auto& node : m_nodes) {
+        if (node.name == name) {
+            node = slurm::NodeSnapshot{name, slurm::NodeState::idle, false, false, ""};
+        }
+    }
+    touch();
+}
+
+void FakeSlurmClient::purge(const slurm::JobId& id) {
+    m_jobs.erase(id);
+    touch();
+}
+
+const slurm::JobSnapshot& FakeSlurmClient::job(const slurm::JobId& id) const {
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) {
+        throw std::out_of_range("FakeSlurmClient: no job " + id.to_string());
+    }
+    return it->second;
+}
+
+}  // namespace fakes

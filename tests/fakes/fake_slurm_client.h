@@ -1,0 +1,81 @@
+// FakeSlurmClient: an in-memory slurm::Client for unit tests, with a journal of every call.
+//
+// It mimics what slurmctld does to a job's state for each operation (tests/contract/ runs the
+// same suite against it and against the real cluster, so it cannot drift), plus simulation
+// hooks the real cluster offers only through time: start(), finish(), fail_node().
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "slurm/client.h"
+
+namespace fakes {
+
+class FakeSlurmClient final : public slurm::Client {
+public:
+    explicit FakeSlurmClient(const common::Clock& clock, int node_count = 3);
+
+    // --- slurm::Client -------------------------------------------------------------------
+    [[nodiscard]] slurm::Result<slurm::JobQuery> load_jobs(
+        std::span<const slurm::JobId> ids) override;
+    [[nodiscard]] slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override;
+    [[nodiscard]] slurm::Result<void> requeue(const slurm::JobId& id,
+                                              slurm::RequeueMode mode) override;
+    [[nodiscard]] slurm::Result<void> release(const slurm::JobId& id) override;
+    [[nodiscard]] slurm::Result<void> set_excluded_nodes(const slurm::JobId& id,
+                                                         const std::string& nodes) override;
+    [[nodiscard]] slurm::Result<void> set_required_nodes(const slurm::JobId& id,
+                                                         const std::string& nodes) override;
+    [[nodiscard]] slurm::Result<void> set_time_limit(const slurm::JobId& id,
+                                                     std::chrono::minutes limit) override;
+    [[nodiscard]] slurm::Result<void> set_start_time(const slurm::JobId& id,
+                                                     slurm::TimePoint when) override;
+    [[nodiscard]] slurm::Result<void> cancel(const slurm::JobId& id) override;
+
+    // --- simulation ----------------------------------------------------------------------
+    // Adds a pending batch job, requeueable unless told otherwise; returns its id.
+    slurm::JobId submit(const std::string& name, bool requeueable = true);
+    // Adds a job exactly as given (id, state and all).
+    void put(const slurm::JobSnapshot& job);
+    // Pending -> running on `node`.
+    void start(const slurm::JobId& id, const std::string& node);
+    // Running -> finished with the given state, exit code and signal.
+    void finish(const slurm::JobId& id, slurm::JobState state, int exit_code, int signal = 0);
+    // What slurmctld does when a node stops responding: the node goes DOWN (Not responding)
+    // and each requeueable job running on it goes back to pending with restart count +1.
+    void fail_node(const std::string& node);
+    void restore_node(const std::string& node);
+    // Forget a job, as slurmctld does after MinJobAge.
+    void purge(const slurm::JobId& id);
+    // While true every call fails with controller_unreachable.
+    void set_unreachable(bool unreachable) { m_unreachable = unreachable; }
+
+    [[nodiscard]] const slurm::JobSnapshot& job(const slurm::JobId& id) const;
+    // One line per call that reached the "controller", e.g. "requeue 12 hold".
+    [[nodiscard]] const std::vector<std::string>& calls() const { return m_calls; }
+    [[nodiscard]] int load_count() const { return m_load_count; }
+
+private:
+    [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find(const slurm::JobId& id,
+                                                          const std::string& operation);
+    [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find_pending(const slurm::JobId& id,
+                                                                  const std::string& operation);
+    [[nodiscard]] slurm::Error unreachable_error(const std::string& operation) const;
+    void touch() { ++m_version; }
+
+    const common::Clock& m_clock;
+    std::map<slurm::JobId, slurm::JobSnapshot> m_jobs;
+    std::vector<slurm::NodeSnapshot> m_nodes;
+    std::vector<std::string> m_calls;
+    std::uint32_t m_next_id = 1000;
+    std::uint64_t m_version = 1;         // bumped by every change to the job table
+    std::uint64_t m_answered_version = 0;  // version of the last full answer
+    std::vector<slurm::JobId> m_answered_ids;
+    int m_load_count = 0;
+    bool m_unreachable = false;
+};
+
+}  // namespace fakes

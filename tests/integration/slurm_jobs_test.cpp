@@ -1,0 +1,163 @@
+// Real jobs on the dev cluster, observed through LibslurmClient: every job end the supervisor
+// must recognise, and the requeue sequences it will use.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "slurm/libslurm_client.h"
+#include "tests/support/real_cluster.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using slurm::JobState;
+using test_support::sbatch;
+using test_support::wait_for_job;
+
+class SlurmJobs : public ::testing::Test {
+protected:
+    void SetUp() override {
+        REQUIRE_DEV_CLUSTER();
+        auto client = slurm::LibslurmClient::create();
+        ASSERT_TRUE(client) << client.error().message;
+        m_client = std::move(*client);
+    }
+    void TearDown() override { test_support::cancel_quietly(m_jobs); }
+
+    slurm::JobId submit(const std::string& options) {
+        m_jobs.push_back(sbatch(options));
+        return m_jobs.back();
+    }
+    slurm::JobSnapshot wait_until(const slurm::JobId& id,
+                                  const std::function<bool(const slurm::JobSnapshot&)>& done,
+                                  std::chrono::milliseconds timeout = 60s) {
+        const auto job = wait_for_job(*m_client, id, done, timeout);
+        EXPECT_TRUE(job && done(*job)) << "job " << id.to_string() << " last seen as "
+                                       << (job ? std::string(slurm::to_string(job->state)) +
+                                                     " reason=" + job->state_reason
+                                               : std::string("never"));
+        return job.value_or(slurm::JobSnapshot{});
+    }
+    static bool ended(const slurm::JobSnapshot& j) {
+        return slurm::is_finished(j.state) && !j.completing;
+    }
+    static std::string read_file(const std::string& path) {
+        std::ifstream in(path);
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+    std::unique_ptr<slurm::LibslurmClient> m_client;
+    std::vector<slurm::JobId> m_jobs;
+};
+
+TEST_F(SlurmJobs, CompletedJobHasExitCodeZero) {
+    const auto job = wait_until(submit("--wrap 'echo hello'"), ended);
+    EXPECT_EQ(job.state, JobState::completed);
+    EXPECT_EQ(job.exit_code, 0);
+    EXPECT_EQ(read_file(job.std_out), "hello\n");
+}
+
+TEST_F(SlurmJobs, FailedJobHasItsExitCodeAndNode) {
+    const auto job = wait_until(submit("-w n2 --wrap 'echo dying >&2; exit 7'"), ended);
+    EXPECT_EQ(job.state, JobState::failed);
+    EXPECT_EQ(job.exit_code, 7);
+    EXPECT_FALSE(job.signal);
+    EXPECT_EQ(job.nodes, "n2");
+    EXPECT_EQ(job.batch_host, "n2");
+    EXPECT_NE(read_file(job.std_err).find("dying"), std::string::npos);
+}
+
+TEST_F(SlurmJobs, CancelledByAPersonIsCancelled) {
+    const auto id = submit("--wrap 'sleep 600'");
+    wait_until(id, [](const auto& j) { return j.state == JobState::running; });
+    const auto scancel = test_support::run_command("scancel " + id.to_string());
+    ASSERT_EQ(scancel.exit_status, 0) << scancel.output;
+    const auto job = wait_until(id, ended);
+    EXPECT_EQ(job.state, JobState::cancelled);
+}
+
+TEST_F(SlurmJobs, TimeLimitEndsAsTimeoutWithSignal15) {
+    // -t 1 is Slurm's smallest limit; the limit is enforced about every 30 s, so allow 150 s.
+    const auto job = wait_until(submit("-t 1 --wrap 'sleep 600'"), ended, 150s);
+    EXPECT_EQ(job.state, JobState::timeout);
+    EXPECT_EQ(job.state_reason, "TimeLimit");
+    EXPECT_EQ(job.signal, 15);
+    EXPECT_EQ(job.time_limit, 1min);
+    EXPECT_NE(read_file(job.std_out).find("DUE TO TIME LIMIT"), std::string::npos);
+}
+
+TEST_F(SlurmJobs, RequeuedFailedJobRunsAgainWithoutTheDefaultDelay) {
+    // Fails on the first run, succeeds on the second; both runs append to the same file.
+    const auto id = submit(
+        "--open-mode=append --wrap 'echo run restarts=${SLURM_RESTART_COUNT:-0}; "
+        "[ \"${SLURM_RESTART_COUNT:-0}\" -ge 1 ] || exit 3'");
+    auto job = wait_until(id, ended);
+    ASSERT_EQ(job.state, JobState::failed);
+
+    const auto requeued_at = std::chrono::steady_clock::now();
+    ASSERT_TRUE(m_client->requeue(id, slurm::RequeueMode::run_again));
+    // now+2, not now: slurmd refuses to relaunch a job in the same second it ended.
+    const auto start = m_client->set_start_time(id, std::chrono::system_clock::now() + 2s);
+    ASSERT_TRUE(start) << start.error().message;
+    job = wait_until(id, [](const auto& j) { return ended(j) && j.restart_count == 1; });
+    const auto took = std::chrono::steady_clock::now() - requeued_at;
+
+    EXPECT_EQ(job.state, JobState::completed);
+    EXPECT_EQ(job.restart_count, 1U);
+    EXPECT_LT(took, 60s) << "Slurm's 120 s requeue delay was not removed";
+    EXPECT_EQ(read_file(job.std_out), "run restarts=0\nrun restarts=1\n");
+}
+
+TEST_F(SlurmJobs, HoldExcludeReleaseMovesTheJobToAnotherNode) {
+    const auto id = submit("-w n1 --wrap 'sleep 600'");
+    auto job = wait_until(id, [](const auto& j) { return j.state == JobState::running; });
+    ASSERT_EQ(job.nodes, "n1");
+
+    ASSERT_TRUE(m_client->requeue(id, slurm::RequeueMode::hold));
+    job = wait_until(id, [](const auto& j) { return j.state == JobState::pending && !j.completing; });
+    EXPECT_TRUE(job.held);
+    // A required-node list naming the excluded node would leave the job pending forever.
+    ASSERT_TRUE(m_client->set_required_nodes(id, ""));
+    const auto excluded = m_client->set_excluded_nodes(id, "n1");
+    ASSERT_TRUE(excluded) << excluded.error().message;
+    ASSERT_TRUE(m_client->release(id));
+    ASSERT_TRUE(m_client->set_start_time(id, std::chrono::system_clock::now() + 2s));
+
+    job = wait_until(id, [](const auto& j) { return j.state == JobState::running; }, 30s);
+    EXPECT_EQ(job.restart_count, 1U);
+    EXPECT_EQ(job.excluded_nodes, "n1");
+    EXPECT_TRUE(job.nodes == "n2" || job.nodes == "n3") << job.nodes;
+}
+
+TEST_F(SlurmJobs, QueryReportsChangeAfterNoChange) {
+    const auto id = submit("--wrap 'exit 0'");
+    wait_until(id, ended);
+    const slurm::JobId ids[] = {id};
+    ASSERT_TRUE(m_client->load_jobs(ids));
+    const auto unchanged = m_client->load_jobs(ids);
+    ASSERT_TRUE(unchanged);
+    EXPECT_FALSE(unchanged->changed);
+
+    submit("--hold --wrap 'exit 0'");  // any change to the job table
+    const auto changed = m_client->load_jobs(ids);
+    ASSERT_TRUE(changed);
+    EXPECT_TRUE(changed->changed);
+    ASSERT_EQ(changed->jobs.size(), 1U);
+    EXPECT_EQ(changed->jobs[0].state, JobState::completed);
+}
+
+TEST_F(SlurmJobs, ArrayTaskIsFoundByItsArrayId) {
+    const auto master = submit("-a 0-2 --wrap 'exit $SLURM_ARRAY_TASK_ID'");
+    const slurm::JobId task{master.job, 2};
+    const auto job = wait_until(task, ended);
+    EXPECT_EQ(job.id, task);
+    EXPECT_EQ(job.state, JobState::failed);
+    EXPECT_EQ(job.exit_code, 2);
+    EXPECT_NE(job.raw_job_id, master.job);
+    EXPECT_NE(job.std_out.find(std::to_string(job.raw_job_id) + ".out"), std::string::npos);
+}
+
+}  // namespace
