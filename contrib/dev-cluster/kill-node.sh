@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Simulate a node failure: SIGKILL the slurmd of one dev-cluster node (found via
+# its PID file). Job processes on the node keep running, as after a real slurmd
+# crash; slurmctld marks the node DOWN after SlurmdTimeout (~20 s) and requeues
+# its jobs. Run up.sh again to restart the slurmd (the node returns to idle).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+
+usage() {
+    cat <<USAGE
+Usage: [SLURM_TEST_DIR=dir] $(basename "$0") NODE [SIGNAL]
+
+  NODE     one of: ${DC_NODES[*]}
+  SIGNAL   signal to send (default KILL); e.g. STOP to freeze the slurmd instead
+           (then CONT to resume it)
+Exits 1 if that slurmd is not running.
+USAGE
+}
+
+case "${1:-}" in
+    -h | --help) usage; exit 0 ;;
+    "") usage >&2; exit 2 ;;
+esac
+node="$1"
+sig="${2:-KILL}"
+valid=0
+for n in "${DC_NODES[@]}"; do [[ "$n" == "$node" ]] && valid=1; done
+[[ $valid == 1 ]] || { echo "unknown node '$node' (expected one of: ${DC_NODES[*]})" >&2; exit 2; }
+dc_check_dir
+
+pid="$(dc_running_pid "slurmd-$node")" || dc_die "slurmd $node is not running (pid file $(dc_pidfile "slurmd-$node"))"
+dc_log "sending SIG$sig to slurmd $node (pid $pid)"
+kill -s "$sig" "$pid"
+if [[ "$sig" == KILL || "$sig" == 9 ]]; then
+    dc_wait_gone "$pid" 10 || dc_die "slurmd $node (pid $pid) still alive"
+fi
