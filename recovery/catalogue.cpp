@@ -1,0 +1,201 @@
+// Compiling and running a catalogue. Validation that needs RE2 (pattern syntax, named groups)
+// lives here; TOML parsing and layering live in catalogue_loader.cpp.
+#include "recovery/catalogue.h"
+
+#include <charconv>
+#include <map>
+#include <set>
+
+#include <re2/re2.h>
+
+#include "recovery/attribution.h"
+#include "recovery/detail/pattern_set.h"
+
+namespace recovery {
+namespace {
+
+common::Error rule_error(const Rule& rule, const std::string& what) {
+    return common::Error{"rules file '" + rule.origin + "', rule '" + rule.id + "': " + what,
+                         "fix or disable the rule (an override with `disabled = true`)"};
+}
+
+std::optional<int> to_int(std::string_view text) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+common::Result<void> validate(const Rule& rule) {
+    if (rule.id.empty()) {
+        return tl::unexpected(rule_error(rule, "empty id"));
+    }
+    if (rule.pattern.empty()) {
+        return tl::unexpected(rule_error(rule, "empty pattern"));
+    }
+    if (!(rule.weight > 0.0 && rule.weight <= 1.0)) {
+        return tl::unexpected(rule_error(rule, "weight must be in (0, 1]"));
+    }
+    if (rule.priority < 0 || rule.priority > 1000) {
+        return tl::unexpected(rule_error(rule, "priority must be in [0, 1000]"));
+    }
+    if (!is_auto_fixable(rule.cause)) {
+        for (const auto& action : rule.actions) {
+            if (action.kind != ActionKind::escalate) {
+                return tl::unexpected(rule_error(
+                    rule, "cause '" + std::string(to_string(rule.cause)) +
+                              "' is never fixed automatically; its only action may be 'escalate', "
+                              "not '" + to_string(action) + "'"));
+            }
+        }
+    }
+    const re2::RE2 regex(rule.pattern, detail::PatternSet::options());
+    if (!regex.ok()) {
+        return tl::unexpected(rule_error(rule, "pattern does not compile: " + regex.error()));
+    }
+    const auto& groups = regex.NamedCapturingGroups();
+    for (const auto& [field, group] : {std::pair{"node_group", &rule.node_group},
+                                       std::pair{"xid_group", &rule.xid_group},
+                                       std::pair{"rank_group", &rule.rank_group}}) {
+        if (!group->empty() && groups.find(*group) == groups.end()) {
+            return tl::unexpected(rule_error(rule, std::string(field) + " '" + *group +
+                                                       "' is not a (?P<" + *group +
+                                                       ">...) group of the pattern"));
+        }
+    }
+    return {};
+}
+
+// Captures the named group `name` of `regex` on `line`, if the rule has one and it took part.
+std::optional<std::string> capture(const re2::RE2& regex, std::string_view line,
+                                   const std::string& name) {
+    if (name.empty()) {
+        return std::nullopt;
+    }
+    const auto& groups = regex.NamedCapturingGroups();
+    const auto found = groups.find(name);
+    if (found == groups.end()) {
+        return std::nullopt;
+    }
+    std::vector<re2::StringPiece> submatches(static_cast<std::size_t>(found->second) + 1);
+    if (!regex.Match(re2::StringPiece(line.data(), line.size()), 0, line.size(),
+                     re2::RE2::UNANCHORED, submatches.data(),
+                     static_cast<int>(submatches.size()))) {
+        return std::nullopt;
+    }
+    const auto& piece = submatches[static_cast<std::size_t>(found->second)];
+    if (piece.data() == nullptr) {
+        return std::nullopt;
+    }
+    return std::string(piece.data(), piece.size());
+}
+
+}  // namespace
+
+common::Result<Catalogue> Catalogue::from_rules(std::vector<Rule> rules) {
+    std::set<std::string> ids;
+    std::vector<std::string> patterns;
+    for (const auto& rule : rules) {
+        if (auto valid = validate(rule); !valid) {
+            return tl::unexpected(valid.error());
+        }
+        if (!ids.insert(rule.id).second) {
+            return tl::unexpected(rule_error(rule, "duplicate id"));
+        }
+        patterns.push_back(rule.pattern);
+    }
+    for (const auto& marker : marker_patterns()) {
+        patterns.emplace_back(marker.pattern);
+    }
+    auto compiled = detail::PatternSet::compile(patterns);
+    if (!compiled) {
+        return tl::unexpected(compiled.error());
+    }
+    Catalogue catalogue;
+    catalogue.m_rules = std::move(rules);
+    catalogue.m_patterns = std::move(*compiled);
+    return catalogue;
+}
+
+const Rule* Catalogue::find(std::string_view id) const {
+    for (const auto& rule : m_rules) {
+        if (rule.id == id) {
+            return &rule;
+        }
+    }
+    return nullptr;
+}
+
+common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
+    ScanResult result;
+    if (!m_patterns) {
+        return result;
+    }
+    // Lines are contiguous in log.text(); map a hit's offset back to its Line by a moving
+    // cursor, since hits arrive in order.
+    const auto& lines = log.lines();
+    std::size_t cursor = 0;
+    const auto markers = marker_patterns();
+    auto on_line = [&](std::size_t offset, std::size_t length, const std::vector<int>& indices) {
+        while (cursor < lines.size() && lines[cursor].offset < offset) {
+            ++cursor;
+        }
+        const auto number = cursor < lines.size() ? lines[cursor].number : 0;
+        const std::string_view text = log.text().substr(offset, length);
+        for (const int index : indices) {
+            const auto i = static_cast<std::size_t>(index);
+            const auto& regex = m_patterns->regex(i);
+            if (i < m_rules.size()) {
+                const auto& rule = m_rules[i];
+                RuleHit hit{i, number, std::string(text), std::nullopt, std::nullopt, std::nullopt};
+                hit.node = capture(regex, text, rule.node_group);
+                if (!hit.node) {
+                    hit.node = node_from_prefix(text);
+                }
+                if (const auto xid = capture(regex, text, rule.xid_group)) {
+                    hit.xid = to_int(*xid);
+                }
+                if (const auto rank = capture(regex, text, rule.rank_group)) {
+                    hit.rank = to_int(*rank);
+                }
+                if (!hit.rank) {
+                    hit.rank = rank_from_prefix(text);
+                }
+                result.hits.push_back(std::move(hit));
+                continue;
+            }
+            const auto& marker = markers[i - m_rules.size()];
+            std::string value;
+            std::string detail;
+            if (regex.NumberOfCapturingGroups() >= 2) {
+                re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), regex, &value,
+                                       &detail);
+            } else {
+                re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), regex, &value);
+            }
+            result.markers.push_back(Marker{marker.kind, number, std::move(value), std::move(detail)});
+        }
+    };
+    if (auto scanned = m_patterns->scan(log.text(), on_line); !scanned) {
+        return tl::unexpected(scanned.error());
+    }
+    return result;
+}
+
+common::Result<std::size_t> Catalogue::count_matching_lines(std::string_view text) const {
+    std::size_t count = 0;
+    if (!m_patterns) {
+        return count;
+    }
+    auto scanned = m_patterns->scan(text, [&count](std::size_t, std::size_t, const std::vector<int>&) {
+        ++count;
+    });
+    if (!scanned) {
+        return tl::unexpected(scanned.error());
+    }
+    return count;
+}
+
+}  // namespace recovery

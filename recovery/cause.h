@@ -1,0 +1,75 @@
+// The fixed vocabularies of diagnosis: causes and action names, with their stable string ids.
+//
+// Both sets are code (the design fixes them); rules in a catalogue may only name members of
+// them. The ids are what JSON output, the journal and catalogue files use, so they never change
+// once released. from_string functions return nullopt for anything not in the vocabulary.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace recovery {
+
+enum class Cause {
+    cuda_oom,
+    host_oom,
+    shm_exhausted,
+    nccl_timeout,
+    nccl_network,
+    gpu_xid,
+    ecc_error,
+    cuda_error,
+    node_failure,
+    time_limit,
+    preemption,
+    io_error,
+    checkpoint_corrupt,
+    loss_nan,
+    credential_error,
+    hang,
+    code_bug,
+    unknown,
+};
+
+[[nodiscard]] std::string_view to_string(Cause cause);
+[[nodiscard]] std::optional<Cause> cause_from_string(std::string_view id);
+[[nodiscard]] std::span<const Cause> all_causes();
+
+// code_bug and unknown are never fixed automatically: only a person can act on them.
+[[nodiscard]] bool is_auto_fixable(Cause cause);
+
+enum class ActionKind {
+    requeue,
+    exclude_node,
+    reduce_batch_size,
+    reduce_workers,
+    set_env,
+    restore_older_checkpoint,
+    extend_time_limit,
+    drain_node,
+    resubmit,
+    escalate,
+};
+
+[[nodiscard]] std::string_view to_string(ActionKind kind);
+[[nodiscard]] std::optional<ActionKind> action_from_string(std::string_view id);
+[[nodiscard]] std::span<const ActionKind> all_actions();
+
+// One suggested action. `argument` qualifies it where the kind needs one: the variable name
+// for set_env ("NCCL_SOCKET_IFNAME"), the node names for exclude_node/drain_node ("n2,n5",
+// filled in by the engine from the implicated nodes); empty otherwise.
+struct Action {
+    ActionKind kind = ActionKind::escalate;
+    std::string argument;
+
+    bool operator==(const Action&) const = default;
+};
+
+// "set_env:NCCL_SOCKET_IFNAME" or "requeue" (the catalogue's spelling); nullopt when the name
+// part is not an action id or the argument is empty after a ':'.
+[[nodiscard]] std::optional<Action> parse_action(std::string_view text);
+[[nodiscard]] std::string to_string(const Action& action);
+
+}  // namespace recovery

@@ -1,0 +1,333 @@
+// Diagnosis engine: scan every log once, turn hits and Slurm facts into findings, pick the
+// highest-priority cause (root causes outrank the symptoms they provoke on other ranks, see
+// precedence.h), then say where, how sure, and what to do.
+#include "recovery/diagnosis.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include "recovery/finding.h"
+#include "recovery/hostlist.h"
+#include "recovery/summary.h"
+
+namespace recovery {
+namespace {
+
+// Confidence lost when another cause ranks exactly as high: the evidence is genuinely split.
+constexpr double k_tie_penalty = 0.6;
+constexpr double k_max_confidence = 0.99;
+// How many of the strongest distinct findings combine into the confidence.
+constexpr std::size_t k_combined_findings = 3;
+
+// Structure read from marker lines across all logs.
+struct Layout {
+    std::map<int, std::string> host_of_rank;   // elastic summary: rank -> host
+    std::optional<std::string> root_cause_host;
+    std::optional<std::string> first_failed_task_node;  // first "srun: error: NODE: task"
+    std::optional<std::int64_t> last_step;
+};
+
+void read_markers(const std::vector<Marker>& markers, Layout& layout) {
+    bool expecting_root = false;
+    std::optional<std::string> host;  // last host seen in the summary, paired with next rank
+    for (const auto& marker : markers) {
+        switch (marker.kind) {
+            case MarkerKind::elastic_root_cause: expecting_root = true; break;
+            case MarkerKind::elastic_host:
+                host = marker.value;
+                if (expecting_root) {
+                    layout.root_cause_host = marker.value;
+                    expecting_root = false;
+                }
+                break;
+            case MarkerKind::elastic_rank: {
+                int rank = 0;
+                const auto& v = marker.value;
+                if (host && std::from_chars(v.data(), v.data() + v.size(), rank).ec == std::errc{}) {
+                    layout.host_of_rank.emplace(rank, *host);
+                }
+                host.reset();
+                break;
+            }
+            case MarkerKind::srun_task:
+                if (!layout.first_failed_task_node) {
+                    layout.first_failed_task_node = marker.value;
+                }
+                break;
+            case MarkerKind::training_step: {
+                std::int64_t step = 0;
+                const auto& v = marker.value;
+                if (std::from_chars(v.data(), v.data() + v.size(), step).ec == std::errc{}) {
+                    layout.last_step = step;
+                }
+                break;
+            }
+        }
+    }
+}
+
+// Log names vary ("n3.cluster.local", an IP); prefer the job's own spelling when it matches.
+std::string normalise_node(const std::string& node, const std::vector<std::string>& job_nodes) {
+    if (std::find(job_nodes.begin(), job_nodes.end(), node) != job_nodes.end()) {
+        return node;
+    }
+    return short_node_name(node);
+}
+
+// Causes for which the whole job, not one node, is the subject: naming a node would mislead.
+bool is_job_wide(Cause cause) {
+    return cause == Cause::time_limit || cause == Cause::preemption ||
+           cause == Cause::nccl_timeout || cause == Cause::credential_error ||
+           cause == Cause::unknown;
+}
+
+// Causes where, lacking a node on the deciding lines, the first failed rank's host is the
+// operator's best guess.
+bool wants_fallback_node(Cause cause) {
+    return cause == Cause::cuda_oom || cause == Cause::host_oom || cause == Cause::shm_exhausted ||
+           cause == Cause::gpu_xid || cause == Cause::ecc_error || cause == Cause::cuda_error ||
+           cause == Cause::code_bug || cause == Cause::hang || cause == Cause::nccl_network;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& item) {
+    if (std::find(list.begin(), list.end(), item) == list.end()) {
+        list.push_back(item);
+    }
+}
+
+bool is_gpu_hardware(Cause cause) {
+    return cause == Cause::gpu_xid || cause == Cause::ecc_error || cause == Cause::cuda_error;
+}
+
+std::vector<std::string> implicated_nodes(Cause cause, const std::vector<const Finding*>& winners,
+                                          const std::vector<Finding>& all, const Layout& layout,
+                                          const std::vector<std::string>& job_nodes) {
+    std::vector<std::string> nodes;
+    if (is_job_wide(cause)) {
+        return nodes;
+    }
+    // Condemning findings name the guilty node more precisely than others of the same cause.
+    const bool any_condemning = std::any_of(winners.begin(), winners.end(),
+                                            [](const Finding* f) { return f->condemns_node; });
+    for (const auto* finding : winners) {
+        if (any_condemning && !finding->condemns_node) {
+            continue;
+        }
+        if (finding->node) {
+            add_unique(nodes, normalise_node(*finding->node, job_nodes));
+        } else if (finding->rank) {
+            const auto host = layout.host_of_rank.find(*finding->rank);
+            if (host != layout.host_of_rank.end()) {
+                add_unique(nodes, normalise_node(host->second, job_nodes));
+            }
+        }
+    }
+    // A GPU error seen by the application rarely names its host, but the driver's kernel line
+    // for the same event does: borrow the node from the GPU hardware findings.
+    if (nodes.empty() && is_gpu_hardware(cause)) {
+        for (const auto& finding : all) {
+            if (is_gpu_hardware(finding.cause) && finding.node) {
+                add_unique(nodes, normalise_node(*finding.node, job_nodes));
+            }
+        }
+    }
+    if (nodes.empty() && wants_fallback_node(cause)) {
+        if (layout.root_cause_host) {
+            add_unique(nodes, normalise_node(*layout.root_cause_host, job_nodes));
+        } else if (layout.first_failed_task_node) {
+            add_unique(nodes, normalise_node(*layout.first_failed_task_node, job_nodes));
+        }
+    }
+    return nodes;
+}
+
+double confidence_of(const std::vector<const Finding*>& winners, bool tied) {
+    // Independent-evidence combination over the strongest distinct sources (rule or fact), so
+    // 600 identical timeout lines count once but a log line plus Slurm's verdict reinforce.
+    std::map<std::string, double> best_by_source;
+    for (const auto* finding : winners) {
+        const auto source = finding->line ? finding->line->rule_id : finding->fact;
+        auto& best = best_by_source[source];
+        best = std::max(best, finding->weight);
+    }
+    std::vector<double> weights;
+    for (const auto& [source, weight] : best_by_source) {
+        weights.push_back(weight);
+    }
+    std::sort(weights.rbegin(), weights.rend());
+    double doubt = 1.0;
+    for (std::size_t i = 0; i < weights.size() && i < k_combined_findings; ++i) {
+        doubt *= 1.0 - weights[i];
+    }
+    double confidence = std::min(1.0 - doubt, k_max_confidence);
+    if (tied) {
+        confidence *= k_tie_penalty;
+    }
+    return confidence;
+}
+
+std::vector<Action> choose_actions(Cause cause, const std::vector<const Finding*>& winners,
+                                   const std::vector<std::string>& nodes) {
+    if (!is_auto_fixable(cause)) {
+        return {Action{ActionKind::escalate, {}}};
+    }
+    std::string node_argument;
+    for (const auto& node : nodes) {
+        node_argument += (node_argument.empty() ? "" : ",") + node;
+    }
+    std::vector<Action> actions;
+    for (const auto* finding : winners) {
+        for (auto action : finding->actions) {
+            if (action.kind == ActionKind::exclude_node || action.kind == ActionKind::drain_node) {
+                if (nodes.empty()) {
+                    continue;  // nothing to exclude: requeue alone is the honest suggestion
+                }
+                action.argument = node_argument;
+            }
+            if (std::find(actions.begin(), actions.end(), action) == actions.end()) {
+                actions.push_back(std::move(action));
+            }
+        }
+    }
+    if (actions.empty()) {
+        actions.push_back(Action{ActionKind::escalate, {}});
+    }
+    return actions;
+}
+
+std::vector<std::string> facts_used(const SlurmFacts& facts, const std::vector<Finding>& findings,
+                                    bool node_list_ok) {
+    std::vector<std::string> used;
+    if (!facts.state.empty()) {
+        used.push_back("state " + facts.state);
+    }
+    if (facts.exit_code) {
+        used.push_back("exit code " + std::to_string(*facts.exit_code));
+    }
+    if (facts.signal) {
+        used.push_back("signal " + std::to_string(*facts.signal));
+    }
+    if (!facts.state_reason.empty() && facts.state_reason != "None") {
+        used.push_back("reason " + facts.state_reason);
+    }
+    for (const auto& finding : findings) {
+        if (!finding.line && finding.fact.rfind("node ", 0) == 0) {
+            used.push_back(finding.fact);
+        }
+    }
+    if (!facts.node_list.empty()) {
+        used.push_back(node_list_ok ? "nodes " + facts.node_list
+                                    : "node list '" + facts.node_list + "' not understood");
+    }
+    if (facts.restart_count_delta != 0) {
+        used.push_back("restarts +" + std::to_string(facts.restart_count_delta));
+    }
+    return used;
+}
+
+}  // namespace
+
+common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
+    auto expanded = expand_hostlist(evidence.slurm.node_list);
+    const std::vector<std::string> job_nodes = expanded ? *expanded : std::vector<std::string>{};
+
+    std::vector<Finding> findings = findings_from_slurm(evidence.slurm, job_nodes);
+    Layout layout;
+    for (const auto& log : evidence.logs) {
+        auto scanned = catalogue.scan(log);
+        if (!scanned) {
+            return tl::unexpected(scanned.error());
+        }
+        read_markers(scanned->markers, layout);
+        auto from_log = findings_from_hits(catalogue, log.name(), scanned->hits);
+        findings.insert(findings.end(), std::make_move_iterator(from_log.begin()),
+                        std::make_move_iterator(from_log.end()));
+    }
+
+    Diagnosis diagnosis;
+    diagnosis.step = layout.last_step;
+    diagnosis.slurm_facts_used = facts_used(evidence.slurm, findings, expanded.has_value());
+
+    // The winner: highest priority; among equals, the cause with more findings, then the
+    // earlier one in vocabulary order (deterministic).
+    std::map<Cause, std::pair<int, std::size_t>> rank_of;  // cause -> (max priority, count)
+    for (const auto& finding : findings) {
+        auto& [priority, count] = rank_of[finding.cause];
+        priority = std::max(priority, finding.priority);
+        ++count;
+    }
+    std::optional<Cause> winner;
+    bool tied = false;
+    for (const auto& [cause, score] : rank_of) {
+        if (!winner) {
+            winner = cause;
+            continue;
+        }
+        const auto& best = rank_of[*winner];
+        if (score.first > best.first || (score.first == best.first && score.second > best.second)) {
+            winner = cause;
+        }
+    }
+    if (!winner) {
+        diagnosis.cause = Cause::unknown;
+        diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
+        diagnosis.summary = summarise(diagnosis, 0);
+        return diagnosis;
+    }
+    for (const auto& [cause, score] : rank_of) {
+        tied = tied || (cause != *winner && score.first == rank_of[*winner].first);
+    }
+
+    // Winning findings, strongest first (priority, then line order as found).
+    std::vector<const Finding*> winners;
+    for (const auto& finding : findings) {
+        if (finding.cause == *winner) {
+            winners.push_back(&finding);
+        }
+    }
+    std::stable_sort(winners.begin(), winners.end(), [](const Finding* a, const Finding* b) {
+        return a->priority > b->priority;
+    });
+
+    diagnosis.cause = *winner;
+    diagnosis.nodes = implicated_nodes(*winner, winners, findings, layout, job_nodes);
+    diagnosis.confidence = confidence_of(winners, tied);
+    diagnosis.node_condemned =
+        !diagnosis.nodes.empty() &&
+        std::any_of(winners.begin(), winners.end(), [](const Finding* f) { return f->condemns_node; });
+    for (const auto* finding : winners) {
+        if (finding->xid && (!diagnosis.xid || finding->condemns_node)) {
+            diagnosis.xid = finding->xid;
+            if (finding->condemns_node) {
+                break;
+            }
+        }
+    }
+    diagnosis.suggested_actions = choose_actions(*winner, winners, diagnosis.nodes);
+
+    for (const auto* finding : winners) {
+        if (finding->line && diagnosis.evidence.size() < k_max_supporting_lines) {
+            diagnosis.evidence.push_back(*finding->line);
+        }
+    }
+    // Context: the first line of each other cause, so a reader sees what was outranked.
+    std::size_t symptoms = 0;
+    std::set<Cause> shown;
+    for (const auto& finding : findings) {
+        if (finding.cause == *winner || !finding.line) {
+            continue;
+        }
+        ++symptoms;
+        if (shown.size() < k_max_context_lines && shown.insert(finding.cause).second) {
+            auto line = *finding.line;
+            line.supports_cause = false;
+            diagnosis.evidence.push_back(std::move(line));
+        }
+    }
+    diagnosis.summary = summarise(diagnosis, symptoms);
+    return diagnosis;
+}
+
+}  // namespace recovery

@@ -1,0 +1,120 @@
+// Turning raw evidence into findings. Log hits carry their rule's priority, except Xid hits,
+// whose priority and actions depend on the code's severity (xid.h). Slurm's final state is
+// authoritative for the verdicts only Slurm can make (time limit, node failure, preemption,
+// cgroup OOM), so those findings rank like the strongest log evidence of the same cause.
+#include "recovery/finding.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "recovery/precedence.h"
+
+namespace recovery {
+namespace {
+
+constexpr double k_state_weight = 0.95;      // Slurm's own verdict on the job
+constexpr double k_node_state_weight = 0.85; // a node of the job is down now
+// A node found down after the fact is slightly weaker than Slurm's NODE_FAIL verdict: it may
+// have gone down after the job already failed for another reason.
+constexpr int k_node_down_priority = 92;
+
+std::string upper(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return out;
+}
+
+bool node_looks_down(const NodeFact& node) {
+    const auto state = upper(node.state);
+    const auto reason = upper(node.reason);
+    return state.find("DOWN") != std::string::npos ||
+           state.find("NOT_RESPONDING") != std::string::npos ||
+           state.find("FAIL") != std::string::npos || (!state.empty() && state.back() == '*') ||
+           reason.find("NOT RESPONDING") != std::string::npos;
+}
+
+std::vector<Action> actions_of(std::initializer_list<ActionKind> kinds) {
+    std::vector<Action> actions;
+    for (const auto kind : kinds) {
+        actions.push_back(Action{kind, {}});
+    }
+    return actions;
+}
+
+}  // namespace
+
+std::vector<Finding> findings_from_hits(const Catalogue& catalogue, const std::string& file,
+                                        const std::vector<RuleHit>& hits) {
+    std::vector<Finding> findings;
+    findings.reserve(hits.size());
+    for (const auto& hit : hits) {
+        const auto& rule = catalogue.rules()[hit.rule];
+        Finding finding;
+        finding.cause = rule.cause;
+        finding.priority = rule.priority;
+        finding.weight = rule.weight;
+        finding.node = hit.node;
+        finding.xid = hit.xid;
+        finding.rank = hit.rank;
+        finding.condemns_node = rule.condemns_node;
+        finding.actions = rule.actions;
+        if (rule.cause == Cause::gpu_xid && hit.xid) {
+            finding.priority = xid_priority(rule.priority, hit.xid);
+            if (xid_condemns_node(*hit.xid)) {
+                finding.condemns_node = true;
+                finding.actions = actions_of(
+                    {ActionKind::exclude_node, ActionKind::drain_node, ActionKind::requeue});
+            } else {
+                finding.condemns_node = false;
+            }
+        }
+        finding.line = EvidenceLine{file, hit.line_number, hit.text, rule.id, rule.cause, true};
+        findings.push_back(std::move(finding));
+    }
+    return findings;
+}
+
+std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
+                                         const std::vector<std::string>& job_nodes) {
+    std::vector<Finding> findings;
+    const auto state = upper(facts.state);
+    auto add_state = [&](Cause cause) {
+        Finding finding;
+        finding.cause = cause;
+        finding.priority = default_priority(cause);
+        finding.weight = k_state_weight;
+        finding.actions = default_actions(cause);
+        finding.fact = "state " + state;
+        findings.push_back(std::move(finding));
+    };
+    if (state == "TIMEOUT" || state == "DEADLINE") {
+        add_state(Cause::time_limit);
+    } else if (state == "NODE_FAIL" || state == "BOOT_FAIL") {
+        add_state(Cause::node_failure);
+    } else if (state == "PREEMPTED") {
+        add_state(Cause::preemption);
+    } else if (state == "OUT_OF_MEMORY") {
+        add_state(Cause::host_oom);
+    }
+    for (const auto& node : facts.node_states) {
+        const bool in_job = job_nodes.empty() ||
+                            std::find(job_nodes.begin(), job_nodes.end(), node.name) != job_nodes.end();
+        if (!in_job || !node_looks_down(node)) {
+            continue;
+        }
+        Finding finding;
+        finding.cause = Cause::node_failure;
+        finding.priority = k_node_down_priority;
+        finding.weight = k_node_state_weight;
+        finding.node = node.name;
+        finding.condemns_node = true;
+        finding.actions = default_actions(Cause::node_failure);
+        finding.fact = "node " + node.name + " " + node.state +
+                       (node.reason.empty() ? "" : " (" + node.reason + ")");
+        findings.push_back(std::move(finding));
+    }
+    return findings;
+}
+
+}  // namespace recovery

@@ -1,0 +1,81 @@
+// Wording follows how an operator writes a ticket note: what broke, where, what proves it, what
+// they would do. Kept to one sentence so notifications and `supervisor diagnose` can show it.
+#include "recovery/summary.h"
+
+#include <cctype>
+
+#include "recovery/xid.h"
+
+namespace recovery {
+namespace {
+
+std::string_view describe(Cause cause) {
+    switch (cause) {
+        case Cause::cuda_oom: return "GPU ran out of memory";
+        case Cause::host_oom: return "host memory ran out (OOM killer)";
+        case Cause::shm_exhausted: return "shared memory (/dev/shm) ran out, not a hardware fault";
+        case Cause::nccl_timeout: return "an NCCL collective timed out";
+        case Cause::nccl_network: return "the NCCL network transport failed";
+        case Cause::gpu_xid: return "the GPU driver reported an Xid error";
+        case Cause::ecc_error: return "the GPU hit an uncorrectable ECC error";
+        case Cause::cuda_error: return "a CUDA error aborted the job";
+        case Cause::node_failure: return "a node failed";
+        case Cause::time_limit: return "the job hit its time limit";
+        case Cause::preemption: return "the job was preempted";
+        case Cause::io_error: return "storage I/O failed";
+        case Cause::checkpoint_corrupt: return "a checkpoint is corrupt or incomplete";
+        case Cause::loss_nan: return "training diverged (NaN/inf loss or gradients)";
+        case Cause::credential_error: return "a credential expired or was refused";
+        case Cause::hang: return "the job hung without progress";
+        case Cause::code_bug: return "the training code raised an error (a code bug, not infrastructure)";
+        case Cause::unknown: return "no known failure signature was found";
+    }
+    return "unknown";
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) {
+        out += (out.empty() ? "" : ", ") + item;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
+    std::string text(describe(d.cause));
+    if (d.xid) {
+        const auto info = find_xid(*d.xid);
+        text = "GPU Xid " + std::to_string(*d.xid) + " (" +
+               std::string(info ? info->meaning : "unlisted code") + ")";
+    }
+    if (!d.nodes.empty()) {
+        text += " on " + join(d.nodes);
+    }
+    if (!d.evidence.empty() && d.evidence.front().supports_cause) {
+        const auto& first = d.evidence.front();
+        text += " (" + first.file + " line " + describe_line_number(first.line) + ")";
+    } else if (!d.slurm_facts_used.empty()) {
+        text += " (Slurm: " + d.slurm_facts_used.front() + ")";
+    }
+    if (d.step) {
+        text += " at step " + std::to_string(*d.step);
+    }
+    if (symptom_count > 0) {
+        text += "; " + std::to_string(symptom_count) + " other error line" +
+                (symptom_count == 1 ? "" : "s") + " look like consequences";
+    }
+    if (d.node_condemned) {
+        text += "; the node is not to be trusted";
+    }
+    std::vector<std::string> actions;
+    for (const auto& action : d.suggested_actions) {
+        actions.push_back(to_string(action));
+    }
+    text += " — suggest: " + join(actions) + ".";
+    text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+    return text;
+}
+
+}  // namespace recovery

@@ -1,0 +1,31 @@
+// What an NVIDIA Xid code means for a training job, and whether it condemns the node.
+//
+// The table is code, not catalogue data: the meaning of a code is NVIDIA's, not a site's, and
+// the "condemn" column drives exclude/drain decisions that must not silently change with a
+// rules file. Unlisted codes are reported with a generic meaning and do not condemn.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace recovery {
+
+enum class XidSeverity {
+    application,  // usually the job's own fault (bad address, exception): the GPU is fine
+    recoverable,  // the GPU needs a reset or the job a restart, but the node can stay
+    condemning,   // hardware is unhealthy: exclude the node and drain it for a person
+};
+
+struct XidInfo {
+    int code = 0;
+    std::string_view meaning;  // short, operator-facing ("GPU has fallen off the bus")
+    XidSeverity severity = XidSeverity::recoverable;
+};
+
+// nullopt for a code not in the table.
+[[nodiscard]] std::optional<XidInfo> find_xid(int code);
+[[nodiscard]] std::span<const XidInfo> known_xids();
+[[nodiscard]] bool xid_condemns_node(int code);
+
+}  // namespace recovery
