@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Simulate a node failure: SIGKILL the slurmd of one dev-cluster node (found via
-# its PID file). Job processes on the node keep running, as after a real slurmd
+# its PID file); or, with `slurmctld`, a controller outage. Job processes on the node keep running, as after a real slurmd
 # crash; slurmctld marks the node DOWN after SlurmdTimeout (~20 s) and requeues
 # its jobs. Run up.sh again to restart the slurmd (the node returns to idle).
 set -euo pipefail
@@ -13,7 +13,7 @@ usage() {
     cat <<USAGE
 Usage: [SLURM_TEST_DIR=dir] $(basename "$0") NODE [SIGNAL]
 
-  NODE     one of: ${DC_NODES[*]}
+  NODE     one of: ${DC_NODES[*]}, or slurmctld to kill the controller
   SIGNAL   signal to send (default KILL); e.g. STOP to freeze the slurmd instead
            (then CONT to resume it)
 Exits 1 if that slurmd is not running.
@@ -27,13 +27,15 @@ esac
 node="$1"
 sig="${2:-KILL}"
 valid=0
+daemon="slurmd-$node"
+[[ "$node" == slurmctld ]] && { valid=1; daemon=slurmctld; }
 for n in "${DC_NODES[@]}"; do [[ "$n" == "$node" ]] && valid=1; done
-[[ $valid == 1 ]] || { echo "unknown node '$node' (expected one of: ${DC_NODES[*]})" >&2; exit 2; }
+[[ $valid == 1 ]] || { echo "unknown node '$node' (expected one of: ${DC_NODES[*]} slurmctld)" >&2; exit 2; }
 dc_check_dir
 
-pid="$(dc_running_pid "slurmd-$node")" || dc_die "slurmd $node is not running (pid file $(dc_pidfile "slurmd-$node"))"
-dc_log "sending SIG$sig to slurmd $node (pid $pid)"
+pid="$(dc_running_pid "$daemon")" || dc_die "$daemon is not running (pid file $(dc_pidfile "$daemon"))"
+dc_log "sending SIG$sig to $daemon (pid $pid)"
 kill -s "$sig" "$pid"
 if [[ "$sig" == KILL || "$sig" == 9 ]]; then
-    dc_wait_gone "$pid" 10 || dc_die "slurmd $node (pid $pid) still alive"
+    dc_wait_gone "$pid" 10 || dc_die "$daemon (pid $pid) still alive"
 fi

@@ -21,6 +21,8 @@ public:
     virtual slurm::JobSnapshot settled(const slurm::JobId& id) = 0;
     // An id no job has.
     virtual slurm::JobId unknown_job() = 0;
+    // Let time pass before trying again (real: a fraction of a second; fake: nothing).
+    virtual void pause() = 0;
 };
 
 // Provided once per test executable: the fake or the real backend.

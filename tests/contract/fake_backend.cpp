@@ -24,6 +24,7 @@ public:
     }
     slurm::JobSnapshot settled(const slurm::JobId& id) override { return m_fake.job(id); }
     slurm::JobId unknown_job() override { return slurm::JobId{4'000'000'000U, std::nullopt}; }
+    void pause() override {}
 
 private:
     common::FakeClock m_clock;

@@ -1,4 +1,5 @@
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "slurm/libslurm_client.h"
@@ -46,6 +47,7 @@ public:
         return *job;
     }
     slurm::JobId unknown_job() override { return slurm::JobId{4'000'000'000U, std::nullopt}; }
+    void pause() override { std::this_thread::sleep_for(200ms); }
 
 private:
     slurm::JobId submit(const std::string& options) {

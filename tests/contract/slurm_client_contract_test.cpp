@@ -76,13 +76,21 @@ TEST_F(SlurmClientContract, UnknownJobIsMissingNotAnError) {
 TEST_F(SlurmClientContract, SecondQueryWithoutChangesSaysNoChangeAndRepeatsTheAnswer) {
     const auto id = m_backend->finished_job(1);
     const slurm::JobId ids[] = {id};
-    const auto first = client().load_jobs(ids);
-    ASSERT_TRUE(first);
-    const auto second = client().load_jobs(ids);
-    ASSERT_TRUE(second) << second.error().message;
-    EXPECT_FALSE(second->changed);
-    ASSERT_EQ(second->jobs.size(), 1U);
-    EXPECT_EQ(second->jobs[0], first->jobs[0]);
+    // slurmctld keeps bumping its job table's update time for a few seconds after a submission
+    // or while other tests use the cluster; retrying for up to 20 s finds a quiet moment. A
+    // client that never answers "no change" still fails.
+    for (int attempt = 0; attempt < 100; ++attempt, m_backend->pause()) {
+        const auto first = client().load_jobs(ids);
+        ASSERT_TRUE(first) << first.error().message;
+        const auto second = client().load_jobs(ids);
+        ASSERT_TRUE(second) << second.error().message;
+        if (!second->changed) {
+            ASSERT_EQ(second->jobs.size(), 1U);
+            EXPECT_EQ(second->jobs[0], first->jobs[0]);
+            return;
+        }
+    }
+    FAIL() << "100 pairs of back-to-back queries never answered \"no change\"";
 }
 
 TEST_F(SlurmClientContract, QueryForANewIdIsAnsweredEvenWhenNothingChanged) {
@@ -105,8 +113,9 @@ TEST_F(SlurmClientContract, RequeueOfFinishedJobMakesItPendingWithOneMoreRestart
     EXPECT_EQ(job.restart_count, 1U);
     EXPECT_FALSE(job.held);
     EXPECT_FALSE(job.exit_code);
-    // Slurm's default 120 s delay after a requeue; callers must shorten it with set_start_time.
-    EXPECT_EQ(job.state_reason, "BeginTime");
+    // The state reason is not asserted: slurmctld keeps "NonZeroExitCode" until its next
+    // scheduling pass sets "BeginTime", so nothing may depend on it right after a requeue.
+    // Pending after a requeue, the start time can be moved (Slurm's default delay is 120 s).
     EXPECT_TRUE(client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
 }
 
