@@ -11,7 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <mutex>
-#include <set>
+#include <map>
 #include <string>
 #include <unistd.h>
 
@@ -34,20 +34,40 @@ int last_error(int rc) {
     return rc != 0 && rc != -1 ? rc : SLURM_ERROR;
 }
 
-// Index of the record that answers `id`: a split array task, an unsplit array record whose
-// task expression contains the task, or a plain job.
-bool record_matches(const slurm_job_info_t& record, const JobId& id) {
-    if (!id.array_task) {
-        return record.job_id == id.job;
+// Finds, in one pass over slurmctld's records, the record that answers each requested id: a
+// plain job by its id, a split array task by (array id, task), and a task still inside an
+// unsplit array record by the record's task expression. O(records x log N), so watching
+// thousands of jobs in a table of tens of thousands stays cheap.
+std::map<JobId, const slurm_job_info_t*> match_records(const job_info_msg_t& message,
+                                                       std::span<const JobId> ids) {
+    std::map<JobId, const slurm_job_info_t*> found;
+    for (const auto& id : ids) {
+        found.emplace(id, nullptr);
     }
-    if (record.array_job_id != id.job) {
-        return false;
+    auto claim = [&](const JobId& key, const slurm_job_info_t& record) {
+        if (auto it = found.find(key); it != found.end() && it->second == nullptr) {
+            it->second = &record;
+        }
+    };
+    for (uint32_t i = 0; i < message.record_count; ++i) {
+        const auto& record = message.job_array[i];
+        claim(JobId{record.job_id, std::nullopt}, record);
+        if (record.array_job_id == 0) {
+            continue;
+        }
+        if (record.array_task_id != NO_VAL) {
+            claim(JobId{record.array_job_id, record.array_task_id}, record);
+        } else if (record.array_task_str) {
+            auto it = found.upper_bound(JobId{record.array_job_id, std::nullopt});
+            for (; it != found.end() && it->first.job == record.array_job_id; ++it) {
+                if (!it->second &&
+                    array_expression_contains(record.array_task_str, *it->first.array_task)) {
+                    it->second = &record;
+                }
+            }
+        }
     }
-    if (record.array_task_id != NO_VAL) {
-        return record.array_task_id == *id.array_task;
-    }
-    return record.array_task_str &&
-           array_expression_contains(record.array_task_str, *id.array_task);
+    return found;
 }
 
 Result<void> check_array_response(const detail::ArrayResponse& response,
@@ -161,14 +181,11 @@ Result<JobQuery> LibslurmClient::load_jobs(std::span<const JobId> ids) {
 
     m_last_update = static_cast<long>(message->last_update);
     m_known.clear();
+    const auto records = match_records(*message, ids);
     for (const auto& id : ids) {
         std::optional<JobSnapshot> found;
-        for (uint32_t i = 0; i < message->record_count && !found; ++i) {
-            if (record_matches(message->job_array[i], id)) {
-                found = detail::to_snapshot(message->job_array[i], id);
-            }
-        }
-        if (found) {
+        if (const auto* record = records.at(id)) {
+            found = detail::to_snapshot(*record, id);
             query.jobs.push_back(*found);
         } else {
             query.missing.push_back(id);
