@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The test command (README "Run the tests"; .ci/run calls exactly this).
+#
+# Installs what is missing, builds with warnings as errors, starts a private dev cluster in its
+# own state directory and ports (so it never touches a cluster you started by hand), runs every
+# test suite with CTest, and stops the cluster again even when something fails.
+#
+#   contrib/test.sh                  everything: unit, contract (fake and real), integration
+#   contrib/test.sh -L unit          extra arguments go to ctest (here: unit tests only)
+#   BUILD_DIR=build-x contrib/test.sh
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${BUILD_DIR:-$root/build}"
+jobs="${JOBS:-$(nproc)}"
+
+"$root/contrib/install-deps.sh"
+
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERVISOR_WERROR=ON
+cmake --build "$build_dir" -j "$jobs"
+
+# A cluster of our own: distinct directory and ports from the default dev cluster.
+export SLURM_TEST_DIR="${SLURM_TEST_DIR:-/tmp/slurm-supervisor-test}"
+export SLURM_TEST_CTLD_PORT="${SLURM_TEST_CTLD_PORT:-16917}"
+export SLURM_TEST_SLURMD_PORT="${SLURM_TEST_SLURMD_PORT:-16921}"
+stop_cluster() { CLEAN=1 "$root/contrib/dev-cluster/down.sh" >&2 || true; }
+trap stop_cluster EXIT
+eval "$(CLEAN=1 "$root/contrib/dev-cluster/up.sh")"
+echo "test.sh: dev cluster up, SLURM_CONF=$SLURM_CONF" >&2
+
+# One run of every suite (extra arguments narrow it, e.g. -L unit). Tests that stop cluster
+# daemons are RUN_SERIAL; everything else runs three at a time.
+ctest --test-dir "$build_dir" --output-on-failure -j 3 "$@"
