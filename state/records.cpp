@@ -1,0 +1,92 @@
+// Text forms of the record enums. These strings are stored in the database (and checked by
+// its CHECK constraints) and printed in JSON output, so they never change once released.
+#include "state/records.h"
+
+#include <array>
+#include <utility>
+
+namespace state {
+namespace {
+
+template <typename Enum, std::size_t N>
+using Names = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr Names<Status, 5> k_statuses{{
+    {Status::pending, "pending"},
+    {Status::enabled, "enabled"},
+    {Status::recovering, "recovering"},
+    {Status::completed, "completed"},
+    {Status::credential_error, "credential_error"},
+}};
+
+constexpr Names<Outcome, 5> k_outcomes{{
+    {Outcome::none, "none"},
+    {Outcome::succeeded, "succeeded"},
+    {Outcome::cancelled, "cancelled"},
+    {Outcome::unrecoverable, "unrecoverable"},
+    {Outcome::lost, "lost"},
+}};
+
+constexpr Names<ActionStatus, 5> k_action_statuses{{
+    {ActionStatus::planned, "planned"},
+    {ActionStatus::executing, "executing"},
+    {ActionStatus::done, "done"},
+    {ActionStatus::failed, "failed"},
+    {ActionStatus::refused, "refused"},
+}};
+
+constexpr Names<NotificationStatus, 3> k_notification_statuses{{
+    {NotificationStatus::pending, "pending"},
+    {NotificationStatus::sent, "sent"},
+    {NotificationStatus::failed, "failed"},
+}};
+
+template <typename Enum, std::size_t N>
+std::string_view name_of(const Names<Enum, N>& names, Enum value) {
+    for (const auto& [candidate, name] : names) {
+        if (candidate == value) {
+            return name;
+        }
+    }
+    return "invalid";  // only reachable through a cast of an out-of-range integer
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> value_of(const Names<Enum, N>& names, std::string_view text) {
+    for (const auto& [value, name] : names) {
+        if (name == text) {
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(Status status) {
+    return name_of(k_statuses, status);
+}
+std::string_view to_string(Outcome outcome) {
+    return name_of(k_outcomes, outcome);
+}
+std::string_view to_string(ActionStatus status) {
+    return name_of(k_action_statuses, status);
+}
+std::string_view to_string(NotificationStatus status) {
+    return name_of(k_notification_statuses, status);
+}
+
+std::optional<Status> status_from_string(std::string_view text) {
+    return value_of(k_statuses, text);
+}
+std::optional<Outcome> outcome_from_string(std::string_view text) {
+    return value_of(k_outcomes, text);
+}
+std::optional<ActionStatus> action_status_from_string(std::string_view text) {
+    return value_of(k_action_statuses, text);
+}
+std::optional<NotificationStatus> notification_status_from_string(std::string_view text) {
+    return value_of(k_notification_statuses, text);
+}
+
+}  // namespace state

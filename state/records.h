@@ -1,0 +1,128 @@
+// The rows of the supervisor's SQLite file as plain values: registrations, attempts, events
+// (the append-only journal), actions (the intent log) and notifications (the outbox).
+// schema.md next to this file describes each table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/job_id.h"
+
+namespace state {
+
+using common::JobId;
+using common::TimePoint;
+
+enum class Status { pending, enabled, recovering, completed, credential_error };
+enum class Outcome { none, succeeded, cancelled, unrecoverable, lost };
+
+[[nodiscard]] std::string_view to_string(Status status);
+[[nodiscard]] std::string_view to_string(Outcome outcome);
+[[nodiscard]] std::optional<Status> status_from_string(std::string_view text);
+[[nodiscard]] std::optional<Outcome> outcome_from_string(std::string_view text);
+
+// One watched job and everything its owner decided about it.
+struct Registration {
+    JobId job;
+    std::uint32_t owner_uid = 0;
+    std::string job_name;
+    std::string checkpoint_dir;                // empty: none declared
+    std::vector<std::string> allowed_actions;  // whitelist of action ids ("requeue", ...)
+    std::uint32_t max_attempts = 3;            // attempts in total, the first run included
+    std::vector<std::string> notify;           // notification targets ("mailto:a@b", ...)
+    bool watching = true;                      // false after `supervisor unregister`
+    Status status = Status::pending;
+    Outcome outcome = Outcome::none;       // set when status is completed
+    std::string status_reason;             // why this status (person-readable)
+    std::uint32_t attempt = 1;             // current attempt number, 1-based
+    std::uint32_t seen_restart_count = 0;  // Slurm's restart count when last observed
+    std::string last_slurm_state;          // last observed Slurm state ("RUNNING")
+    std::string last_cause;                // cause id of the last failure
+    std::string last_checkpoint;           // checkpoint the current attempt resumed from
+    TimePoint created_at{};
+    TimePoint updated_at{};
+
+    bool operator==(const Registration&) const = default;
+};
+
+// One run of a job: Slurm reruns the same job id on requeue, so attempts are numbered here.
+struct Attempt {
+    JobId job;
+    std::uint32_t number = 1;
+    std::uint32_t restart_count = 0;  // Slurm's restart count during this attempt
+    std::optional<TimePoint> started_at;
+    std::optional<TimePoint> ended_at;
+    std::string final_state;  // Slurm state it ended in; empty while running
+    std::optional<int> exit_code;
+    std::optional<int> signal;
+    std::string nodes;
+    std::string resumed_from;  // checkpoint path; empty for a fresh start
+    std::string cause;         // cause id when it failed
+
+    bool operator==(const Attempt&) const = default;
+};
+
+// One line of the append-only journal.
+struct Event {
+    std::int64_t id = 0;  // assigned by the store, increasing
+    JobId job;
+    TimePoint at{};
+    std::string kind;              // "observed", "transition", "diagnosis", ...
+    std::string message;           // for a person
+    std::string data_json = "{}";  // for a program
+
+    bool operator==(const Event&) const = default;
+};
+
+enum class ActionStatus { planned, executing, done, failed, refused };
+[[nodiscard]] std::string_view to_string(ActionStatus status);
+[[nodiscard]] std::optional<ActionStatus> action_status_from_string(std::string_view text);
+
+// One step of a recovery plan: recorded before it is carried out (intent), so that a restart
+// after a crash can finish or reconcile it. Unique per (job, attempt, step).
+struct Action {
+    std::int64_t id = 0;
+    JobId job;
+    std::uint32_t attempt = 1;  // the attempt that failed and is being recovered
+    std::uint32_t step = 0;     // order within the plan, from 0
+    std::string kind;           // action id: "requeue", "exclude_node", ...
+    std::string params_json = "{}";
+    ActionStatus status = ActionStatus::planned;
+    std::string result;  // what happened, for a person
+    TimePoint created_at{};
+    TimePoint updated_at{};
+
+    bool operator==(const Action&) const = default;
+};
+
+enum class NotificationStatus { pending, sent, failed };
+[[nodiscard]] std::string_view to_string(NotificationStatus status);
+[[nodiscard]] std::optional<NotificationStatus> notification_status_from_string(
+    std::string_view text);
+
+// One message in the outbox.
+struct Notification {
+    std::int64_t id = 0;
+    JobId job;
+    std::string target;  // "mailto:...", "sms:+1...", "https://..."
+    std::string subject;
+    std::string body;
+    std::string dedup_key;  // equal keys within a cooldown are sent once
+    NotificationStatus status = NotificationStatus::pending;
+    std::uint32_t tries = 0;
+    TimePoint next_try_at{};
+    std::string last_error;
+    TimePoint created_at{};
+
+    bool operator==(const Notification&) const = default;
+};
+
+// The resume environment of a job (SUPERVISOR_RESUME_FROM, SUPERVISOR_ATTEMPT, knobs).
+using ResumeEnv = std::map<std::string, std::string>;
+
+}  // namespace state

@@ -1,0 +1,86 @@
+// Column encodings: milliseconds because that is what a person's tools (sqlite3, jq) show
+// readably and all the precision Slurm's own times (seconds) need; JSON arrays because the
+// lists are small, read whole, and stay legible in the sqlite3 shell.
+#include "state/rows.h"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "state/store.h"
+
+namespace state::rows {
+
+std::int64_t to_millis(TimePoint at) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
+}
+
+TimePoint from_millis(std::int64_t millis) {
+    return TimePoint{
+        std::chrono::duration_cast<TimePoint::duration>(std::chrono::milliseconds{millis})};
+}
+
+std::optional<std::int64_t> to_millis(const std::optional<TimePoint>& at) {
+    if (!at) {
+        return std::nullopt;
+    }
+    return to_millis(*at);
+}
+
+std::optional<TimePoint> from_millis(const std::optional<std::int64_t>& millis) {
+    if (!millis) {
+        return std::nullopt;
+    }
+    return from_millis(*millis);
+}
+
+JobId parse_job(const std::string& text) {
+    auto job = JobId::parse(text);
+    if (!job) {
+        throw DatabaseError("state database: malformed job id in a row: " + job.error().message);
+    }
+    return *job;
+}
+
+std::string to_json_list(const std::vector<std::string>& items) {
+    return nlohmann::json(items).dump();
+}
+
+std::vector<std::string> from_json_list(const std::string& text, std::string_view column) {
+    try {
+        return nlohmann::json::parse(text).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& error) {
+        throw DatabaseError("state database: column " + std::string(column) +
+                            " is not a JSON list of strings: " + error.what());
+    }
+}
+
+namespace {
+
+template <typename Enum>
+Enum parse_or_throw(std::optional<Enum> value, const std::string& text, std::string_view what) {
+    if (!value) {
+        throw DatabaseError("state database: unknown " + std::string(what) + " '" + text + "'");
+    }
+    return *value;
+}
+
+}  // namespace
+
+Status parse_status(const std::string& text) {
+    return parse_or_throw(status_from_string(text), text, "status");
+}
+
+Outcome parse_outcome(const std::string& text) {
+    return parse_or_throw(outcome_from_string(text), text, "outcome");
+}
+
+ActionStatus parse_action_status(const std::string& text) {
+    return parse_or_throw(action_status_from_string(text), text, "action status");
+}
+
+NotificationStatus parse_notification_status(const std::string& text) {
+    return parse_or_throw(notification_status_from_string(text), text, "notification status");
+}
+
+}  // namespace state::rows

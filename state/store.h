@@ -1,0 +1,117 @@
+// Store: the supervisor's SQLite file. The CLI and the daemon open the same file at the same
+// time (WAL, busy timeout), each with its own Store.
+//
+// Failure model: open() returns an Error a person can act on (unwritable directory, a file
+// that is not a supervisor database, a schema newer than this binary). Once open, every other
+// SQLite failure throws state::DatabaseError; a Transaction that is destroyed without commit()
+// rolls back, so a failed cycle leaves nothing half-written. Expected outcomes (a job already
+// registered, no such row) are values, not exceptions.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "common/error.h"
+#include "state/records.h"
+
+namespace state {
+
+class DatabaseError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+class Database;  // RAII over sqlite3* (state/database.h)
+
+// Where the database lives by default: $SUPERVISOR_STATE_DIR, else
+// $XDG_STATE_HOME/slurm-supervisor, else ~/.local/state/slurm-supervisor; file supervisor.db.
+[[nodiscard]] std::filesystem::path default_state_dir();
+
+class Transaction;
+
+class Store {
+  public:
+    // Opens (creating the directory and file if needed) and migrates to the current schema.
+    [[nodiscard]] static common::Result<std::unique_ptr<Store>> open(
+        const std::filesystem::path& file);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    // BEGIN IMMEDIATE: the writer lock is taken at once, so two processes never interleave
+    // the read-decide-write of one transaction.
+    [[nodiscard]] Transaction begin();
+
+    // --- registrations -------------------------------------------------------------------
+    // Fails (value) when a registration for the job already exists.
+    [[nodiscard]] common::Result<void> insert_registration(const Registration& registration);
+    // Replaces every column of an existing registration (by job id). Throws if there is none.
+    void update_registration(const Registration& registration);
+    [[nodiscard]] std::optional<Registration> registration(const JobId& job) const;
+    // All registrations, oldest first; watching_only: only those with watching = true and a
+    // status other than completed.
+    [[nodiscard]] std::vector<Registration> registrations(bool watching_only) const;
+    // Removes a registration and all rows of its job (for re-registering after
+    // credential_error). Returns false when there was none.
+    bool delete_registration(const JobId& job);
+
+    // --- attempts --------------------------------------------------------------------------
+    void upsert_attempt(const Attempt& attempt);                          // by (job, number)
+    [[nodiscard]] std::vector<Attempt> attempts(const JobId& job) const;  // by number
+
+    // --- events (append only) ----------------------------------------------------------------
+    std::int64_t append_event(const Event& event);                    // returns the new id
+    [[nodiscard]] std::vector<Event> events(const JobId& job) const;  // oldest first
+    [[nodiscard]] std::vector<Event> events_since(std::int64_t after_id) const;
+
+    // --- actions (intent log) ----------------------------------------------------------------
+    // Inserts a planned action; when one with the same (job, attempt, step) exists, returns
+    // that one's id and changes nothing (so re-planning after a crash is harmless).
+    std::int64_t insert_action(const Action& action);
+    void set_action_status(std::int64_t id, ActionStatus status, const std::string& result,
+                           TimePoint at);
+    [[nodiscard]] std::vector<Action> actions(const JobId& job) const;  // by attempt, step
+    // Actions still planned or executing, across all jobs, oldest first.
+    [[nodiscard]] std::vector<Action> unfinished_actions() const;
+
+    // --- resume environment --------------------------------------------------------------
+    void set_resume_env(const JobId& job, const ResumeEnv& env);  // replaces the whole set
+    [[nodiscard]] ResumeEnv resume_env(const JobId& job) const;
+
+    // --- notifications (outbox) ----------------------------------------------------------
+    std::int64_t enqueue_notification(const Notification& notification);
+    [[nodiscard]] std::vector<Notification> due_notifications(TimePoint now) const;
+    void update_notification(const Notification& notification);  // by id
+    [[nodiscard]] std::vector<Notification> notifications(const JobId& job) const;
+
+    [[nodiscard]] int schema_version() const;
+    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+  private:
+    friend class Transaction;
+    Store(std::unique_ptr<Database> database, std::filesystem::path path);
+
+    std::unique_ptr<Database> m_database;
+    std::filesystem::path m_path;
+};
+
+// Commits on commit(); rolls back when destroyed without it (including by an exception).
+class Transaction {
+  public:
+    explicit Transaction(Database& database);
+    ~Transaction();
+    Transaction(Transaction&& other) noexcept;
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    Transaction& operator=(Transaction&&) = delete;
+    void commit();
+
+  private:
+    Database* m_database;
+    bool m_open = true;
+};
+
+}  // namespace state

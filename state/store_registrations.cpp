@@ -1,0 +1,250 @@
+// Registrations, attempts and the resume environment: the per-job state the poll cycle reads
+// and rewrites. Each method is one statement (or one savepoint), so it is atomic on its own
+// and composes inside a caller's Transaction.
+#include "state/database.h"
+#include "state/rows.h"
+#include "state/store.h"
+
+namespace state {
+namespace {
+
+constexpr Sql k_insert_registration{"insert registration", R"sql(
+INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, allowed_actions,
+    max_attempts, notify, watching, status, outcome, status_reason, attempt,
+    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, created_at, updated_at)
+VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :allowed_actions, :max_attempts, :notify,
+    :watching, :status, :outcome, :status_reason, :attempt, :seen_restart_count,
+    :last_slurm_state, :last_cause, :last_checkpoint, :created_at, :updated_at)
+ON CONFLICT (job) DO NOTHING)sql"};
+
+constexpr Sql k_update_registration{"update registration", R"sql(
+UPDATE registrations SET owner_uid = :owner_uid, job_name = :job_name,
+    checkpoint_dir = :checkpoint_dir, allowed_actions = :allowed_actions,
+    max_attempts = :max_attempts, notify = :notify, watching = :watching, status = :status,
+    outcome = :outcome, status_reason = :status_reason, attempt = :attempt,
+    seen_restart_count = :seen_restart_count, last_slurm_state = :last_slurm_state,
+    last_cause = :last_cause, last_checkpoint = :last_checkpoint, created_at = :created_at,
+    updated_at = :updated_at
+WHERE job = :job)sql"};
+
+// The three reads list the columns in the order read_registration() expects.
+constexpr Sql k_select_registration{"read registration", R"sql(
+SELECT job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
+    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
+    last_cause, last_checkpoint, created_at, updated_at
+FROM registrations WHERE job = :job)sql"};
+
+constexpr Sql k_select_registrations{"list registrations", R"sql(
+SELECT job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
+    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
+    last_cause, last_checkpoint, created_at, updated_at
+FROM registrations ORDER BY created_at, rowid)sql"};
+
+constexpr Sql k_select_watched_registrations{"list watched registrations", R"sql(
+SELECT job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
+    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
+    last_cause, last_checkpoint, created_at, updated_at
+FROM registrations WHERE watching = 1 AND status <> 'completed'
+ORDER BY created_at, rowid)sql"};
+
+constexpr Sql k_delete_registration{"delete registration",
+                                    "DELETE FROM registrations WHERE job = :job"};
+
+constexpr Sql k_upsert_attempt{"record attempt", R"sql(
+INSERT INTO attempts (job, number, restart_count, started_at, ended_at, final_state, exit_code,
+    signal, nodes, resumed_from, cause)
+VALUES (:job, :number, :restart_count, :started_at, :ended_at, :final_state, :exit_code,
+    :signal, :nodes, :resumed_from, :cause)
+ON CONFLICT (job, number) DO UPDATE SET restart_count = excluded.restart_count,
+    started_at = excluded.started_at, ended_at = excluded.ended_at,
+    final_state = excluded.final_state, exit_code = excluded.exit_code,
+    signal = excluded.signal, nodes = excluded.nodes, resumed_from = excluded.resumed_from,
+    cause = excluded.cause)sql"};
+
+constexpr Sql k_select_attempts{"list attempts", R"sql(
+SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code, signal, nodes,
+    resumed_from, cause
+FROM attempts WHERE job = :job ORDER BY number)sql"};
+
+constexpr Sql k_delete_resume_env{"clear resume environment",
+                                  "DELETE FROM resume_env WHERE job = :job"};
+constexpr Sql k_insert_resume_env{
+    "set resume environment",
+    "INSERT INTO resume_env (job, name, value) VALUES (:job, :name, :value)"};
+constexpr Sql k_select_resume_env{"read resume environment",
+                                  "SELECT name, value FROM resume_env WHERE job = :job"};
+
+void bind_registration(Statement& statement, const Registration& r) {
+    statement.bind(":job", r.job.to_string())
+        .bind(":owner_uid", std::int64_t{r.owner_uid})
+        .bind(":job_name", r.job_name)
+        .bind(":checkpoint_dir", r.checkpoint_dir)
+        .bind(":allowed_actions", rows::to_json_list(r.allowed_actions))
+        .bind(":max_attempts", std::int64_t{r.max_attempts})
+        .bind(":notify", rows::to_json_list(r.notify))
+        .bind(":watching", std::int64_t{r.watching ? 1 : 0})
+        .bind(":status", to_string(r.status))
+        .bind(":outcome", to_string(r.outcome))
+        .bind(":status_reason", r.status_reason)
+        .bind(":attempt", std::int64_t{r.attempt})
+        .bind(":seen_restart_count", std::int64_t{r.seen_restart_count})
+        .bind(":last_slurm_state", r.last_slurm_state)
+        .bind(":last_cause", r.last_cause)
+        .bind(":last_checkpoint", r.last_checkpoint)
+        .bind(":created_at", rows::to_millis(r.created_at))
+        .bind(":updated_at", rows::to_millis(r.updated_at));
+}
+
+Registration read_registration(const Statement& row) {
+    Registration r;
+    r.job = rows::parse_job(row.column_text(0));
+    r.owner_uid = static_cast<std::uint32_t>(row.column_int64(1));
+    r.job_name = row.column_text(2);
+    r.checkpoint_dir = row.column_text(3);
+    r.allowed_actions = rows::from_json_list(row.column_text(4), "registrations.allowed_actions");
+    r.max_attempts = static_cast<std::uint32_t>(row.column_int64(5));
+    r.notify = rows::from_json_list(row.column_text(6), "registrations.notify");
+    r.watching = row.column_int64(7) != 0;
+    r.status = rows::parse_status(row.column_text(8));
+    r.outcome = rows::parse_outcome(row.column_text(9));
+    r.status_reason = row.column_text(10);
+    r.attempt = static_cast<std::uint32_t>(row.column_int64(11));
+    r.seen_restart_count = static_cast<std::uint32_t>(row.column_int64(12));
+    r.last_slurm_state = row.column_text(13);
+    r.last_cause = row.column_text(14);
+    r.last_checkpoint = row.column_text(15);
+    r.created_at = rows::from_millis(row.column_int64(16));
+    r.updated_at = rows::from_millis(row.column_int64(17));
+    return r;
+}
+
+std::optional<std::int64_t> optional_int(const std::optional<int>& value) {
+    if (!value) {
+        return std::nullopt;
+    }
+    return std::int64_t{*value};
+}
+
+std::optional<int> column_optional_int(const Statement& row, int column) {
+    auto value = row.column_optional_int64(column);
+    if (!value) {
+        return std::nullopt;
+    }
+    return static_cast<int>(*value);
+}
+
+}  // namespace
+
+common::Result<void> Store::insert_registration(const Registration& registration) {
+    Statement statement(*m_database, k_insert_registration);
+    bind_registration(statement, registration);
+    statement.run();
+    if (m_database->changes() == 0) {
+        return common::fail("job " + registration.job.to_string() + " is already registered",
+                            "see it with `supervisor status " + registration.job.to_string() +
+                                "`; `supervisor unregister` it first to register it again");
+    }
+    return {};
+}
+
+void Store::update_registration(const Registration& registration) {
+    Statement statement(*m_database, k_update_registration);
+    bind_registration(statement, registration);
+    statement.run();
+    if (m_database->changes() == 0) {
+        throw DatabaseError("update registration: job " + registration.job.to_string() +
+                            " is not registered (" + m_path.string() + ")");
+    }
+}
+
+std::optional<Registration> Store::registration(const JobId& job) const {
+    Statement statement(*m_database, k_select_registration);
+    statement.bind(":job", job.to_string());
+    if (!statement.step()) {
+        return std::nullopt;
+    }
+    return read_registration(statement);
+}
+
+std::vector<Registration> Store::registrations(bool watching_only) const {
+    Statement statement(*m_database,
+                        watching_only ? k_select_watched_registrations : k_select_registrations);
+    std::vector<Registration> result;
+    while (statement.step()) {
+        result.push_back(read_registration(statement));
+    }
+    return result;
+}
+
+bool Store::delete_registration(const JobId& job) {
+    // The foreign keys cascade: attempts, events, actions, resume_env and notifications go
+    // in the same statement, hence atomically.
+    Statement statement(*m_database, k_delete_registration);
+    statement.bind(":job", job.to_string()).run();
+    return m_database->changes() != 0;
+}
+
+void Store::upsert_attempt(const Attempt& attempt) {
+    Statement statement(*m_database, k_upsert_attempt);
+    statement.bind(":job", attempt.job.to_string())
+        .bind(":number", std::int64_t{attempt.number})
+        .bind(":restart_count", std::int64_t{attempt.restart_count})
+        .bind(":started_at", rows::to_millis(attempt.started_at))
+        .bind(":ended_at", rows::to_millis(attempt.ended_at))
+        .bind(":final_state", attempt.final_state)
+        .bind(":exit_code", optional_int(attempt.exit_code))
+        .bind(":signal", optional_int(attempt.signal))
+        .bind(":nodes", attempt.nodes)
+        .bind(":resumed_from", attempt.resumed_from)
+        .bind(":cause", attempt.cause)
+        .run();
+}
+
+std::vector<Attempt> Store::attempts(const JobId& job) const {
+    Statement statement(*m_database, k_select_attempts);
+    statement.bind(":job", job.to_string());
+    std::vector<Attempt> result;
+    while (statement.step()) {
+        Attempt a;
+        a.job = rows::parse_job(statement.column_text(0));
+        a.number = static_cast<std::uint32_t>(statement.column_int64(1));
+        a.restart_count = static_cast<std::uint32_t>(statement.column_int64(2));
+        a.started_at = rows::from_millis(statement.column_optional_int64(3));
+        a.ended_at = rows::from_millis(statement.column_optional_int64(4));
+        a.final_state = statement.column_text(5);
+        a.exit_code = column_optional_int(statement, 6);
+        a.signal = column_optional_int(statement, 7);
+        a.nodes = statement.column_text(8);
+        a.resumed_from = statement.column_text(9);
+        a.cause = statement.column_text(10);
+        result.push_back(std::move(a));
+    }
+    return result;
+}
+
+void Store::set_resume_env(const JobId& job, const ResumeEnv& env) {
+    // Delete and re-insert as one unit: a reader (`supervisor env` on a compute node) sees the
+    // old set or the new one, never a mix.
+    Savepoint unit(*m_database);
+    const std::string id = job.to_string();
+    Statement clear(*m_database, k_delete_resume_env);
+    clear.bind(":job", id).run();
+    Statement insert(*m_database, k_insert_resume_env);
+    for (const auto& [name, value] : env) {
+        insert.reset();
+        insert.bind(":job", id).bind(":name", name).bind(":value", value).run();
+    }
+    unit.release();
+}
+
+ResumeEnv Store::resume_env(const JobId& job) const {
+    Statement statement(*m_database, k_select_resume_env);
+    statement.bind(":job", job.to_string());
+    ResumeEnv env;
+    while (statement.step()) {
+        env.emplace(statement.column_text(0), statement.column_text(1));
+    }
+    return env;
+}
+
+}  // namespace state

@@ -1,0 +1,41 @@
+// The enums' text forms: every value round-trips, unknown text is rejected.
+#include "state/records.h"
+
+#include <gtest/gtest.h>
+
+namespace state {
+namespace {
+
+TEST(StoreRecords, StatusRoundTrips) {
+    for (Status s : {Status::pending, Status::enabled, Status::recovering, Status::completed,
+                     Status::credential_error}) {
+        EXPECT_EQ(status_from_string(to_string(s)), s);
+    }
+    EXPECT_EQ(to_string(Status::credential_error), "credential_error");
+    EXPECT_EQ(status_from_string("Enabled"), std::nullopt);
+}
+
+TEST(StoreRecords, OutcomeRoundTrips) {
+    for (Outcome o : {Outcome::none, Outcome::succeeded, Outcome::cancelled, Outcome::unrecoverable,
+                      Outcome::lost}) {
+        EXPECT_EQ(outcome_from_string(to_string(o)), o);
+    }
+    EXPECT_EQ(to_string(Outcome::none), "none");
+    EXPECT_EQ(outcome_from_string(""), std::nullopt);
+}
+
+TEST(StoreRecords, ActionAndNotificationStatusRoundTrip) {
+    for (ActionStatus s : {ActionStatus::planned, ActionStatus::executing, ActionStatus::done,
+                           ActionStatus::failed, ActionStatus::refused}) {
+        EXPECT_EQ(action_status_from_string(to_string(s)), s);
+    }
+    for (NotificationStatus s :
+         {NotificationStatus::pending, NotificationStatus::sent, NotificationStatus::failed}) {
+        EXPECT_EQ(notification_status_from_string(to_string(s)), s);
+    }
+    EXPECT_EQ(action_status_from_string("running"), std::nullopt);
+    EXPECT_EQ(notification_status_from_string("queued"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace state

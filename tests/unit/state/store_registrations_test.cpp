@@ -1,0 +1,155 @@
+// Registrations, attempts and the resume environment: every field round-trips, duplicates
+// are values, and deleting a registration takes every row of its job with it.
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace state {
+namespace {
+
+using testing::at;
+using testing::job;
+using testing::sample_registration;
+using testing::StoreTest;
+
+using StoreRegistrations = StoreTest;
+
+TEST_F(StoreRegistrations, EveryFieldRoundTrips) {
+    const Registration r = sample_registration(job(1234));
+    ASSERT_TRUE(store->insert_registration(r));
+    EXPECT_EQ(store->registration(job(1234)), r);
+}
+
+TEST_F(StoreRegistrations, ArrayTaskIsItsOwnRegistration) {
+    Registration task = sample_registration(job(1234, 7));
+    task.allowed_actions = {};
+    task.notify = {};
+    task.watching = false;
+    task.status = Status::completed;
+    task.outcome = Outcome::lost;
+    ASSERT_TRUE(store->insert_registration(task));
+    ASSERT_TRUE(store->insert_registration(sample_registration(job(1234))));
+    EXPECT_EQ(store->registration(job(1234, 7)), task);
+    EXPECT_EQ(store->registration(job(1234, 8)), std::nullopt);
+    EXPECT_EQ(store->registration(job(1234))->job, job(1234));
+}
+
+TEST_F(StoreRegistrations, InsertingTwiceIsAnErrorAndKeepsTheFirst) {
+    const Registration first = sample_registration(job(5));
+    ASSERT_TRUE(store->insert_registration(first));
+    Registration second = first;
+    second.job_name = "other";
+    auto result = store->insert_registration(second);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("5 is already registered"), std::string::npos);
+    EXPECT_EQ(store->registration(job(5)), first);
+}
+
+TEST_F(StoreRegistrations, UpdateReplacesEveryColumn) {
+    ASSERT_TRUE(store->insert_registration(sample_registration(job(9))));
+    Registration changed = sample_registration(job(9));
+    changed.owner_uid = 99;
+    changed.allowed_actions = {"requeue"};
+    changed.notify = {"https://hooks.example.org/x"};
+    changed.status = Status::completed;
+    changed.outcome = Outcome::succeeded;
+    changed.attempt = 3;
+    changed.updated_at = at(50);
+    store->update_registration(changed);
+    EXPECT_EQ(store->registration(job(9)), changed);
+}
+
+TEST_F(StoreRegistrations, UpdatingAnUnknownJobThrows) {
+    EXPECT_THROW(store->update_registration(sample_registration(job(404))), DatabaseError);
+}
+
+TEST_F(StoreRegistrations, ListsOldestFirstAndFiltersWatched) {
+    register_job(job(3), at(30));
+    register_job(job(1), at(10));
+    Registration unwatched = sample_registration(job(2));
+    unwatched.created_at = at(20);
+    unwatched.watching = false;
+    ASSERT_TRUE(store->insert_registration(unwatched));
+    Registration done = sample_registration(job(4));
+    done.created_at = at(40);
+    done.status = Status::completed;
+    done.outcome = Outcome::succeeded;
+    ASSERT_TRUE(store->insert_registration(done));
+
+    std::vector<JobId> all;
+    for (const auto& r : store->registrations(false)) {
+        all.push_back(r.job);
+    }
+    EXPECT_EQ(all, (std::vector<JobId>{job(1), job(2), job(3), job(4)}));
+    std::vector<JobId> watched;
+    for (const auto& r : store->registrations(true)) {
+        watched.push_back(r.job);
+    }
+    EXPECT_EQ(watched, (std::vector<JobId>{job(1), job(3)}));
+}
+
+TEST_F(StoreRegistrations, AttemptRoundTripsWithAndWithoutOptionals) {
+    register_job(job(7, 3));
+    Attempt running{job(7, 3),    1,        0,  at(100), std::nullopt, "", std::nullopt,
+                    std::nullopt, "n[1-2]", "", ""};
+    Attempt failed{job(7, 3), 2, 1, at(200), at(300),
+                   "FAILED",  1, 9, "n3",    "/scratch/ckpt/step_100",
+                   "cuda_oom"};
+    store->upsert_attempt(failed);
+    store->upsert_attempt(running);
+    EXPECT_EQ(store->attempts(job(7, 3)), (std::vector<Attempt>{running, failed}));
+
+    running.ended_at = at(150);
+    running.final_state = "NODE_FAIL";
+    running.exit_code = 0;
+    running.signal = 0;
+    store->upsert_attempt(running);
+    EXPECT_EQ(store->attempts(job(7, 3)), (std::vector<Attempt>{running, failed}));
+    EXPECT_TRUE(store->attempts(job(7)).empty());
+}
+
+TEST_F(StoreRegistrations, ResumeEnvIsReplacedAsAWhole) {
+    register_job(job(11));
+    store->set_resume_env(job(11), {{"SUPERVISOR_ATTEMPT", "2"}, {"BATCH_SIZE", "32"}});
+    store->set_resume_env(job(11), {{"SUPERVISOR_ATTEMPT", "3"}, {"GRAD_ACCUM", "2"}});
+    EXPECT_EQ(store->resume_env(job(11)),
+              (ResumeEnv{{"SUPERVISOR_ATTEMPT", "3"}, {"GRAD_ACCUM", "2"}}));
+    store->set_resume_env(job(11), {});
+    EXPECT_TRUE(store->resume_env(job(11)).empty());
+}
+
+TEST_F(StoreRegistrations, ResumeEnvOfUnknownJobThrowsAndKeepsNothing) {
+    EXPECT_THROW(store->set_resume_env(job(12), {{"A", "1"}}), DatabaseError);
+    EXPECT_TRUE(store->resume_env(job(12)).empty());
+}
+
+TEST_F(StoreRegistrations, DeleteCascadesToEveryRowOfTheJob) {
+    register_job(job(20));
+    register_job(job(21));
+    for (const JobId& id : {job(20), job(21)}) {
+        store->upsert_attempt({id, 1, 0, at(1), std::nullopt, "", {}, {}, "n1", "", ""});
+        store->append_event({0, id, at(2), "observed", "running", "{}"});
+        store->insert_action(
+            {0, id, 1, 0, "requeue", "{}", ActionStatus::planned, "", at(3), at(3)});
+        store->set_resume_env(id, {{"SUPERVISOR_ATTEMPT", "2"}});
+        store->enqueue_notification(
+            {0, id, "mailto:a@b", "s", "b", "k", NotificationStatus::pending, 0, at(4), "", at(4)});
+    }
+    EXPECT_TRUE(store->delete_registration(job(20)));
+    EXPECT_FALSE(store->delete_registration(job(20)));
+    EXPECT_EQ(store->registration(job(20)), std::nullopt);
+    EXPECT_TRUE(store->attempts(job(20)).empty());
+    EXPECT_TRUE(store->events(job(20)).empty());
+    EXPECT_TRUE(store->actions(job(20)).empty());
+    EXPECT_TRUE(store->resume_env(job(20)).empty());
+    EXPECT_TRUE(store->notifications(job(20)).empty());
+    // The other job keeps its rows.
+    EXPECT_EQ(store->attempts(job(21)).size(), 1u);
+    EXPECT_EQ(store->events(job(21)).size(), 1u);
+    EXPECT_EQ(store->actions(job(21)).size(), 1u);
+    EXPECT_EQ(store->resume_env(job(21)).size(), 1u);
+    EXPECT_EQ(store->notifications(job(21)).size(), 1u);
+}
+
+}  // namespace
+}  // namespace state

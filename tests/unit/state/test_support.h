@@ -1,0 +1,92 @@
+// Shared fixtures of the state tests: a fresh temporary directory per test with a Store on a
+// real SQLite file in it, fixed times (no wall clock), and records with every field set.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "state/store.h"
+
+namespace state::testing {
+
+// A fixed instant plus `millis`; every time in these tests is one of these.
+inline TimePoint at(std::int64_t millis) {
+    return TimePoint{std::chrono::milliseconds{1'800'000'000'000 + millis}};
+}
+
+inline JobId job(std::uint32_t id, std::optional<std::uint32_t> task = std::nullopt) {
+    return JobId{id, task};
+}
+
+inline Registration sample_registration(const JobId& id) {
+    Registration r;
+    r.job = id;
+    r.owner_uid = 1234;
+    r.job_name = "train-llm";
+    r.checkpoint_dir = "/scratch/ckpt";
+    r.allowed_actions = {"requeue", "exclude_node", "reduce_batch"};
+    r.max_attempts = 5;
+    r.notify = {"mailto:a@example.org", "sms:+15550100"};
+    r.watching = true;
+    r.status = Status::recovering;
+    r.outcome = Outcome::none;
+    r.status_reason = "node n2 failed";
+    r.attempt = 2;
+    r.seen_restart_count = 1;
+    r.last_slurm_state = "NODE_FAIL";
+    r.last_cause = "node_failure";
+    r.last_checkpoint = "/scratch/ckpt/step_100";
+    r.created_at = at(1);
+    r.updated_at = at(2);
+    return r;
+}
+
+// A temporary directory, removed with everything in it at the end of the test.
+class TempDir {
+  public:
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "state-test-XXXXXX");
+        if (::mkdtemp(pattern.data()) == nullptr) {
+            throw std::runtime_error("mkdtemp failed");
+        }
+        m_path = pattern;
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(m_path, ignored);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+  private:
+    std::filesystem::path m_path;
+};
+
+// A test with an open Store on <tempdir>/supervisor.db.
+class StoreTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        auto opened = Store::open(file());
+        ASSERT_TRUE(opened) << opened.error().message;
+        store = std::move(*opened);
+    }
+    [[nodiscard]] std::filesystem::path file() const { return dir.path() / "supervisor.db"; }
+    // Registers a job (every row of the other tables belongs to a registered job).
+    void register_job(const JobId& id, TimePoint created = at(1)) {
+        Registration r = sample_registration(id);
+        r.created_at = created;
+        ASSERT_TRUE(store->insert_registration(r));
+    }
+
+    TempDir dir;
+    std::unique_ptr<Store> store;
+};
+
+}  // namespace state::testing
