@@ -29,6 +29,8 @@ class Database;  // RAII over sqlite3* (state/database.h)
 // Where the database lives by default: $SUPERVISOR_STATE_DIR, else
 // $XDG_STATE_HOME/slurm-supervisor, else ~/.local/state/slurm-supervisor; file supervisor.db.
 [[nodiscard]] std::filesystem::path default_state_dir();
+// The database's file name inside the state directory.
+inline constexpr const char* k_database_file_name = "supervisor.db";
 
 class Transaction;
 

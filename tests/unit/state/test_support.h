@@ -77,7 +77,7 @@ class StoreTest : public ::testing::Test {
         ASSERT_TRUE(opened) << opened.error().message;
         store = std::move(*opened);
     }
-    [[nodiscard]] std::filesystem::path file() const { return dir.path() / "supervisor.db"; }
+    [[nodiscard]] std::filesystem::path file() const { return dir.path() / k_database_file_name; }
     // Registers a job (every row of the other tables belongs to a registered job).
     void register_job(const JobId& id, TimePoint created = at(1)) {
         Registration r = sample_registration(id);
