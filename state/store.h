@@ -5,7 +5,9 @@
 // that is not a supervisor database, a schema newer than this binary). Once open, every other
 // SQLite failure throws state::DatabaseError; a Transaction that is destroyed without commit()
 // rolls back, so a failed cycle leaves nothing half-written. Expected outcomes (a job already
-// registered, no such row) are values, not exceptions.
+// registered, no such row) are values, not exceptions. Every row other than a registration
+// belongs to a registered job: writing one for a job that is not registered throws
+// DatabaseError (foreign key), and delete_registration() removes them all with it.
 #pragma once
 
 #include <filesystem>
