@@ -19,5 +19,6 @@ struct GlobalOptions {
 };
 
 void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_diagnose(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace cli

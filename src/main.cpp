@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
 
     cli::Action action;
     cli::add_inspect(app, global, action);
+    cli::add_diagnose(app, global, action);
 
     try {
         app.parse(argc, argv);
