@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "json_output.h"
+#include "session.h"
 #include "slurm/libslurm_client.h"
 
 namespace cli {
@@ -17,25 +18,6 @@ struct InspectOptions {
     std::vector<std::string> job_ids;
     bool json = false;
 };
-
-common::Result<std::unique_ptr<slurm::LibslurmClient>> connect(const GlobalOptions& global) {
-    return slurm::LibslurmClient::create(global.slurm_conf);
-}
-
-common::Error slurm_failure(const slurm::Error& error) {
-    std::string hint;
-    switch (error.kind) {
-        case slurm::ErrorKind::controller_unreachable:
-            hint = "check that slurmctld is running and reachable (`scontrol ping`)";
-            break;
-        case slurm::ErrorKind::authentication_failure:
-            hint = "check that munged is running and uses the cluster's key";
-            break;
-        default:
-            break;
-    }
-    return common::Error{error.message, hint};
-}
 
 void print_job_text(const slurm::JobSnapshot& job) {
     std::printf("%s  %s  %s", job.id.to_string().c_str(), std::string(slurm::to_string(job.state)).c_str(),
@@ -60,7 +42,7 @@ common::Result<int> inspect_jobs(const GlobalOptions& global, const InspectOptio
         }
         ids.push_back(*id);
     }
-    auto client = connect(global);
+    auto client = connect_slurm(global);
     if (!client) {
         return tl::unexpected(client.error());
     }
@@ -90,7 +72,7 @@ common::Result<int> inspect_jobs(const GlobalOptions& global, const InspectOptio
 }
 
 common::Result<int> inspect_nodes(const GlobalOptions& global, bool json) {
-    auto client = connect(global);
+    auto client = connect_slurm(global);
     if (!client) {
         return tl::unexpected(client.error());
     }

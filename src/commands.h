@@ -16,9 +16,17 @@ using Action = std::function<common::Result<int>()>;
 // Options every subcommand understands.
 struct GlobalOptions {
     std::string slurm_conf;  // --slurm-conf; empty: $SLURM_CONF or /etc/slurm/slurm.conf
+    std::string state_dir;   // --state-dir; empty: $SUPERVISOR_STATE_DIR or the XDG default
+    std::string log_level = "info";  // --log-level
 };
 
 void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_diagnose(CLI::App& app, const GlobalOptions& global, Action& action);
+// `register` and `unregister`.
+void add_register(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_status(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_events(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_env(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_run(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace cli

@@ -5,6 +5,8 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "build_info.h"
 #include "commands.h"
@@ -24,16 +26,32 @@ int main(int argc, char** argv) {
     app.add_option("--slurm-conf", global.slurm_conf,
                    "slurm.conf to use (default: $SLURM_CONF, else /etc/slurm/slurm.conf)")
         ->envname("SLURM_CONF");
+    app.add_option("--state-dir", global.state_dir,
+                   "directory of the supervisor's database and env files (default: "
+                   "$SUPERVISOR_STATE_DIR, else $XDG_STATE_HOME/slurm-supervisor, else "
+                   "~/.local/state/slurm-supervisor)")
+        ->envname("SUPERVISOR_STATE_DIR");
+    app.add_option("--log-level", global.log_level, "trace, debug, info, warn, error")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
 
     cli::Action action;
     cli::add_inspect(app, global, action);
     cli::add_diagnose(app, global, action);
+    cli::add_register(app, global, action);
+    cli::add_status(app, global, action);
+    cli::add_events(app, global, action);
+    cli::add_env(app, global, action);
+    cli::add_run(app, global, action);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     }
+
+    auto logger = spdlog::stderr_color_mt("supervisor");
+    logger->set_level(spdlog::level::from_str(global.log_level));
+    spdlog::set_default_logger(logger);
 
     try {
         const auto result = action();

@@ -1,0 +1,89 @@
+// `supervisor run`: the daemon, in the foreground (for systemd or a terminal).
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "commands.h"
+#include "recovery/catalogue.h"
+#include "rules_location.h"
+#include "session.h"
+#include "supervisor/daemon.h"
+
+namespace cli {
+namespace {
+
+struct RunOptions {
+    std::string config_file;
+    std::optional<std::int64_t> poll_interval_ms;
+    std::vector<std::string> rules;
+    bool once = false;
+};
+
+std::filesystem::path default_config_file() {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
+                                       : home       ? std::filesystem::path(home) / ".config"
+                                                    : std::filesystem::path("/nonexistent");
+    return base / "slurm-supervisor" / "config.toml";
+}
+
+common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
+    supervisor::Config base;
+    base.state_dir = state_dir(global);
+    const bool explicit_file = !options.config_file.empty();
+    const auto file = explicit_file ? std::filesystem::path(options.config_file)
+                                    : default_config_file();
+    auto config = supervisor::load_config(file, base, explicit_file);
+    if (!config) {
+        return tl::unexpected(config.error());
+    }
+    if (options.poll_interval_ms) {
+        config->poll_interval = std::chrono::milliseconds(*options.poll_interval_ms);
+    }
+    for (const auto& rules : options.rules) {
+        config->rules_files.emplace_back(rules);
+    }
+    auto store = open_store(global);
+    if (!store) {
+        return tl::unexpected(store.error());
+    }
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    supervisor::DaemonOptions daemon;
+    daemon.config_file = file;
+    daemon.once = options.once;
+    daemon.load_catalogue =
+        [](const supervisor::Config& c) -> common::Result<recovery::Catalogue> {
+        auto files = rules_files(RulesSearch::current(), c.rules_files);
+        if (!files) {
+            return tl::unexpected(files.error());
+        }
+        return recovery::Catalogue::load(*files);
+    };
+    return supervisor::run_daemon(**store, **client, *config, daemon);
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, const GlobalOptions& global, Action& action) {
+    auto options = std::make_shared<RunOptions>();
+    auto* run = app.add_subcommand(
+        "run", "Run the supervisor in the foreground: watch registered jobs and recover them "
+               "(SIGTERM/SIGINT stop it, SIGHUP reloads config and rules)");
+    run->add_option("--config", options->config_file,
+                    "TOML config (default: $XDG_CONFIG_HOME/slurm-supervisor/config.toml if it "
+                    "exists)");
+    run->add_option("--poll-interval-ms", options->poll_interval_ms,
+                    "time between two looks at Slurm (default 10000)")
+        ->check(CLI::Range(100, 3'600'000));
+    run->add_option("--rules", options->rules, "extra diagnosis rules files, loaded last");
+    run->add_flag("--once", options->once, "run one poll cycle and exit");
+    run->callback([&global, &action, options] {
+        action = [&global, options] { return run_command(global, *options); };
+    });
+}
+
+}  // namespace cli

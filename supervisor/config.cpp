@@ -1,0 +1,92 @@
+#include "supervisor/config.h"
+
+#include <algorithm>
+
+#include <toml++/toml.h>
+
+namespace supervisor {
+namespace {
+
+template <typename T>
+common::Result<void> read_positive(const toml::table& table, const std::string& key,
+                                   const std::filesystem::path& file, T& out) {
+    const auto* node = table.get(key);
+    if (!node) {
+        return {};
+    }
+    const auto value = node->value<std::int64_t>();
+    if (!value || *value <= 0) {
+        return common::fail(file.string() + ": '" + key + "' must be a positive integer",
+                            "e.g. " + key + " = 1000");
+    }
+    out = T(*value);
+    return {};
+}
+
+}  // namespace
+
+common::Result<Config> load_config(const std::filesystem::path& file, Config base,
+                                   bool required) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) {
+        if (required) {
+            return common::fail("config file " + file.string() + " does not exist",
+                                "create it or leave out --config");
+        }
+        return base;
+    }
+    toml::table table;
+    try {
+        table = toml::parse_file(file.string());
+    } catch (const toml::parse_error& e) {
+        return common::fail(file.string() + ":" + std::to_string(e.source().begin.line) + ": " +
+                                std::string(e.description()),
+                            "fix the TOML syntax");
+    }
+    for (const auto& [key, node] : table) {
+        static const char* const k_keys[] = {"poll_interval_ms", "max_backoff_ms",
+                                             "start_delay_s",    "log_head_bytes",
+                                             "log_tail_bytes",   "rules"};
+        if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
+            std::end(k_keys)) {
+            return common::fail(file.string() + ": unknown key '" + std::string(key.str()) + "'",
+                                "known keys: poll_interval_ms, max_backoff_ms, start_delay_s, "
+                                "log_head_bytes, log_tail_bytes, rules");
+        }
+    }
+    std::int64_t poll = base.poll_interval.count(), backoff = base.max_backoff.count(),
+                 delay = base.start_delay.count();
+    std::uint64_t head = base.log_limits.head_bytes, tail = base.log_limits.tail_bytes;
+    for (auto result : {read_positive(table, "poll_interval_ms", file, poll),
+                        read_positive(table, "max_backoff_ms", file, backoff),
+                        read_positive(table, "start_delay_s", file, delay),
+                        read_positive(table, "log_head_bytes", file, head),
+                        read_positive(table, "log_tail_bytes", file, tail)}) {
+        if (!result) {
+            return tl::unexpected(result.error());
+        }
+    }
+    base.poll_interval = std::chrono::milliseconds(poll);
+    base.max_backoff = std::chrono::milliseconds(backoff);
+    base.start_delay = std::chrono::seconds(delay);
+    base.log_limits.head_bytes = head;
+    base.log_limits.tail_bytes = tail;
+    if (const auto* rules = table.get("rules")) {
+        const auto* array = rules->as_array();
+        if (!array) {
+            return common::fail(file.string() + ": 'rules' must be an array of paths",
+                                "e.g. rules = [\"/etc/slurm-supervisor/site-rules.toml\"]");
+        }
+        for (const auto& entry : *array) {
+            const auto path = entry.value<std::string>();
+            if (!path) {
+                return common::fail(file.string() + ": every entry of 'rules' must be a path",
+                                    "quote each path");
+            }
+            base.rules_files.emplace_back(*path);
+        }
+    }
+    return base;
+}
+
+}  // namespace supervisor

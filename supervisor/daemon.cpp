@@ -1,0 +1,112 @@
+// Signals only set flags; the loop looks at them between cycles and while sleeping (in short
+// slices, so a stop is prompt). Nothing else happens in a signal handler.
+#include "supervisor/daemon.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "supervisor/poll_cycle.h"
+
+namespace supervisor {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+volatile std::sig_atomic_t g_reload = 0;
+
+extern "C" void on_stop(int) { g_stop = 1; }
+extern "C" void on_reload(int) { g_reload = 1; }
+
+void install_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
+    action.sa_handler = on_reload;
+    sigaction(SIGHUP, &action, nullptr);
+}
+
+void sleep_unless_stopped(std::chrono::milliseconds duration) {
+    const auto until = std::chrono::steady_clock::now() + duration;
+    while (!g_stop && !g_reload && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+}  // namespace
+
+common::Result<int> run_daemon(state::Store& store, slurm::Client& client, Config config,
+                               const DaemonOptions& options) {
+    auto catalogue = options.load_catalogue(config);
+    if (!catalogue) {
+        return tl::unexpected(catalogue.error());
+    }
+    install_handlers();
+    common::SystemClock clock;
+    auto cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config, ::getuid());
+    spdlog::info("supervisor started: database {}, poll every {} ms", store.path().string(),
+                 config.poll_interval.count());
+
+    std::optional<std::chrono::steady_clock::time_point> unreachable_since;
+    auto backoff = config.poll_interval;
+    while (!g_stop) {
+        if (g_reload) {
+            g_reload = 0;
+            auto reloaded = options.config_file
+                                ? load_config(*options.config_file, config, true)
+                                : common::Result<Config>(config);
+            auto fresh = reloaded ? options.load_catalogue(*reloaded)
+                                  : common::Result<recovery::Catalogue>(
+                                        tl::unexpected(reloaded.error()));
+            if (!fresh) {
+                spdlog::error("reload failed, keeping the old settings: {}", fresh.error().message);
+            } else {
+                config = *reloaded;
+                *catalogue = std::move(*fresh);
+                cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config,
+                                                    ::getuid());
+                spdlog::info("configuration and rules reloaded");
+            }
+        }
+        auto wait = config.poll_interval;
+        try {
+            const auto report = cycle->run();
+            if (!report.slurm_reachable) {
+                if (!unreachable_since) {
+                    unreachable_since = std::chrono::steady_clock::now();
+                    spdlog::warn("slurmctld unreachable, backing off (nothing is treated as "
+                                 "failed meanwhile): {}",
+                                 report.slurm_error);
+                }
+                backoff = std::min(config.max_backoff, backoff * 2);
+                wait = backoff;
+            } else {
+                if (unreachable_since) {
+                    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::steady_clock::now() - *unreachable_since);
+                    spdlog::info("slurmctld reachable again after {} s", seconds.count());
+                    unreachable_since.reset();
+                }
+                backoff = config.poll_interval;
+                if (report.transitions > 0 || report.actions_finished > 0) {
+                    spdlog::info("cycle: {} watched, {} transitions, {} actions finished",
+                                 report.watched, report.transitions, report.actions_finished);
+                }
+            }
+        } catch (const state::DatabaseError& e) {
+            spdlog::error("cycle aborted, nothing of it was recorded; retrying: {}", e.what());
+        }
+        if (options.once) {
+            break;
+        }
+        sleep_unless_stopped(wait);
+    }
+    spdlog::info("supervisor stopped");
+    return 0;
+}
+
+}  // namespace supervisor

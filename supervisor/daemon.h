@@ -1,0 +1,32 @@
+// run_daemon(): `supervisor run` — poll cycles until SIGTERM or SIGINT, which stop it at a
+// cycle boundary. SIGHUP reloads the config file and the rules catalogue (a bad new file is
+// logged and the old one kept). While slurmctld cannot be reached the daemon logs once, backs
+// off (doubling up to the configured maximum) and logs again when it is back.
+//
+// Fails (value) only when it cannot start: database, catalogue or Slurm configuration. A
+// database error during a cycle is logged and the cycle retried after the poll interval.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "common/error.h"
+#include "recovery/catalogue.h"
+#include "slurm/client.h"
+#include "state/store.h"
+#include "supervisor/config.h"
+
+namespace supervisor {
+
+struct DaemonOptions {
+    std::optional<std::filesystem::path> config_file;  // re-read on SIGHUP
+    bool once = false;                                 // one cycle, then return (scripts, tests)
+    // Builds the catalogue from the config; called at start and on SIGHUP.
+    std::function<common::Result<recovery::Catalogue>(const Config&)> load_catalogue;
+};
+
+[[nodiscard]] common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
+                                             Config config, const DaemonOptions& options);
+
+}  // namespace supervisor

@@ -1,0 +1,15 @@
+#include "supervisor/failpoint.h"
+
+#include <csignal>
+#include <cstdlib>
+
+namespace supervisor {
+
+void failpoint(std::string_view name) {
+    const char* armed = std::getenv("SUPERVISOR_FAILPOINT");
+    if (armed && name == armed) {
+        std::raise(SIGKILL);
+    }
+}
+
+}  // namespace supervisor

@@ -1,0 +1,120 @@
+// Gathers evidence the way an operator would: Slurm's verdict on the job, the state of the
+// nodes it ran on (a node that stopped responding explains a requeue the queue never shows as
+// NODE_FAIL), and the head and tail of its output files.
+#include "supervisor/failure_analysis.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "recovery/checkpoint_finder.h"
+#include "recovery/hostlist.h"
+
+namespace supervisor {
+namespace {
+
+std::string node_state_text(const slurm::NodeSnapshot& node) {
+    std::string text(slurm::to_string(node.state));
+    if (node.not_responding) {
+        text += "*";
+    }
+    if (node.drain) {
+        text += "+DRAIN";
+    }
+    return text;
+}
+
+// The run's nodes as Slurm reports them now.
+std::vector<recovery::NodeFact> facts_for(const std::string& run_nodes,
+                                          const std::vector<slurm::NodeSnapshot>& nodes) {
+    std::vector<recovery::NodeFact> facts;
+    const auto names = recovery::expand_hostlist(run_nodes);
+    for (const auto& node : nodes) {
+        if (names && std::ranges::find(*names, node.name) != names->end()) {
+            facts.push_back({node.name, node_state_text(node), node.reason});
+        }
+    }
+    return facts;
+}
+
+bool any_node_down(const std::vector<recovery::NodeFact>& facts) {
+    return std::ranges::any_of(facts, [](const recovery::NodeFact& f) {
+        return f.state.starts_with("DOWN") || f.state.ends_with("*");
+    });
+}
+
+std::vector<recovery::ActionKind> parse_whitelist(const std::vector<std::string>& names) {
+    std::vector<recovery::ActionKind> kinds;
+    for (const auto& name : names) {
+        if (const auto kind = recovery::action_from_string(name)) {
+            kinds.push_back(*kind);
+        }
+    }
+    return kinds;
+}
+
+}  // namespace
+
+FailureAnalysis analyse_failure(const FailureContext& context,
+                                const recovery::Catalogue& catalogue, const Config& config) {
+    const auto& registration = *context.registration;
+    const auto& job = *context.job;
+    FailureAnalysis analysis;
+
+    recovery::Evidence evidence;
+    evidence.slurm.node_list = context.run_nodes;
+    evidence.slurm.node_states = facts_for(context.run_nodes, *context.nodes);
+    evidence.slurm.restart_count_delta = static_cast<int>(context.restart_delta);
+    if (context.slurm_requeued) {
+        // The queue shows the job PENDING again; what ended the run is in the node states.
+        analysis.slurm_state = any_node_down(evidence.slurm.node_states) ? "NODE_FAIL" : "REQUEUED";
+    } else {
+        analysis.slurm_state = std::string(slurm::to_string(job.state));
+        evidence.slurm.exit_code = job.exit_code;
+        evidence.slurm.signal = job.signal;
+        evidence.slurm.state_reason = job.state_reason;
+    }
+    evidence.slurm.state = analysis.slurm_state;
+
+    std::vector<std::string> files{job.std_out};
+    if (!job.std_err.empty() && job.std_err != job.std_out) {
+        files.push_back(job.std_err);
+    }
+    for (const auto& file : files) {
+        auto excerpt = recovery::LogExcerpt::read(file, config.log_limits);
+        if (excerpt) {
+            evidence.logs.push_back(std::move(*excerpt));
+        } else {
+            analysis.notes.push_back("log not read: " + excerpt.error().message);
+        }
+    }
+
+    if (auto diagnosis = recovery::diagnose(evidence, catalogue)) {
+        analysis.diagnosis = std::move(*diagnosis);
+    } else {
+        analysis.notes.push_back("diagnosis failed: " + diagnosis.error().message);
+        analysis.diagnosis.summary = "no diagnosis: " + diagnosis.error().message;
+    }
+
+    const bool declared = !registration.checkpoint_dir.empty();
+    if (declared) {
+        auto found = recovery::find_newest_checkpoint(registration.checkpoint_dir);
+        if (found && *found) {
+            analysis.checkpoint = found->value().string();
+        } else if (!found) {
+            analysis.notes.push_back(found.error().message);
+        }
+    }
+
+    recovery::PlanRequest request;
+    request.diagnosis = &analysis.diagnosis;
+    request.allowed = parse_whitelist(registration.allowed_actions);
+    request.failed_attempt = registration.attempt;
+    request.max_attempts = registration.max_attempts;
+    request.checkpoint_dir_declared = declared;
+    request.checkpoint = analysis.checkpoint;
+    request.slurm_requeued_itself = context.slurm_requeued;
+    analysis.plan = recovery::plan_recovery(request);
+    return analysis;
+}
+
+}  // namespace supervisor

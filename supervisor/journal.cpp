@@ -1,0 +1,78 @@
+#include "supervisor/journal.h"
+
+namespace supervisor {
+namespace {
+
+std::string status_text(const state::Registration& registration) {
+    std::string text(state::to_string(registration.status));
+    if (registration.status == state::Status::completed) {
+        text += "/" + std::string(state::to_string(registration.outcome));
+    }
+    return text;
+}
+
+void notify_owner(state::Store& store, const state::Registration& registration,
+                  const std::string& reason, const std::string& details, common::TimePoint at) {
+    const std::string job = registration.job.to_string();
+    const std::string name = registration.job_name.empty() ? "" : " (" + registration.job_name + ")";
+    for (const auto& target : registration.notify) {
+        state::Notification notification;
+        notification.job = registration.job;
+        notification.target = target;
+        notification.subject = "[slurm-supervisor] job " + job + name + ": " +
+                               status_text(registration);
+        notification.body = "Job " + job + name + " is now " + status_text(registration) +
+                            ".\n\n" + reason + "\n" + (details.empty() ? "" : "\n" + details + "\n") +
+                            "\nFull history: supervisor events " + job + "\n";
+        notification.dedup_key = job + ":" + status_text(registration) + ":" +
+                                 std::to_string(registration.attempt);
+        notification.next_try_at = at;
+        notification.created_at = at;
+        store.enqueue_notification(notification);
+    }
+}
+
+}  // namespace
+
+void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
+                  const std::string& kind, const std::string& message,
+                  const nlohmann::json& data) {
+    state::Event event;
+    event.job = job;
+    event.at = at;
+    event.kind = kind;
+    event.message = message;
+    event.data_json = data.dump();
+    store.append_event(event);
+}
+
+Verdict apply_transition(state::Store& store, state::Registration& registration,
+                         Observation observation, const std::string& reason,
+                         common::TimePoint at, const std::string& details) {
+    const auto row = transition(registration.status, observation);
+    const std::string from = status_text(registration);
+    if (row.verdict == Verdict::reject) {
+        record_event(store, registration.job, at, "rejected",
+                     "observation " + std::string(to_string(observation)) + " is not expected in " +
+                         from + " (ignored; please report this)",
+                     {{"status", from}, {"observation", to_string(observation)}});
+        return row.verdict;
+    }
+    if (row.verdict == Verdict::stay) {
+        return row.verdict;
+    }
+    registration.status = row.to;
+    registration.outcome = row.outcome;
+    registration.status_reason = reason;
+    registration.updated_at = at;
+    const std::string to = status_text(registration);
+    record_event(store, registration.job, at, "transition", from + " -> " + to + ": " + reason,
+                 {{"from", from}, {"to", to}, {"observation", to_string(observation)}});
+    if (row.to == state::Status::recovering || row.to == state::Status::completed ||
+        row.to == state::Status::credential_error) {
+        notify_owner(store, registration, reason, details, at);
+    }
+    return row.verdict;
+}
+
+}  // namespace supervisor

@@ -1,0 +1,37 @@
+// Writing the journal: events, and lifecycle transitions applied to a registration together
+// with their event and the owner's notification. Call inside a transaction.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "state/store.h"
+#include "supervisor/lifecycle.h"
+
+namespace supervisor {
+
+// A fresh attempt row for `job`, numbered `number`.
+[[nodiscard]] inline state::Attempt new_attempt(const common::JobId& job, std::uint32_t number,
+                                                std::uint32_t restart_count = 0) {
+    state::Attempt attempt;
+    attempt.job = job;
+    attempt.number = number;
+    attempt.restart_count = restart_count;
+    return attempt;
+}
+
+void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
+                  const std::string& kind, const std::string& message,
+                  const nlohmann::json& data = nlohmann::json::object());
+
+// Looks up (registration.status, observation) in the lifecycle table and applies the row to
+// `registration` (status, outcome, reason; not yet saved). A move records a "transition"
+// event and, when it enters recovering, completed or credential_error, queues a notification
+// to each of the registration's targets; a reject records a "rejected" event (a bug). Returns
+// the verdict.
+Verdict apply_transition(state::Store& store, state::Registration& registration,
+                         Observation observation, const std::string& reason,
+                         common::TimePoint at, const std::string& details = {});
+
+}  // namespace supervisor

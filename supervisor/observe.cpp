@@ -1,0 +1,38 @@
+#include "supervisor/observe.h"
+
+namespace supervisor {
+
+Observation observe(const state::Registration& registration,
+                    const std::optional<slurm::JobSnapshot>& job, bool plan_in_progress) {
+    using slurm::JobState;
+    if (!job) {
+        return Observation::job_purged;
+    }
+    // A restart we did not cause: Slurm requeued the job itself (node failure, preemption
+    // with requeue). NODE_FAIL never shows in the queue for a requeueable job; this does.
+    if (job->restart_count > registration.seen_restart_count && !plan_in_progress) {
+        return Observation::slurm_requeued;
+    }
+    const bool recovering = registration.status == state::Status::recovering;
+    if (slurm::is_finished(job->state) && job->completing) {
+        // Still cleaning up on its nodes: Slurm refuses a requeue until it is done. Look again
+        // next cycle; neither value moves the job.
+        return recovering ? Observation::job_failed : Observation::job_active;
+    }
+    switch (job->state) {
+        case JobState::pending:
+        case JobState::running:
+        case JobState::suspended:
+            return recovering && !plan_in_progress ? Observation::recovered
+                                                   : Observation::job_active;
+        case JobState::completed:
+            return job->exit_code.value_or(0) == 0 ? Observation::job_succeeded
+                                                   : Observation::job_failed;
+        case JobState::cancelled:
+            return Observation::job_cancelled;
+        default:
+            return Observation::job_failed;
+    }
+}
+
+}  // namespace supervisor

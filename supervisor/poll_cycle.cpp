@@ -1,0 +1,364 @@
+#include "supervisor/poll_cycle.h"
+
+#include <algorithm>
+#include <set>
+
+#include "supervisor/failure_analysis.h"
+#include "supervisor/journal.h"
+#include "supervisor/observe.h"
+#include "supervisor/registration_check.h"
+#include "supervisor/resume_env.h"
+
+namespace supervisor {
+namespace {
+
+bool is_watched(const state::Registration& registration) {
+    return registration.watching && (registration.status == state::Status::pending ||
+                                     registration.status == state::Status::enabled ||
+                                     registration.status == state::Status::recovering);
+}
+
+std::string exit_text(const slurm::JobSnapshot& job) {
+    if (!job.exit_code) {
+        return "";
+    }
+    return " exit " + std::to_string(*job.exit_code) + ":" + std::to_string(job.signal.value_or(0));
+}
+
+std::string reason_for(Observation observation, const std::optional<slurm::JobSnapshot>& job,
+                       const state::Registration& registration) {
+    switch (observation) {
+        case Observation::job_succeeded:
+            return "the job completed with exit code 0";
+        case Observation::job_cancelled:
+            return "the job was cancelled (state CANCELLED); the supervisor never requeues a job "
+                   "a person cancelled";
+        case Observation::job_purged:
+            return "slurmctld no longer knows the job (purged after MinJobAge, or the cluster "
+                   "lost its state); its end is unknown";
+        case Observation::recovered:
+            return "attempt " + std::to_string(registration.attempt) + " is " +
+                   std::string(slurm::to_string(job->state)) + (job->nodes.empty() ? "" : " on " + job->nodes);
+        default:
+            return std::string(to_string(observation));
+    }
+}
+
+std::optional<state::Attempt> find_attempt(const std::vector<state::Attempt>& attempts,
+                                           std::uint32_t number) {
+    const auto it = std::ranges::find(attempts, number, &state::Attempt::number);
+    return it == attempts.end() ? std::nullopt : std::optional(*it);
+}
+
+// The text a notification carries: what was found and what is done about it.
+std::string details_of(const FailureAnalysis& analysis) {
+    std::string text = "Diagnosis: " + analysis.diagnosis.summary + "\n";
+    for (const auto& line : analysis.diagnosis.evidence) {
+        if (line.supports_cause) {
+            text += "  " + line.file + ":" + std::to_string(line.line) + ": " + line.text + "\n";
+        }
+    }
+    if (analysis.checkpoint) {
+        text += "Checkpoint: " + *analysis.checkpoint + "\n";
+    }
+    text += (analysis.plan.escalate ? "Not recovered: " : "Plan: ") + analysis.plan.reason + "\n";
+    for (const auto& line : analysis.plan.would_have_done) {
+        text += "Would have done (not permitted or not automated): " + line + "\n";
+    }
+    return text;
+}
+
+nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const auto& line : analysis.diagnosis.evidence) {
+        evidence.push_back({{"file", line.file}, {"line", line.line}, {"text", line.text},
+                            {"rule", line.rule_id}, {"supports_cause", line.supports_cause}});
+    }
+    nlohmann::json actions = nlohmann::json::array();
+    for (const auto& action : analysis.diagnosis.suggested_actions) {
+        actions.push_back(recovery::to_string(action));
+    }
+    return {{"cause", recovery::to_string(analysis.diagnosis.cause)},
+            {"confidence", analysis.diagnosis.confidence},
+            {"nodes", analysis.diagnosis.nodes},
+            {"node_condemned", analysis.diagnosis.node_condemned},
+            {"step", analysis.diagnosis.step ? nlohmann::json(*analysis.diagnosis.step)
+                                             : nlohmann::json(nullptr)},
+            {"evidence", evidence},
+            {"suggested_actions", actions},
+            {"slurm_facts", analysis.diagnosis.slurm_facts_used},
+            {"checkpoint", analysis.checkpoint ? nlohmann::json(*analysis.checkpoint)
+                                               : nlohmann::json(nullptr)},
+            {"notes", analysis.notes}};
+}
+
+}  // namespace
+
+PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::Clock& clock,
+                     const recovery::Catalogue& catalogue, const Config& config, uid_t user)
+    : m_store(store),
+      m_client(client),
+      m_clock(clock),
+      m_catalogue(catalogue),
+      m_config(config),
+      m_user(user),
+      m_executor(store, client, clock, config) {}
+
+const std::vector<slurm::NodeSnapshot>& PollCycle::nodes() {
+    if (!m_nodes) {
+        auto loaded = m_client.load_nodes();
+        m_nodes = loaded ? std::move(*loaded) : std::vector<slurm::NodeSnapshot>{};
+    }
+    return *m_nodes;
+}
+
+CycleReport PollCycle::run() {
+    m_nodes.reset();
+    CycleReport report;
+    std::vector<common::JobId> ids;
+    bool any_pending = false;
+    for (const auto& registration : m_store.registrations(true)) {
+        if (is_watched(registration)) {
+            ids.push_back(registration.job);
+            any_pending = any_pending || registration.status == state::Status::pending;
+        }
+    }
+    report.watched = static_cast<int>(ids.size());
+    if (ids.empty()) {
+        return report;
+    }
+
+    const auto query = m_client.load_jobs(ids);
+    if (!query) {
+        report.slurm_reachable = false;
+        report.slurm_error = query.error().message;
+        if (query.error().kind == slurm::ErrorKind::access_denied) {
+            for (auto registration : m_store.registrations(true)) {
+                if (!is_watched(registration)) {
+                    continue;
+                }
+                auto transaction = m_store.begin();
+                apply_transition(m_store, registration, Observation::access_lost,
+                                 "Slurm refused us: " + query.error().message, m_clock.now());
+                m_store.update_registration(registration);
+                transaction.commit();
+                ++report.transitions;
+            }
+        }
+        return report;
+    }
+    report.slurm_changed = query->changed;
+    if (!query->changed && !any_pending && m_store.unfinished_actions().empty()) {
+        return report;  // nothing moved since the last look
+    }
+    std::map<common::JobId, slurm::JobSnapshot> jobs;
+    for (const auto& job : query->jobs) {
+        jobs.emplace(job.id, job);
+    }
+
+    // Actions left in flight (by the previous cycle, or by a process that was killed) first,
+    // reconciled against what Slurm shows, before anything new is decided.
+    report.actions_finished += m_executor.run(jobs);
+
+    std::set<common::JobId> in_flight;
+    for (const auto& action : m_store.unfinished_actions()) {
+        in_flight.insert(action.job);
+    }
+    for (const auto& registration : m_store.registrations(true)) {
+        if (!is_watched(registration)) {
+            continue;
+        }
+        const auto it = jobs.find(registration.job);
+        const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
+        look_at(registration, job, in_flight.contains(registration.job), report);
+    }
+    report.actions_finished += m_executor.run(jobs);
+    return report;
+}
+
+void PollCycle::look_at(state::Registration registration,
+                        const std::optional<slurm::JobSnapshot>& job, bool plan_in_progress,
+                        CycleReport& report) {
+    const auto now = m_clock.now();
+    if (registration.status == state::Status::pending && job) {
+        validate(registration, *job);
+        ++report.transitions;
+        return;
+    }
+    const auto observation = observe(registration, job, plan_in_progress);
+    if ((observation == Observation::job_failed || observation == Observation::slurm_requeued) &&
+        transition(registration.status, observation).verdict == Verdict::move) {
+        begin_recovery(registration, *job, observation);
+        ++report.transitions;
+        return;
+    }
+
+    auto transaction = m_store.begin();
+    const auto before = registration;
+    if (job && job->state == slurm::JobState::running) {
+        track_running(registration, *job);
+    }
+    if (job && registration.last_slurm_state != slurm::to_string(job->state)) {
+        registration.last_slurm_state = std::string(slurm::to_string(job->state));
+        record_event(m_store, registration.job, now, "observed",
+                     "Slurm state " + registration.last_slurm_state + exit_text(*job) +
+                         (job->nodes.empty() ? "" : " on " + job->nodes) + ", restart count " +
+                         std::to_string(job->restart_count),
+                     {{"state", registration.last_slurm_state},
+                      {"restart_count", job->restart_count},
+                      {"reason", job->state_reason}});
+    }
+    if (apply_transition(m_store, registration, observation,
+                         reason_for(observation, job, registration), now) == Verdict::move) {
+        ++report.transitions;
+    }
+    if (!(registration == before)) {
+        registration.updated_at = now;
+        m_store.update_registration(registration);
+    }
+    transaction.commit();
+}
+
+void PollCycle::validate(state::Registration& registration, const slurm::JobSnapshot& job) {
+    const auto now = m_clock.now();
+    const auto problem = check_registration(registration, job, m_user);
+    auto transaction = m_store.begin();
+    if (problem) {
+        apply_transition(m_store, registration, Observation::validation_failed,
+                         problem->message + " (fix: " + problem->hint + ")", now);
+    } else {
+        apply_transition(m_store, registration, Observation::validated,
+                         "registration checks passed", now);
+    }
+    registration.last_slurm_state = std::string(slurm::to_string(job.state));
+    registration.seen_restart_count = job.restart_count;
+    m_store.update_registration(registration);
+    transaction.commit();
+}
+
+void PollCycle::track_running(state::Registration& registration, const slurm::JobSnapshot& job) {
+    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
+                       .value_or(new_attempt(registration.job, registration.attempt));
+    if (attempt.started_at && attempt.nodes == job.nodes) {
+        return;
+    }
+    attempt.started_at = job.start_time.value_or(m_clock.now());
+    attempt.nodes = job.nodes;
+    attempt.restart_count = job.restart_count;
+    m_store.upsert_attempt(attempt);
+    record_event(m_store, registration.job, m_clock.now(), "started",
+                 "attempt " + std::to_string(attempt.number) + " running on " + job.nodes +
+                     (attempt.resumed_from.empty() ? ", from scratch"
+                                                   : ", resuming from " + attempt.resumed_from),
+                 {{"attempt", attempt.number}, {"nodes", job.nodes}});
+}
+
+void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
+                               Observation observation) {
+    const auto now = m_clock.now();
+    const bool slurm_requeued = observation == Observation::slurm_requeued;
+    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
+                       .value_or(new_attempt(registration.job, registration.attempt));
+
+    FailureContext context;
+    context.registration = &registration;
+    context.job = &job;
+    context.nodes = &nodes();
+    context.run_nodes = !attempt.nodes.empty() ? attempt.nodes : job.nodes;
+    context.slurm_requeued = slurm_requeued;
+    context.restart_delta = job.restart_count - std::min(job.restart_count,
+                                                         registration.seen_restart_count);
+    const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    const std::string cause(recovery::to_string(analysis.diagnosis.cause));
+    const auto details = details_of(analysis);
+
+    auto transaction = m_store.begin();
+    record_event(m_store, registration.job, now, "observed",
+                 "attempt " + std::to_string(attempt.number) + " ended: " +
+                     analysis.slurm_state + (slurm_requeued ? "" : exit_text(job)) +
+                     (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
+                     (slurm_requeued ? " (Slurm requeued the job itself, restart count " +
+                                           std::to_string(job.restart_count) + ")"
+                                     : ""),
+                 {{"state", analysis.slurm_state}, {"restart_count", job.restart_count}});
+    record_event(m_store, registration.job, now, "diagnosis",
+                 cause + ": " + analysis.diagnosis.summary, diagnosis_json(analysis));
+
+    attempt.ended_at = job.end_time.value_or(now);
+    attempt.final_state = analysis.slurm_state;
+    if (!slurm_requeued) {
+        attempt.exit_code = job.exit_code;
+        attempt.signal = job.signal;
+    }
+    attempt.nodes = context.run_nodes;
+    attempt.cause = cause;
+    m_store.upsert_attempt(attempt);
+
+    const auto expected_restart_count = registration.seen_restart_count;
+    if (slurm_requeued) {
+        registration.seen_restart_count = job.restart_count;
+    }
+    registration.last_cause = cause;
+    registration.last_slurm_state = std::string(slurm::to_string(job.state));
+    apply_transition(m_store, registration, observation,
+                     "attempt " + std::to_string(attempt.number) + " failed: " +
+                         analysis.diagnosis.summary,
+                     now, details);
+
+    nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
+                                {"reason", analysis.plan.reason},
+                                {"would_have_done", analysis.plan.would_have_done}};
+    if (analysis.plan.escalate) {
+        record_event(m_store, registration.job, now, "decision",
+                     "escalate: " + analysis.plan.reason, plan_data);
+        apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
+                         details);
+    } else {
+        nlohmann::json steps = nlohmann::json::array();
+        for (std::uint32_t step = 0; step < analysis.plan.actions.size(); ++step) {
+            const auto& planned = analysis.plan.actions[step];
+            state::Action action;
+            action.job = registration.job;
+            action.attempt = attempt.number;
+            action.step = step;
+            action.kind = std::string(recovery::to_string(planned.kind));
+            action.params_json = nlohmann::json{{"expected_restart_count", expected_restart_count},
+                                                {"argument", planned.argument}}
+                                     .dump();
+            action.created_at = action.updated_at = now;
+            m_store.insert_action(action);
+            steps.push_back(action.kind);
+        }
+        plan_data["actions"] = steps;
+        record_event(m_store, registration.job, now, "decision", "plan: " + analysis.plan.reason,
+                     plan_data);
+
+        const std::uint32_t next = attempt.number + 1;
+        auto env = m_store.resume_env(registration.job);
+        env[k_attempt] = std::to_string(next);
+        if (analysis.checkpoint) {
+            env[k_resume_from] = *analysis.checkpoint;
+        } else {
+            env.erase(k_resume_from);
+        }
+        m_store.set_resume_env(registration.job, env);
+        auto following = new_attempt(registration.job, next);
+        following.restart_count = slurm_requeued ? job.restart_count : expected_restart_count + 1;
+        following.resumed_from = analysis.checkpoint.value_or("");
+        m_store.upsert_attempt(following);
+        registration.attempt = next;
+        registration.last_checkpoint = analysis.checkpoint.value_or("");
+    }
+    registration.updated_at = now;
+    m_store.update_registration(registration);
+    transaction.commit();
+
+    if (!analysis.plan.escalate && analysis.plan.actions.empty()) {
+        // Slurm requeued the job and no action of ours will run: the job still needs its
+        // resume environment before it starts.
+        (void)write_env_file(env_file_path(m_config.state_dir, registration.job),
+                             m_store.resume_env(registration.job));
+    }
+}
+
+}  // namespace supervisor

@@ -1,0 +1,64 @@
+// PollCycle: one look at every watched job, and what follows from it.
+//
+//  1. load the watched registrations; 2. one batched Slurm query for all of them (nothing more
+//  when slurmctld says nothing changed and no plan is in flight); 3. finish actions left in
+//  flight (reconciled against Slurm first); 4. per job: observe -> lifecycle transition; on a
+//  failure: diagnose, choose the checkpoint, plan — all recorded in ONE transaction with the
+//  events, attempts, planned actions, resume environment and notifications; 5. execute the new
+//  actions.
+//
+// Slurm being unreachable is reported, never taken for a failure. Database errors throw
+// (state::DatabaseError) out of run(); each transaction rolls back on its own.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "recovery/catalogue.h"
+#include "slurm/client.h"
+#include "state/store.h"
+#include "supervisor/action_executor.h"
+#include "supervisor/config.h"
+#include "supervisor/lifecycle.h"
+
+namespace supervisor {
+
+struct CycleReport {
+    bool slurm_reachable = true;
+    std::string slurm_error;      // when unreachable
+    bool slurm_changed = false;   // slurmctld's job table changed since the last cycle
+    int watched = 0;
+    int transitions = 0;
+    int actions_finished = 0;
+};
+
+class PollCycle {
+public:
+    PollCycle(state::Store& store, slurm::Client& client, const common::Clock& clock,
+              const recovery::Catalogue& catalogue, const Config& config, uid_t user);
+
+    [[nodiscard]] CycleReport run();
+
+private:
+    void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
+                 bool plan_in_progress, CycleReport& report);
+    void validate(state::Registration& registration, const slurm::JobSnapshot& job);
+    void track_running(state::Registration& registration, const slurm::JobSnapshot& job);
+    void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
+                        Observation observation);
+    const std::vector<slurm::NodeSnapshot>& nodes();
+
+    state::Store& m_store;
+    slurm::Client& m_client;
+    const common::Clock& m_clock;
+    const recovery::Catalogue& m_catalogue;
+    const Config& m_config;
+    uid_t m_user;
+    ActionExecutor m_executor;
+    std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
+};
+
+}  // namespace supervisor

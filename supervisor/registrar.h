@@ -1,0 +1,42 @@
+// register_job(): `supervisor register` as a function over the store and the Slurm client.
+//
+// Fails (value, nothing written) for: a job slurmctld does not know, a job already registered
+// (unless its registration ended in credential_error or was unregistered: then it is checked
+// again in place, keeping its history), an unknown action name, an invalid knob, and when
+// slurmctld cannot be reached. Otherwise the registration is written as `pending`, checked, and
+// left `enabled` or `credential_error` (with the reason and the fix) — both are successes here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <sys/types.h>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "slurm/client.h"
+#include "state/store.h"
+#include "supervisor/config.h"
+
+namespace supervisor {
+
+struct RegisterRequest {
+    common::JobId job;
+    std::string checkpoint_dir;
+    std::vector<std::string> allowed_actions;  // action ids; default: requeue
+    std::uint32_t max_attempts = 3;
+    std::vector<std::string> notify;
+    uid_t caller = 0;
+};
+
+[[nodiscard]] common::Result<state::Registration> register_job(state::Store& store,
+                                                               slurm::Client& client,
+                                                               const common::Clock& clock,
+                                                               const Config& config,
+                                                               const RegisterRequest& request);
+
+// `supervisor unregister`: stop watching, keep the history. Fails when the job is unknown.
+[[nodiscard]] common::Result<void> unregister_job(state::Store& store, const common::Clock& clock,
+                                                  const common::JobId& job);
+
+}  // namespace supervisor

@@ -1,0 +1,57 @@
+#include "supervisor/registration_check.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+namespace supervisor {
+namespace {
+
+// A log that does not exist yet (job still pending) is fine when its directory can be read.
+bool readable_or_creatable(const std::string& path) {
+    if (::access(path.c_str(), R_OK) == 0) {
+        return true;
+    }
+    const auto parent = std::filesystem::path(path).parent_path();
+    return errno == ENOENT && ::access(parent.c_str(), R_OK | X_OK) == 0;
+}
+
+}  // namespace
+
+std::optional<common::Error> check_registration(const state::Registration& registration,
+                                                const slurm::JobSnapshot& job, uid_t caller) {
+    const std::string id = job.id.to_string();
+    if (caller != 0 && caller != job.user_id) {
+        return common::Error{
+            "job " + id + " belongs to uid " + std::to_string(job.user_id) +
+                ", and the supervisor runs as uid " + std::to_string(caller),
+            "register the job as its owner, or run the supervisor as a Slurm operator"};
+    }
+    if (!job.batch) {
+        return common::Error{"job " + id + " is not a batch job; Slurm cannot requeue it",
+                             "submit the training job with sbatch"};
+    }
+    if (!job.requeueable) {
+        return common::Error{
+            "job " + id + " is not requeueable (submitted with --no-requeue, or JobRequeue=0)",
+            "run `scontrol update jobid=" + id +
+                " Requeue=1`, or submit with `sbatch --requeue`, then register again"};
+    }
+    for (const auto& log : {job.std_out, job.std_err}) {
+        if (!log.empty() && log != "/dev/null" && !readable_or_creatable(log)) {
+            return common::Error{"the job's output " + log + " cannot be read by the supervisor",
+                                 "make the file (or its directory) readable, then register "
+                                 "again"};
+        }
+    }
+    if (!registration.checkpoint_dir.empty() &&
+        ::access(registration.checkpoint_dir.c_str(), R_OK | X_OK) != 0) {
+        return common::Error{"checkpoint directory " + registration.checkpoint_dir +
+                                 " does not exist or cannot be read",
+                             "create it or fix --checkpoint-dir, then register again"};
+    }
+    return std::nullopt;
+}
+
+}  // namespace supervisor

@@ -1,0 +1,104 @@
+#include "supervisor/resume_env.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+namespace supervisor {
+namespace {
+
+constexpr std::array<std::string_view, 9> k_reserved{
+    "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS", "HOME", "SHELL", "BASH_ENV", "ENV",
+    "PYTHONPATH"};
+
+std::string single_quoted(const std::string& value) {
+    std::string out = "'";
+    for (const char c : value) {
+        if (c == '\'') {
+            out += "'\\''";
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
+}  // namespace
+
+common::Result<void> validate_env_entry(const std::string& name, const std::string& value) {
+    const bool valid_name =
+        !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+        std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+    if (!valid_name) {
+        return common::fail("'" + name + "' is not a valid environment variable name",
+                            "use letters, digits and underscores, not starting with a digit");
+    }
+    for (const auto reserved : k_reserved) {
+        if (name == reserved || name.starts_with("SLURM_")) {
+            return common::fail("environment variable " + name + " is reserved",
+                                "choose the job's own variable name, e.g. BATCH_SIZE");
+        }
+    }
+    if (value.find('\0') != std::string::npos || value.find('\n') != std::string::npos) {
+        return common::fail("the value of " + name + " contains a newline or NUL byte",
+                            "use a single-line value");
+    }
+    return {};
+}
+
+std::string format_shell(const state::ResumeEnv& env) {
+    std::string out;
+    for (const auto& [name, value] : env) {
+        out += "export " + name + "=" + single_quoted(value) + "\n";
+    }
+    return out;
+}
+
+std::string format_json(const state::ResumeEnv& env) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& [name, value] : env) {
+        object[name] = value;
+    }
+    return object.dump();
+}
+
+std::filesystem::path env_file_path(const std::filesystem::path& state_dir,
+                                    const common::JobId& job) {
+    return state_dir / "env" / (job.to_string() + ".sh");
+}
+
+common::Result<void> write_env_file(const std::filesystem::path& path,
+                                    const state::ResumeEnv& env) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    const std::string temporary = path.string() + ".tmp";
+    const std::string text = "# written by slurm-supervisor; sourced by the job on (re)start\n" +
+                             format_shell(env);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return common::fail("cannot write " + temporary + ": " + std::strerror(errno),
+                            "check that the state directory is writable");
+    }
+    const bool written = ::write(fd, text.data(), text.size()) ==
+                             static_cast<ssize_t>(text.size()) &&
+                         ::fsync(fd) == 0;
+    const int saved_errno = errno;
+    ::close(fd);
+    if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+        return common::fail("cannot write " + path.string() + ": " +
+                                std::strerror(written ? errno : saved_errno),
+                            "check free space and permissions of the state directory");
+    }
+    return {};
+}
+
+}  // namespace supervisor

@@ -1,0 +1,36 @@
+// The resume environment of a job — what its batch script picks up on (re)start with
+// `eval "$(supervisor env)"` or by sourcing the fallback file.
+//
+// Names must look like shell variables ([A-Za-z_][A-Za-z0-9_]*) and values are single-quoted,
+// so nothing a value contains can run as shell. Reserved names (PATH, LD_PRELOAD, ...) are
+// refused: the supervisor must never be a way to change how the job's programs are found.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "common/error.h"
+#include "state/records.h"
+
+namespace supervisor {
+
+inline constexpr const char* k_resume_from = "SUPERVISOR_RESUME_FROM";
+inline constexpr const char* k_attempt = "SUPERVISOR_ATTEMPT";
+
+[[nodiscard]] common::Result<void> validate_env_entry(const std::string& name,
+                                                      const std::string& value);
+
+// `export NAME='value'` lines, sorted by name.
+[[nodiscard]] std::string format_shell(const state::ResumeEnv& env);
+// {"NAME": "value", ...}
+[[nodiscard]] std::string format_json(const state::ResumeEnv& env);
+
+// <state_dir>/env/<job>.sh: where the batch script looks when `supervisor` is not on the node.
+[[nodiscard]] std::filesystem::path env_file_path(const std::filesystem::path& state_dir,
+                                                  const common::JobId& job);
+
+// Writes the file atomically (temporary file, fsync, rename), mode 0644.
+[[nodiscard]] common::Result<void> write_env_file(const std::filesystem::path& path,
+                                                  const state::ResumeEnv& env);
+
+}  // namespace supervisor
