@@ -10,8 +10,9 @@ namespace {
 
 const re2::RE2& nccl_prefix() {
     // NCCL's log prefix is "%s:%d:%d [%d]" = hostname:pid:tid [cudaDev] (src/debug.cc).
-    static const re2::RE2 re(R"(^(?:[0-9]+: )?([A-Za-z0-9][A-Za-z0-9_.-]*):[0-9]+:[0-9]+ \[[0-9]+\])",
-                             detail::PatternSet::options());
+    static const re2::RE2 re(
+        R"(^(?:[0-9]+: )?([A-Za-z0-9][A-Za-z0-9_.-]*):[0-9]+:[0-9]+ \[[0-9]+\])",
+        detail::PatternSet::options());
     return re;
 }
 

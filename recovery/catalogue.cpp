@@ -47,7 +47,8 @@ common::Result<void> validate(const Rule& rule) {
                 return tl::unexpected(rule_error(
                     rule, "cause '" + std::string(to_string(rule.cause)) +
                               "' is never fixed automatically; its only action may be 'escalate', "
-                              "not '" + to_string(action) + "'"));
+                              "not '" +
+                              to_string(action) + "'"));
             }
         }
     }
@@ -56,9 +57,9 @@ common::Result<void> validate(const Rule& rule) {
         return tl::unexpected(rule_error(rule, "pattern does not compile: " + regex.error()));
     }
     const auto& groups = regex.NamedCapturingGroups();
-    for (const auto& [field, group] : {std::pair{"node_group", &rule.node_group},
-                                       std::pair{"xid_group", &rule.xid_group},
-                                       std::pair{"rank_group", &rule.rank_group}}) {
+    for (const auto& [field, group] :
+         {std::pair{"node_group", &rule.node_group}, std::pair{"xid_group", &rule.xid_group},
+          std::pair{"rank_group", &rule.rank_group}}) {
         if (!group->empty() && groups.find(*group) == groups.end()) {
             return tl::unexpected(rule_error(rule, std::string(field) + " '" + *group +
                                                        "' is not a (?P<" + *group +
@@ -175,7 +176,8 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
             } else {
                 re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), regex, &value);
             }
-            result.markers.push_back(Marker{marker.kind, number, std::move(value), std::move(detail)});
+            result.markers.push_back(
+                Marker{marker.kind, number, std::move(value), std::move(detail)});
         }
     };
     if (auto scanned = m_patterns->scan(log.text(), on_line); !scanned) {
@@ -189,9 +191,8 @@ common::Result<std::size_t> Catalogue::count_matching_lines(std::string_view tex
     if (!m_patterns) {
         return count;
     }
-    auto scanned = m_patterns->scan(text, [&count](std::size_t, std::size_t, const std::vector<int>&) {
-        ++count;
-    });
+    auto scanned = m_patterns->scan(
+        text, [&count](std::size_t, std::size_t, const std::vector<int>&) { ++count; });
     if (!scanned) {
         return tl::unexpected(scanned.error());
     }

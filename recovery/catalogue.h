@@ -39,23 +39,23 @@ struct CatalogueSource {
 
 // One line that matched one rule, with what its captures (or its prefix) say.
 struct RuleHit {
-    std::size_t rule = 0;            // index into Catalogue::rules()
-    std::int64_t line_number = 0;    // as LogExcerpt numbers lines
+    std::size_t rule = 0;          // index into Catalogue::rules()
+    std::int64_t line_number = 0;  // as LogExcerpt numbers lines
     std::string text;
-    std::optional<std::string> node; // rule's node group, else the line's NCCL/syslog prefix
-    std::optional<int> xid;          // rule's xid group
-    std::optional<int> rank;         // rule's rank group, else a "[rankN]:" prefix
+    std::optional<std::string> node;  // rule's node group, else the line's NCCL/syslog prefix
+    std::optional<int> xid;           // rule's xid group
+    std::optional<int> rank;          // rule's rank group, else a "[rankN]:" prefix
 
     bool operator==(const RuleHit&) const = default;
 };
 
 struct ScanResult {
-    std::vector<RuleHit> hits;   // in line order
-    std::vector<Marker> markers; // in line order
+    std::vector<RuleHit> hits;    // in line order
+    std::vector<Marker> markers;  // in line order
 };
 
 class Catalogue {
-public:
+  public:
     // Catalogue files are small; anything larger than this is refused rather than truncated.
     static constexpr std::uint64_t k_max_file_bytes = 4 * 1024 * 1024;
 
@@ -78,7 +78,7 @@ public:
     // markers), without extracting captures.
     [[nodiscard]] common::Result<std::size_t> count_matching_lines(std::string_view text) const;
 
-private:
+  private:
     std::vector<Rule> m_rules;
     std::shared_ptr<const detail::PatternSet> m_patterns;  // rules first, then markers
 };

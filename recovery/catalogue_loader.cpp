@@ -21,8 +21,8 @@ struct Entry {
 };
 
 const std::set<std::string, std::less<>> k_rule_keys{
-    "id",         "cause",      "pattern",       "priority", "weight", "node_group",
-    "xid_group",  "rank_group", "condemns_node", "actions",  "source", "disabled",
+    "id",        "cause",      "pattern",       "priority", "weight", "node_group",
+    "xid_group", "rank_group", "condemns_node", "actions",  "source", "disabled",
 };
 
 common::Error file_error(std::string_view file, const std::string& what) {
@@ -31,15 +31,17 @@ common::Error file_error(std::string_view file, const std::string& what) {
 }
 
 common::Error entry_error(std::string_view file, std::string_view id, const std::string& what) {
-    return common::Error{"rules file '" + std::string(file) + "', rule '" + std::string(id) +
-                             "': " + what,
-                         "fix the rule, or disable it with an override `disabled = true`"};
+    return common::Error{
+        "rules file '" + std::string(file) + "', rule '" + std::string(id) + "': " + what,
+        "fix the rule, or disable it with an override `disabled = true`"};
 }
 
 // Reads one [[rule]] table. `id` is already known (for error messages).
 common::Result<Entry> read_entry(std::string_view file, const std::string& id,
                                  const toml::table& table) {
-    auto fail = [&](const std::string& what) { return tl::unexpected(entry_error(file, id, what)); };
+    auto fail = [&](const std::string& what) {
+        return tl::unexpected(entry_error(file, id, what));
+    };
     Entry entry;
     entry.rule.id = id;
     entry.rule.origin = std::string(file);
@@ -62,12 +64,14 @@ common::Result<Entry> read_entry(std::string_view file, const std::string& id,
         const auto* node = table.get(name);
         if (node == nullptr) {
             if (required) {
-                return tl::unexpected(entry_error(file, id, std::string("missing field '") + name + "'"));
+                return tl::unexpected(
+                    entry_error(file, id, std::string("missing field '") + name + "'"));
             }
             return {};
         }
         if (!node->is_string()) {
-            return tl::unexpected(entry_error(file, id, std::string("'") + name + "' must be a string"));
+            return tl::unexpected(
+                entry_error(file, id, std::string("'") + name + "' must be a string"));
         }
         out = node->as_string()->get();
         return {};
@@ -139,14 +143,15 @@ common::Result<std::vector<Entry>> parse_source(const CatalogueSource& source) {
         document = toml::parse(source.text, source.name);
     } catch (const toml::parse_error& error) {
         const auto& where = error.source().begin;
-        return tl::unexpected(file_error(
-            source.name, "line " + std::to_string(where.line) + ", column " +
-                             std::to_string(where.column) + ": " + std::string(error.description())));
+        return tl::unexpected(file_error(source.name, "line " + std::to_string(where.line) +
+                                                          ", column " +
+                                                          std::to_string(where.column) + ": " +
+                                                          std::string(error.description())));
     }
     for (const auto& [key, value] : document) {
         if (key.str() != "rule" && key.str() != "version") {
-            return tl::unexpected(file_error(source.name, "unknown top-level key '" +
-                                                              std::string(key.str()) + "'"));
+            return tl::unexpected(
+                file_error(source.name, "unknown top-level key '" + std::string(key.str()) + "'"));
         }
     }
     if (const auto* version = document.get("version")) {
@@ -160,7 +165,8 @@ common::Result<std::vector<Entry>> parse_source(const CatalogueSource& source) {
         return entries;
     }
     if (!rules->is_array_of_tables()) {
-        return tl::unexpected(file_error(source.name, "'rule' must be an array of tables ([[rule]])"));
+        return tl::unexpected(
+            file_error(source.name, "'rule' must be an array of tables ([[rule]])"));
     }
     std::set<std::string> seen;
     std::size_t index = 0;
@@ -169,12 +175,13 @@ common::Result<std::vector<Entry>> parse_source(const CatalogueSource& source) {
         const auto& table = *node.as_table();
         const auto* id = table.get("id");
         if (id == nullptr || !id->is_string() || id->as_string()->get().empty()) {
-            return tl::unexpected(file_error(source.name, "rule #" + std::to_string(index) +
-                                                              ": missing field 'id'"));
+            return tl::unexpected(
+                file_error(source.name, "rule #" + std::to_string(index) + ": missing field 'id'"));
         }
         const auto& id_text = id->as_string()->get();
         if (!seen.insert(id_text).second) {
-            return tl::unexpected(entry_error(source.name, id_text, "duplicate id in the same file"));
+            return tl::unexpected(
+                entry_error(source.name, id_text, "duplicate id in the same file"));
         }
         auto entry = read_entry(source.name, id_text, table);
         if (!entry) {
@@ -232,9 +239,8 @@ common::Result<Catalogue> Catalogue::load(std::span<const std::filesystem::path>
             return tl::unexpected(excerpt.error());
         }
         if (!excerpt->complete()) {
-            return tl::unexpected(file_error(file.string(), "larger than " +
-                                                                std::to_string(k_max_file_bytes) +
-                                                                " bytes"));
+            return tl::unexpected(file_error(
+                file.string(), "larger than " + std::to_string(k_max_file_bytes) + " bytes"));
         }
         sources.push_back(CatalogueSource{file.string(), std::string(excerpt->text())});
     }

@@ -58,7 +58,9 @@ constexpr auto k_actions = keys_of(k_action_ids);
 
 }  // namespace
 
-std::string_view to_string(Cause cause) { return k_cause_ids[static_cast<std::size_t>(cause)].second; }
+std::string_view to_string(Cause cause) {
+    return k_cause_ids[static_cast<std::size_t>(cause)].second;
+}
 
 std::optional<Cause> cause_from_string(std::string_view id) {
     for (const auto& [cause, name] : k_cause_ids) {
@@ -69,9 +71,13 @@ std::optional<Cause> cause_from_string(std::string_view id) {
     return std::nullopt;
 }
 
-std::span<const Cause> all_causes() { return k_causes; }
+std::span<const Cause> all_causes() {
+    return k_causes;
+}
 
-bool is_auto_fixable(Cause cause) { return cause != Cause::code_bug && cause != Cause::unknown; }
+bool is_auto_fixable(Cause cause) {
+    return cause != Cause::code_bug && cause != Cause::unknown;
+}
 
 std::string_view to_string(ActionKind kind) {
     return k_action_ids[static_cast<std::size_t>(kind)].second;
@@ -86,7 +92,9 @@ std::optional<ActionKind> action_from_string(std::string_view id) {
     return std::nullopt;
 }
 
-std::span<const ActionKind> all_actions() { return k_actions; }
+std::span<const ActionKind> all_actions() {
+    return k_actions;
+}
 
 std::optional<Action> parse_action(std::string_view text) {
     const auto colon = text.find(':');

@@ -11,7 +11,7 @@ namespace recovery {
 
 FailureRecord record_of(const Diagnosis& diagnosis, common::TimePoint time, std::string job,
                         int attempt) {
-    return FailureRecord{time, std::move(job), attempt, diagnosis.cause, diagnosis.nodes,
+    return FailureRecord{time,          std::move(job), attempt, diagnosis.cause, diagnosis.nodes,
                          diagnosis.step};
 }
 
@@ -51,8 +51,9 @@ AttemptCorrelation correlate_attempts(std::span<const FailureRecord> history, st
                 distinct.insert(records[i]->attempt);
             }
             if (distinct.size() >= options.min_repeats) {
-                result.repeated.push_back(RepeatedFailure{
-                    cause, *records[start]->step, std::vector<int>(distinct.begin(), distinct.end())});
+                result.repeated.push_back(
+                    RepeatedFailure{cause, *records[start]->step,
+                                    std::vector<int>(distinct.begin(), distinct.end())});
             }
             start = end;
         }
@@ -76,7 +77,8 @@ AttemptCorrelation correlate_attempts(std::span<const FailureRecord> history, st
         }
         if (distinct_attempts.size() >= 2 && causes.size() >= 2) {
             result.shared_nodes.push_back(SharedNode{
-                node, std::vector<int>(distinct_attempts.begin(), distinct_attempts.end()), causes});
+                node, std::vector<int>(distinct_attempts.begin(), distinct_attempts.end()),
+                causes});
         }
     }
     return result;
@@ -106,10 +108,12 @@ std::vector<SuspectNode> suspect_nodes(std::span<const FailureRecord> history,
     }
     std::vector<SuspectNode> suspects;
     for (const auto& [node, tally] : tallies) {
-        if (tally.failures.size() >= options.min_failures && tally.jobs.size() >= options.min_jobs) {
-            suspects.push_back(SuspectNode{node, tally.failures.size(),
-                                           std::vector<std::string>(tally.jobs.begin(), tally.jobs.end()),
-                                           tally.first, tally.last});
+        if (tally.failures.size() >= options.min_failures &&
+            tally.jobs.size() >= options.min_jobs) {
+            suspects.push_back(
+                SuspectNode{node, tally.failures.size(),
+                            std::vector<std::string>(tally.jobs.begin(), tally.jobs.end()),
+                            tally.first, tally.last});
         }
     }
     std::stable_sort(suspects.begin(), suspects.end(),

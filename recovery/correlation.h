@@ -25,11 +25,11 @@ namespace recovery {
 
 struct FailureRecord {
     common::TimePoint time;
-    std::string job;                  // registered job id ("1234" or "1234_7")
-    int attempt = 0;                  // 1 for the first run, +1 per requeue/resubmit
+    std::string job;  // registered job id ("1234" or "1234_7")
+    int attempt = 0;  // 1 for the first run, +1 per requeue/resubmit
     Cause cause = Cause::unknown;
-    std::vector<std::string> nodes;   // implicated nodes (Diagnosis::nodes)
-    std::optional<std::int64_t> step; // last training step seen (Diagnosis::step)
+    std::vector<std::string> nodes;    // implicated nodes (Diagnosis::nodes)
+    std::optional<std::int64_t> step;  // last training step seen (Diagnosis::step)
 
     bool operator==(const FailureRecord&) const = default;
 };
@@ -54,14 +54,14 @@ struct SharedNode {
 };
 
 struct AttemptCorrelation {
-    std::vector<RepeatedFailure> repeated;   // same cause, same step, >= min_repeats attempts
-    std::vector<SharedNode> shared_nodes;    // a node named by attempts with different causes
+    std::vector<RepeatedFailure> repeated;  // same cause, same step, >= min_repeats attempts
+    std::vector<SharedNode> shared_nodes;   // a node named by attempts with different causes
 
     [[nodiscard]] bool empty() const { return repeated.empty() && shared_nodes.empty(); }
 };
 
 struct AttemptOptions {
-    std::size_t min_repeats = 2;   // attempts that must agree on cause and step
+    std::size_t min_repeats = 2;      // attempts that must agree on cause and step
     std::int64_t step_tolerance = 0;  // |step difference| still counted as "the same step"
 };
 

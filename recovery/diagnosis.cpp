@@ -23,7 +23,7 @@ constexpr std::size_t k_combined_findings = 3;
 
 // Structure read from marker lines across all logs.
 struct Layout {
-    std::map<int, std::string> host_of_rank;   // elastic summary: rank -> host
+    std::map<int, std::string> host_of_rank;  // elastic summary: rank -> host
     std::optional<std::string> root_cause_host;
     std::optional<std::string> first_failed_task_node;  // first "srun: error: NODE: task"
     std::optional<std::int64_t> last_step;
@@ -34,7 +34,9 @@ void read_markers(const std::vector<Marker>& markers, Layout& layout) {
     std::optional<std::string> host;  // last host seen in the summary, paired with next rank
     for (const auto& marker : markers) {
         switch (marker.kind) {
-            case MarkerKind::elastic_root_cause: expecting_root = true; break;
+            case MarkerKind::elastic_root_cause:
+                expecting_root = true;
+                break;
             case MarkerKind::elastic_host:
                 host = marker.value;
                 if (expecting_root) {
@@ -45,7 +47,8 @@ void read_markers(const std::vector<Marker>& markers, Layout& layout) {
             case MarkerKind::elastic_rank: {
                 int rank = 0;
                 const auto& v = marker.value;
-                if (host && std::from_chars(v.data(), v.data() + v.size(), rank).ec == std::errc{}) {
+                if (host &&
+                    std::from_chars(v.data(), v.data() + v.size(), rank).ec == std::errc{}) {
                     layout.host_of_rank.emplace(rank, *host);
                 }
                 host.reset();
@@ -287,16 +290,15 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             winners.push_back(&finding);
         }
     }
-    std::stable_sort(winners.begin(), winners.end(), [](const Finding* a, const Finding* b) {
-        return a->priority > b->priority;
-    });
+    std::stable_sort(winners.begin(), winners.end(),
+                     [](const Finding* a, const Finding* b) { return a->priority > b->priority; });
 
     diagnosis.cause = *winner;
     diagnosis.nodes = implicated_nodes(*winner, winners, findings, layout, job_nodes);
     diagnosis.confidence = confidence_of(winners, tied);
     diagnosis.node_condemned =
-        !diagnosis.nodes.empty() &&
-        std::any_of(winners.begin(), winners.end(), [](const Finding* f) { return f->condemns_node; });
+        !diagnosis.nodes.empty() && std::any_of(winners.begin(), winners.end(),
+                                                [](const Finding* f) { return f->condemns_node; });
     for (const auto* finding : winners) {
         if (finding->xid && (!diagnosis.xid || finding->condemns_node)) {
             diagnosis.xid = finding->xid;

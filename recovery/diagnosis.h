@@ -20,8 +20,8 @@
 namespace recovery {
 
 struct EvidenceLine {
-    std::string file;        // LogExcerpt::name()
-    std::int64_t line = 0;   // LogExcerpt numbering: negative = counted from the end
+    std::string file;       // LogExcerpt::name()
+    std::int64_t line = 0;  // LogExcerpt numbering: negative = counted from the end
     std::string text;
     std::string rule_id;
     Cause cause = Cause::unknown;  // what the rule says this line shows
@@ -32,15 +32,15 @@ struct EvidenceLine {
 
 struct Diagnosis {
     Cause cause = Cause::unknown;
-    double confidence = 0.0;                 // in [0, 1]
-    std::vector<EvidenceLine> evidence;      // supporting lines first, then context
-    std::vector<std::string> nodes;          // implicated nodes, short names, most guilty first
-    std::vector<Action> suggested_actions;   // in the order an operator would take them
+    double confidence = 0.0;                    // in [0, 1]
+    std::vector<EvidenceLine> evidence;         // supporting lines first, then context
+    std::vector<std::string> nodes;             // implicated nodes, short names, most guilty first
+    std::vector<Action> suggested_actions;      // in the order an operator would take them
     std::vector<std::string> slurm_facts_used;  // "state TIMEOUT", "node n2 DOWN (Not responding)"
-    std::optional<int> xid;                  // the deciding Xid code, for gpu_xid
-    bool node_condemned = false;             // hardware verdict on `nodes`: exclude and drain
-    std::optional<std::int64_t> step;        // last training step seen in the logs
-    std::string summary;                     // one operator-style sentence
+    std::optional<int> xid;                     // the deciding Xid code, for gpu_xid
+    bool node_condemned = false;                // hardware verdict on `nodes`: exclude and drain
+    std::optional<std::int64_t> step;           // last training step seen in the logs
+    std::string summary;                        // one operator-style sentence
 };
 
 // Caps on what a Diagnosis repeats back; the counts behind them are in the summary.

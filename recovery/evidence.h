@@ -21,14 +21,14 @@ struct NodeFact {
 };
 
 struct SlurmFacts {
-    std::string state;             // final job state as squeue/sacct print it: FAILED, TIMEOUT,
-                                   // NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, CANCELLED...; "" unknown
+    std::string state;  // final job state as squeue/sacct print it: FAILED, TIMEOUT,
+                        // NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, CANCELLED...; "" unknown
     std::optional<int> exit_code;
     std::optional<int> signal;
-    std::string state_reason;      // "NonZeroExitCode", "NodeDown", ...
-    std::string node_list;         // Slurm host list of the run: "n[1-4]"
+    std::string state_reason;           // "NonZeroExitCode", "NodeDown", ...
+    std::string node_list;              // Slurm host list of the run: "n[1-4]"
     std::vector<NodeFact> node_states;  // current state of (some of) those nodes
-    int restart_count_delta = 0;   // restarts since the supervisor last looked
+    int restart_count_delta = 0;        // restarts since the supervisor last looked
 
     bool operator==(const SlurmFacts&) const = default;
 };

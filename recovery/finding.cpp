@@ -12,8 +12,8 @@
 namespace recovery {
 namespace {
 
-constexpr double k_state_weight = 0.95;      // Slurm's own verdict on the job
-constexpr double k_node_state_weight = 0.85; // a node of the job is down now
+constexpr double k_state_weight = 0.95;       // Slurm's own verdict on the job
+constexpr double k_node_state_weight = 0.85;  // a node of the job is down now
 // A node found down after the fact is slightly weaker than Slurm's NODE_FAIL verdict: it may
 // have gone down after the job already failed for another reason.
 constexpr int k_node_down_priority = 92;
@@ -98,8 +98,8 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
         add_state(Cause::host_oom);
     }
     for (const auto& node : facts.node_states) {
-        const bool in_job = job_nodes.empty() ||
-                            std::find(job_nodes.begin(), job_nodes.end(), node.name) != job_nodes.end();
+        const bool in_job = job_nodes.empty() || std::find(job_nodes.begin(), job_nodes.end(),
+                                                           node.name) != job_nodes.end();
         if (!in_job || !node_looks_down(node)) {
             continue;
         }

@@ -14,7 +14,7 @@ namespace recovery {
 
 struct Finding {
     Cause cause = Cause::unknown;
-    int priority = 0;       // effective priority (rule's, adjusted for the Xid's severity)
+    int priority = 0;  // effective priority (rule's, adjusted for the Xid's severity)
     double weight = 0.0;
     std::optional<std::string> node;
     std::optional<int> xid;

@@ -36,8 +36,9 @@ std::vector<std::string_view> split_items(std::string_view text) {
 }
 
 bool parse_number(std::string_view digits, unsigned long& value) {
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(),
-                                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        })) {
         return false;
     }
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
@@ -81,7 +82,8 @@ common::Result<std::vector<std::string>> expand_hostlist(std::string_view text) 
             const auto range = body.substr(start, comma - start);
             const auto dash = range.find('-');
             const auto low_text = range.substr(0, dash);
-            const auto high_text = dash == std::string_view::npos ? low_text : range.substr(dash + 1);
+            const auto high_text =
+                dash == std::string_view::npos ? low_text : range.substr(dash + 1);
             unsigned long low = 0;
             unsigned long high = 0;
             if (!parse_number(low_text, low) || !parse_number(high_text, high) || high < low) {
@@ -91,7 +93,8 @@ common::Result<std::vector<std::string>> expand_hostlist(std::string_view text) 
                 return tl::unexpected(bad(text, "expands to too many names"));
             }
             for (auto n = low; n <= high; ++n) {
-                hosts.push_back(std::string(prefix) + padded(n, low_text.size()) + std::string(suffix));
+                hosts.push_back(std::string(prefix) + padded(n, low_text.size()) +
+                                std::string(suffix));
             }
             start = comma + 1;
         }

@@ -15,7 +15,7 @@ namespace recovery {
 namespace {
 
 class Fd {
-public:
+  public:
     explicit Fd(int fd) : m_fd(fd) {}
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
@@ -26,14 +26,14 @@ public:
     }
     [[nodiscard]] int get() const { return m_fd; }
 
-private:
+  private:
     int m_fd;
 };
 
 common::Error io_error(const std::filesystem::path& path, std::string_view what, int err) {
-    return common::Error{"cannot " + std::string(what) + " log '" + path.string() +
-                             "': " + std::strerror(err),
-                         "check that the path exists and that the supervisor's user can read it"};
+    return common::Error{
+        "cannot " + std::string(what) + " log '" + path.string() + "': " + std::strerror(err),
+        "check that the path exists and that the supervisor's user can read it"};
 }
 
 // Fills `out` with up to `size` bytes at `offset`; a short read at end of file is not an
@@ -43,8 +43,8 @@ common::Result<std::string> pread_exact(int fd, const std::filesystem::path& pat
     std::string out(size, '\0');
     std::size_t done = 0;
     while (done < size) {
-        const auto got = ::pread(fd, out.data() + done, size - done,
-                                 static_cast<off_t>(offset + done));
+        const auto got =
+            ::pread(fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
         if (got < 0) {
             if (errno == EINTR) {
                 continue;
@@ -63,8 +63,8 @@ common::Result<std::string> pread_exact(int fd, const std::filesystem::path& pat
 // Pipes and other non-seekable files: keep the first head_bytes, and a rolling window of the
 // last tail_bytes (compacted whenever it reaches twice that, so memory stays bounded).
 common::Result<void> read_stream(int fd, const std::filesystem::path& path,
-                                       const ExcerptLimits& limits, std::string& head,
-                                       std::string& tail, std::uint64_t& total) {
+                                 const ExcerptLimits& limits, std::string& head, std::string& tail,
+                                 std::uint64_t& total) {
     std::string buffer(64 * 1024, '\0');
     for (;;) {
         const auto got = ::read(fd, buffer.data(), buffer.size());
@@ -80,7 +80,8 @@ common::Result<void> read_stream(int fd, const std::filesystem::path& path,
         std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
         total += chunk.size();
         if (head.size() < limits.head_bytes) {
-            const auto take = std::min<std::uint64_t>(limits.head_bytes - head.size(), chunk.size());
+            const auto take =
+                std::min<std::uint64_t>(limits.head_bytes - head.size(), chunk.size());
             head.append(chunk.substr(0, take));
             chunk.remove_prefix(take);
         }

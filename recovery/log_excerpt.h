@@ -37,7 +37,7 @@ struct ExcerptLimits {
 };
 
 class LogExcerpt {
-public:
+  public:
     struct Line {
         std::int64_t number = 0;  // > 0: from the start; < 0: from the end (see above)
         std::size_t offset = 0;   // into text()
@@ -65,7 +65,7 @@ public:
     [[nodiscard]] std::uint64_t file_size() const { return m_file_size; }
     [[nodiscard]] std::uint64_t skipped_bytes() const { return m_skipped_bytes; }
 
-private:
+  private:
     static LogExcerpt assemble(std::string name, std::string head, std::string tail,
                                std::uint64_t file_size, bool complete);
 

@@ -22,6 +22,8 @@ constexpr std::array k_markers{
 
 }  // namespace
 
-std::span<const MarkerPattern> marker_patterns() { return k_markers; }
+std::span<const MarkerPattern> marker_patterns() {
+    return k_markers;
+}
 
 }  // namespace recovery

@@ -16,24 +16,42 @@ constexpr int k_recoverable_xid_priority = 70;
 
 int default_priority(Cause cause) {
     switch (cause) {
-        case Cause::gpu_xid: return 100;
-        case Cause::ecc_error: return 98;
-        case Cause::node_failure: return 95;
-        case Cause::time_limit: return 90;
-        case Cause::preemption: return 90;
-        case Cause::shm_exhausted: return 86;
-        case Cause::host_oom: return 84;
-        case Cause::cuda_oom: return 82;
-        case Cause::checkpoint_corrupt: return 78;
-        case Cause::loss_nan: return 76;
-        case Cause::credential_error: return 74;
-        case Cause::io_error: return 72;
-        case Cause::code_bug: return 58;
-        case Cause::cuda_error: return 62;
-        case Cause::nccl_network: return 55;
-        case Cause::nccl_timeout: return 50;
-        case Cause::hang: return 45;
-        case Cause::unknown: return 0;
+        case Cause::gpu_xid:
+            return 100;
+        case Cause::ecc_error:
+            return 98;
+        case Cause::node_failure:
+            return 95;
+        case Cause::time_limit:
+            return 90;
+        case Cause::preemption:
+            return 90;
+        case Cause::shm_exhausted:
+            return 86;
+        case Cause::host_oom:
+            return 84;
+        case Cause::cuda_oom:
+            return 82;
+        case Cause::checkpoint_corrupt:
+            return 78;
+        case Cause::loss_nan:
+            return 76;
+        case Cause::credential_error:
+            return 74;
+        case Cause::io_error:
+            return 72;
+        case Cause::code_bug:
+            return 58;
+        case Cause::cuda_error:
+            return 62;
+        case Cause::nccl_network:
+            return 55;
+        case Cause::nccl_timeout:
+            return 50;
+        case Cause::hang:
+            return 45;
+        case Cause::unknown:
+            return 0;
     }
     return 0;
 }
@@ -48,24 +66,42 @@ std::vector<Action> default_actions(Cause cause) {
         return actions;
     };
     switch (cause) {
-        case Cause::cuda_oom: return make({K::reduce_batch_size, K::requeue});
-        case Cause::host_oom: return make({K::reduce_workers, K::reduce_batch_size, K::requeue});
-        case Cause::shm_exhausted: return make({K::reduce_workers, K::requeue});
-        case Cause::nccl_timeout: return make({K::requeue});
-        case Cause::nccl_network: return make({K::exclude_node, K::requeue});
-        case Cause::gpu_xid: return make({K::requeue});
-        case Cause::ecc_error: return make({K::exclude_node, K::drain_node, K::requeue});
-        case Cause::cuda_error: return make({K::requeue});
-        case Cause::node_failure: return make({K::exclude_node, K::requeue});
-        case Cause::time_limit: return make({K::extend_time_limit, K::requeue});
-        case Cause::preemption: return make({K::requeue});
-        case Cause::io_error: return make({K::requeue});
-        case Cause::checkpoint_corrupt: return make({K::restore_older_checkpoint, K::requeue});
-        case Cause::loss_nan: return make({K::restore_older_checkpoint, K::escalate});
-        case Cause::credential_error: return make({K::escalate});
-        case Cause::hang: return make({K::requeue});
-        case Cause::code_bug: return make({K::escalate});
-        case Cause::unknown: return make({K::escalate});
+        case Cause::cuda_oom:
+            return make({K::reduce_batch_size, K::requeue});
+        case Cause::host_oom:
+            return make({K::reduce_workers, K::reduce_batch_size, K::requeue});
+        case Cause::shm_exhausted:
+            return make({K::reduce_workers, K::requeue});
+        case Cause::nccl_timeout:
+            return make({K::requeue});
+        case Cause::nccl_network:
+            return make({K::exclude_node, K::requeue});
+        case Cause::gpu_xid:
+            return make({K::requeue});
+        case Cause::ecc_error:
+            return make({K::exclude_node, K::drain_node, K::requeue});
+        case Cause::cuda_error:
+            return make({K::requeue});
+        case Cause::node_failure:
+            return make({K::exclude_node, K::requeue});
+        case Cause::time_limit:
+            return make({K::extend_time_limit, K::requeue});
+        case Cause::preemption:
+            return make({K::requeue});
+        case Cause::io_error:
+            return make({K::requeue});
+        case Cause::checkpoint_corrupt:
+            return make({K::restore_older_checkpoint, K::requeue});
+        case Cause::loss_nan:
+            return make({K::restore_older_checkpoint, K::escalate});
+        case Cause::credential_error:
+            return make({K::escalate});
+        case Cause::hang:
+            return make({K::requeue});
+        case Cause::code_bug:
+            return make({K::escalate});
+        case Cause::unknown:
+            return make({K::escalate});
     }
     return make({K::escalate});
 }
@@ -79,9 +115,12 @@ int xid_priority(int rule_priority, std::optional<int> xid) {
         return std::min(rule_priority, k_recoverable_xid_priority);
     }
     switch (info->severity) {
-        case XidSeverity::application: return std::min(rule_priority, k_application_xid_priority);
-        case XidSeverity::recoverable: return std::min(rule_priority, k_recoverable_xid_priority);
-        case XidSeverity::condemning: return rule_priority;
+        case XidSeverity::application:
+            return std::min(rule_priority, k_application_xid_priority);
+        case XidSeverity::recoverable:
+            return std::min(rule_priority, k_recoverable_xid_priority);
+        case XidSeverity::condemning:
+            return rule_priority;
     }
     return rule_priority;
 }

@@ -11,24 +11,42 @@ namespace {
 
 std::string_view describe(Cause cause) {
     switch (cause) {
-        case Cause::cuda_oom: return "GPU ran out of memory";
-        case Cause::host_oom: return "host memory ran out (OOM killer)";
-        case Cause::shm_exhausted: return "shared memory (/dev/shm) ran out, not a hardware fault";
-        case Cause::nccl_timeout: return "an NCCL collective timed out";
-        case Cause::nccl_network: return "the NCCL network transport failed";
-        case Cause::gpu_xid: return "the GPU driver reported an Xid error";
-        case Cause::ecc_error: return "the GPU hit an uncorrectable ECC error";
-        case Cause::cuda_error: return "a CUDA error aborted the job";
-        case Cause::node_failure: return "a node failed";
-        case Cause::time_limit: return "the job hit its time limit";
-        case Cause::preemption: return "the job was preempted";
-        case Cause::io_error: return "storage I/O failed";
-        case Cause::checkpoint_corrupt: return "a checkpoint is corrupt or incomplete";
-        case Cause::loss_nan: return "training diverged (NaN/inf loss or gradients)";
-        case Cause::credential_error: return "a credential expired or was refused";
-        case Cause::hang: return "the job hung without progress";
-        case Cause::code_bug: return "the training code raised an error (a code bug, not infrastructure)";
-        case Cause::unknown: return "no known failure signature was found";
+        case Cause::cuda_oom:
+            return "GPU ran out of memory";
+        case Cause::host_oom:
+            return "host memory ran out (OOM killer)";
+        case Cause::shm_exhausted:
+            return "shared memory (/dev/shm) ran out, not a hardware fault";
+        case Cause::nccl_timeout:
+            return "an NCCL collective timed out";
+        case Cause::nccl_network:
+            return "the NCCL network transport failed";
+        case Cause::gpu_xid:
+            return "the GPU driver reported an Xid error";
+        case Cause::ecc_error:
+            return "the GPU hit an uncorrectable ECC error";
+        case Cause::cuda_error:
+            return "a CUDA error aborted the job";
+        case Cause::node_failure:
+            return "a node failed";
+        case Cause::time_limit:
+            return "the job hit its time limit";
+        case Cause::preemption:
+            return "the job was preempted";
+        case Cause::io_error:
+            return "storage I/O failed";
+        case Cause::checkpoint_corrupt:
+            return "a checkpoint is corrupt or incomplete";
+        case Cause::loss_nan:
+            return "training diverged (NaN/inf loss or gradients)";
+        case Cause::credential_error:
+            return "a credential expired or was refused";
+        case Cause::hang:
+            return "the job hung without progress";
+        case Cause::code_bug:
+            return "the training code raised an error (a code bug, not infrastructure)";
+        case Cause::unknown:
+            return "no known failure signature was found";
     }
     return "unknown";
 }

@@ -52,7 +52,9 @@ std::optional<XidInfo> find_xid(int code) {
     return *it;
 }
 
-std::span<const XidInfo> known_xids() { return k_xids; }
+std::span<const XidInfo> known_xids() {
+    return k_xids;
+}
 
 bool xid_condemns_node(int code) {
     const auto info = find_xid(code);

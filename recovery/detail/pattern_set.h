@@ -20,7 +20,7 @@
 namespace recovery::detail {
 
 class PatternSet {
-public:
+  public:
     // Compiles `patterns` (each already known to compile alone). Fails only when RE2 cannot
     // build the combined program within its memory budget.
     [[nodiscard]] static common::Result<std::shared_ptr<const PatternSet>> compile(
@@ -37,7 +37,7 @@ public:
 
     static re2::RE2::Options options();
 
-private:
+  private:
     PatternSet() : m_set(options(), re2::RE2::UNANCHORED) {}
 
     [[nodiscard]] common::Result<bool> match(std::string_view text, std::vector<int>& hits) const;

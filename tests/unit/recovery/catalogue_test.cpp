@@ -231,8 +231,9 @@ source = "x"
 }
 
 TEST(CatalogueErrors, DisablingAnUnknownRule) {
-    expect_error(load({{"base.toml", k_base}, {"user.toml", "[[rule]]\nid = \"nope\"\ndisabled = true\n"}}),
-                 "user.toml", "nope", "disables a rule no earlier file defines");
+    expect_error(
+        load({{"base.toml", k_base}, {"user.toml", "[[rule]]\nid = \"nope\"\ndisabled = true\n"}}),
+        "user.toml", "nope", "disables a rule no earlier file defines");
 }
 
 TEST(CatalogueErrors, TomlSyntaxNamesFileLineAndColumn) {
@@ -264,7 +265,8 @@ source = "x"
 )"}});
     ASSERT_TRUE(result) << result.error().message;
     const auto log = LogExcerpt::from_text(
-        "k.log", "step 5 ok\nMar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1\nbye");
+        "k.log",
+        "step 5 ok\nMar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1\nbye");
     const auto scan = result->scan(log);
     ASSERT_TRUE(scan);
     ASSERT_EQ(scan->hits.size(), 1U);

@@ -119,11 +119,10 @@ TEST(CorpusCoverage, SeveralCasesPerMajorCause) {
         const auto expect = toml::parse_file(corpus_file(name, ".expect").string());
         ++per_cause[expect["cause"].value_or(std::string{})];
     }
-    for (const auto* cause : {"cuda_oom", "host_oom", "shm_exhausted", "nccl_timeout",
-                              "nccl_network", "gpu_xid", "ecc_error", "cuda_error",
-                              "node_failure", "time_limit", "preemption", "io_error",
-                              "checkpoint_corrupt", "loss_nan", "credential_error", "hang",
-                              "code_bug", "unknown"}) {
+    for (const auto* cause :
+         {"cuda_oom", "host_oom", "shm_exhausted", "nccl_timeout", "nccl_network", "gpu_xid",
+          "ecc_error", "cuda_error", "node_failure", "time_limit", "preemption", "io_error",
+          "checkpoint_corrupt", "loss_nan", "credential_error", "hang", "code_bug", "unknown"}) {
         EXPECT_GE(per_cause[cause], 3) << cause;
     }
 }

@@ -17,8 +17,7 @@ FailureRecord rec(std::string job, int attempt, Cause cause, std::vector<std::st
 
 TEST(CorrelateAttempts, SameCauseAtSameStepRepeats) {
     const std::vector<FailureRecord> history{
-        rec("12", 1, Cause::loss_nan, {}, 41210),
-        rec("12", 2, Cause::loss_nan, {}, 41210),
+        rec("12", 1, Cause::loss_nan, {}, 41210), rec("12", 2, Cause::loss_nan, {}, 41210),
         rec("12", 3, Cause::cuda_oom, {"n1"}, 50000),
         rec("99", 1, Cause::loss_nan, {}, 41210),  // another job: ignored
     };

@@ -10,7 +10,7 @@ namespace recovery {
 namespace {
 
 class LogExcerptTest : public ::testing::Test {
-protected:
+  protected:
     std::filesystem::path write(const std::string& name, const std::string& content) {
         const auto dir = std::filesystem::path(::testing::TempDir()) / "recovery_log_excerpt";
         std::filesystem::create_directories(dir);
@@ -87,8 +87,8 @@ TEST_F(LogExcerptTest, MissingFileIsAnErrorNamingThePath) {
 
 TEST_F(LogExcerptTest, FromTextNumbersEveryLine) {
     const auto log = LogExcerpt::from_text("pasted", "a\n\nb\n");
-    EXPECT_EQ(numbered(log), (std::vector<std::pair<std::int64_t, std::string>>{
-                                 {1, "a"}, {2, ""}, {3, "b"}}));
+    EXPECT_EQ(numbered(log),
+              (std::vector<std::pair<std::int64_t, std::string>>{{1, "a"}, {2, ""}, {3, "b"}}));
     EXPECT_EQ(describe_line_number(-3), "3 from the end");
     EXPECT_EQ(describe_line_number(12), "12");
 }

@@ -23,8 +23,9 @@ std::string timeouts(int ranks) {
 
 TEST(Precedence, XidOnOneRankBeatsTimeoutsOnAllOthers) {
     const auto d = test::diagnose_text(
-        timeouts(63) + "Mar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has "
-                       "fallen off the bus.\n");
+        timeouts(63) +
+        "Mar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has "
+        "fallen off the bus.\n");
     EXPECT_EQ(d.cause, Cause::gpu_xid);
     EXPECT_EQ(d.nodes, (std::vector<std::string>{"n2"}));
     EXPECT_TRUE(d.node_condemned);
@@ -39,9 +40,12 @@ TEST(Precedence, XidOnOneRankBeatsTimeoutsOnAllOthers) {
 
 TEST(Precedence, OomOnOneRankBeatsPeersConnectionErrors) {
     const auto d = test::diagnose_text(
-        "n1:1:2 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer n2<1>\n"
-        "n3:1:2 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer n2<1>\n"
-        "[rank4]: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+        "n1:1:2 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer "
+        "n2<1>\n"
+        "n3:1:2 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer "
+        "n2<1>\n"
+        "[rank4]: ncclRemoteError: A call failed possibly due to a network error or a remote "
+        "process exiting prematurely.\n"
         "n2:5:6 [1] NCCL INFO x\n"
         "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n");
     EXPECT_EQ(d.cause, Cause::cuda_oom);
@@ -50,7 +54,8 @@ TEST(Precedence, OomOnOneRankBeatsPeersConnectionErrors) {
 
 TEST(Precedence, BusErrorInDataLoaderIsSharedMemoryNotHardware) {
     const auto d = test::diagnose_text(
-        "RuntimeError: DataLoader worker (pid 51822) is killed by signal: Bus error. It is possible "
+        "RuntimeError: DataLoader worker (pid 51822) is killed by signal: Bus error. It is "
+        "possible "
         "that dataloader's workers are out of shared memory.\n"
         "srun: error: n12: task 0: Bus error\n");
     EXPECT_EQ(d.cause, Cause::shm_exhausted);
@@ -59,7 +64,8 @@ TEST(Precedence, BusErrorInDataLoaderIsSharedMemoryNotHardware) {
 
 TEST(Precedence, DeviceSideAssertIsACodeBugEvenWithCudaErrorsAndXid13) {
     const auto d = test::diagnose_text(
-        "Mar  5 10:00:00 n1 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics SM Warp Exception\n"
+        "Mar  5 10:00:00 n1 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics SM Warp "
+        "Exception\n"
         "RuntimeError: CUDA error: device-side assert triggered\n"
         "RuntimeError: CUDA error: an illegal memory access was encountered\n");
     EXPECT_EQ(d.cause, Cause::code_bug);
@@ -73,21 +79,20 @@ TEST(Precedence, CodeBugBeatsTheTimeoutsItCauses) {
 }
 
 TEST(Precedence, SlurmStatesDecide) {
-    EXPECT_EQ(test::diagnose_text(timeouts(4), test::facts("TIMEOUT")).cause,
-              Cause::time_limit);
+    EXPECT_EQ(test::diagnose_text(timeouts(4), test::facts("TIMEOUT")).cause, Cause::time_limit);
     EXPECT_EQ(test::diagnose_text("", test::facts("NODE_FAIL")).cause, Cause::node_failure);
     EXPECT_EQ(test::diagnose_text("", test::facts("PREEMPTED")).cause, Cause::preemption);
     EXPECT_EQ(test::diagnose_text("", test::facts("OUT_OF_MEMORY")).cause, Cause::host_oom);
     EXPECT_EQ(test::diagnose_text("", test::facts("out_of_memory")).cause, Cause::host_oom);
-    EXPECT_EQ(test::diagnose_text("", test::facts("FAILED", "", 1)).cause,
-              Cause::unknown);
+    EXPECT_EQ(test::diagnose_text("", test::facts("FAILED", "", 1)).cause, Cause::unknown);
 }
 
 TEST(Precedence, NodeDownNotRespondingIsNodeFailureOfThatNode) {
     SlurmFacts facts;
     facts.state = "FAILED";
     facts.node_list = "n[1-4]";
-    facts.node_states = {{"n1", "ALLOCATED", ""}, {"n2", "DOWN", "Not responding"},
+    facts.node_states = {{"n1", "ALLOCATED", ""},
+                         {"n2", "DOWN", "Not responding"},
                          {"n7", "DOWN", "Not responding"}};  // n7 is not this job's
     const auto d = test::diagnose_text(timeouts(4), facts);
     EXPECT_EQ(d.cause, Cause::node_failure);
@@ -110,7 +115,8 @@ TEST(Precedence, NothingRecognisedIsUnknownWithZeroConfidence) {
 
 TEST(Precedence, ConfidenceGrowsWithIndependentEvidence) {
     const auto log_only = test::diagnose_text(
-        "slurmstepd: error: *** JOB 1 ON n1 CANCELLED AT 2025-01-01T00:00:00 DUE TO TIME LIMIT ***");
+        "slurmstepd: error: *** JOB 1 ON n1 CANCELLED AT 2025-01-01T00:00:00 DUE TO TIME LIMIT "
+        "***");
     const auto both = test::diagnose_text(
         "slurmstepd: error: *** JOB 1 ON n1 CANCELLED AT 2025-01-01T00:00:00 DUE TO TIME LIMIT ***",
         test::facts("TIMEOUT"));

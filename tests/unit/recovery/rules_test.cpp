@@ -27,41 +27,76 @@ TEST_P(RuleFamily, LineAloneGivesItsCause) {
 INSTANTIATE_TEST_SUITE_P(
     Default, RuleFamily,
     ::testing::Values(
-        Case{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB", Cause::cuda_oom},
+        Case{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+             "total capacity of 79.15 GiB",
+             Cause::cuda_oom},
         Case{"RuntimeError: CUDA error: out of memory", Cause::cuda_oom},
         Case{"[  812.1] Out of memory: Killed process 4242 (python) total-vm:1kB", Cause::host_oom},
-        Case{"slurmstepd: error: Detected 2 oom-kill event(s) in StepId=12.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.", Cause::host_oom},
+        Case{"slurmstepd: error: Detected 2 oom-kill event(s) in StepId=12.batch. Some of your "
+             "processes may have been killed by the cgroup out-of-memory handler.",
+             Cause::host_oom},
         Case{"srun: error: n4: task 3: Out Of Memory", Cause::host_oom},
-        Case{"numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.20 GiB for an array with shape (1, 2)", Cause::host_oom},
-        Case{"RuntimeError: DataLoader worker (pid 1234) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory.", Cause::shm_exhausted},
-        Case{"OSError: [Errno 28] No space left on device: '/dev/shm/psm_shm.1'", Cause::shm_exhausted},
-        Case{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.", Cause::nccl_timeout},
-        Case{"torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.", Cause::nccl_timeout},
-        Case{"n1:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129", Cause::nccl_network},
-        Case{"n1:1:2 [0] transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 10.0.0.2<59210> message truncated : receiving 1048576 bytes instead of 65536", Cause::nccl_network},
-        Case{"Mar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.", Cause::gpu_xid},
+        Case{"numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.20 GiB for an array "
+             "with shape (1, 2)",
+             Cause::host_oom},
+        Case{"RuntimeError: DataLoader worker (pid 1234) is killed by signal: Bus error. It is "
+             "possible that dataloader's workers are out of shared memory.",
+             Cause::shm_exhausted},
+        Case{"OSError: [Errno 28] No space left on device: '/dev/shm/psm_shm.1'",
+             Cause::shm_exhausted},
+        Case{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, "
+             "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 "
+             "milliseconds before timing out.",
+             Cause::nccl_timeout},
+        Case{"torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. "
+             "1/2 clients joined.",
+             Cause::nccl_timeout},
+        Case{"n1:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer "
+             "10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129",
+             Cause::nccl_network},
+        Case{"n1:1:2 [0] transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 10.0.0.2<59210> "
+             "message truncated : receiving 1048576 bytes instead of 65536",
+             Cause::nccl_network},
+        Case{"Mar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen "
+             "off the bus.",
+             Cause::gpu_xid},
         Case{"RuntimeError: CUDA error: uncorrectable ECC error encountered", Cause::ecc_error},
-        Case{"RuntimeError: CUDA error: an illegal memory access was encountered", Cause::cuda_error},
+        Case{"RuntimeError: CUDA error: an illegal memory access was encountered",
+             Cause::cuda_error},
         Case{"RuntimeError: CUDA error: unspecified launch failure", Cause::cuda_error},
         Case{"srun: error: Node failure on n3", Cause::node_failure},
-        Case{"slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2024-05-01T12:00:00 DUE TO TIME LIMIT ***", Cause::time_limit},
-        Case{"slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2024-05-01T12:00:00 DUE TO PREEMPTION ***", Cause::preemption},
+        Case{"slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2024-05-01T12:00:00 DUE TO TIME "
+             "LIMIT ***",
+             Cause::time_limit},
+        Case{"slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2024-05-01T12:00:00 DUE TO "
+             "PREEMPTION ***",
+             Cause::preemption},
         Case{"OSError: [Errno 5] Input/output error", Cause::io_error},
         Case{"OSError: [Errno 122] Disk quota exceeded", Cause::io_error},
         Case{"OSError: [Errno 116] Stale file handle", Cause::io_error},
-        Case{"botocore.exceptions.ConnectTimeoutError: Connect timeout on endpoint URL: \"https://s3.amazonaws.com/b\"", Cause::io_error},
-        Case{"RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory", Cause::checkpoint_corrupt},
+        Case{"botocore.exceptions.ConnectTimeoutError: Connect timeout on endpoint URL: "
+             "\"https://s3.amazonaws.com/b\"",
+             Cause::io_error},
+        Case{"RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central "
+             "directory",
+             Cause::checkpoint_corrupt},
         Case{"Loss is nan, stopping training", Cause::loss_nan},
-        Case{"An error occurred (ExpiredToken) when calling the GetObject operation: The provided token has expired.", Cause::credential_error},
+        Case{"An error occurred (ExpiredToken) when calling the GetObject operation: The provided "
+             "token has expired.",
+             Cause::credential_error},
         Case{"git@github.com: Permission denied (publickey).", Cause::credential_error},
         Case{"srun: error: Munge decode failed: Expired credential", Cause::credential_error},
-        Case{"[Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info.", Cause::hang},
+        Case{"[Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug "
+             "info.",
+             Cause::hang},
         Case{"KeyError: 'input_ids'", Cause::code_bug},
         Case{"[rank1]: ImportError: cannot import name 'foo' from 'bar'", Cause::code_bug},
-        Case{"RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x512 and 256x10)", Cause::code_bug},
+        Case{"RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x512 and 256x10)",
+             Cause::code_bug},
         Case{"RuntimeError: CUDA error: device-side assert triggered", Cause::code_bug},
         Case{"all good, training finished", Cause::unknown},
-        Case{"this line mentions a KeyError in the middle, which is not a traceback", Cause::unknown}));
+        Case{"this line mentions a KeyError in the middle, which is not a traceback",
+             Cause::unknown}));
 
 TEST(RuleAttribution, NcclPrefixNamesTheNode) {
     const auto d = test::diagnose_text(
@@ -69,8 +104,8 @@ TEST(RuleAttribution, NcclPrefixNamesTheNode) {
         "10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129",
         test::facts("", "gpu-a[01-04]"));
     EXPECT_EQ(d.nodes, (std::vector<std::string>{"gpu-a03"}));
-    EXPECT_EQ(d.suggested_actions,
-              (std::vector<Action>{{ActionKind::exclude_node, "gpu-a03"}, {ActionKind::requeue, ""}}));
+    EXPECT_EQ(d.suggested_actions, (std::vector<Action>{{ActionKind::exclude_node, "gpu-a03"},
+                                                        {ActionKind::requeue, ""}}));
 }
 
 TEST(RuleAttribution, SrunLabelAndRankPrefixStillMatch) {
@@ -92,10 +127,9 @@ TEST(RuleAttribution, XidSeverityDecidesCondemnation) {
         "Mar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 95, pid=1, Uncontained: FBHUB.");
     EXPECT_EQ(fatal.xid, 95);
     EXPECT_TRUE(fatal.node_condemned);
-    EXPECT_EQ(fatal.suggested_actions,
-              (std::vector<Action>{{ActionKind::exclude_node, "n2"},
-                                   {ActionKind::drain_node, "n2"},
-                                   {ActionKind::requeue, ""}}));
+    EXPECT_EQ(fatal.suggested_actions, (std::vector<Action>{{ActionKind::exclude_node, "n2"},
+                                                            {ActionKind::drain_node, "n2"},
+                                                            {ActionKind::requeue, ""}}));
     const auto pending = test::diagnose_text(
         "Mar  3 12:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 63, pid=1, Row Remapper: New row "
         "marked for remapping, reset gpu to activate.");
@@ -110,7 +144,8 @@ TEST(RuleAttribution, XidSeverityDecidesCondemnation) {
 
 TEST(RuleAttribution, CondemnationNeedsAKnownNode) {
     // A condemning Xid with no way to tell the host: no exclusion, honest requeue only.
-    const auto d = test::diagnose_text("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.");
+    const auto d =
+        test::diagnose_text("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.");
     EXPECT_EQ(d.cause, Cause::gpu_xid);
     EXPECT_TRUE(d.nodes.empty());
     EXPECT_FALSE(d.node_condemned);

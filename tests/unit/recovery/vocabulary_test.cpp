@@ -10,10 +10,11 @@ namespace {
 
 TEST(Vocabulary, CauseIdsRoundTripAndAreTheDesignedOnes) {
     const std::vector<std::string_view> expected{
-        "cuda_oom",   "host_oom",  "shm_exhausted", "nccl_timeout",     "nccl_network",
-        "gpu_xid",    "ecc_error", "cuda_error",    "node_failure",     "time_limit",
-        "preemption", "io_error",  "checkpoint_corrupt", "loss_nan",    "credential_error",
-        "hang",       "code_bug",  "unknown"};
+        "cuda_oom",           "host_oom",   "shm_exhausted",    "nccl_timeout",
+        "nccl_network",       "gpu_xid",    "ecc_error",        "cuda_error",
+        "node_failure",       "time_limit", "preemption",       "io_error",
+        "checkpoint_corrupt", "loss_nan",   "credential_error", "hang",
+        "code_bug",           "unknown"};
     ASSERT_EQ(all_causes().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(to_string(all_causes()[i]), expected[i]);
@@ -24,11 +25,11 @@ TEST(Vocabulary, CauseIdsRoundTripAndAreTheDesignedOnes) {
 }
 
 TEST(Vocabulary, ActionIdsRoundTrip) {
-    const std::vector<std::string_view> expected{
-        "requeue",          "exclude_node",     "reduce_batch_size",
-        "reduce_workers",   "set_env",          "restore_older_checkpoint",
-        "extend_time_limit", "drain_node",      "resubmit",
-        "escalate"};
+    const std::vector<std::string_view> expected{"requeue",           "exclude_node",
+                                                 "reduce_batch_size", "reduce_workers",
+                                                 "set_env",           "restore_older_checkpoint",
+                                                 "extend_time_limit", "drain_node",
+                                                 "resubmit",          "escalate"};
     ASSERT_EQ(all_actions().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(to_string(all_actions()[i]), expected[i]);
