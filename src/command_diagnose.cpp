@@ -171,7 +171,7 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
     if (!options.job_id.empty()) {
         return common::fail(
             "diagnosing a registered job (" + options.job_id +
-                ") arrives with registration (`supervisor register`), which is not built yet",
+                ") arrives with registration and is not available in this version",
             "meanwhile, give the job's logs and what Slurm says: supervisor diagnose --log FILE "
             "[--slurm-state STATE] [--exit-code N] [--nodes LIST]");
     }
