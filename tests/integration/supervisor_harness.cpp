@@ -1,0 +1,149 @@
+#include "tests/integration/supervisor_harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#ifndef SUPERVISOR_BINARY
+#error "SUPERVISOR_BINARY must be defined by the build"
+#endif
+
+namespace test_support {
+
+std::string supervisor_binary() { return SUPERVISOR_BINARY; }
+
+SupervisorHarness::SupervisorHarness(const std::string& name) {
+    m_dir = std::filesystem::path(job_output_dir()) / name;
+    std::filesystem::remove_all(m_dir);
+    m_checkpoints = m_dir / "checkpoints";
+    std::filesystem::create_directories(m_checkpoints);
+    std::filesystem::create_directories(m_dir / "state");
+}
+
+SupervisorHarness::~SupervisorHarness() {
+    stop_daemon();
+    if (m_job) {
+        cancel_quietly({*m_job});
+    }
+}
+
+common::JobId SupervisorHarness::submit(const std::string& env, const std::string& train_args) {
+    const std::string command =
+        "sbatch --parsable --chdir " + m_dir.string() + " -o " + (m_dir / "job.out").string() +
+        " --export=ALL,SUPERVISOR_BIN=" + supervisor_binary() +
+        ",SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + (env.empty() ? "" : "," + env) +
+        " " + source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
+        m_checkpoints.string() + " " + train_args;
+    const auto result = run_command(command);
+    auto id = common::JobId::parse(result.output.substr(0, result.output.find_first_of(";\n")));
+    if (result.exit_status != 0 || !id) {
+        throw std::runtime_error("sbatch failed: " + command + "\n" + result.output);
+    }
+    m_job = *id;
+    return *id;
+}
+
+CommandResult SupervisorHarness::cli(const std::string& args) const {
+    return run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + " " +
+                       supervisor_binary() + " " + args);
+}
+
+void SupervisorHarness::start_daemon(const std::string& failpoint) {
+    stop_daemon();
+    const auto log = (m_dir / "daemon.log").string();
+    const std::string state = (m_dir / "state").string();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        ::setenv("SUPERVISOR_STATE_DIR", state.c_str(), 1);
+        if (failpoint.empty()) {
+            ::unsetenv("SUPERVISOR_FAILPOINT");
+        } else {
+            ::setenv("SUPERVISOR_FAILPOINT", failpoint.c_str(), 1);
+        }
+        const std::string binary = supervisor_binary();
+        ::execl(binary.c_str(), binary.c_str(), "run", "--poll-interval-ms", "300",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    m_daemon = pid;
+}
+
+std::optional<int> SupervisorHarness::wait_daemon(std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (m_daemon > 0 && std::chrono::steady_clock::now() < deadline) {
+        int status = 0;
+        if (::waitpid(m_daemon, &status, WNOHANG) == m_daemon) {
+            m_daemon = -1;
+            return status;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return std::nullopt;
+}
+
+void SupervisorHarness::stop_daemon() {
+    if (m_daemon > 0) {
+        ::kill(m_daemon, SIGTERM);
+        if (!wait_daemon(std::chrono::seconds(10))) {
+            ::kill(m_daemon, SIGKILL);
+            (void)wait_daemon(std::chrono::seconds(5));
+        }
+        m_daemon = -1;
+    }
+}
+
+nlohmann::json SupervisorHarness::status() const {
+    const auto result = cli("status " + m_job->to_string() + " --json");
+    const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
+    return result.exit_status == 0 && parsed.is_array() && !parsed.empty() ? parsed[0]
+                                                                            : nlohmann::json();
+}
+
+nlohmann::json SupervisorHarness::wait_status(
+    const std::function<bool(const nlohmann::json&)>& done, std::chrono::seconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto last = status();
+    while (!(last.is_object() && done(last)) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        last = status();
+    }
+    return last;
+}
+
+nlohmann::json SupervisorHarness::events() const {
+    const auto result = cli("events " + m_job->to_string() + " --json");
+    return nlohmann::json::parse(result.output, nullptr, false);
+}
+
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+std::string SupervisorHarness::job_log() const { return read_text(m_dir / "job.out"); }
+std::string SupervisorHarness::daemon_log() const { return read_text(m_dir / "daemon.log"); }
+
+std::uint32_t SupervisorHarness::restart_count() const {
+    const auto result = cli("inspect job " + m_job->to_string() + " --json");
+    const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
+    if (!parsed.is_object() || parsed["jobs"].empty()) {
+        throw std::runtime_error("inspect failed: " + result.output);
+    }
+    return parsed["jobs"][0]["restart_count"].get<std::uint32_t>();
+}
+
+}  // namespace test_support

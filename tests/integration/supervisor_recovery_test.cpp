@@ -1,0 +1,144 @@
+// The supervisor end to end on the real dev cluster: the example PyTorch job from
+// contrib/examples fails, is diagnosed and requeued from its last checkpoint by `supervisor
+// run`, and everything is checked from the outside (status, events, the job's own log, Slurm's
+// restart count) the way its owner would.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <csignal>
+#include <thread>
+
+#include "tests/integration/supervisor_harness.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::SupervisorHarness;
+
+// Quick runs: 40 steps of 50 ms, a checkpoint every 10 steps.
+constexpr const char* k_train_args = "--steps 40 --step-seconds 0.05";
+
+bool completed(const nlohmann::json& status) { return status.value("status", "") == "completed"; }
+
+int count_events(const nlohmann::json& events, const std::string& kind,
+                 const std::string& containing = {}) {
+    int count = 0;
+    for (const auto& event : events) {
+        if (event.value("kind", "") == kind &&
+            event.value("message", "").find(containing) != std::string::npos) {
+            ++count;
+        }
+    }
+    return count;
+}
+
+std::string dump(const nlohmann::json& value) { return value.dump(2); }
+
+class SupervisorRecovery : public ::testing::Test {
+protected:
+    void SetUp() override { REQUIRE_DEV_CLUSTER(); }
+};
+
+TEST_F(SupervisorRecovery, FailedJobIsRequeuedFromItsLastCheckpointAndFinishes) {
+    SupervisorHarness h("recover");
+    const auto job = h.submit("FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout", k_train_args);
+    const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
+                                  h.checkpoints().string() + " --allow requeue");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.start_daemon();
+
+    const auto status = h.wait_status(completed, 150s);
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(status["attempt"], 2);
+    EXPECT_EQ(status["last_cause"], "nccl_timeout");
+    EXPECT_EQ(h.restart_count(), 1U);
+
+    // The job's own log proves attempt 2 resumed from the checkpoint before the failure.
+    const auto log = h.job_log();
+    const auto checkpoint = (h.checkpoints() / "step_000020.pt").string();
+    EXPECT_NE(log.find("resumed from " + checkpoint + " at step 20"), std::string::npos) << log;
+    EXPECT_NE(log.find("training finished at step 40"), std::string::npos) << log;
+    EXPECT_EQ(status["last_checkpoint"], checkpoint);
+
+    const auto events = h.events();
+    EXPECT_EQ(count_events(events, "diagnosis", "nccl_timeout"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "decision", "resuming from " + checkpoint), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "transition", "recovering -> enabled"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "transition", "-> completed/succeeded"), 1) << dump(events);
+}
+
+TEST_F(SupervisorRecovery, JobCancelledByAPersonIsNeverRequeued) {
+    SupervisorHarness h("cancel");
+    const auto job = h.submit("", "--steps 2000 --step-seconds 0.05");
+    ASSERT_EQ(h.cli("register " + job.to_string() + " --allow requeue").exit_status, 0);
+    h.start_daemon();
+    const auto running = h.wait_status(
+        [](const auto& s) { return s.value("last_slurm_state", "") == "RUNNING"; }, 60s);
+    ASSERT_EQ(running.value("last_slurm_state", ""), "RUNNING") << dump(running);
+
+    ASSERT_EQ(test_support::run_command("scancel " + job.to_string()).exit_status, 0);
+    const auto status = h.wait_status(completed, 60s);
+    EXPECT_EQ(status.value("outcome", ""), "cancelled") << dump(status);
+    std::this_thread::sleep_for(2s);  // a few more cycles: nothing may happen
+    EXPECT_EQ(h.restart_count(), 0U);
+    EXPECT_EQ(count_events(h.events(), "action"), 0) << dump(h.events());
+}
+
+TEST_F(SupervisorRecovery, FailingEveryAttemptStopsAtTheBudget) {
+    SupervisorHarness h("budget");
+    const auto job = h.submit("FAIL_AT_STEP=15,FAIL_ON_ATTEMPT=all,FAIL_MODE=nccl_timeout",
+                              k_train_args);
+    ASSERT_EQ(h.cli("register " + job.to_string() + " --checkpoint-dir " +
+                    h.checkpoints().string() + " --allow requeue --max-attempts 2")
+                  .exit_status,
+              0);
+    h.start_daemon();
+    const auto status = h.wait_status(completed, 150s);
+    EXPECT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
+    EXPECT_NE(status.value("reason", "").find("attempt budget spent (2 of 2)"), std::string::npos)
+        << dump(status);
+    std::this_thread::sleep_for(2s);
+    EXPECT_EQ(h.restart_count(), 1U) << "exactly one requeue for two attempts";
+    EXPECT_EQ(count_events(h.events(), "action", "requeue done"), 1);
+}
+
+// SIGKILL the daemon right after it recorded the intent to requeue (before acting), and right
+// after it requeued (before recording the result); a new daemon must finish the job with
+// exactly one requeue and a journal that says what happened.
+class CrashSafety : public SupervisorRecovery,
+                    public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(CrashSafety, KilledDaemonNeverRequeuesTwice) {
+    const std::string failpoint = GetParam();
+    SupervisorHarness h(std::string("crash-") + failpoint);
+    const auto job = h.submit("FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout", k_train_args);
+    ASSERT_EQ(h.cli("register " + job.to_string() + " --checkpoint-dir " +
+                    h.checkpoints().string() + " --allow requeue")
+                  .exit_status,
+              0);
+    h.start_daemon(failpoint);
+    const auto exit = h.wait_daemon(120s);
+    ASSERT_TRUE(exit) << "the daemon did not reach the failpoint\n" << h.daemon_log();
+    ASSERT_TRUE(WIFSIGNALED(*exit) && WTERMSIG(*exit) == SIGKILL) << *exit;
+    EXPECT_EQ(h.status().value("status", ""), "recovering");
+    EXPECT_EQ(h.restart_count(), failpoint == std::string("after_act") ? 1U : 0U);
+
+    h.start_daemon();
+    const auto status = h.wait_status(completed, 150s);
+    EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(h.restart_count(), 1U) << "the requeue must happen exactly once";
+    const auto events = h.events();
+    EXPECT_EQ(count_events(events, "action", "starting requeue"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "diagnosis"), 1) << dump(events);
+    if (failpoint == std::string("after_act")) {
+        EXPECT_EQ(count_events(events, "action", "already requeued"), 1) << dump(events);
+    }
+    EXPECT_NE(h.job_log().find("training finished at step 40"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Failpoints, CrashSafety, ::testing::Values("after_intent", "after_act"));
+
+}  // namespace
