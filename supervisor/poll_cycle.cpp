@@ -116,11 +116,12 @@ CycleReport PollCycle::run() {
     m_nodes.reset();
     CycleReport report;
     std::vector<common::JobId> ids;
-    bool any_pending = false;
+    bool must_look = false;  // pending (to validate) or recovering (to see it queued again)
     for (const auto& registration : m_store.registrations(true)) {
         if (is_watched(registration)) {
             ids.push_back(registration.job);
-            any_pending = any_pending || registration.status == state::Status::pending;
+            must_look = must_look || registration.status == state::Status::pending ||
+                        registration.status == state::Status::recovering;
         }
     }
     report.watched = static_cast<int>(ids.size());
@@ -148,7 +149,7 @@ CycleReport PollCycle::run() {
         return report;
     }
     report.slurm_changed = query->changed;
-    if (!query->changed && !any_pending && m_store.unfinished_actions().empty()) {
+    if (!query->changed && !must_look && m_store.unfinished_actions().empty()) {
         return report;  // nothing moved since the last look
     }
     std::map<common::JobId, slurm::JobSnapshot> jobs;
