@@ -1,0 +1,99 @@
+#include "supervisor/config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/unit/supervisor/temp_dir.h"
+
+namespace {
+
+using supervisor::Config;
+using supervisor::load_config;
+
+class ConfigTest : public ::testing::Test {
+  protected:
+    std::filesystem::path write(const std::string& text) {
+        const auto file = m_dir.path() / "supervisor.toml";
+        std::ofstream(file) << text;
+        return file;
+    }
+
+    supervisor::test::TempDir m_dir;
+};
+
+TEST_F(ConfigTest, ReadsEveryKnownKey) {
+    const auto file = write(
+        "poll_interval_ms = 500\nmax_backoff_ms = 9000\nstart_delay_s = 5\n"
+        "log_head_bytes = 1024\nlog_tail_bytes = 4096\nrules = [\"/etc/a.toml\", \"b.toml\"]\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->poll_interval, std::chrono::milliseconds(500));
+    EXPECT_EQ(config->max_backoff, std::chrono::milliseconds(9000));
+    EXPECT_EQ(config->start_delay, std::chrono::seconds(5));
+    EXPECT_EQ(config->log_limits.head_bytes, 1024U);
+    EXPECT_EQ(config->log_limits.tail_bytes, 4096U);
+    EXPECT_EQ(config->rules_files, (std::vector<std::filesystem::path>{"/etc/a.toml", "b.toml"}));
+}
+
+TEST_F(ConfigTest, UnknownKeyIsAnErrorNamingFileAndKey) {
+    const auto file = write("poll_interval_ms = 500\npoll_intervall = 3\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_FALSE(config);
+    EXPECT_NE(config.error().message.find(file.string()), std::string::npos)
+        << config.error().message;
+    EXPECT_NE(config.error().message.find("poll_intervall"), std::string::npos)
+        << config.error().message;
+}
+
+TEST_F(ConfigTest, NonPositiveValueIsAnErrorNamingTheKey) {
+    const auto file = write("poll_interval_ms = -5\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_FALSE(config);
+    EXPECT_NE(config.error().message.find("poll_interval_ms"), std::string::npos);
+    EXPECT_NE(config.error().message.find(file.string()), std::string::npos);
+}
+
+TEST_F(ConfigTest, WrongTypeIsAnError) {
+    EXPECT_FALSE(load_config(write("start_delay_s = \"soon\"\n"), Config{}, true));
+    EXPECT_FALSE(load_config(write("rules = \"one.toml\"\n"), Config{}, true));
+    EXPECT_FALSE(load_config(write("rules = [1, 2]\n"), Config{}, true));
+    EXPECT_FALSE(load_config(write("poll_interval_ms = 1.5\n"), Config{}, true));
+}
+
+TEST_F(ConfigTest, SyntaxErrorIsAnErrorNamingTheFile) {
+    const auto file = write("poll_interval_ms = = 1\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_FALSE(config);
+    EXPECT_NE(config.error().message.find(file.string()), std::string::npos);
+}
+
+TEST_F(ConfigTest, MissingFileGivesTheDefaultsWhenNotRequired) {
+    Config base;
+    base.state_dir = m_dir.path();
+    const auto config = load_config(m_dir.path() / "absent.toml", base, false);
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->state_dir, m_dir.path());
+    EXPECT_EQ(config->poll_interval, Config{}.poll_interval);
+    EXPECT_EQ(config->max_backoff, Config{}.max_backoff);
+    EXPECT_EQ(config->start_delay, Config{}.start_delay);
+    EXPECT_TRUE(config->rules_files.empty());
+}
+
+TEST_F(ConfigTest, MissingFileIsAnErrorWhenRequired) {
+    const auto absent = m_dir.path() / "absent.toml";
+    const auto config = load_config(absent, Config{}, true);
+    ASSERT_FALSE(config);
+    EXPECT_NE(config.error().message.find(absent.string()), std::string::npos);
+}
+
+TEST_F(ConfigTest, FileOverridesOnlyTheKeysItNames) {
+    Config base;
+    base.poll_interval = std::chrono::milliseconds(1234);
+    const auto config = load_config(write("start_delay_s = 7\n"), base, true);
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->poll_interval, std::chrono::milliseconds(1234));
+    EXPECT_EQ(config->start_delay, std::chrono::seconds(7));
+}
+
+}  // namespace

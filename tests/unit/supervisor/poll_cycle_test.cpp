@@ -1,0 +1,691 @@
+// PollCycle + ActionExecutor end to end over the fake Slurm client, a real SQLite file in a
+// temp dir, the shipped rules catalogue and a fake clock.
+#include "supervisor/poll_cycle.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "supervisor/registrar.h"
+#include "supervisor/resume_env.h"
+#include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/supervisor/printers.h"
+#include "tests/unit/supervisor/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using slurm::JobState;
+using state::ActionStatus;
+using state::Outcome;
+using state::Status;
+
+constexpr const char* k_nccl_log =
+    "step 120 loss 2.31\n"
+    "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+    "600060 milliseconds before timing out.\n";
+
+constexpr const char* k_key_error_log =
+    "step 3 loss 2.9\n"
+    "Traceback (most recent call last):\n"
+    "  File \"train.py\", line 10, in <module>\n"
+    "    x = batch['labels']\n"
+    "KeyError: 'labels'\n";
+
+const recovery::Catalogue& default_catalogue() {
+    static const recovery::Catalogue catalogue = [] {
+        const std::vector<fs::path> files{SUPERVISOR_DEFAULT_RULES};
+        auto loaded = recovery::Catalogue::load(files);
+        if (!loaded) {
+            ADD_FAILURE() << loaded.error().message;
+            return recovery::Catalogue{};
+        }
+        return std::move(*loaded);
+    }();
+    return catalogue;
+}
+
+std::string read(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+long count_of(const std::vector<std::string>& calls, const std::string& prefix) {
+    return std::ranges::count_if(calls,
+                                 [&](const std::string& call) { return call.starts_with(prefix); });
+}
+
+class PollCycleTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_config.state_dir = m_dir.path() / "state";
+        auto store = state::Store::open(m_config.state_dir / state::k_database_file_name);
+        ASSERT_TRUE(store) << store.error().message;
+        m_store = std::move(*store);
+        fs::create_directories(logs());
+        fs::create_directories(checkpoints());
+        m_cycle = std::make_unique<supervisor::PollCycle>(*m_store, m_slurm, m_clock,
+                                                          default_catalogue(), m_config, 0);
+    }
+
+    fs::path logs() const { return m_dir.path() / "logs"; }
+    fs::path checkpoints() const { return m_dir.path() / "ckpt"; }
+    fs::path log_of(const common::JobId& id) const {
+        return logs() / ("slurm-" + id.to_string() + ".out");
+    }
+
+    // A pending batch job whose output goes under the temp dir.
+    common::JobId submit(bool requeueable = true) {
+        const auto id = m_slurm.submit("train", requeueable);
+        auto job = m_slurm.job(id);
+        job.std_out = job.std_err = log_of(id).string();
+        job.work_dir = m_dir.path().string();
+        m_slurm.put(job);
+        return id;
+    }
+
+    void write_log(const common::JobId& id, const std::string& text) {
+        std::ofstream(log_of(id), std::ios::app) << text;
+    }
+    void checkpoint(const std::string& name) { std::ofstream(checkpoints() / name) << "ckpt"; }
+
+    supervisor::RegisterRequest request(const common::JobId& id, std::uint32_t max_attempts = 3) {
+        supervisor::RegisterRequest r;
+        r.job = id;
+        r.checkpoint_dir = checkpoints().string();
+        r.allowed_actions = {"requeue"};
+        r.max_attempts = max_attempts;
+        r.caller = 0;
+        return r;
+    }
+
+    state::Registration register_job(const supervisor::RegisterRequest& r) {
+        auto registration = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+        EXPECT_TRUE(registration) << registration.error().message;
+        EXPECT_EQ(registration->status, Status::enabled) << registration->status_reason;
+        return *registration;
+    }
+
+    supervisor::CycleReport cycle() {
+        m_clock.advance(std::chrono::seconds(10));
+        return m_cycle->run();
+    }
+
+    state::Registration registration(const common::JobId& id) const {
+        auto r = m_store->registration(id);
+        EXPECT_TRUE(r.has_value());
+        return r.value_or(state::Registration{});
+    }
+
+    std::vector<std::string> event_kinds(const common::JobId& id) const {
+        std::vector<std::string> kinds;
+        for (const auto& event : m_store->events(id)) {
+            kinds.push_back(event.kind);
+        }
+        return kinds;
+    }
+
+    std::vector<state::Event> events_of_kind(const common::JobId& id,
+                                             const std::string& kind) const {
+        std::vector<state::Event> found;
+        for (const auto& event : m_store->events(id)) {
+            if (event.kind == kind) {
+                found.push_back(event);
+            }
+        }
+        return found;
+    }
+
+    // Running on `node` and seen running by one cycle.
+    void run_on(const common::JobId& id, const std::string& node) {
+        m_slurm.start(id, node);
+        cycle();
+    }
+
+    // The job's current run ends in a failure with this log.
+    void fail(const common::JobId& id, const std::string& log, int exit_code = 1) {
+        write_log(id, log);
+        m_slurm.finish(id, JobState::failed, exit_code);
+    }
+
+    // The state a requeue of ours leaves (Slurm's view), without a call through the client.
+    void requeued_behind_our_back(const common::JobId& id) {
+        auto job = m_slurm.job(id);
+        job.state = JobState::pending;
+        job.restart_count += 1;
+        job.exit_code.reset();
+        job.signal.reset();
+        job.start_time.reset();
+        job.end_time.reset();
+        m_slurm.put(job);
+    }
+
+    supervisor::test::TempDir m_dir;
+    common::FakeClock m_clock;
+    fakes::FakeSlurmClient m_slurm{m_clock};
+    supervisor::Config m_config;
+    std::unique_ptr<state::Store> m_store;
+    std::unique_ptr<supervisor::PollCycle> m_cycle;
+};
+
+// --- a. a failure recovered from the last checkpoint -------------------------------------------
+
+TEST_F(PollCycleTest, NcclTimeoutIsRequeuedOnceFromTheLastCheckpointAndSucceeds) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.notify = {"mailto:owner@example.org"};
+    register_job(r);
+    EXPECT_EQ(m_store->resume_env(id), (state::ResumeEnv{{"SUPERVISOR_ATTEMPT", "1"}}));
+
+    run_on(id, "n1");
+    EXPECT_EQ(registration(id).status, Status::enabled);
+
+    fail(id, k_nccl_log);
+    const auto report = cycle();
+    EXPECT_TRUE(report.slurm_reachable);
+
+    const auto checkpoint_path = (checkpoints() / "step_000020.pt").string();
+    auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.attempt, 2U);
+    EXPECT_EQ(reg.seen_restart_count, 1U);
+    EXPECT_EQ(reg.last_cause, "nccl_timeout");
+    EXPECT_EQ(reg.last_checkpoint, checkpoint_path);
+
+    // Exactly one requeue, then the start delay removed.
+    EXPECT_EQ(m_slurm.calls(), (std::vector<std::string>{"requeue " + id.to_string(),
+                                                         "start-time " + id.to_string()}));
+    EXPECT_EQ(m_slurm.job(id).restart_count, 1U);
+
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_EQ(actions[0].kind, "requeue");
+    EXPECT_EQ(actions[0].attempt, 1U);
+    EXPECT_EQ(actions[0].step, 0U);
+    EXPECT_EQ(actions[0].status, ActionStatus::done) << actions[0].result;
+    EXPECT_NE(actions[0].result.find("requeued"), std::string::npos) << actions[0].result;
+    EXPECT_EQ(nlohmann::json::parse(actions[0].params_json).value("expected_restart_count", 99), 0);
+
+    const state::ResumeEnv expected_env{{"SUPERVISOR_ATTEMPT", "2"},
+                                        {"SUPERVISOR_RESUME_FROM", checkpoint_path}};
+    EXPECT_EQ(m_store->resume_env(id), expected_env);
+    const auto env_file = supervisor::env_file_path(m_config.state_dir, id);
+    EXPECT_EQ(env_file, m_config.state_dir / "env" / (id.to_string() + ".sh"));
+    const auto env_text = read(env_file);
+    EXPECT_NE(env_text.find("export SUPERVISOR_ATTEMPT='2'\n"), std::string::npos) << env_text;
+    EXPECT_NE(env_text.find("export SUPERVISOR_RESUME_FROM='" + checkpoint_path + "'\n"),
+              std::string::npos)
+        << env_text;
+
+    const auto attempts = m_store->attempts(id);
+    ASSERT_EQ(attempts.size(), 2U);
+    EXPECT_EQ(attempts[0].number, 1U);
+    EXPECT_EQ(attempts[0].final_state, "FAILED");
+    EXPECT_EQ(attempts[0].exit_code, 1);
+    EXPECT_EQ(attempts[0].nodes, "n1");
+    EXPECT_EQ(attempts[0].cause, "nccl_timeout");
+    EXPECT_TRUE(attempts[0].started_at.has_value());
+    EXPECT_TRUE(attempts[0].ended_at.has_value());
+    EXPECT_EQ(attempts[1].number, 2U);
+    EXPECT_EQ(attempts[1].resumed_from, checkpoint_path);
+    EXPECT_EQ(attempts[1].restart_count, 1U);
+
+    const auto diagnoses = events_of_kind(id, "diagnosis");
+    ASSERT_EQ(diagnoses.size(), 1U);
+    EXPECT_EQ(nlohmann::json::parse(diagnoses[0].data_json).value("cause", ""), "nccl_timeout");
+
+    // The job is back in the queue: recovered.
+    cycle();
+    reg = registration(id);
+    EXPECT_EQ(reg.status, Status::enabled) << reg.status_reason;
+
+    run_on(id, "n2");
+    m_slurm.finish(id, JobState::completed, 0);
+    cycle();
+    reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::succeeded);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    const auto final_attempts = m_store->attempts(id);
+    ASSERT_EQ(final_attempts.size(), 2U);
+    EXPECT_EQ(final_attempts[1].nodes, "n2");
+
+    EXPECT_EQ(event_kinds(id),
+              (std::vector<std::string>{
+                  "registered", "transition",             // pending -> enabled
+                  "started", "observed",                  // attempt 1 running on n1
+                  "observed", "diagnosis", "transition",  // failed, enabled -> recovering
+                  "decision", "action", "action",         // plan; requeue starting, done
+                  "observed", "transition",               // pending again; -> enabled
+                  "started", "observed",                  // attempt 2 running on n2
+                  "observed", "transition",               // COMPLETED; -> completed/succeeded
+              }));
+    const auto transitions = events_of_kind(id, "transition");
+    ASSERT_EQ(transitions.size(), 4U);
+    EXPECT_EQ(transitions[1].message.rfind("enabled -> recovering", 0), 0U)
+        << transitions[1].message;
+    EXPECT_EQ(transitions[2].message.rfind("recovering -> enabled", 0), 0U)
+        << transitions[2].message;
+    EXPECT_EQ(transitions[3].message.rfind("enabled -> completed/succeeded", 0), 0U)
+        << transitions[3].message;
+
+    // The owner heard of the failure and of the end.
+    const auto notifications = m_store->notifications(id);
+    ASSERT_EQ(notifications.size(), 2U);
+    EXPECT_NE(notifications[0].subject.find("recovering"), std::string::npos);
+    EXPECT_NE(notifications[0].body.find("nccl_timeout"), std::string::npos)
+        << notifications[0].body;
+    EXPECT_NE(notifications[1].subject.find("completed/succeeded"), std::string::npos);
+}
+
+// --- b. a person cancels -----------------------------------------------------------------------
+
+TEST_F(PollCycleTest, CancelledByAPersonCompletesAsCancelledWithoutRequeue) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    m_slurm.finish(id, JobState::cancelled, 0, 9);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::cancelled);
+    EXPECT_TRUE(m_slurm.calls().empty()) << m_slurm.calls().front();
+    EXPECT_TRUE(m_store->actions(id).empty());
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty());
+
+    cycle();  // no longer watched
+    EXPECT_TRUE(m_slurm.calls().empty());
+}
+
+// --- c. the attempt budget ----------------------------------------------------------------------
+
+TEST_F(PollCycleTest, FailingEveryAttemptStopsAtTheBudget) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 2));
+
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::recovering);
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::enabled);
+
+    run_on(id, "n2");
+    fail(id, k_nccl_log);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_NE(reg.status_reason.find("budget"), std::string::npos) << reg.status_reason;
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(m_store->actions(id).size(), 1U);
+
+    for (int i = 0; i < 3; ++i) {
+        cycle();  // never loops
+    }
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(registration(id).outcome, Outcome::unrecoverable);
+    const auto decisions = events_of_kind(id, "decision");
+    ASSERT_EQ(decisions.size(), 2U);
+    EXPECT_EQ(decisions[1].message.rfind("escalate", 0), 0U) << decisions[1].message;
+}
+
+// --- d. a code bug is never retried -------------------------------------------------------------
+
+TEST_F(PollCycleTest, CodeBugEscalatesWithoutRequeue) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    fail(id, k_key_error_log);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_EQ(reg.last_cause, "code_bug");
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    EXPECT_TRUE(m_store->actions(id).empty());
+    EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_ATTEMPT"), "1");
+}
+
+TEST_F(PollCycleTest, RequeueNotWhitelistedEscalatesWithWouldHaveDone) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"exclude_node"};
+    register_job(r);
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    const auto decisions = events_of_kind(id, "decision");
+    ASSERT_EQ(decisions.size(), 1U);
+    const auto data = nlohmann::json::parse(decisions[0].data_json);
+    ASSERT_FALSE(data.at("would_have_done").empty()) << data.dump();
+    EXPECT_NE(data.at("would_have_done")[0].get<std::string>().find("step_000020.pt"),
+              std::string::npos);
+}
+
+// --- e. Slurm requeues the job itself after a node failure --------------------------------------
+
+TEST_F(PollCycleTest, NodeFailureRequeuedBySlurmIsRecordedOnceAndNotRequeuedAgain) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+
+    m_slurm.fail_node("n1");
+    cycle();
+    auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.seen_restart_count, 1U);
+    EXPECT_EQ(reg.attempt, 2U);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0) << "Slurm already requeued it";
+
+    const auto diagnoses = events_of_kind(id, "diagnosis");
+    ASSERT_EQ(diagnoses.size(), 1U);
+    const auto diagnosis = nlohmann::json::parse(diagnoses[0].data_json);
+    EXPECT_EQ(diagnosis.value("cause", ""), "node_failure") << diagnosis.dump();
+    EXPECT_NE(diagnosis.at("nodes").dump().find("n1"), std::string::npos) << diagnosis.dump();
+    const auto attempts = m_store->attempts(id);
+    ASSERT_EQ(attempts.size(), 2U);
+    EXPECT_EQ(attempts[0].final_state, "NODE_FAIL");
+    EXPECT_EQ(attempts[0].nodes, "n1");
+    EXPECT_EQ(attempts[0].cause, "node_failure");
+    EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_RESUME_FROM"),
+              (checkpoints() / "step_000020.pt").string());
+    for (const auto& action : m_store->actions(id)) {
+        EXPECT_EQ(action.status, ActionStatus::done) << action.result;
+        EXPECT_NE(action.result.find("already requeued"), std::string::npos) << action.result;
+    }
+
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    run_on(id, "n2");
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    m_slurm.finish(id, JobState::completed, 0);
+    cycle();
+    reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::succeeded);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    EXPECT_EQ(events_of_kind(id, "diagnosis").size(), 1U) << "the failure is recorded once";
+}
+
+TEST_F(PollCycleTest, NodeFailureWithoutRequeueWhitelistedReturnsToEnabledOnceQueued) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {};
+    register_job(r);
+    run_on(id, "n1");
+
+    m_slurm.fail_node("n1");
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::recovering);
+    EXPECT_TRUE(m_store->actions(id).empty());
+    EXPECT_TRUE(m_slurm.calls().empty());
+    // No action of ours, but the job still gets its resume environment before it starts.
+    const auto text = read(supervisor::env_file_path(m_config.state_dir, id));
+    EXPECT_NE(text.find("export SUPERVISOR_ATTEMPT='2'\n"), std::string::npos) << text;
+
+    // Slurm shows the job pending again; nothing else changes in the cluster.
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::enabled) << registration(id).status_reason;
+}
+
+// --- f. slurmctld unreachable -------------------------------------------------------------------
+
+TEST_F(PollCycleTest, UnreachableSlurmIsNeverTakenForAFailure) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+
+    const auto before = registration(id);
+    const auto events_before = m_store->events(id).size();
+    m_slurm.set_unreachable(true);
+    const auto report = cycle();
+    EXPECT_FALSE(report.slurm_reachable);
+    EXPECT_FALSE(report.slurm_error.empty());
+    EXPECT_EQ(report.transitions, 0);
+    EXPECT_EQ(registration(id), before);
+    EXPECT_EQ(m_store->events(id).size(), events_before);
+    EXPECT_TRUE(m_store->actions(id).empty());
+
+    m_slurm.set_unreachable(false);
+    const auto back = cycle();
+    EXPECT_TRUE(back.slurm_reachable);
+    EXPECT_EQ(registration(id).status, Status::recovering);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+}
+
+TEST_F(PollCycleTest, UnreachableDuringTheRequeueLeavesTheActionForTheNextCycle) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    // A further cycle with slurmctld gone and back changes nothing already done.
+    m_slurm.set_unreachable(true);
+    cycle();
+    m_slurm.set_unreachable(false);
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(registration(id).status, Status::enabled);
+}
+
+// --- g. crash safety: actions left in flight by a killed process --------------------------------
+
+class CrashRecoveryTest : public PollCycleTest {
+  protected:
+    // The state begin_recovery() commits for attempt 1 failing at restart count 0.
+    common::JobId recovering_job(ActionStatus left_as) {
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        register_job(request(id));
+        run_on(id, "n1");
+        fail(id, k_nccl_log);
+
+        auto reg = registration(id);
+        reg.status = Status::recovering;
+        reg.attempt = 2;
+        reg.last_cause = "nccl_timeout";
+        auto transaction = m_store->begin();
+        m_store->update_registration(reg);
+        state::Action action;
+        action.job = id;
+        action.attempt = 1;
+        action.step = 0;
+        action.kind = "requeue";
+        action.params_json = R"({"expected_restart_count":0,"argument":""})";
+        action.created_at = action.updated_at = m_clock.now();
+        const auto action_id = m_store->insert_action(action);
+        if (left_as != ActionStatus::planned) {
+            m_store->set_action_status(action_id, left_as, "", m_clock.now());
+        }
+        m_store->set_resume_env(id, {{"SUPERVISOR_ATTEMPT", "2"}});
+        transaction.commit();
+        return id;
+    }
+};
+
+TEST_F(CrashRecoveryTest, ExecutingActionWhoseRequeueHappenedIsOnlyRecorded) {
+    const auto id = recovering_job(ActionStatus::executing);
+    requeued_behind_our_back(id);  // killed after acting, before recording the result
+    ASSERT_EQ(m_slurm.job(id).restart_count, 1U);
+
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0) << "no second requeue";
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_EQ(actions[0].status, ActionStatus::done);
+    EXPECT_NE(actions[0].result.find("already requeued"), std::string::npos) << actions[0].result;
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.seen_restart_count, 1U);
+    EXPECT_EQ(reg.status, Status::enabled) << reg.status_reason;
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty()) << "not taken for a new failure";
+    EXPECT_TRUE(fs::exists(supervisor::env_file_path(m_config.state_dir, id)));
+
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+}
+
+TEST_F(CrashRecoveryTest, PlannedActionIsCarriedOutExactlyOnce) {
+    const auto id = recovering_job(ActionStatus::planned);  // killed before acting
+    ASSERT_EQ(m_slurm.job(id).restart_count, 0U);
+
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue " + id.to_string()), 1);
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_EQ(actions[0].status, ActionStatus::done) << actions[0].result;
+    EXPECT_EQ(registration(id).seen_restart_count, 1U);
+
+    cycle();
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty()) << "our own requeue is not news";
+}
+
+TEST_F(CrashRecoveryTest, ExecutingActionWhoseRequeueDidNotHappenIsCarriedOutOnce) {
+    const auto id = recovering_job(ActionStatus::executing);  // killed between intent and act
+    cycle();
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(m_store->actions(id).at(0).status, ActionStatus::done);
+    EXPECT_EQ(registration(id).status, Status::enabled);
+}
+
+// --- h. purged ----------------------------------------------------------------------------------
+
+TEST_F(PollCycleTest, PurgedJobCompletesAsLost) {
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    m_slurm.purge(id);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::lost);
+    EXPECT_TRUE(m_slurm.calls().empty());
+}
+
+TEST_F(PollCycleTest, UnchangedClusterCostsOneQueryAndNothingElse) {
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    const auto events = m_store->events(id).size();
+    const auto loads = m_slurm.load_count();
+    const auto report = cycle();
+    EXPECT_FALSE(report.slurm_changed);
+    EXPECT_EQ(m_slurm.load_count(), loads + 1);
+    EXPECT_EQ(m_store->events(id).size(), events);
+}
+
+// --- i. registration ----------------------------------------------------------------------------
+
+TEST_F(PollCycleTest, RegisteringAnUnknownJobFailsAndWritesNothing) {
+    const common::JobId unknown{424242, std::nullopt};
+    const auto result =
+        supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(unknown));
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("424242"), std::string::npos) << result.error().message;
+    EXPECT_FALSE(m_store->registration(unknown).has_value());
+    EXPECT_TRUE(m_store->registrations(false).empty());
+    EXPECT_FALSE(fs::exists(supervisor::env_file_path(m_config.state_dir, unknown)));
+}
+
+TEST_F(PollCycleTest, RegisteringWithAnUnknownActionFailsNamingIt) {
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "reboot_the_cluster"};
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("reboot_the_cluster"), std::string::npos)
+        << result.error().message;
+    EXPECT_NE(result.error().hint.find("requeue"), std::string::npos) << result.error().hint;
+    EXPECT_FALSE(m_store->registration(id).has_value());
+}
+
+TEST_F(PollCycleTest, RegisteringTwiceFails) {
+    const auto id = submit();
+    register_job(request(id));
+    const auto events = m_store->events(id).size();
+    const auto again = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(id));
+    ASSERT_FALSE(again);
+    EXPECT_NE(again.error().message.find("already registered"), std::string::npos)
+        << again.error().message;
+    EXPECT_EQ(m_store->events(id).size(), events);
+    EXPECT_EQ(registration(id).status, Status::enabled);
+}
+
+TEST_F(PollCycleTest, NotRequeueableJobIsACredentialErrorSayingHowToFixIt) {
+    const auto id = submit(/*requeueable=*/false);
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(id));
+    ASSERT_TRUE(result) << result.error().message;
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::credential_error);
+    EXPECT_NE(reg.status_reason.find("Requeue"), std::string::npos) << reg.status_reason;
+    EXPECT_NE(reg.status_reason.find("not requeueable"), std::string::npos) << reg.status_reason;
+
+    // Not watched: a failure of this job is not acted on.
+    m_slurm.start(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::credential_error);
+    EXPECT_TRUE(m_slurm.calls().empty());
+}
+
+TEST_F(PollCycleTest, UnreadableCheckpointDirIsACredentialError) {
+    const auto id = submit();
+    auto r = request(id);
+    r.checkpoint_dir = (m_dir.path() / "no-such-dir").string();
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_TRUE(result) << result.error().message;
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::credential_error);
+    EXPECT_NE(reg.status_reason.find("no-such-dir"), std::string::npos) << reg.status_reason;
+}
+
+TEST_F(PollCycleTest, RegisteringSomeoneElsesJobAsAnotherUserIsACredentialError) {
+    const auto id = submit();
+    auto job = m_slurm.job(id);
+    job.user_id = 1234;
+    m_slurm.put(job);
+    auto r = request(id);
+    r.caller = 5678;
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(registration(id).status, Status::credential_error);
+    EXPECT_NE(registration(id).status_reason.find("1234"), std::string::npos);
+}
+
+TEST_F(PollCycleTest, RegistrationWritesTheInitialResumeEnvironmentFile) {
+    const auto id = submit();
+    register_job(request(id));
+    const auto text = read(supervisor::env_file_path(m_config.state_dir, id));
+    EXPECT_NE(text.find("export SUPERVISOR_ATTEMPT='1'\n"), std::string::npos) << text;
+    const auto attempts = m_store->attempts(id);
+    ASSERT_EQ(attempts.size(), 1U);
+    EXPECT_EQ(attempts[0].number, 1U);
+}
+
+}  // namespace
