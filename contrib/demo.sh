@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The README's "set up and run" command: installs what is missing, builds, starts the local dev
-# cluster (contrib/dev-cluster, default directory), submits a job that fails and shows what the
-# supervisor sees of it through libslurm. Leaves the cluster running; stop it with
-# contrib/dev-cluster/down.sh.
-#
-# Today this shows the Slurm side (issue 2). Registering the job and recovering it from its
-# last checkpoint is issue 3; this script grows with it.
+# The README's "set up and run" command. Installs what is missing, builds, starts the local dev
+# cluster (contrib/dev-cluster, default directory), submits the example PyTorch training job
+# (contrib/examples) with a failure injected at step 25 (an NCCL watchdog timeout), registers it,
+# and runs the supervisor until the job has been diagnosed, requeued from its last checkpoint
+# and has finished. Then shows `supervisor status` and `supervisor events`. About a minute once
+# installed. Leaves the cluster running; stop it with contrib/dev-cluster/down.sh.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build}"
+demo_dir="${DEMO_DIR:-/tmp/slurm-supervisor-demo}"
 
 "$root/contrib/install-deps.sh"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -17,25 +17,45 @@ cmake --build "$build_dir" -j "$(nproc)" --target supervisor
 supervisor="$build_dir/src/supervisor"
 
 eval "$("$root/contrib/dev-cluster/up.sh")"
-echo
-echo "== the cluster, as the supervisor sees it"
-"$supervisor" inspect nodes
+rm -rf "$demo_dir"
+mkdir -p "$demo_dir/checkpoints"
+export SUPERVISOR_STATE_DIR="$demo_dir/state"
 
-out_dir="${SLURM_TEST_DIR:-/tmp/slurm-supervisor-dev}/jobs"
-mkdir -p "$out_dir"
-job=$(sbatch --parsable -J demo-train -o "$out_dir/%x-%j.out" \
-    --wrap 'echo "step 100 loss 2.31"; echo "RuntimeError: CUDA error: an illegal memory access was encountered" >&2; exit 3')
 echo
-echo "== submitted job $job; waiting for it to end"
-for _ in $(seq 60); do
-    state=$(squeue -h -j "$job" -o %T 2>/dev/null || true)
-    [[ "$state" == FAILED || "$state" == COMPLETED ]] && break
-    sleep 0.5
+echo "== 1. submit the example training job; it will die at step 25 of 60 on its first run"
+job=$(sbatch --parsable --chdir "$demo_dir" -o "$demo_dir/train-%j.out" \
+    --export="ALL,SUPERVISOR_BIN=$supervisor,FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout" \
+    "$root/contrib/examples/train.sbatch" --checkpoint-dir "$demo_dir/checkpoints" --step-seconds 0.1)
+echo "submitted job $job"
+
+echo
+echo "== 2. register it: checkpoints in $demo_dir/checkpoints, requeue allowed"
+"$supervisor" register "$job" --checkpoint-dir "$demo_dir/checkpoints" --allow requeue
+
+echo
+echo "== 3. run the supervisor until the job is finished (its log: $demo_dir/daemon.log)"
+"$supervisor" run --poll-interval-ms 1000 >"$demo_dir/daemon.log" 2>&1 &
+daemon=$!
+trap 'kill "$daemon" 2>/dev/null || true' EXIT
+last=""
+for _ in $(seq 300); do
+    now=$("$supervisor" status "$job" | sed -n 2p | awk '{print $3, $4, $5}')
+    [[ "$now" != "$last" ]] && echo "   $(date +%T)  $now" && last="$now"
+    [[ "$now" == completed/* ]] && break
+    sleep 1
 done
-"$supervisor" inspect job "$job"
+kill "$daemon"
+wait "$daemon" 2>/dev/null || true
+
 echo
-echo "== its log (path expanded from the %x-%j pattern by the supervisor)"
-cat "$out_dir/demo-train-$job.out"
+echo "== 4. supervisor status $job"
+"$supervisor" status --all
 echo
-echo "The cluster keeps running. Use it with:  export SLURM_CONF=$SLURM_CONF"
-echo "Stop it with:                           $root/contrib/dev-cluster/down.sh"
+echo "== 5. supervisor events $job"
+"$supervisor" events "$job"
+echo
+echo "== 6. the job's own log: attempt 1 failed, attempt 2 resumed from the checkpoint"
+grep -E "^(supervisor-example|starting|resumed|training finished)|Watchdog" "$demo_dir/train-$job.out"
+echo
+echo "The cluster keeps running: export SLURM_CONF=$SLURM_CONF SUPERVISOR_STATE_DIR=$SUPERVISOR_STATE_DIR"
+echo "Stop it with: $root/contrib/dev-cluster/down.sh"

@@ -1,5 +1,6 @@
 #include "json_output.h"
 
+#include <cstdio>
 #include <ctime>
 
 namespace cli {
@@ -18,10 +19,15 @@ nlohmann::json optional_value(const std::optional<T>& value) {
 
 std::string format_time(const slurm::TimePoint& when) {
     const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            when.time_since_epoch())
+                            .count() %
+                        1000;
     std::tm utc{};
     gmtime_r(&seconds, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    char text[40];
+    const auto length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+    std::snprintf(text + length, sizeof text - length, ".%03dZ", static_cast<int>(millis));
     return text;
 }
 

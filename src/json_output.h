@@ -10,6 +10,7 @@ namespace cli {
 
 [[nodiscard]] nlohmann::json to_json(const slurm::JobSnapshot& job);
 [[nodiscard]] nlohmann::json to_json(const slurm::NodeSnapshot& node);
-[[nodiscard]] std::string format_time(const slurm::TimePoint& when);  // ISO 8601, UTC
+// ISO 8601 in UTC with milliseconds: 2026-11-22T03:04:18.123Z
+[[nodiscard]] std::string format_time(const slurm::TimePoint& when);
 
 }  // namespace cli

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "supervisor/failure_analysis.h"
+#include "supervisor/failure_history.h"
 #include "supervisor/journal.h"
 #include "supervisor/observe.h"
 #include "supervisor/registration_check.h"
@@ -197,7 +198,7 @@ void PollCycle::look_at(state::Registration registration,
     auto transaction = m_store.begin();
     const auto before = registration;
     if (job && job->state == slurm::JobState::running) {
-        track_running(registration, *job);
+        track_running(registration, *job, now);
     }
     if (job && registration.last_slurm_state != slurm::to_string(job->state)) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));
@@ -237,17 +238,18 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     transaction.commit();
 }
 
-void PollCycle::track_running(state::Registration& registration, const slurm::JobSnapshot& job) {
+void PollCycle::track_running(state::Registration& registration, const slurm::JobSnapshot& job,
+                              common::TimePoint now) {
     auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
     if (attempt.started_at && attempt.nodes == job.nodes) {
         return;
     }
-    attempt.started_at = job.start_time.value_or(m_clock.now());
+    attempt.started_at = job.start_time.value_or(now);
     attempt.nodes = job.nodes;
     attempt.restart_count = job.restart_count;
     m_store.upsert_attempt(attempt);
-    record_event(m_store, registration.job, m_clock.now(), "started",
+    record_event(m_store, registration.job, now, "started",
                  "attempt " + std::to_string(attempt.number) + " running on " + job.nodes +
                      (attempt.resumed_from.empty() ? ", from scratch"
                                                    : ", resuming from " + attempt.resumed_from),
@@ -270,8 +272,13 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     context.restart_delta = job.restart_count - std::min(job.restart_count,
                                                          registration.seen_restart_count);
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    const auto correlation =
+        correlate_with_journal(m_store, registration.job, static_cast<int>(attempt.number),
+                               context.run_nodes, analysis.diagnosis, now);
+    const auto correlated = describe(correlation);  // recorded only: the plan ignores it
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));
-    const auto details = details_of(analysis);
+    const auto details =
+        details_of(analysis) + (correlated.empty() ? "" : "Correlation: " + correlated + "\n");
 
     auto transaction = m_store.begin();
     record_event(m_store, registration.job, now, "observed",
@@ -282,8 +289,12 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
                                            std::to_string(job.restart_count) + ")"
                                      : ""),
                  {{"state", analysis.slurm_state}, {"restart_count", job.restart_count}});
+    auto diagnosis_data = diagnosis_json(analysis);
+    diagnosis_data["attempt"] = attempt.number;
+    diagnosis_data["correlation"] = correlation_json(correlation);
     record_event(m_store, registration.job, now, "diagnosis",
-                 cause + ": " + analysis.diagnosis.summary, diagnosis_json(analysis));
+                 with_correlation(cause + ": " + analysis.diagnosis.summary, correlation),
+                 diagnosis_data);
 
     attempt.ended_at = job.end_time.value_or(now);
     attempt.final_state = analysis.slurm_state;
@@ -302,9 +313,8 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     apply_transition(m_store, registration, observation,
-                     "attempt " + std::to_string(attempt.number) + " failed: " +
-                         analysis.diagnosis.summary,
-                     now, details);
+                     "attempt " + std::to_string(attempt.number) + " failed (" + cause + ")", now,
+                     details);
 
     nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
                                 {"reason", analysis.plan.reason},

@@ -46,7 +46,8 @@ private:
     void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
                  bool plan_in_progress, CycleReport& report);
     void validate(state::Registration& registration, const slurm::JobSnapshot& job);
-    void track_running(state::Registration& registration, const slurm::JobSnapshot& job);
+    void track_running(state::Registration& registration, const slurm::JobSnapshot& job,
+                       common::TimePoint now);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation);
     const std::vector<slurm::NodeSnapshot>& nodes();
