@@ -1,0 +1,190 @@
+// Reads the journal's "diagnosis" events back into failure records and wraps the pure
+// correlation of recovery/correlation.h with what the journal and a person need.
+#include "supervisor/failure_history.h"
+
+#include <algorithm>
+#include <set>
+
+#include "recovery/cause.h"
+#include "recovery/hostlist.h"
+
+namespace supervisor {
+namespace {
+
+std::string join(const std::vector<int>& numbers) {
+    std::string text;
+    for (const auto number : numbers) {
+        text += (text.empty() ? "" : ", ") + std::to_string(number);
+    }
+    return text;
+}
+
+std::string plural(std::size_t count, const std::string& word) {
+    return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::optional<recovery::FailureRecord> failure_record_of(const state::Event& event,
+                                                         int fallback_attempt) {
+    if (event.kind != "diagnosis") {
+        return std::nullopt;
+    }
+    const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
+    if (!data.is_object() || !data.contains("cause") || !data["cause"].is_string()) {
+        return std::nullopt;
+    }
+    recovery::FailureRecord record;
+    record.time = event.at;
+    record.job = event.job.to_string();
+    record.attempt = fallback_attempt;
+    if (const auto it = data.find("attempt"); it != data.end() && it->is_number_integer()) {
+        record.attempt = it->get<int>();
+    }
+    record.cause = recovery::cause_from_string(data["cause"].get<std::string>())
+                       .value_or(recovery::Cause::unknown);
+    if (const auto it = data.find("nodes"); it != data.end() && it->is_array()) {
+        for (const auto& node : *it) {
+            if (node.is_string()) {
+                record.nodes.push_back(node.get<std::string>());
+            }
+        }
+    }
+    if (const auto it = data.find("step"); it != data.end() && it->is_number_integer()) {
+        record.step = it->get<std::int64_t>();
+    }
+    return record;
+}
+
+std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
+                                                     const common::JobId& job,
+                                                     common::TimePoint now,
+                                                     std::chrono::hours window) {
+    const auto cutoff = now - window;
+    std::vector<recovery::FailureRecord> history;
+    for (const auto& registration : store.registrations(false)) {
+        const bool own = registration.job == job;
+        if (!own && registration.updated_at < cutoff) {
+            continue;  // nothing of it changed, so nothing failed, within the window
+        }
+        int ordinal = 0;
+        for (const auto& event : store.events(registration.job)) {
+            if (event.kind != "diagnosis") {
+                continue;
+            }
+            ++ordinal;
+            if (!own && (event.at < cutoff || event.at > now)) {
+                continue;
+            }
+            if (auto record = failure_record_of(event, ordinal)) {
+                history.push_back(std::move(*record));
+            }
+        }
+    }
+    return history;
+}
+
+FailureCorrelation correlate_failure(std::span<const recovery::FailureRecord> history,
+                                     const recovery::FailureRecord& failure,
+                                     std::span<const std::string> run_nodes, common::TimePoint now,
+                                     std::chrono::hours window) {
+    std::vector<recovery::FailureRecord> records;
+    records.reserve(history.size() + 1);
+    for (const auto& record : history) {
+        if (!(record.job == failure.job && record.attempt == failure.attempt)) {
+            records.push_back(record);
+        }
+    }
+    records.push_back(failure);
+
+    FailureCorrelation correlation;
+    correlation.window = window;
+    correlation.attempts = recovery::correlate_attempts(records, failure.job);
+
+    std::set<std::string> touched(failure.nodes.begin(), failure.nodes.end());
+    touched.insert(run_nodes.begin(), run_nodes.end());
+    recovery::NodeSuspicionOptions options;
+    options.min_failures = k_suspect_min_failures;
+    options.window = window;
+    for (auto& suspect : recovery::suspect_nodes(records, now, options)) {
+        if (touched.contains(suspect.node)) {
+            correlation.suspects.push_back(std::move(suspect));
+        }
+    }
+    return correlation;
+}
+
+FailureCorrelation correlate_with_journal(const state::Store& store, const common::JobId& job,
+                                          int attempt, const std::string& run_nodes,
+                                          const recovery::Diagnosis& diagnosis,
+                                          common::TimePoint now) {
+    const auto history = failure_history(store, job, now);
+    const auto failure = recovery::record_of(diagnosis, now, job.to_string(), attempt);
+    auto nodes = recovery::expand_hostlist(run_nodes);
+    const std::vector<std::string> ran_on = nodes ? std::move(*nodes) : std::vector<std::string>{};
+    return correlate_failure(history, failure, ran_on, now);
+}
+
+nlohmann::json correlation_json(const FailureCorrelation& correlation) {
+    nlohmann::json repeated = nlohmann::json::array();
+    for (const auto& r : correlation.attempts.repeated) {
+        repeated.push_back(
+            {{"cause", recovery::to_string(r.cause)}, {"step", r.step}, {"attempts", r.attempts}});
+    }
+    nlohmann::json shared = nlohmann::json::array();
+    for (const auto& s : correlation.attempts.shared_nodes) {
+        nlohmann::json causes = nlohmann::json::array();
+        for (const auto cause : s.causes) {
+            causes.push_back(recovery::to_string(cause));
+        }
+        shared.push_back({{"node", s.node}, {"attempts", s.attempts}, {"causes", causes}});
+    }
+    nlohmann::json suspects = nlohmann::json::array();
+    for (const auto& s : correlation.suspects) {
+        suspects.push_back({{"node", s.node}, {"failures", s.failures}, {"jobs", s.jobs}});
+    }
+    return {{"window_hours", correlation.window.count()},
+            {"repeated", repeated},
+            {"shared_nodes", shared},
+            {"suspect_nodes", suspects}};
+}
+
+std::string describe(const FailureCorrelation& correlation) {
+    std::vector<std::string> sentences;
+    for (const auto& r : correlation.attempts.repeated) {
+        sentences.push_back(std::string(recovery::to_string(r.cause)) + " again at step " +
+                            std::to_string(r.step) + " (attempts " + join(r.attempts) +
+                            "): reproducible, a requeue alone will not cure it");
+    }
+    for (const auto& s : correlation.attempts.shared_nodes) {
+        std::string causes;
+        for (const auto cause : s.causes) {
+            causes += (causes.empty() ? "" : ", ") + std::string(recovery::to_string(cause));
+        }
+        sentences.push_back("node " + s.node + " named by attempts " + join(s.attempts) +
+                            " with different causes (" + causes + ")");
+    }
+    for (const auto& s : correlation.suspects) {
+        sentences.push_back("node " + s.node + " implicated in " + plural(s.failures, "failure") +
+                            " of " + plural(s.jobs.size(), "job") + " in " +
+                            std::to_string(correlation.window.count()) + " h");
+    }
+    std::string text;
+    for (const auto& sentence : sentences) {
+        text += (text.empty() ? "" : "; ") + sentence;
+    }
+    return text;
+}
+
+std::string with_correlation(std::string text, const FailureCorrelation& correlation) {
+    const auto sentence = describe(correlation);
+    if (sentence.empty()) {
+        return text;
+    }
+    if (!text.empty() && text.back() != '.') {
+        text += '.';
+    }
+    return text + (text.empty() ? "" : " ") + "Correlation: " + sentence + ".";
+}
+
+}  // namespace supervisor

@@ -1,0 +1,89 @@
+// Failure history: the "diagnosis" events of the journal read back as recovery::FailureRecords,
+// and the correlation of a new failure with them (recovery/correlation.h) — across the job's
+// own attempts (the same cause at the same step again; different causes naming one node) and
+// across registered jobs (a node implicated in several failures within a window is suspect).
+//
+// The daemon records the result in the new failure's "diagnosis" event under "correlation"
+// (correlation_json) and appends describe() to its message; `supervisor diagnose JOBID` prints
+// it. Recording only: nothing here changes a plan.
+//
+// Cost: only jobs whose registration changed within the window are read (each failure updates
+// its registration), one indexed per-job query each; the job being diagnosed is read whole so
+// its attempt correlation sees every attempt, however long ago.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/job_id.h"
+#include "recovery/correlation.h"
+#include "recovery/diagnosis.h"
+#include "state/store.h"
+
+namespace supervisor {
+
+// Failures of other jobs older than this are not read; suspect nodes count within it.
+inline constexpr std::chrono::hours k_history_window{24};
+// A node becomes suspect when implicated in at least this many failures within the window.
+inline constexpr std::size_t k_suspect_min_failures = 3;
+
+// One "diagnosis" event as a failure record; nullopt for another kind of event or data that
+// is not a diagnosis. The attempt is data["attempt"] when recorded, else `fallback_attempt`.
+[[nodiscard]] std::optional<recovery::FailureRecord> failure_record_of(const state::Event& event,
+                                                                       int fallback_attempt);
+
+// The failures recorded in the journal: every one of `job`, and those of the other
+// registered jobs within [now - window, now]. Events written before "attempt" was recorded
+// are numbered by their order within their job.
+[[nodiscard]] std::vector<recovery::FailureRecord> failure_history(
+    const state::Store& store, const common::JobId& job, common::TimePoint now,
+    std::chrono::hours window = k_history_window);
+
+struct FailureCorrelation {
+    recovery::AttemptCorrelation attempts;        // this job's attempts, the new one included
+    std::vector<recovery::SuspectNode> suspects;  // suspect nodes this failure touches
+    std::chrono::hours window = k_history_window;
+
+    [[nodiscard]] bool empty() const { return attempts.empty() && suspects.empty(); }
+};
+
+// Correlates `failure` with `history` (a record of the same job and attempt in the history is
+// replaced by `failure`, so diagnosing a failure already journalled does not count it twice).
+// Suspects are limited to the failure's implicated nodes and `run_nodes` (the nodes the run
+// had), so one job's journal does not list every bad node of the cluster.
+[[nodiscard]] FailureCorrelation correlate_failure(std::span<const recovery::FailureRecord> history,
+                                                   const recovery::FailureRecord& failure,
+                                                   std::span<const std::string> run_nodes,
+                                                   common::TimePoint now,
+                                                   std::chrono::hours window = k_history_window);
+
+// The daemon's hook: reads the history from `store` and correlates the new diagnosis of
+// `job`'s attempt `attempt`, run on `run_nodes` (a Slurm host list, may be empty). Read-only.
+[[nodiscard]] FailureCorrelation correlate_with_journal(const state::Store& store,
+                                                        const common::JobId& job, int attempt,
+                                                        const std::string& run_nodes,
+                                                        const recovery::Diagnosis& diagnosis,
+                                                        common::TimePoint now);
+
+// {"window_hours": 24,
+//  "repeated": [{"cause", "step", "attempts": [..]}],
+//  "shared_nodes": [{"node", "attempts": [..], "causes": [..]}],
+//  "suspect_nodes": [{"node", "failures", "jobs": [..]}]}
+[[nodiscard]] nlohmann::json correlation_json(const FailureCorrelation& correlation);
+
+// Short sentences joined by "; ", e.g. "node n2 implicated in 3 failures of 2 jobs in 24 h";
+// empty when there is nothing to say.
+[[nodiscard]] std::string describe(const FailureCorrelation& correlation);
+
+// `text` with describe() appended as a sentence of its own ("... requeue. Correlation: node n2
+// implicated in 3 failures of 2 jobs in 24 h."); `text` unchanged when there is nothing to say.
+[[nodiscard]] std::string with_correlation(std::string text, const FailureCorrelation& correlation);
+
+}  // namespace supervisor
