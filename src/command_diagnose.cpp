@@ -1,8 +1,11 @@
 // `supervisor diagnose --log FILE...`: the diagnosis engine on logs a person hands over, with
-// whatever Slurm facts they know, without a cluster or a database. The JOBID form (a registered
-// job, its logs and facts taken from the store and slurmctld) arrives with registration.
+// whatever Slurm facts they know, without a cluster or a database.
+// `supervisor diagnose JOBID`: a registered job, its logs and facts taken from the store and
+// slurmctld, through the daemon's own analysis (supervisor::analyse_failure), with the plan it
+// would make and the correlation with the journal. Read-only: nothing is written to the store.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -13,13 +16,19 @@
 #include <vector>
 
 #include "commands.h"
+#include "common/clock.h"
 #include "diagnosis_json.h"
 #include "diagnosis_text.h"
+#include "json_output.h"
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
 #include "recovery/hostlist.h"
 #include "rules_location.h"
+#include "session.h"
 #include "slurm/job_state.h"
+#include "supervisor/config.h"
+#include "supervisor/failure_analysis.h"
+#include "supervisor/failure_history.h"
 
 namespace cli {
 namespace {
@@ -33,6 +42,7 @@ struct DiagnoseOptions {
     std::vector<std::string> node_states;
     std::string nodes;
     std::vector<std::string> rules;
+    std::string config_file;  // JOBID form: the daemon's config (log limits, rules)
     std::uint64_t head_bytes = recovery::ExcerptLimits::k_default_head_bytes;
     std::uint64_t tail_bytes = recovery::ExcerptLimits::k_default_tail_bytes;
     bool json = false;
@@ -168,13 +178,6 @@ common::Result<recovery::Catalogue> load_catalogue(const DiagnoseOptions& option
 }
 
 common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
-    if (!options.job_id.empty()) {
-        return common::fail(
-            "diagnosing a registered job (" + options.job_id +
-                ") arrives with registration and is not available in this version",
-            "meanwhile, give the job's logs and what Slurm says: supervisor diagnose --log FILE "
-            "[--slurm-state STATE] [--exit-code N] [--nodes LIST]");
-    }
     if (options.logs.empty()) {
         return common::fail("nothing to diagnose: no --log FILE given",
                             "supervisor diagnose --log slurm-1234.out [--slurm-state FAILED]");
@@ -201,15 +204,246 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
     return 0;
 }
 
+// --- JOBID: a registered job ---------------------------------------------------------------
+
+// The daemon's default config file (as `supervisor run` finds it).
+std::filesystem::path default_config_file() {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
+                                       : home       ? std::filesystem::path(home) / ".config"
+                                                    : std::filesystem::path("/nonexistent");
+    return base / "slurm-supervisor" / "config.toml";
+}
+
+common::Result<supervisor::Config> job_config(const GlobalOptions& global,
+                                              const DiagnoseOptions& options) {
+    supervisor::Config base;
+    base.state_dir = state_dir(global);
+    const bool explicit_file = !options.config_file.empty();
+    auto config = supervisor::load_config(
+        explicit_file ? std::filesystem::path(options.config_file) : default_config_file(), base,
+        explicit_file);
+    if (!config) {
+        return tl::unexpected(config.error());
+    }
+    for (const auto& rules : options.rules) {
+        config->rules_files.emplace_back(rules);
+    }
+    if (options.head_bytes != recovery::ExcerptLimits::k_default_head_bytes) {
+        config->log_limits.head_bytes = options.head_bytes;
+    }
+    if (options.tail_bytes != recovery::ExcerptLimits::k_default_tail_bytes) {
+        config->log_limits.tail_bytes = options.tail_bytes;
+    }
+    return config;
+}
+
+std::string dump(const nlohmann::json& value) {
+    return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Slurm no longer knows the job: show what the daemon recorded when it last diagnosed it.
+common::Result<int> print_last_diagnosis(const state::Store& store, const common::JobId& job,
+                                         bool json) {
+    const auto events = store.events(job);
+    const auto last = std::find_if(events.rbegin(), events.rend(),
+                                   [](const state::Event& e) { return e.kind == "diagnosis"; });
+    if (last == events.rend()) {
+        return common::fail("job " + job.to_string() +
+                                " is no longer known to slurmctld (purged after MinJobAge) and "
+                                "the supervisor recorded no diagnosis of it",
+                            "diagnose its logs directly: supervisor diagnose --log FILE "
+                            "[--slurm-state STATE] [--nodes LIST]");
+    }
+    const auto data = nlohmann::json::parse(last->data_json, nullptr, false);
+    if (json) {
+        std::cout << dump({{"job", job.to_string()},
+                           {"purged", true},
+                           {"recorded_at", format_time(last->at)},
+                           {"message", last->message},
+                           {"diagnosis", data}})
+                  << '\n';
+        return 0;
+    }
+    std::cout << "Job " << job.to_string()
+              << " is no longer known to slurmctld (purged); the supervisor's last diagnosis, "
+                 "recorded "
+              << format_time(last->at) << ":\n"
+              << last->message << '\n';
+    if (data.is_object() && data.contains("evidence") && data["evidence"].is_array()) {
+        std::cout << "Evidence:\n";
+        for (const auto& line : data["evidence"]) {
+            if (line.value("supports_cause", false)) {
+                std::cout << "  " << line.value("file", "") << ":" << line.value("line", 0)
+                          << ": " << line.value("text", "") << '\n';
+            }
+        }
+    }
+    return 0;
+}
+
+nlohmann::json plan_json(const recovery::Plan& plan) {
+    nlohmann::json actions = nlohmann::json::array();
+    for (const auto& action : plan.actions) {
+        actions.push_back(
+            {{"action", recovery::to_string(action.kind)}, {"argument", action.argument}});
+    }
+    return {{"escalate", plan.escalate},
+            {"reason", plan.reason},
+            {"actions", actions},
+            {"would_have_done", plan.would_have_done}};
+}
+
+std::string plan_text(const supervisor::FailureAnalysis& analysis) {
+    const auto& plan = analysis.plan;
+    std::string text;
+    if (analysis.checkpoint) {
+        text += "Checkpoint: " + *analysis.checkpoint + "\n";
+    }
+    text += std::string(plan.escalate ? "The supervisor would escalate: "
+                                      : "The supervisor would plan: ") +
+            plan.reason + "\n";
+    for (std::size_t i = 0; i < plan.actions.size(); ++i) {
+        const auto& action = plan.actions[i];
+        text += "  " + std::to_string(i + 1) + ". " + std::string(recovery::to_string(action.kind)) +
+                (action.argument.empty() ? "" : " " + action.argument) + "\n";
+    }
+    for (const auto& line : plan.would_have_done) {
+        text += "Would have done (not permitted or not automated): " + line + "\n";
+    }
+    return text;
+}
+
+common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOptions& options) {
+    if (!options.logs.empty() || !options.slurm_state.empty() || options.exit_code ||
+        options.signal || !options.nodes.empty() || !options.node_states.empty()) {
+        return common::fail("JOBID and --log/--slurm-state/--exit-code/--signal/--nodes/"
+                            "--node-state do not go together",
+                            "for a registered job the logs and facts come from Slurm: "
+                            "supervisor diagnose " +
+                                options.job_id + "; for logs by hand drop the JOBID");
+    }
+    auto job_id = parse_job(options.job_id);
+    if (!job_id) {
+        return tl::unexpected(job_id.error());
+    }
+    const auto database = state_dir(global) / state::k_database_file_name;
+    const auto not_registered = common::fail(
+        "job " + job_id->to_string() + " is not registered with the supervisor",
+        "`supervisor register " + job_id->to_string() +
+            "` to watch it, or diagnose its logs by hand: supervisor diagnose --log FILE");
+    std::error_code ec;
+    if (!std::filesystem::exists(database, ec)) {
+        return not_registered;  // and nothing is created: this command writes nothing
+    }
+    auto store = open_store(global);
+    if (!store) {
+        return tl::unexpected(store.error());
+    }
+    const auto registration = (*store)->registration(*job_id);
+    if (!registration) {
+        return not_registered;
+    }
+    auto config = job_config(global, options);
+    if (!config) {
+        return tl::unexpected(config.error());
+    }
+    auto files = rules_files(RulesSearch::current(), config->rules_files);
+    if (!files) {
+        return tl::unexpected(files.error());
+    }
+    const auto catalogue = recovery::Catalogue::load(*files);
+    if (!catalogue) {
+        return tl::unexpected(catalogue.error());
+    }
+
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    const std::vector<common::JobId> ids{*job_id};
+    const auto query = (*client)->load_jobs(ids);
+    if (!query) {
+        return tl::unexpected(slurm_failure(query.error()));
+    }
+    if (query->jobs.empty()) {
+        return print_last_diagnosis(**store, *job_id, options.json);
+    }
+    const auto& job = query->jobs.front();
+    std::vector<std::string> notes;
+    auto loaded = (*client)->load_nodes();
+    if (!loaded) {
+        notes.push_back("node states not read: " + loaded.error().message);
+    }
+    const auto nodes = loaded ? std::move(*loaded) : std::vector<slurm::NodeSnapshot>{};
+
+    const auto attempts = (*store)->attempts(*job_id);
+    const auto attempt = std::find_if(attempts.begin(), attempts.end(), [&](const auto& a) {
+        return a.number == registration->attempt;
+    });
+    supervisor::FailureContext context;
+    context.registration = &*registration;
+    context.job = &job;
+    context.nodes = &nodes;
+    context.run_nodes =
+        attempt != attempts.end() && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
+    context.slurm_requeued = job.state == slurm::JobState::pending &&
+                             job.restart_count > registration->seen_restart_count;
+    context.restart_delta =
+        job.restart_count - std::min(job.restart_count, registration->seen_restart_count);
+    auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
+    notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());
+    const common::SystemClock clock;
+    const auto correlation = supervisor::correlate_with_journal(
+        **store, *job_id, static_cast<int>(registration->attempt), context.run_nodes,
+        analysis.diagnosis, clock.now());
+    const bool running = job.state == slurm::JobState::running;
+
+    if (options.json) {
+        auto out = to_json(analysis.diagnosis);
+        out["job"] = job_id->to_string();
+        out["attempt"] = registration->attempt;
+        out["slurm_state"] = analysis.slurm_state;
+        out["running"] = running;
+        out["run_nodes"] = context.run_nodes;
+        out["checkpoint"] =
+            analysis.checkpoint ? nlohmann::json(*analysis.checkpoint) : nlohmann::json(nullptr);
+        out["plan"] = plan_json(analysis.plan);
+        out["correlation"] = supervisor::correlation_json(correlation);
+        out["notes"] = notes;
+        std::cout << dump(out) << '\n';
+        return 0;
+    }
+    if (running) {
+        std::cout << "Job " << job_id->to_string() << " is still RUNNING (attempt "
+                  << registration->attempt << (job.nodes.empty() ? "" : " on " + job.nodes)
+                  << "): what its logs show so far.\n";
+    }
+    std::cout << format_note(analysis.diagnosis) << plan_text(analysis);
+    const auto correlated = supervisor::describe(correlation);
+    if (!correlated.empty()) {
+        std::cout << "Correlation: " << correlated << '\n';
+    }
+    for (const auto& note : notes) {
+        std::cout << "Note: " << note << '\n';
+    }
+    return 0;
+}
+
 }  // namespace
 
-void add_diagnose(CLI::App& app, const GlobalOptions& /*global*/, Action& action) {
+void add_diagnose(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto options = std::make_shared<DiagnoseOptions>();
     auto* diagnose = app.add_subcommand(
         "diagnose",
-        "Name the root cause of a failed job from its logs and Slurm facts (no cluster needed)");
+        "Name the root cause of a failed job: a registered job (JOBID), or logs and Slurm facts "
+        "given by hand (--log; no cluster needed)");
     diagnose->add_option("JOBID", options->job_id,
-                         "a registered job (arrives with registration; use --log meanwhile)");
+                         "a registered job: its logs and facts from Slurm, with the plan the "
+                         "supervisor would make (writes nothing)");
+    diagnose->add_option("--config", options->config_file,
+                         "with JOBID: the daemon's TOML config (log limits, rules)");
     diagnose->add_option("--log", options->logs, "a log of the job (stdout, stderr, dmesg...)")
         ->allow_extra_args(false)
         ->type_name("FILE");
@@ -239,8 +473,12 @@ void add_diagnose(CLI::App& app, const GlobalOptions& /*global*/, Action& action
         ->capture_default_str();
     diagnose->add_option("--tail-bytes", options->tail_bytes, "bytes read from the end of each log")
         ->capture_default_str();
-    diagnose->callback(
-        [&action, options] { action = [options] { return diagnose_logs(*options); }; });
+    diagnose->callback([&global, &action, options] {
+        action = [&global, options] {
+            return options->job_id.empty() ? diagnose_logs(*options)
+                                           : diagnose_job(global, *options);
+        };
+    });
 }
 
 }  // namespace cli
