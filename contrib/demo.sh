@@ -24,7 +24,7 @@ export SUPERVISOR_STATE_DIR="$demo_dir/state"
 echo
 echo "== 1. submit the example training job; it will die at step 25 of 60 on its first run"
 job=$(sbatch --parsable --chdir "$demo_dir" -o "$demo_dir/train-%j.out" \
-    --export="ALL,SUPERVISOR_BIN=$supervisor,FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout" \
+    --export="ALL,SUPERVISOR_BIN=$supervisor,TRAIN_PY=$root/contrib/examples/train.py,FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout" \
     "$root/contrib/examples/train.sbatch" --checkpoint-dir "$demo_dir/checkpoints" --step-seconds 0.1)
 echo "submitted job $job"
 

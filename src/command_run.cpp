@@ -28,7 +28,9 @@ std::filesystem::path default_config_file() {
     return base / "slurm-supervisor" / "config.toml";
 }
 
-common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
+// Defaults, then the config file, then the flags: the same on start and on SIGHUP.
+common::Result<supervisor::Config> build_config(const GlobalOptions& global,
+                                                const RunOptions& options) {
     supervisor::Config base;
     base.state_dir = state_dir(global);
     const bool explicit_file = !options.config_file.empty();
@@ -36,7 +38,7 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
                                     : default_config_file();
     auto config = supervisor::load_config(file, base, explicit_file);
     if (!config) {
-        return tl::unexpected(config.error());
+        return config;
     }
     if (options.poll_interval_ms) {
         config->poll_interval = std::chrono::milliseconds(*options.poll_interval_ms);
@@ -44,6 +46,10 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     for (const auto& rules : options.rules) {
         config->rules_files.emplace_back(rules);
     }
+    return config;
+}
+
+common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
     auto store = open_store(global);
     if (!store) {
         return tl::unexpected(store.error());
@@ -53,8 +59,8 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
         return tl::unexpected(client.error());
     }
     supervisor::DaemonOptions daemon;
-    daemon.config_file = file;
     daemon.once = options.once;
+    daemon.load_config = [&global, &options] { return build_config(global, options); };
     daemon.load_catalogue =
         [](const supervisor::Config& c) -> common::Result<recovery::Catalogue> {
         auto files = rules_files(RulesSearch::current(), c.rules_files);
@@ -63,7 +69,7 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
         }
         return recovery::Catalogue::load(*files);
     };
-    return supervisor::run_daemon(**store, **client, *config, daemon);
+    return supervisor::run_daemon(**store, **client, daemon);
 }
 
 }  // namespace

@@ -39,8 +39,13 @@ void sleep_unless_stopped(std::chrono::milliseconds duration) {
 
 }  // namespace
 
-common::Result<int> run_daemon(state::Store& store, slurm::Client& client, Config config,
+common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                                const DaemonOptions& options) {
+    auto loaded = options.load_config();
+    if (!loaded) {
+        return tl::unexpected(loaded.error());
+    }
+    Config config = *loaded;
     auto catalogue = options.load_catalogue(config);
     if (!catalogue) {
         return tl::unexpected(catalogue.error());
@@ -56,9 +61,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client, Confi
     while (!g_stop) {
         if (g_reload) {
             g_reload = 0;
-            auto reloaded = options.config_file
-                                ? load_config(*options.config_file, config, true)
-                                : common::Result<Config>(config);
+            auto reloaded = options.load_config();
             auto fresh = reloaded ? options.load_catalogue(*reloaded)
                                   : common::Result<recovery::Catalogue>(
                                         tl::unexpected(reloaded.error()));

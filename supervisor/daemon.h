@@ -20,13 +20,15 @@
 namespace supervisor {
 
 struct DaemonOptions {
-    std::optional<std::filesystem::path> config_file;  // re-read on SIGHUP
-    bool once = false;                                 // one cycle, then return (scripts, tests)
+    bool once = false;  // one cycle, then return (scripts, tests)
+    // Builds the whole configuration from scratch (defaults, file, flags); called at start and
+    // on SIGHUP, so a reload sees exactly what a restart would.
+    std::function<common::Result<Config>()> load_config;
     // Builds the catalogue from the config; called at start and on SIGHUP.
     std::function<common::Result<recovery::Catalogue>(const Config&)> load_catalogue;
 };
 
 [[nodiscard]] common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
-                                             Config config, const DaemonOptions& options);
+                                             const DaemonOptions& options);
 
 }  // namespace supervisor

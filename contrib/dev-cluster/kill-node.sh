@@ -14,8 +14,9 @@ usage() {
 Usage: [SLURM_TEST_DIR=dir] $(basename "$0") NODE [SIGNAL]
 
   NODE     one of: ${DC_NODES[*]}, or slurmctld to kill the controller
-  SIGNAL   signal to send (default KILL); e.g. STOP to freeze the slurmd instead
-           (then CONT to resume it)
+  SIGNAL   signal to send (default KILL); TERM stops slurmctld cleanly (it saves its
+           state first: a KILLed slurmctld forgets jobs submitted since its last save);
+           STOP freezes a slurmd instead (then CONT to resume it)
 Exits 1 if that slurmd is not running.
 USAGE
 }
@@ -36,6 +37,8 @@ dc_check_dir
 pid="$(dc_running_pid "$daemon")" || dc_die "$daemon is not running (pid file $(dc_pidfile "$daemon"))"
 dc_log "sending SIG$sig to $daemon (pid $pid)"
 kill -s "$sig" "$pid"
-if [[ "$sig" == KILL || "$sig" == 9 ]]; then
-    dc_wait_gone "$pid" 10 || dc_die "$daemon (pid $pid) still alive"
-fi
+case "$sig" in
+    KILL | 9 | TERM | 15 | INT | 2)
+        # slurmctld saves its state on TERM, which can take a few seconds
+        dc_wait_gone "$pid" 30 || dc_die "$daemon (pid $pid) still alive" ;;
+esac

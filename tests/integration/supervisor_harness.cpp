@@ -35,7 +35,8 @@ SupervisorHarness::~SupervisorHarness() {
 common::JobId SupervisorHarness::submit(const std::string& env, const std::string& train_args) {
     const std::string command =
         "sbatch --parsable --chdir " + m_dir.string() + " -o " + (m_dir / "job.out").string() +
-        " --export=ALL,SUPERVISOR_BIN=" + supervisor_binary() +
+        " --export=ALL,SUPERVISOR_BIN=" + supervisor_binary() + ",TRAIN_PY=" + source_dir() +
+        "/contrib/examples/train.py" +
         ",SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + (env.empty() ? "" : "," + env) +
         " " + source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
         m_checkpoints.string() + " " + train_args;
@@ -89,14 +90,23 @@ std::optional<int> SupervisorHarness::wait_daemon(std::chrono::seconds timeout) 
     return std::nullopt;
 }
 
-void SupervisorHarness::stop_daemon() {
+std::optional<int> SupervisorHarness::stop_daemon() {
+    if (m_daemon <= 0) {
+        return std::nullopt;
+    }
+    ::kill(m_daemon, SIGTERM);
+    auto status = wait_daemon(std::chrono::seconds(10));
+    if (!status) {
+        ::kill(m_daemon, SIGKILL);
+        status = wait_daemon(std::chrono::seconds(5));
+    }
+    m_daemon = -1;
+    return status;
+}
+
+void SupervisorHarness::signal_daemon(int signal) const {
     if (m_daemon > 0) {
-        ::kill(m_daemon, SIGTERM);
-        if (!wait_daemon(std::chrono::seconds(10))) {
-            ::kill(m_daemon, SIGKILL);
-            (void)wait_daemon(std::chrono::seconds(5));
-        }
-        m_daemon = -1;
+        ::kill(m_daemon, signal);
     }
 }
 

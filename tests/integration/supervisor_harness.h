@@ -31,7 +31,10 @@ public:
     void start_daemon(const std::string& failpoint = {});
     // Waits for the daemon to exit; its wait status, or nullopt on timeout.
     std::optional<int> wait_daemon(std::chrono::seconds timeout);
-    void stop_daemon();
+    // SIGTERM, then waits; the daemon's wait status (SIGKILL after 10 s), nullopt if none ran.
+    std::optional<int> stop_daemon();
+    // Sends `signal` to the running daemon.
+    void signal_daemon(int signal) const;
 
     // `supervisor status JOB --json`, parsed (null when it failed).
     nlohmann::json status() const;

@@ -65,3 +65,47 @@ TEST_F(SupervisorNodeFailure, SlurmsOwnRequeueIsRecordedOnceAndNotRepeated) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace std::chrono_literals;
+
+class SupervisorControllerOutage : public ::testing::Test {
+protected:
+    void SetUp() override { REQUIRE_DEV_CLUSTER(); }
+    void TearDown() override { test_support::cluster_up(); }
+};
+
+TEST_F(SupervisorControllerOutage, UnreachableSlurmIsNeverTakenForAFailure) {
+    test_support::SupervisorHarness h("controller-outage");
+    const auto job = h.submit("", "--steps 150 --step-seconds 0.1");
+    ASSERT_EQ(h.cli("register " + job.to_string() + " --allow requeue").exit_status, 0);
+    h.start_daemon();
+    auto status = h.wait_status(
+        [](const auto& s) { return s.value("last_slurm_state", "") == "RUNNING"; }, 60s);
+    ASSERT_EQ(status.value("last_slurm_state", ""), "RUNNING") << status.dump(2);
+    const auto events_before = h.events().size();
+
+    test_support::stop_controller();
+    std::this_thread::sleep_for(12s);  // several poll cycles against a dead controller
+    status = h.status();
+    EXPECT_EQ(status.value("status", ""), "enabled") << status.dump(2);
+    EXPECT_EQ(h.events().size(), events_before) << "nothing may be recorded while blind";
+
+    test_support::cluster_up();
+    status = h.wait_status([](const auto& s) { return s.value("status", "") == "completed"; },
+                           120s);
+    EXPECT_EQ(status.value("outcome", ""), "succeeded") << status.dump(2) << h.daemon_log();
+    EXPECT_EQ(h.restart_count(), 0U);
+
+    const auto log = h.daemon_log();
+    std::size_t warnings = 0;
+    for (auto at = log.find("slurmctld unreachable"); at != std::string::npos;
+         at = log.find("slurmctld unreachable", at + 1)) {
+        ++warnings;
+    }
+    EXPECT_EQ(warnings, 1U) << "logged once per outage\n" << log;
+    EXPECT_NE(log.find("slurmctld reachable again"), std::string::npos) << log;
+}
+
+}  // namespace

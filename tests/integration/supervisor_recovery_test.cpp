@@ -67,6 +67,16 @@ TEST_F(SupervisorRecovery, FailedJobIsRequeuedFromItsLastCheckpointAndFinishes) 
     EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
     EXPECT_EQ(count_events(events, "transition", "recovering -> enabled"), 1) << dump(events);
     EXPECT_EQ(count_events(events, "transition", "-> completed/succeeded"), 1) << dump(events);
+
+    // SIGHUP reloads rules and config; SIGTERM stops at a cycle boundary with status 0.
+    h.signal_daemon(SIGHUP);
+    std::this_thread::sleep_for(1s);
+    EXPECT_NE(h.daemon_log().find("configuration and rules reloaded"), std::string::npos)
+        << h.daemon_log();
+    const auto stopped = h.stop_daemon();
+    ASSERT_TRUE(stopped);
+    EXPECT_TRUE(WIFEXITED(*stopped) && WEXITSTATUS(*stopped) == 0) << *stopped;
+    EXPECT_NE(h.daemon_log().find("supervisor stopped"), std::string::npos);
 }
 
 TEST_F(SupervisorRecovery, JobCancelledByAPersonIsNeverRequeued) {

@@ -115,7 +115,10 @@ void cluster_up() { run_script("up.sh"); }
 
 void kill_node(const std::string& node) { run_script("kill-node.sh " + node); }
 
-void stop_controller() { run_script("kill-node.sh slurmctld"); }
+// TERM, not KILL: a killed slurmctld forgets the jobs submitted since its last state save, and
+// then hands their ids out again while their processes still run (the node is drained for a
+// "duplicate job id"). A real outage of a well-run controller keeps its state.
+void stop_controller() { run_script("kill-node.sh slurmctld TERM"); }
 
 void cancel_quietly(const std::vector<slurm::JobId>& ids) {
     std::string command = "scancel";

@@ -56,7 +56,8 @@ struct CommandResult {
     const std::function<bool(const slurm::JobSnapshot&)>& done,
     std::chrono::milliseconds timeout);
 
-// The dev cluster's scripts: restart whatever is down (up.sh), kill one slurmd, stop slurmctld.
+// The dev cluster's scripts: restart whatever is down (up.sh), kill one slurmd, stop slurmctld
+// (cleanly, with SIGTERM).
 void cluster_up();
 void kill_node(const std::string& node);
 void stop_controller();
