@@ -26,12 +26,19 @@ Observation observe(const state::Registration& registration,
             return recovering && !plan_in_progress ? Observation::recovered
                                                    : Observation::job_active;
         case JobState::completed:
-            return job->exit_code.value_or(0) == 0 ? Observation::job_succeeded
+            if (job->exit_code.value_or(0) == 0) {
+                return Observation::job_succeeded;
+            }
+            return recovering && !plan_in_progress ? Observation::recovered
                                                    : Observation::job_failed;
         case JobState::cancelled:
             return Observation::job_cancelled;
         default:
-            return Observation::job_failed;
+            // Recovering with the plan done, yet the job has ended again: the requeued run
+            // started and failed between two looks. It did recover (it ran); the poll cycle then
+            // looks at it again as enabled, which starts the next recovery.
+            return recovering && !plan_in_progress ? Observation::recovered
+                                                   : Observation::job_failed;
     }
 }
 

@@ -38,8 +38,10 @@ std::string reason_for(Observation observation, const std::optional<slurm::JobSn
             return "slurmctld no longer knows the job (purged after MinJobAge, or the cluster "
                    "lost its state); its end is unknown";
         case Observation::recovered:
-            return "attempt " + std::to_string(registration.attempt) + " is " +
-                   std::string(slurm::to_string(job->state)) + (job->nodes.empty() ? "" : " on " + job->nodes);
+            return "attempt " + std::to_string(registration.attempt) +
+                   (slurm::is_finished(job->state) ? " ran and already ended " : " is ") +
+                   std::string(slurm::to_string(job->state)) +
+                   (job->nodes.empty() ? "" : " on " + job->nodes);
         default:
             return std::string(to_string(observation));
     }
@@ -160,8 +162,20 @@ CycleReport PollCycle::run() {
 
     // Actions left in flight (by the previous cycle, or by a process that was killed) first,
     // reconciled against what Slurm shows, before anything new is decided.
-    report.actions_finished += m_executor.run(jobs);
-
+    if (const int reconciled = m_executor.run(jobs); reconciled > 0) {
+        report.actions_finished += reconciled;
+        // They changed the jobs they acted on: look at fresh snapshots, not this cycle's.
+        const auto again = m_client.load_jobs(ids);
+        if (!again) {
+            report.slurm_reachable = false;
+            report.slurm_error = again.error().message;
+            return report;
+        }
+        jobs.clear();
+        for (const auto& job : again->jobs) {
+            jobs.emplace(job.id, job);
+        }
+    }
     std::set<common::JobId> in_flight;
     for (const auto& action : m_store.unfinished_actions()) {
         in_flight.insert(action.job);
@@ -219,6 +233,10 @@ void PollCycle::look_at(state::Registration registration,
         m_store.update_registration(registration);
     }
     transaction.commit();
+    if (observation == Observation::recovered && job && slurm::is_finished(job->state)) {
+        // The recovered run has already ended: look again, now as enabled.
+        look_at(registration, job, false, report);
+    }
 }
 
 void PollCycle::validate(state::Registration& registration, const slurm::JobSnapshot& job) {

@@ -198,12 +198,15 @@ TEST(DiagnoseErrors, NoLogGiven) {
     EXPECT_NE(run.err.find("--log"), std::string::npos) << run.err;
 }
 
-TEST(DiagnoseErrors, RegisteredJobArrivesWithRegistration) {
-    const auto run = run_supervisor({"diagnose", "1234"});
+TEST(DiagnoseErrors, UnregisteredJobSaysHowToRegisterOrUseLogs) {
+    // An empty state directory of its own: the developer's database must not matter.
+    const auto state = fresh_directory("unregistered_state");
+    const auto run = run_supervisor({"--state-dir", state.string(), "diagnose", "1234"});
     EXPECT_EQ(run.status, 1);
-    EXPECT_NE(run.err.find("1234"), std::string::npos) << run.err;
-    EXPECT_NE(run.err.find("registration"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("job 1234 is not registered"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("supervisor register 1234"), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("--log"), std::string::npos) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(state / "supervisor.db")) << "nothing may be created";
 }
 
 TEST(DiagnoseRules, BrokenCatalogueNamesFileRuleAndProblem) {

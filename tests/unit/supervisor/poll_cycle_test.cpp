@@ -340,6 +340,34 @@ TEST_F(PollCycleTest, FailingEveryAttemptStopsAtTheBudget) {
     EXPECT_EQ(decisions[1].message.rfind("escalate", 0), 0U) << decisions[1].message;
 }
 
+// A requeued run that starts and fails between two looks must start the next recovery, not
+// leave the job in `recovering` for ever.
+TEST_F(PollCycleTest, RequeuedRunThatFailsBetweenTwoLooksIsRecoveredAgain) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 3));
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();  // diagnosed, requeued
+    ASSERT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    ASSERT_EQ(registration(id).status, Status::recovering);
+
+    m_slurm.start(id, "n2");  // attempt 2 runs and fails before the next look
+    fail(id, k_nccl_log);
+    cycle();
+
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.attempt, 3U);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 2);
+    EXPECT_EQ(events_of_kind(id, "diagnosis").size(), 2U);
+    const auto transitions = events_of_kind(id, "transition");
+    ASSERT_GE(transitions.size(), 2U);
+    EXPECT_NE(transitions[transitions.size() - 2].message.find("ran and already ended FAILED"),
+              std::string::npos)
+        << transitions[transitions.size() - 2].message;
+}
+
 // --- d. a code bug is never retried -------------------------------------------------------------
 
 TEST_F(PollCycleTest, CodeBugEscalatesWithoutRequeue) {
