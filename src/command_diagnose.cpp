@@ -23,7 +23,6 @@
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
 #include "recovery/hostlist.h"
-#include "rules_location.h"
 #include "session.h"
 #include "slurm/job_state.h"
 #include "supervisor/config.h"
@@ -170,11 +169,7 @@ common::Result<recovery::Evidence> gather_evidence(const DiagnoseOptions& option
 
 common::Result<recovery::Catalogue> load_catalogue(const DiagnoseOptions& options) {
     const std::vector<std::filesystem::path> extra(options.rules.begin(), options.rules.end());
-    auto files = rules_files(RulesSearch::current(), extra);
-    if (!files) {
-        return tl::unexpected(files.error());
-    }
-    return recovery::Catalogue::load(*files);
+    return cli::load_catalogue(extra);
 }
 
 common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
@@ -206,29 +201,11 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
 
 // --- JOBID: a registered job ---------------------------------------------------------------
 
-// The daemon's default config file (as `supervisor run` finds it).
-std::filesystem::path default_config_file() {
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    const char* home = std::getenv("HOME");
-    const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
-                                       : home       ? std::filesystem::path(home) / ".config"
-                                                    : std::filesystem::path("/nonexistent");
-    return base / "slurm-supervisor" / "config.toml";
-}
-
 common::Result<supervisor::Config> job_config(const GlobalOptions& global,
                                               const DiagnoseOptions& options) {
-    supervisor::Config base;
-    base.state_dir = state_dir(global);
-    const bool explicit_file = !options.config_file.empty();
-    auto config = supervisor::load_config(
-        explicit_file ? std::filesystem::path(options.config_file) : default_config_file(), base,
-        explicit_file);
+    auto config = daemon_config(global, options.config_file, options.rules);
     if (!config) {
         return tl::unexpected(config.error());
-    }
-    for (const auto& rules : options.rules) {
-        config->rules_files.emplace_back(rules);
     }
     if (options.head_bytes != recovery::ExcerptLimits::k_default_head_bytes) {
         config->log_limits.head_bytes = options.head_bytes;
@@ -349,11 +326,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     if (!config) {
         return tl::unexpected(config.error());
     }
-    auto files = rules_files(RulesSearch::current(), config->rules_files);
-    if (!files) {
-        return tl::unexpected(files.error());
-    }
-    const auto catalogue = recovery::Catalogue::load(*files);
+    const auto catalogue = cli::load_catalogue(config->rules_files);
     if (!catalogue) {
         return tl::unexpected(catalogue.error());
     }

@@ -5,7 +5,6 @@
 
 #include "commands.h"
 #include "recovery/catalogue.h"
-#include "rules_location.h"
 #include "session.h"
 #include "supervisor/daemon.h"
 
@@ -19,32 +18,12 @@ struct RunOptions {
     bool once = false;
 };
 
-std::filesystem::path default_config_file() {
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    const char* home = std::getenv("HOME");
-    const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
-                                       : home       ? std::filesystem::path(home) / ".config"
-                                                    : std::filesystem::path("/nonexistent");
-    return base / "slurm-supervisor" / "config.toml";
-}
-
 // Defaults, then the config file, then the flags: the same on start and on SIGHUP.
 common::Result<supervisor::Config> build_config(const GlobalOptions& global,
                                                 const RunOptions& options) {
-    supervisor::Config base;
-    base.state_dir = state_dir(global);
-    const bool explicit_file = !options.config_file.empty();
-    const auto file = explicit_file ? std::filesystem::path(options.config_file)
-                                    : default_config_file();
-    auto config = supervisor::load_config(file, base, explicit_file);
-    if (!config) {
-        return config;
-    }
-    if (options.poll_interval_ms) {
+    auto config = daemon_config(global, options.config_file, options.rules);
+    if (config && options.poll_interval_ms) {
         config->poll_interval = std::chrono::milliseconds(*options.poll_interval_ms);
-    }
-    for (const auto& rules : options.rules) {
-        config->rules_files.emplace_back(rules);
     }
     return config;
 }
@@ -61,13 +40,8 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     supervisor::DaemonOptions daemon;
     daemon.once = options.once;
     daemon.load_config = [&global, &options] { return build_config(global, options); };
-    daemon.load_catalogue =
-        [](const supervisor::Config& c) -> common::Result<recovery::Catalogue> {
-        auto files = rules_files(RulesSearch::current(), c.rules_files);
-        if (!files) {
-            return tl::unexpected(files.error());
-        }
-        return recovery::Catalogue::load(*files);
+    daemon.load_catalogue = [](const supervisor::Config& c) {
+        return load_catalogue(c.rules_files);
     };
     return supervisor::run_daemon(**store, **client, daemon);
 }

@@ -1,5 +1,9 @@
 #include "session.h"
 
+#include <cstdlib>
+
+#include "rules_location.h"
+
 namespace cli {
 
 std::filesystem::path state_dir(const GlobalOptions& global) {
@@ -26,6 +30,44 @@ common::Error slurm_failure(const slurm::Error& error) {
         default:
             return {error.message, ""};
     }
+}
+
+namespace {
+
+std::filesystem::path default_config_file() {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
+                                       : home       ? std::filesystem::path(home) / ".config"
+                                                    : std::filesystem::path("/nonexistent");
+    return base / "slurm-supervisor" / "config.toml";
+}
+
+}  // namespace
+
+common::Result<supervisor::Config> daemon_config(const GlobalOptions& global,
+                                                 const std::string& config_file,
+                                                 const std::vector<std::string>& extra_rules) {
+    supervisor::Config base;
+    base.state_dir = state_dir(global);
+    const bool explicit_file = !config_file.empty();
+    auto config = supervisor::load_config(
+        explicit_file ? std::filesystem::path(config_file) : default_config_file(), base,
+        explicit_file);
+    if (config) {
+        for (const auto& rules : extra_rules) {
+            config->rules_files.emplace_back(rules);
+        }
+    }
+    return config;
+}
+
+common::Result<recovery::Catalogue> load_catalogue(std::span<const std::filesystem::path> extra) {
+    auto files = rules_files(RulesSearch::current(), extra);
+    if (!files) {
+        return tl::unexpected(files.error());
+    }
+    return recovery::Catalogue::load(*files);
 }
 
 common::Result<common::JobId> parse_job(const std::string& text) {
