@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,14 @@ public:
     [[nodiscard]] virtual Result<void> set_start_time(const JobId& id, TimePoint when) = 0;
 
     [[nodiscard]] virtual Result<void> cancel(const JobId& id) = 0;
+
+    // How the job ended according to Slurm's accounting: its last record, for a job slurmctld
+    // has purged. nullopt when the cluster keeps no accounting (AccountingStorageType is not
+    // accounting_storage/slurmdbd; answered without asking slurmdbd) or accounting has no record
+    // of the job. Fails with controller_unreachable while slurmctld or slurmdbd cannot be
+    // reached (try later), other for anything else slurmdbd refuses.
+    [[nodiscard]] virtual Result<std::optional<AccountingRecord>> load_accounting(
+        const JobId& id) = 0;
 };
 
 }  // namespace slurm

@@ -7,12 +7,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <mutex>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 
 #include "slurm/array_tasks.h"
@@ -22,6 +25,7 @@ namespace slurm {
 namespace {
 
 constexpr const char* k_default_conf = "/etc/slurm/slurm.conf";
+constexpr std::string_view k_slurmdbd_storage = "accounting_storage/slurmdbd";
 
 std::once_flag g_init_once;
 std::string g_initialised_conf;  // the file libslurm was initialised with
@@ -274,6 +278,94 @@ Result<void> LibslurmClient::cancel(const JobId& id) {
         return tl::unexpected(detail::make_error(last_error(rc), "cancel of job " + id_text));
     }
     return {};
+}
+
+Result<std::optional<AccountingRecord>> LibslurmClient::load_accounting(const JobId& id) {
+    const std::string id_text = id.to_string();
+    const std::string operation = "loading accounting of job " + id_text;
+    if (!m_accounting_enabled) {
+        slurm_conf_t* raw = nullptr;
+        errno = 0;
+        const int rc = slurm_load_ctl_conf(0, &raw);
+        detail::ConfigMessage config(raw);
+        if (rc != SLURM_SUCCESS) {
+            return tl::unexpected(detail::make_error(
+                last_error(rc), operation + " (reading AccountingStorageType from slurmctld)"));
+        }
+        m_accounting_enabled = config->accounting_storage_type &&
+                               config->accounting_storage_type == k_slurmdbd_storage;
+        m_cluster_name = config->cluster_name ? config->cluster_name : "";
+    }
+    if (!*m_accounting_enabled) {
+        return std::nullopt;
+    }
+
+    errno = 0;
+    std::uint16_t persist_flags = 0;
+    detail::DbConnection connection(slurmdb_connection_get(&persist_flags));
+    if (!connection || errno != SLURM_SUCCESS) {
+        // Whatever libslurm says here (often only SLURM_ERROR), slurmdbd could not be reached:
+        // the same "try again later" as an unreachable slurmctld.
+        auto error = detail::make_error(last_error(SLURM_ERROR), operation + " (slurmdbd)");
+        error.kind = ErrorKind::controller_unreachable;
+        return tl::unexpected(std::move(error));
+    }
+
+    // Select the id as `sacct -j` does: this cluster only (one slurmdbd may serve several, each
+    // with its own job ids), one slurm_selected_step_t, every record of it (DUP: one per run),
+    // no steps, no time window (a job id alone selects all of its history). The items are
+    // malloc'ed here and freed by each list's own free().
+    detail::OwnedList clusters(slurm_list_create(std::free));
+    detail::OwnedList steps(slurm_list_create(std::free));
+    auto* step = static_cast<slurm_selected_step_t*>(std::calloc(1, sizeof(slurm_selected_step_t)));
+    char* cluster = m_cluster_name.empty() ? nullptr : ::strdup(m_cluster_name.c_str());
+    if (!clusters || !steps || !step || (!m_cluster_name.empty() && !cluster)) {
+        std::free(step);
+        std::free(cluster);
+        return tl::unexpected(Error{ErrorKind::other, operation + ": out of memory"});
+    }
+    if (cluster) {
+        slurm_list_append(clusters.get(), cluster);
+    }
+    step->step_id.job_id = id.job;
+    step->step_id.step_id = NO_VAL;
+    step->step_id.step_het_comp = NO_VAL;
+    step->array_task_id = id.array_task ? *id.array_task : NO_VAL;
+    step->het_job_offset = NO_VAL;
+    slurm_list_append(steps.get(), step);
+    slurmdb_job_cond_t condition{};
+    condition.cluster_list = cluster ? clusters.get() : nullptr;
+    condition.step_list = steps.get();
+    condition.flags = JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_STEP;
+    condition.db_flags = SLURMDB_JOB_FLAG_NOTSET;  // 0 would select only jobs with no flags set
+
+    errno = 0;
+    detail::OwnedList records(slurmdb_jobs_get(connection.get(), &condition));
+    if (!records) {
+        return tl::unexpected(detail::make_error(last_error(SLURM_ERROR), operation));
+    }
+    const slurmdb_job_rec_t* last = nullptr;
+    std::uint32_t count = 0;
+    detail::OwnedListIterator iterator(slurm_list_iterator_create(records.get()));
+    while (const auto* record = static_cast<const slurmdb_job_rec_t*>(
+               slurm_list_next(iterator.get()))) {
+        const bool same = id.array_task ? record->array_job_id == id.job &&
+                                              record->array_task_id == *id.array_task
+                                        : record->jobid == id.job;
+        if (!same) {
+            continue;
+        }
+        ++count;
+        if (!last || record->db_index > last->db_index) {  // a requeue starts a newer row
+            last = record;
+        }
+    }
+    if (!last) {
+        return std::nullopt;
+    }
+    auto accounting = detail::to_accounting(*last);
+    accounting.record_count = count;
+    return accounting;
 }
 
 std::string_view to_string(ErrorKind kind) {

@@ -44,6 +44,12 @@ public:
                                               std::chrono::minutes limit) override;
     [[nodiscard]] Result<void> set_start_time(const JobId& id, TimePoint when) override;
     [[nodiscard]] Result<void> cancel(const JobId& id) override;
+    // Asks slurmctld once for AccountingStorageType (cached for this client's life): nullopt at
+    // once unless it is accounting_storage/slurmdbd. Otherwise one connection to slurmdbd and
+    // one query per call (every run of the id, the last one returned). slurmdbd down or
+    // unreachable is controller_unreachable, like slurmctld: accounting may answer later.
+    [[nodiscard]] Result<std::optional<AccountingRecord>> load_accounting(
+        const JobId& id) override;
 
     // Forget the cached answer so the next load_jobs() does a full query.
     void invalidate_cache() { m_last_update = 0; }
@@ -54,6 +60,8 @@ private:
     // What the last full answer said about each id we were asked for (nullopt: unknown).
     std::map<JobId, std::optional<JobSnapshot>> m_known;
     long m_last_update = 0;  // slurmctld's last_update of that answer (time_t)
+    std::optional<bool> m_accounting_enabled;  // AccountingStorageType is slurmdbd
+    std::string m_cluster_name;                // ClusterName: accounting is asked about it only
 };
 
 }  // namespace slurm

@@ -146,4 +146,22 @@ NodeSnapshot to_snapshot(const node_info_t& record) {
     return node;
 }
 
+AccountingRecord to_accounting(const slurmdb_job_rec_t& record) {
+    AccountingRecord accounting;
+    accounting.state = job_state_of(record.state);
+    if (is_finished(accounting.state)) {
+        // The same wait(2) status as slurm_job_info_t's exit_code.
+        accounting.exit_code = static_cast<int>((record.exitcode >> 8) & 0xff);
+        if ((record.exitcode & 0x7f) != 0) {
+            accounting.signal = static_cast<int>(record.exitcode & 0x7f);
+        }
+        accounting.end_time = time_of(record.end);
+    }
+    accounting.nodes = text(record.nodes);
+    if (accounting.nodes == "None assigned") {  // slurmdbd's text for a job that never ran
+        accounting.nodes.clear();
+    }
+    return accounting;
+}
+
 }  // namespace slurm::detail

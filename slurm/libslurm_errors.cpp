@@ -20,6 +20,8 @@ ErrorKind classify(int code) {
         case SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT:
         case SLURM_COMMUNICATIONS_MISSING_SOCKET_ERROR:
         case ESLURM_IN_STANDBY_MODE:
+        case ESLURM_DB_CONNECTION:  // slurmdbd (accounting) down or unreachable
+        case ESLURM_DB_CONNECTION_INVALID:
             return ErrorKind::controller_unreachable;
         case ESLURM_INVALID_JOB_ID:
             return ErrorKind::job_not_found;

@@ -68,6 +68,19 @@ struct NodeSnapshot {
     bool operator==(const NodeSnapshot&) const = default;
 };
 
+// How a job ended according to Slurm's accounting (slurmdbd), which keeps jobs long after
+// slurmctld has purged them: the job's last record.
+struct AccountingRecord {
+    JobState state = JobState::pending;
+    std::optional<int> exit_code;      // exit status of the batch script, when it ended
+    std::optional<int> signal;         // signal that ended it, if any
+    std::uint32_t record_count = 1;    // records accounting holds for the id (a requeue adds one)
+    std::string nodes;                 // node list of the last run ("n[1-2]"), empty if none
+    std::optional<TimePoint> end_time;
+
+    bool operator==(const AccountingRecord&) const = default;
+};
+
 enum class ErrorKind {
     controller_unreachable,  // slurmctld down, timed out, or no config: try again later
     job_not_found,

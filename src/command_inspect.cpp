@@ -97,11 +97,60 @@ common::Result<int> inspect_nodes(const GlobalOptions& global, bool json) {
     return 0;
 }
 
+// Exit status 3 when accounting has no record of the job (or the cluster keeps none).
+common::Result<int> inspect_accounting(const GlobalOptions& global, const std::string& text,
+                                       bool json) {
+    auto id = common::JobId::parse(text);
+    if (!id) {
+        return tl::unexpected(id.error());
+    }
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    const auto accounting = (*client)->load_accounting(*id);
+    if (!accounting) {
+        return tl::unexpected(slurm_failure(accounting.error()));
+    }
+    const auto& record = *accounting;
+    if (json) {
+        nlohmann::json out{{"job", id->to_string()}, {"accounting", nullptr}};
+        if (record) {
+            out["accounting"] = {
+                {"state", slurm::to_string(record->state)},
+                {"exit_code", record->exit_code ? nlohmann::json(*record->exit_code)
+                                                : nlohmann::json(nullptr)},
+                {"signal",
+                 record->signal ? nlohmann::json(*record->signal) : nlohmann::json(nullptr)},
+                {"records", record->record_count},
+                {"nodes", record->nodes},
+                {"end_time", record->end_time ? nlohmann::json(format_time(*record->end_time))
+                                              : nlohmann::json(nullptr)}};
+        }
+        std::cout << out.dump(2) << '\n';
+    } else if (record) {
+        std::printf("%s  %s  records=%u nodes=%s", id->to_string().c_str(),
+                    std::string(slurm::to_string(record->state)).c_str(), record->record_count,
+                    record->nodes.empty() ? "-" : record->nodes.c_str());
+        if (record->exit_code) {
+            std::printf(" exit=%d:%d", *record->exit_code, record->signal.value_or(0));
+        }
+        std::printf(" end=%s\n",
+                    record->end_time ? format_time(*record->end_time).c_str() : "-");
+    } else {
+        std::printf("%s  no accounting record (no slurmdbd on this cluster, or unknown job)\n",
+                    id->to_string().c_str());
+    }
+    return record ? 0 : 3;
+}
+
 }  // namespace
 
 void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* inspect = app.add_subcommand(
-        "inspect", "Show what slurmctld reports about jobs or nodes, as the supervisor sees it");
+        "inspect",
+        "Show what slurmctld (or accounting) reports about jobs or nodes, as the supervisor "
+        "sees it");
     inspect->require_subcommand(1);
 
     auto options = std::make_shared<InspectOptions>();
@@ -112,6 +161,19 @@ void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action) {
     jobs->add_flag("--json", options->json, "print JSON");
     jobs->callback([&global, &action, options] {
         action = [&global, options] { return inspect_jobs(global, *options); };
+    });
+
+    auto accounting_id = std::make_shared<std::string>();
+    auto* accounting = inspect->add_subcommand(
+        "accounting",
+        "Show how a job ended according to Slurm accounting (slurmdbd); exit status 3 when there "
+        "is no record");
+    accounting->add_option("JOBID", *accounting_id, "job id, e.g. 1234 or 1234_7")->required();
+    accounting->add_flag("--json", options->json, "print JSON");
+    accounting->callback([&global, &action, options, accounting_id] {
+        action = [&global, options, accounting_id] {
+            return inspect_accounting(global, *accounting_id, options->json);
+        };
     });
 
     auto* nodes = inspect->add_subcommand("nodes", "Show every node with its state and reason");

@@ -6,6 +6,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 
 #include "slurm/types.h"
 
@@ -35,6 +36,28 @@ struct ArrayResponseDeleter {
 };
 using ArrayResponse = std::unique_ptr<job_array_resp_msg_t, ArrayResponseDeleter>;
 
+struct ConfigMessageDeleter {
+    void operator()(slurm_conf_t* message) const { slurm_free_ctl_conf(message); }
+};
+using ConfigMessage = std::unique_ptr<slurm_conf_t, ConfigMessageDeleter>;
+
+// A libslurm List; destroying it frees its items with the function it was created with.
+struct ListDeleter {
+    void operator()(xlist* list) const { slurm_list_destroy(list); }
+};
+using OwnedList = std::unique_ptr<xlist, ListDeleter>;
+
+struct ListIteratorDeleter {
+    void operator()(listIterator* iterator) const { slurm_list_iterator_destroy(iterator); }
+};
+using OwnedListIterator = std::unique_ptr<listIterator, ListIteratorDeleter>;
+
+// A connection to slurmdbd from slurmdb_connection_get().
+struct DbConnectionDeleter {
+    void operator()(void* connection) const { slurmdb_connection_close(&connection); }
+};
+using DbConnection = std::unique_ptr<void, DbConnectionDeleter>;
+
 // Turns a Slurm error number into our ErrorKind, with Slurm's own text after `operation`.
 [[nodiscard]] Error make_error(int slurm_errno, const std::string& operation);
 
@@ -42,5 +65,8 @@ using ArrayResponse = std::unique_ptr<job_array_resp_msg_t, ArrayResponseDeleter
 [[nodiscard]] JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested);
 
 [[nodiscard]] NodeSnapshot to_snapshot(const node_info_t& record);
+
+// Converts one accounting record (slurmdbd's view of one run of a job); record_count is left 1.
+[[nodiscard]] AccountingRecord to_accounting(const slurmdb_job_rec_t& record);
 
 }  // namespace slurm::detail

@@ -192,5 +192,33 @@ TEST_F(SlurmClientContract, NodesAreListedWithTheirState) {
     }
 }
 
+TEST_F(SlurmClientContract, AccountingOfAFinishedJobIsAbsentOrMatchesItsState) {
+    const auto id = m_backend->finished_job(3);
+    const auto job = load(id);
+    // Without slurmdbd (the default dev cluster) there is no accounting: nullopt. With it, the
+    // record can lag the queue by a few seconds: wait while it does not show the end yet.
+    auto accounting = client().load_accounting(id);
+    auto lagging = [&] {
+        return accounting && *accounting && !slurm::is_finished((*accounting)->state);
+    };
+    for (int i = 0; i < 50 && lagging(); ++i) {
+        m_backend->pause();
+        accounting = client().load_accounting(id);
+    }
+    ASSERT_TRUE(accounting) << accounting.error().message;
+    if (*accounting) {
+        const auto& record = **accounting;
+        EXPECT_EQ(record.state, job.state);
+        EXPECT_EQ(record.exit_code, job.exit_code);
+        EXPECT_EQ(record.signal, job.signal);
+        EXPECT_EQ(record.nodes, job.nodes);
+        EXPECT_EQ(record.record_count, job.restart_count + 1);
+        EXPECT_TRUE(record.end_time);
+    }
+    const auto unknown = client().load_accounting(m_backend->unknown_job());
+    ASSERT_TRUE(unknown) << unknown.error().message;
+    EXPECT_FALSE(*unknown);
+}
+
 }  // namespace
 }  // namespace contract

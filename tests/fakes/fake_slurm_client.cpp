@@ -24,6 +24,18 @@ std::string reason_for(JobState state) {
     }
 }
 
+// What slurmdbd records of a job's current or last run.
+slurm::AccountingRecord accounting_of(const slurm::JobSnapshot& job) {
+    slurm::AccountingRecord record;
+    record.state = job.state;
+    record.exit_code = job.exit_code;
+    record.signal = job.signal;
+    record.record_count = job.restart_count + 1;
+    record.nodes = job.nodes;
+    record.end_time = job.end_time;
+    return record;
+}
+
 }  // namespace
 
 FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count) : m_clock(clock) {
@@ -204,6 +216,24 @@ slurm::Result<void> FakeSlurmClient::cancel(const slurm::JobId& id) {
     return {};
 }
 
+slurm::Result<std::optional<slurm::AccountingRecord>> FakeSlurmClient::load_accounting(
+    const slurm::JobId& id) {
+    // Not in calls(): accounting is slurmdbd, not the controller, and changes nothing.
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading accounting of job " + id.to_string()));
+    }
+    if (!m_accounting_enabled) {
+        return std::nullopt;
+    }
+    if (auto it = m_jobs.find(id); it != m_jobs.end()) {
+        return accounting_of(it->second);
+    }
+    if (auto it = m_purged.find(id); it != m_purged.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
 slurm::JobId FakeSlurmClient::submit(const std::string& name, bool requeueable) {
     slurm::JobSnapshot job;
     job.id = slurm::JobId{m_next_id++, std::nullopt};
@@ -273,6 +303,9 @@ void FakeSlurmClient::restore_node(const std::string& name) {
 }
 
 void FakeSlurmClient::purge(const slurm::JobId& id) {
+    if (auto it = m_jobs.find(id); it != m_jobs.end()) {
+        m_purged[id] = accounting_of(it->second);
+    }
     m_jobs.erase(id);
     touch();
 }

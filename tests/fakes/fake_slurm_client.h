@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ public:
     [[nodiscard]] slurm::Result<void> set_start_time(const slurm::JobId& id,
                                                      slurm::TimePoint when) override;
     [[nodiscard]] slurm::Result<void> cancel(const slurm::JobId& id) override;
+    // Accounting as slurmdbd keeps it: every job the fake knows, and each purged one as it was
+    // when purged; nullopt for all while accounting is off (set_accounting(false)).
+    [[nodiscard]] slurm::Result<std::optional<slurm::AccountingRecord>> load_accounting(
+        const slurm::JobId& id) override;
 
     // --- simulation ----------------------------------------------------------------------
     // Adds a pending batch job, requeueable unless told otherwise; returns its id.
@@ -48,8 +53,10 @@ public:
     // and each requeueable job running on it goes back to pending with restart count +1.
     void fail_node(const std::string& node);
     void restore_node(const std::string& node);
-    // Forget a job, as slurmctld does after MinJobAge.
+    // Forget a job, as slurmctld does after MinJobAge (accounting keeps its record).
     void purge(const slurm::JobId& id);
+    // false: the cluster keeps no accounting (AccountingStorageType=accounting_storage/none).
+    void set_accounting(bool enabled) { m_accounting_enabled = enabled; }
     // While true every call fails with controller_unreachable.
     void set_unreachable(bool unreachable) { m_unreachable = unreachable; }
 
@@ -76,6 +83,8 @@ private:
     std::vector<slurm::JobId> m_answered_ids;
     int m_load_count = 0;
     bool m_unreachable = false;
+    bool m_accounting_enabled = true;
+    std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
 };
 
 }  // namespace fakes
