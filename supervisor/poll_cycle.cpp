@@ -34,9 +34,9 @@ std::string reason_for(Observation observation, const std::optional<slurm::JobSn
         case Observation::job_cancelled:
             return "the job was cancelled (state CANCELLED); the supervisor never requeues a job "
                    "a person cancelled";
-        case Observation::job_purged:
+        case Observation::job_purged:  // purged_reason() adds what accounting says
             return "slurmctld no longer knows the job (purged after MinJobAge, or the cluster "
-                   "lost its state); its end is unknown";
+                   "lost its state)";
         case Observation::recovered:
             return "attempt " + std::to_string(registration.attempt) +
                    (slurm::is_finished(job->state) ? " ran and already ended " : " is ") +
@@ -47,10 +47,81 @@ std::string reason_for(Observation observation, const std::optional<slurm::JobSn
     }
 }
 
+// How a purged job ended according to Slurm's accounting, for the transition's reason. The
+// outcome stays `lost` even when accounting says COMPLETED exit 0: `lost` means the supervisor
+// did not see the end itself (the lifecycle table maps job_purged to it, one outcome per
+// observation), and no decision was ever taken on that end; the reason and the "observed"
+// event carry accounting's word for a person to read.
+std::string purged_reason(const std::string& base,
+                          const slurm::Result<std::optional<slurm::AccountingRecord>>& accounting) {
+    if (!accounting) {
+        return base + "; its end is unknown (accounting could not be asked: " +
+               accounting.error().message + ")";
+    }
+    if (!*accounting) {
+        return base + "; its end is unknown (no accounting, or no record of the job there)";
+    }
+    const auto& record = **accounting;
+    const std::string state(slurm::to_string(record.state));
+    std::string text = base + "; accounting says it " +
+                       (slurm::is_finished(record.state)
+                            ? "ended " + state
+                            : "was last " + state + ", no end recorded");
+    if (record.exit_code) {
+        text += " exit " + std::to_string(*record.exit_code) + ":" +
+                std::to_string(record.signal.value_or(0));
+    }
+    return text + (record.nodes.empty() ? "" : " on " + record.nodes);
+}
+
+nlohmann::json accounting_json(const slurm::AccountingRecord& record) {
+    auto optional_int = [](const std::optional<int>& value) {
+        return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+    };
+    const auto end = record.end_time ? nlohmann::json(std::chrono::system_clock::to_time_t(
+                                           *record.end_time))
+                                     : nlohmann::json(nullptr);
+    return {{"state", slurm::to_string(record.state)},
+            {"exit_code", optional_int(record.exit_code)},
+            {"signal", optional_int(record.signal)},
+            {"nodes", record.nodes},
+            {"records", record.record_count},
+            {"end_time_unix", end}};
+}
+
 std::optional<state::Attempt> find_attempt(const std::vector<state::Attempt>& attempts,
                                            std::uint32_t number) {
     const auto it = std::ranges::find(attempts, number, &state::Attempt::number);
     return it == attempts.end() ? std::nullopt : std::optional(*it);
+}
+
+// Inside a transaction: what accounting says of a purged job, as an "observed" event, and the
+// attempt's end (which the queue could no longer show) when accounting has one.
+void record_accounting(state::Store& store, state::Registration& registration,
+                       const slurm::AccountingRecord& record, common::TimePoint now) {
+    const std::string state(slurm::to_string(record.state));
+    record_event(store, registration.job, now, "observed",
+                 "Slurm accounting: " + state +
+                     (record.exit_code ? " exit " + std::to_string(*record.exit_code) + ":" +
+                                             std::to_string(record.signal.value_or(0))
+                                       : "") +
+                     (record.nodes.empty() ? "" : " on " + record.nodes) + ", " +
+                     std::to_string(record.record_count) + " record(s)",
+                 {{"source", "accounting"}, {"accounting", accounting_json(record)}});
+    if (!slurm::is_finished(record.state)) {
+        return;
+    }
+    auto attempt = find_attempt(store.attempts(registration.job), registration.attempt)
+                       .value_or(new_attempt(registration.job, registration.attempt));
+    attempt.ended_at = record.end_time.value_or(now);
+    attempt.final_state = state;
+    attempt.exit_code = record.exit_code;
+    attempt.signal = record.signal;
+    if (!record.nodes.empty()) {
+        attempt.nodes = record.nodes;
+    }
+    store.upsert_attempt(attempt);
+    registration.last_slurm_state = state;
 }
 
 // The text a notification carries: what was found and what is done about it.
@@ -180,8 +251,11 @@ CycleReport PollCycle::run() {
     for (const auto& action : m_store.unfinished_actions()) {
         in_flight.insert(action.job);
     }
+    // Only the jobs Slurm was asked about: one registered since then has no snapshot yet, and
+    // must not be taken for a purged job.
+    const std::set<common::JobId> queried(ids.begin(), ids.end());
     for (const auto& registration : m_store.registrations(true)) {
-        if (!is_watched(registration)) {
+        if (!is_watched(registration) || !queried.contains(registration.job)) {
             continue;
         }
         const auto it = jobs.find(registration.job);
@@ -209,12 +283,31 @@ void PollCycle::look_at(state::Registration registration,
         return;
     }
 
+    // Most looks change nothing: take the writer lock only when something is to be recorded.
+    const bool state_changed = job && registration.last_slurm_state != slurm::to_string(job->state);
+    if (!state_changed && transition(registration.status, observation).verdict == Verdict::stay) {
+        return;
+    }
+    // Purged: ask accounting once how it ended (outside the transaction: it is an RPC).
+    std::string reason = reason_for(observation, job, registration);
+    std::optional<slurm::AccountingRecord> accounting;
+    if (observation == Observation::job_purged) {
+        const auto loaded = m_client.load_accounting(registration.job);
+        reason = purged_reason(reason, loaded);
+        accounting = loaded.value_or(std::nullopt);
+    }
     auto transaction = m_store.begin();
+    if (!still_current(registration)) {
+        return;  // changed by another process (the CLI) since this cycle read it: next cycle
+    }
     const auto before = registration;
-    if (job && job->state == slurm::JobState::running) {
+    if (accounting) {
+        record_accounting(m_store, registration, *accounting, now);
+    }
+    if (state_changed && job->state == slurm::JobState::running) {
         track_running(registration, *job, now);
     }
-    if (job && registration.last_slurm_state != slurm::to_string(job->state)) {
+    if (state_changed) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));
         record_event(m_store, registration.job, now, "observed",
                      "Slurm state " + registration.last_slurm_state + exit_text(*job) +
@@ -224,8 +317,7 @@ void PollCycle::look_at(state::Registration registration,
                       {"restart_count", job->restart_count},
                       {"reason", job->state_reason}});
     }
-    if (apply_transition(m_store, registration, observation,
-                         reason_for(observation, job, registration), now) == Verdict::move) {
+    if (apply_transition(m_store, registration, observation, reason, now) == Verdict::move) {
         ++report.transitions;
     }
     if (!(registration == before)) {
@@ -239,10 +331,18 @@ void PollCycle::look_at(state::Registration registration,
     }
 }
 
+bool PollCycle::still_current(const state::Registration& registration) const {
+    const auto stored = m_store.registration(registration.job);
+    return stored && *stored == registration;
+}
+
 void PollCycle::validate(state::Registration& registration, const slurm::JobSnapshot& job) {
     const auto now = m_clock.now();
     const auto problem = check_registration(registration, job, m_user);
     auto transaction = m_store.begin();
+    if (!still_current(registration)) {
+        return;  // `supervisor register` is checking it right now
+    }
     if (problem) {
         apply_transition(m_store, registration, Observation::validation_failed,
                          problem->message + " (fix: " + problem->hint + ")", now);
@@ -299,6 +399,9 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         details_of(analysis) + (correlated.empty() ? "" : "Correlation: " + correlated + "\n");
 
     auto transaction = m_store.begin();
+    if (!still_current(registration)) {
+        return;  // changed by another process since this cycle read it: look again next cycle
+    }
     record_event(m_store, registration.job, now, "observed",
                  "attempt " + std::to_string(attempt.number) + " ended: " +
                      analysis.slurm_state + (slurm_requeued ? "" : exit_text(job)) +

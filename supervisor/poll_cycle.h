@@ -51,6 +51,9 @@ private:
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation);
     const std::vector<slurm::NodeSnapshot>& nodes();
+    // Inside a transaction: the stored row still equals `registration` (no other process, such
+    // as the CLI, changed it since this cycle read it).
+    [[nodiscard]] bool still_current(const state::Registration& registration) const;
 
     state::Store& m_store;
     slurm::Client& m_client;

@@ -107,9 +107,15 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     }
 
     // Checked after the pending row is durable: a crash here leaves `pending`, which the
-    // daemon checks again.
+    // daemon checks again. Compared below as stored (the store keeps times in milliseconds).
+    registration = store.registration(request.job).value_or(registration);
     const auto problem = check_registration(registration, job, request.caller);
     auto transaction = store.begin();
+    if (const auto stored = store.registration(request.job); !(stored && *stored == registration)) {
+        // A running daemon checked the pending registration first; its verdict stands.
+        transaction.commit();
+        return stored ? *stored : registration;
+    }
     if (problem) {
         apply_transition(store, registration, Observation::validation_failed,
                          problem->message + " (fix: " + problem->hint + ")", clock.now());

@@ -716,4 +716,55 @@ TEST_F(PollCycleTest, RegistrationWritesTheInitialResumeEnvironmentFile) {
     EXPECT_EQ(attempts[0].number, 1U);
 }
 
+// --- purged, with and without accounting ---------------------------------------------------------
+
+TEST_F(PollCycleTest, PurgedJobWithAccountingRecordsHowItEndedAndStaysLost) {
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n2");
+    m_slurm.finish(id, JobState::completed, 0);
+    m_slurm.purge(id);  // between two looks: the queue never showed the end
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::lost);
+    EXPECT_NE(reg.status_reason.find("slurmctld no longer knows the job"), std::string::npos);
+    EXPECT_NE(reg.status_reason.find("accounting says it ended COMPLETED exit 0:0 on n2"),
+              std::string::npos)
+        << reg.status_reason;
+    const auto observed = events_of_kind(id, "observed");
+    ASSERT_FALSE(observed.empty());
+    const auto data = nlohmann::json::parse(observed.back().data_json);
+    EXPECT_EQ(data.value("source", ""), "accounting") << data.dump();
+    EXPECT_EQ(data.at("accounting").value("state", ""), "COMPLETED");
+    EXPECT_EQ(data.at("accounting").value("exit_code", -1), 0);
+    EXPECT_EQ(data.at("accounting").value("nodes", ""), "n2");
+    const auto attempt = m_store->attempts(id).at(0);
+    EXPECT_EQ(attempt.final_state, "COMPLETED");
+    EXPECT_EQ(attempt.exit_code, 0);
+    EXPECT_EQ(attempt.nodes, "n2");
+    EXPECT_TRUE(attempt.ended_at);
+    EXPECT_TRUE(m_slurm.calls().empty());  // nothing done to the job
+}
+
+TEST_F(PollCycleTest, PurgedJobWithoutAccountingIsLostWithItsEndUnknown) {
+    m_slurm.set_accounting(false);
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    m_slurm.finish(id, JobState::failed, 3);
+    m_slurm.purge(id);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::lost);
+    EXPECT_NE(reg.status_reason.find("its end is unknown"), std::string::npos)
+        << reg.status_reason;
+    EXPECT_EQ(reg.status_reason.find("accounting says"), std::string::npos);
+    for (const auto& event : events_of_kind(id, "observed")) {
+        EXPECT_EQ(event.message.find("accounting"), std::string::npos) << event.message;
+    }
+    EXPECT_TRUE(m_store->attempts(id).at(0).final_state.empty());
+}
+
 }  // namespace

@@ -1,0 +1,106 @@
+// The CLI and the daemon share the database. A registration written by `supervisor register`
+// while a poll cycle is under way must neither be taken for a purged job nor be overwritten by
+// the cycle's older copy (seen in bench/recovery: a job registered mid-cycle ended "lost").
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "supervisor/poll_cycle.h"
+#include "supervisor/registrar.h"
+#include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/supervisor/temp_dir.h"
+
+namespace {
+
+// A slurm::Client that runs `before_query` once, right before the first job query it serves:
+// the moment another process (the CLI) writes to the database in the middle of a cycle.
+class InterleavingClient final : public slurm::Client {
+public:
+    explicit InterleavingClient(fakes::FakeSlurmClient& fake) : m_fake(fake) {}
+    std::function<void()> before_query;
+
+    slurm::Result<slurm::JobQuery> load_jobs(std::span<const slurm::JobId> ids) override {
+        auto answer = m_fake.load_jobs(ids);
+        if (before_query) {
+            std::exchange(before_query, nullptr)();
+        }
+        return answer;
+    }
+    slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override {
+        return m_fake.load_nodes();
+    }
+    slurm::Result<void> requeue(const slurm::JobId& id, slurm::RequeueMode mode) override {
+        return m_fake.requeue(id, mode);
+    }
+    slurm::Result<void> release(const slurm::JobId& id) override { return m_fake.release(id); }
+    slurm::Result<void> set_excluded_nodes(const slurm::JobId& id,
+                                           const std::string& nodes) override {
+        return m_fake.set_excluded_nodes(id, nodes);
+    }
+    slurm::Result<void> set_required_nodes(const slurm::JobId& id,
+                                           const std::string& nodes) override {
+        return m_fake.set_required_nodes(id, nodes);
+    }
+    slurm::Result<void> set_time_limit(const slurm::JobId& id,
+                                       std::chrono::minutes limit) override {
+        return m_fake.set_time_limit(id, limit);
+    }
+    slurm::Result<void> set_start_time(const slurm::JobId& id, slurm::TimePoint when) override {
+        return m_fake.set_start_time(id, when);
+    }
+    slurm::Result<void> cancel(const slurm::JobId& id) override { return m_fake.cancel(id); }
+    slurm::Result<std::optional<slurm::AccountingRecord>> load_accounting(
+        const slurm::JobId& id) override {
+        return m_fake.load_accounting(id);
+    }
+
+private:
+    fakes::FakeSlurmClient& m_fake;
+};
+
+TEST(ConcurrentCli, JobRegisteredDuringACycleIsNotTakenForPurgedNorOverwritten) {
+    supervisor::test::TempDir dir;
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    InterleavingClient client(fake);
+    supervisor::Config config;
+    config.state_dir = dir.path();
+    const auto file = dir.path() / "supervisor.db";
+    auto daemon_store = state::Store::open(file);
+    auto cli_store = state::Store::open(file);
+    ASSERT_TRUE(daemon_store && cli_store);
+
+    auto request = [](const common::JobId& id) {
+        supervisor::RegisterRequest r;
+        r.job = id;
+        r.allowed_actions = {"requeue"};
+        return r;
+    };
+    const auto watched = fake.submit("watched");
+    fake.start(watched, "n1");
+    ASSERT_TRUE(supervisor::register_job(**cli_store, fake, clock, config, request(watched)));
+    const auto late = fake.submit("late");
+    fake.start(late, "n2");
+
+    recovery::Catalogue catalogue;
+    supervisor::PollCycle cycle(**daemon_store, client, clock, catalogue, config, 0);
+    client.before_query = [&] {
+        ASSERT_TRUE(supervisor::register_job(**cli_store, fake, clock, config, request(late)));
+    };
+    clock.advance(std::chrono::seconds(10));
+    (void)cycle.run();
+
+    auto registration = (*cli_store)->registration(late);
+    ASSERT_TRUE(registration);
+    EXPECT_EQ(registration->status, state::Status::enabled) << registration->status_reason;
+
+    clock.advance(std::chrono::seconds(10));
+    (void)cycle.run();
+    registration = (*cli_store)->registration(late);
+    EXPECT_EQ(registration->status, state::Status::enabled) << registration->status_reason;
+    EXPECT_EQ(registration->last_slurm_state, "RUNNING");
+}
+
+}  // namespace
