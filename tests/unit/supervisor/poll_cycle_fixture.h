@@ -1,0 +1,181 @@
+// The fixture of the poll-cycle tests: PollCycle + ActionExecutor over the fake Slurm client, a
+// real SQLite file in a temp dir, the shipped rules catalogue and a fake clock; with helpers to
+// submit, run and fail jobs the way Slurm would.
+#pragma once
+
+#include "supervisor/poll_cycle.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "supervisor/registrar.h"
+#include "supervisor/resume_env.h"
+#include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/supervisor/printers.h"
+#include "tests/unit/supervisor/temp_dir.h"
+
+namespace supervisor::test {
+
+namespace fs = std::filesystem;
+using slurm::JobState;
+using state::ActionStatus;
+using state::Outcome;
+using state::Status;
+
+constexpr const char* k_nccl_log =
+    "step 120 loss 2.31\n"
+    "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+    "600060 milliseconds before timing out.\n";
+
+constexpr const char* k_key_error_log =
+    "step 3 loss 2.9\n"
+    "Traceback (most recent call last):\n"
+    "  File \"train.py\", line 10, in <module>\n"
+    "    x = batch['labels']\n"
+    "KeyError: 'labels'\n";
+
+inline const recovery::Catalogue& default_catalogue() {
+    static const recovery::Catalogue catalogue = [] {
+        const std::vector<fs::path> files{SUPERVISOR_DEFAULT_RULES};
+        auto loaded = recovery::Catalogue::load(files);
+        if (!loaded) {
+            ADD_FAILURE() << loaded.error().message;
+            return recovery::Catalogue{};
+        }
+        return std::move(*loaded);
+    }();
+    return catalogue;
+}
+
+inline std::string read(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+inline long count_of(const std::vector<std::string>& calls, const std::string& prefix) {
+    return std::ranges::count_if(calls,
+                                 [&](const std::string& call) { return call.starts_with(prefix); });
+}
+
+class PollCycleTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_config.state_dir = m_dir.path() / "state";
+        auto store = state::Store::open(m_config.state_dir / state::k_database_file_name);
+        ASSERT_TRUE(store) << store.error().message;
+        m_store = std::move(*store);
+        fs::create_directories(logs());
+        fs::create_directories(checkpoints());
+        m_cycle = std::make_unique<supervisor::PollCycle>(*m_store, m_slurm, m_clock,
+                                                          default_catalogue(), m_config, 0);
+    }
+
+    fs::path logs() const { return m_dir.path() / "logs"; }
+    fs::path checkpoints() const { return m_dir.path() / "ckpt"; }
+    fs::path log_of(const common::JobId& id) const {
+        return logs() / ("slurm-" + id.to_string() + ".out");
+    }
+
+    // A pending batch job whose output goes under the temp dir.
+    common::JobId submit(bool requeueable = true) {
+        const auto id = m_slurm.submit("train", requeueable);
+        auto job = m_slurm.job(id);
+        job.std_out = job.std_err = log_of(id).string();
+        job.work_dir = m_dir.path().string();
+        m_slurm.put(job);
+        return id;
+    }
+
+    void write_log(const common::JobId& id, const std::string& text) {
+        std::ofstream(log_of(id), std::ios::app) << text;
+    }
+    void checkpoint(const std::string& name) { std::ofstream(checkpoints() / name) << "ckpt"; }
+
+    supervisor::RegisterRequest request(const common::JobId& id, std::uint32_t max_attempts = 3) {
+        supervisor::RegisterRequest r;
+        r.job = id;
+        r.checkpoint_dir = checkpoints().string();
+        r.allowed_actions = {"requeue"};
+        r.max_attempts = max_attempts;
+        r.caller = 0;
+        return r;
+    }
+
+    state::Registration register_job(const supervisor::RegisterRequest& r) {
+        auto registration = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+        EXPECT_TRUE(registration) << registration.error().message;
+        EXPECT_EQ(registration->status, Status::enabled) << registration->status_reason;
+        return *registration;
+    }
+
+    supervisor::CycleReport cycle() {
+        m_clock.advance(std::chrono::seconds(10));
+        return m_cycle->run();
+    }
+
+    state::Registration registration(const common::JobId& id) const {
+        auto r = m_store->registration(id);
+        EXPECT_TRUE(r.has_value());
+        return r.value_or(state::Registration{});
+    }
+
+    std::vector<std::string> event_kinds(const common::JobId& id) const {
+        std::vector<std::string> kinds;
+        for (const auto& event : m_store->events(id)) {
+            kinds.push_back(event.kind);
+        }
+        return kinds;
+    }
+
+    std::vector<state::Event> events_of_kind(const common::JobId& id,
+                                             const std::string& kind) const {
+        std::vector<state::Event> found;
+        for (const auto& event : m_store->events(id)) {
+            if (event.kind == kind) {
+                found.push_back(event);
+            }
+        }
+        return found;
+    }
+
+    // Running on `node` and seen running by one cycle.
+    void run_on(const common::JobId& id, const std::string& node) {
+        m_slurm.start(id, node);
+        cycle();
+    }
+
+    // The job's current run ends in a failure with this log.
+    void fail(const common::JobId& id, const std::string& log, int exit_code = 1) {
+        write_log(id, log);
+        m_slurm.finish(id, JobState::failed, exit_code);
+    }
+
+    // The state a requeue of ours leaves (Slurm's view), without a call through the client.
+    void requeued_behind_our_back(const common::JobId& id) {
+        auto job = m_slurm.job(id);
+        job.state = JobState::pending;
+        job.restart_count += 1;
+        job.exit_code.reset();
+        job.signal.reset();
+        job.start_time.reset();
+        job.end_time.reset();
+        m_slurm.put(job);
+    }
+
+    supervisor::test::TempDir m_dir;
+    common::FakeClock m_clock;
+    fakes::FakeSlurmClient m_slurm{m_clock};
+    supervisor::Config m_config;
+    std::unique_ptr<state::Store> m_store;
+    std::unique_ptr<supervisor::PollCycle> m_cycle;
+};
+
+}  // namespace supervisor::test

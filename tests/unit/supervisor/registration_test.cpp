@@ -1,0 +1,100 @@
+// `supervisor register` as register_job(): errors that write nothing, and checks that leave a
+// credential_error with the fix.
+#include "tests/unit/supervisor/poll_cycle_fixture.h"
+
+namespace {
+
+using namespace supervisor::test;
+namespace fs = std::filesystem;
+using slurm::JobState;
+using state::ActionStatus;
+using state::Outcome;
+using state::Status;
+
+TEST_F(PollCycleTest, RegisteringAnUnknownJobFailsAndWritesNothing) {
+    const common::JobId unknown{424242, std::nullopt};
+    const auto result =
+        supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(unknown));
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("424242"), std::string::npos) << result.error().message;
+    EXPECT_FALSE(m_store->registration(unknown).has_value());
+    EXPECT_TRUE(m_store->registrations(false).empty());
+    EXPECT_FALSE(fs::exists(supervisor::env_file_path(m_config.state_dir, unknown)));
+}
+
+TEST_F(PollCycleTest, RegisteringWithAnUnknownActionFailsNamingIt) {
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "reboot_the_cluster"};
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("reboot_the_cluster"), std::string::npos)
+        << result.error().message;
+    EXPECT_NE(result.error().hint.find("requeue"), std::string::npos) << result.error().hint;
+    EXPECT_FALSE(m_store->registration(id).has_value());
+}
+
+TEST_F(PollCycleTest, RegisteringTwiceFails) {
+    const auto id = submit();
+    register_job(request(id));
+    const auto events = m_store->events(id).size();
+    const auto again = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(id));
+    ASSERT_FALSE(again);
+    EXPECT_NE(again.error().message.find("already registered"), std::string::npos)
+        << again.error().message;
+    EXPECT_EQ(m_store->events(id).size(), events);
+    EXPECT_EQ(registration(id).status, Status::enabled);
+}
+
+TEST_F(PollCycleTest, NotRequeueableJobIsACredentialErrorSayingHowToFixIt) {
+    const auto id = submit(/*requeueable=*/false);
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(id));
+    ASSERT_TRUE(result) << result.error().message;
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::credential_error);
+    EXPECT_NE(reg.status_reason.find("Requeue"), std::string::npos) << reg.status_reason;
+    EXPECT_NE(reg.status_reason.find("not requeueable"), std::string::npos) << reg.status_reason;
+
+    // Not watched: a failure of this job is not acted on.
+    m_slurm.start(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::credential_error);
+    EXPECT_TRUE(m_slurm.calls().empty());
+}
+
+TEST_F(PollCycleTest, UnreadableCheckpointDirIsACredentialError) {
+    const auto id = submit();
+    auto r = request(id);
+    r.checkpoint_dir = (m_dir.path() / "no-such-dir").string();
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_TRUE(result) << result.error().message;
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::credential_error);
+    EXPECT_NE(reg.status_reason.find("no-such-dir"), std::string::npos) << reg.status_reason;
+}
+
+TEST_F(PollCycleTest, RegisteringSomeoneElsesJobAsAnotherUserIsACredentialError) {
+    const auto id = submit();
+    auto job = m_slurm.job(id);
+    job.user_id = 1234;
+    m_slurm.put(job);
+    auto r = request(id);
+    r.caller = 5678;
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(registration(id).status, Status::credential_error);
+    EXPECT_NE(registration(id).status_reason.find("1234"), std::string::npos);
+}
+
+TEST_F(PollCycleTest, RegistrationWritesTheInitialResumeEnvironmentFile) {
+    const auto id = submit();
+    register_job(request(id));
+    const auto text = read(supervisor::env_file_path(m_config.state_dir, id));
+    EXPECT_NE(text.find("export SUPERVISOR_ATTEMPT='1'\n"), std::string::npos) << text;
+    const auto attempts = m_store->attempts(id);
+    ASSERT_EQ(attempts.size(), 1U);
+    EXPECT_EQ(attempts[0].number, 1U);
+}
+
+}  // namespace
