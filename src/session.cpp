@@ -22,7 +22,10 @@ common::Result<std::unique_ptr<slurm::LibslurmClient>> connect_slurm(const Globa
 common::Error slurm_failure(const slurm::Error& error) {
     switch (error.kind) {
         case slurm::ErrorKind::controller_unreachable:
-            return {error.message, "check that slurmctld is running and reachable (`scontrol ping`)"};
+            // The same kind covers slurmdbd (accounting) being down; the message names which.
+            return {error.message,
+                    "check that slurmctld is running and reachable (`scontrol ping`); for "
+                    "accounting, that slurmdbd is too (`sacctmgr show cluster`)"};
         case slurm::ErrorKind::authentication_failure:
             return {error.message, "check that munged is running and uses the cluster's key"};
         case slurm::ErrorKind::access_denied:
