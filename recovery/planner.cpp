@@ -1,32 +1,25 @@
 // The order of the checks is the order of their importance to the owner: a cause that is never
 // auto-fixed beats everything (a code bug must not be retried into a loop), then the budget,
-// then "nothing to resume from", then permission.
+// then a failure that keeps repeating at the same step, then "nothing to resume from"; only
+// then are fixes chosen, and a cause whose indispensable fix cannot be applied is escalated
+// rather than restarted to fail the same way.
 #include "recovery/planner.h"
 
 #include <algorithm>
+#include <set>
+
+#include "recovery/env_fix.h"
+#include "recovery/safety.h"
 
 namespace recovery {
 namespace {
 
-bool allowed(const PlanRequest& request, ActionKind kind) {
-    return std::ranges::find(request.allowed, kind) != request.allowed.end();
-}
-
-std::string describe(const Action& action) {
-    std::string text(to_string(action.kind));
-    if (!action.argument.empty()) {
-        text += " " + action.argument;
+std::string join(const std::vector<std::string>& items, std::string_view separator = ",") {
+    std::string text;
+    for (const auto& item : items) {
+        text += (text.empty() ? "" : std::string(separator)) + item;
     }
     return text;
-}
-
-// The diagnosis' suggestions this planner cannot carry out yet, as "would have done" lines.
-void note_unsupported_suggestions(const PlanRequest& request, Plan& plan) {
-    for (const auto& action : request.diagnosis->suggested_actions) {
-        if (action.kind != ActionKind::requeue && action.kind != ActionKind::escalate) {
-            plan.would_have_done.push_back(describe(action) + " (not automated in this version)");
-        }
-    }
 }
 
 Plan escalate(std::string reason) {
@@ -36,7 +29,266 @@ Plan escalate(std::string reason) {
     return plan;
 }
 
+// One fix considered: either planned, or a "would have done" line with why not, or a note.
+class FixChooser {
+public:
+    FixChooser(const PlanRequest& request, Plan& plan) : m_request(request), m_plan(plan) {
+        m_plan.knobs = request.knobs;
+    }
+
+    void consider(ActionKind kind, const std::string& argument) {
+        switch (kind) {
+            case ActionKind::reduce_batch_size:
+                return halve_knob(kind, k_knob_batch_size);
+            case ActionKind::reduce_workers:
+                return halve_knob(kind, k_knob_workers);
+            case ActionKind::exclude_node:
+                return exclude_nodes();
+            case ActionKind::drain_node:
+                return drain_nodes();
+            case ActionKind::set_env:
+                return set_env(argument, true);
+            case ActionKind::restore_older_checkpoint:
+                return restore_older();
+            case ActionKind::extend_time_limit:
+                return extend_time_limit();
+            default:
+                return;
+        }
+    }
+
+    // Known env fixes for this cause that the owner allowed, though no rule suggested them.
+    void consider_env_fixes_for(Cause cause) {
+        for (const auto& fix : known_env_fixes()) {
+            if (std::ranges::find(fix.causes, cause) != fix.causes.end()) {
+                set_env(std::string(fix.name), false);
+            }
+        }
+    }
+
+private:
+    bool allowed(ActionKind kind) const { return m_request.whitelist.allows(kind); }
+
+    void plan(ActionKind kind, std::string argument, std::string detail) {
+        PlannedAction action{kind, std::move(argument), std::move(detail)};
+        if (std::ranges::find(m_plan.actions, action) == m_plan.actions.end()) {
+            m_plan.actions.push_back(std::move(action));
+        }
+    }
+
+    void not_allowed(const PlannedAction& action, const std::string& why) {
+        const auto line = describe(action) + " (" + why + ")";
+        if (std::ranges::find(m_plan.would_have_done, line) == m_plan.would_have_done.end()) {
+            m_plan.would_have_done.push_back(line);
+        }
+    }
+
+    void cannot(ActionKind kind, const std::string& why) {
+        m_plan.notes.push_back(std::string(to_string(kind)) + ": " + why);
+    }
+
+    void halve_knob(ActionKind kind, std::string_view name) {
+        auto it = std::ranges::find(m_plan.knobs, name, &Knob::name);
+        if (it == m_plan.knobs.end()) {
+            return cannot(kind, "no " + std::string(name) + " knob was declared at registration "
+                                "(--knob " + std::string(name) + "=N:env=VARIABLE:min=M)");
+        }
+        Knob& knob = *it;
+        const auto halved = knob.value / 2;
+        if (halved < knob.min || halved == knob.value) {
+            return cannot(kind, knob.env + " is " + std::to_string(knob.value) +
+                                    ", at its floor of " + std::to_string(knob.min));
+        }
+        std::string detail = knob.env + " " + std::to_string(knob.value) + " -> " +
+                             std::to_string(halved);
+        const bool compensate = !knob.compensate.empty();
+        const auto doubled = knob.compensate_value * 2;
+        if (compensate) {
+            detail += ", " + knob.compensate + " " + std::to_string(knob.compensate_value) +
+                      " -> " + std::to_string(doubled) + " (same global batch)";
+        }
+        PlannedAction action{kind, knob.env + "=" + std::to_string(halved), detail};
+        if (!allowed(kind)) {
+            return not_allowed(action, "not whitelisted");
+        }
+        knob.value = halved;
+        m_plan.env[knob.env] = std::to_string(halved);
+        if (compensate) {
+            knob.compensate_value = doubled;
+            m_plan.env[knob.compensate] = std::to_string(doubled);
+        }
+        plan(kind, action.argument, detail);
+    }
+
+    std::vector<std::string> implicated_nodes() const {
+        return m_request.diagnosis->nodes;
+    }
+
+    void exclude_nodes() {
+        const auto nodes = implicated_nodes();
+        if (nodes.empty()) {
+            return cannot(ActionKind::exclude_node, "no node was implicated");
+        }
+        std::vector<std::string> fresh;
+        for (const auto& node : nodes) {
+            if (std::ranges::find(m_request.excluded_nodes, node) ==
+                m_request.excluded_nodes.end()) {
+                fresh.push_back(node);
+            }
+        }
+        if (fresh.empty()) {
+            return cannot(ActionKind::exclude_node, join(nodes) + " already excluded");
+        }
+        const PlannedAction action{ActionKind::exclude_node, join(fresh), ""};
+        if (!allowed(ActionKind::exclude_node)) {
+            return not_allowed(action, "not whitelisted");
+        }
+        const auto total = m_request.excluded_nodes.size() + fresh.size();
+        if (total > m_request.max_excluded_nodes) {
+            return not_allowed(action, "would exclude " + std::to_string(total) +
+                                           " nodes, more than the bound of " +
+                                           std::to_string(m_request.max_excluded_nodes));
+        }
+        m_plan.exclude_nodes = fresh;
+        plan(ActionKind::exclude_node, action.argument, "");
+    }
+
+    void drain_nodes() {
+        const auto nodes = implicated_nodes();
+        if (nodes.empty() || !m_request.diagnosis->node_condemned) {
+            return cannot(ActionKind::drain_node, "no node's hardware was condemned");
+        }
+        const PlannedAction action{ActionKind::drain_node, join(nodes), ""};
+        if (!allowed(ActionKind::drain_node)) {
+            return not_allowed(action, "not whitelisted");
+        }
+        if (!m_request.is_operator) {
+            return not_allowed(action, "the supervisor is not a Slurm operator");
+        }
+        m_plan.drain_nodes = nodes;
+        plan(ActionKind::drain_node, action.argument, "");
+    }
+
+    void set_env(const std::string& name, bool suggested) {
+        const auto* fix = find_env_fix(name);
+        if (fix == nullptr) {
+            if (suggested) {
+                cannot(ActionKind::set_env, name + " is not a known fix");
+            }
+            return;
+        }
+        const auto allowed_value = m_request.whitelist.env.find(name);
+        if (!allowed(ActionKind::set_env) || allowed_value == m_request.whitelist.env.end()) {
+            if (suggested) {
+                const auto value = fix->default_value ? std::string(*fix->default_value) : "?";
+                not_allowed({ActionKind::set_env, name + "=" + value, ""},
+                            "not whitelisted: --allow set_env:" + name +
+                                (fix->default_value ? "" : "=VALUE"));
+            }
+            return;
+        }
+        const auto current = m_request.env.find(name);
+        if (current != m_request.env.end() && current->second == allowed_value->second) {
+            if (suggested) {
+                cannot(ActionKind::set_env, name + "=" + current->second + " is already set");
+            }
+            return;
+        }
+        m_plan.env[name] = allowed_value->second;
+        plan(ActionKind::set_env, name + "=" + allowed_value->second, std::string(fix->why));
+    }
+
+    void restore_older() {
+        if (!m_request.older_checkpoint) {
+            return cannot(ActionKind::restore_older_checkpoint,
+                          "no usable checkpoint older than " +
+                              (m_request.resumed_from.empty() ? std::string("the newest")
+                                                              : m_request.resumed_from));
+        }
+        const PlannedAction action{ActionKind::restore_older_checkpoint,
+                                   *m_request.older_checkpoint, ""};
+        if (!allowed(ActionKind::restore_older_checkpoint)) {
+            return not_allowed(action, "not whitelisted");
+        }
+        m_plan.resume_from = *m_request.older_checkpoint;
+        plan(ActionKind::restore_older_checkpoint, action.argument, "");
+    }
+
+    void extend_time_limit() {
+        auto it = std::ranges::find(m_plan.knobs, k_knob_time_limit, &Knob::name);
+        if (it == m_plan.knobs.end() || !it->max) {
+            return cannot(ActionKind::extend_time_limit, "the job's time limit is not known");
+        }
+        Knob& limit = *it;
+        const auto longer = std::min(*limit.max, limit.value + std::max<std::int64_t>(
+                                                                   1, limit.value / 2));
+        if (longer <= limit.value) {
+            return cannot(ActionKind::extend_time_limit,
+                          "already at the bound of " + std::to_string(*limit.max) + " minutes");
+        }
+        const PlannedAction action{
+            ActionKind::extend_time_limit, std::to_string(longer),
+            std::to_string(limit.value) + " -> " + std::to_string(longer) + " minutes"};
+        if (!allowed(ActionKind::extend_time_limit)) {
+            return not_allowed(action, "not whitelisted");
+        }
+        limit.value = longer;
+        m_plan.time_limit_minutes = longer;
+        plan(action.kind, action.argument, action.detail);
+    }
+
+    const PlanRequest& m_request;
+    Plan& m_plan;
+};
+
+std::chrono::seconds backoff_for(const PlanRequest& request) {
+    if (request.failed_attempt <= 1) {
+        return request.backoff.first;
+    }
+    auto delay = request.backoff.base;
+    for (std::uint32_t i = 2; i < request.failed_attempt && delay < request.backoff.max; ++i) {
+        delay *= 2;
+    }
+    return std::min(delay, request.backoff.max);
+}
+
+// The plan's fixes, restated as "would have done" lines for an escalation.
+void fixes_not_taken(Plan& plan, const std::string& why) {
+    for (const auto& action : plan.actions) {
+        plan.would_have_done.push_back(describe(action) + " (" + why + ")");
+    }
+    plan.actions.clear();
+    plan.env.clear();
+    plan.exclude_nodes.clear();
+    plan.drain_nodes.clear();
+    plan.time_limit_minutes.reset();
+    plan.resume_from.reset();
+}
+
+std::string actions_text(const Plan& plan) {
+    std::vector<std::string> parts;
+    for (const auto& action : plan.actions) {
+        parts.push_back(describe(action));
+    }
+    return join(parts, ", ");
+}
+
 }  // namespace
+
+bool Plan::has(ActionKind kind) const {
+    return std::ranges::any_of(actions, [kind](const auto& a) { return a.kind == kind; });
+}
+
+std::string describe(const PlannedAction& action) {
+    std::string text(to_string(action.kind));
+    if (!action.detail.empty()) {
+        return text + " (" + action.detail + ")";
+    }
+    if (!action.argument.empty()) {
+        text += " " + action.argument;
+    }
+    return text;
+}
 
 Plan plan_recovery(const PlanRequest& request) {
     const auto& diagnosis = *request.diagnosis;
@@ -51,39 +303,116 @@ Plan plan_recovery(const PlanRequest& request) {
                             "supervisor stops recovering it");
         }
         Plan plan;
+        plan.knobs = request.knobs;
         plan.reason = "Slurm requeued the job itself after " + cause;
-        if (allowed(request, ActionKind::requeue)) {
+        plan.resume_from = request.checkpoint;
+        if (request.whitelist.allows(ActionKind::requeue)) {
             // The requeue already happened; the action only removes Slurm's start delay and
             // points the job at its checkpoint.
-            plan.actions.push_back({ActionKind::requeue, "already requeued by Slurm"});
+            plan.actions.push_back({ActionKind::requeue, "already requeued by Slurm", ""});
         }
+        plan.start_delay = backoff_for(request);
         return plan;
     }
     if (!is_auto_fixable(diagnosis.cause)) {
         return escalate("cause " + cause + " is never fixed automatically: a person must look");
     }
+    const bool diagnosis_escalates = std::ranges::any_of(
+        diagnosis.suggested_actions, [](const Action& a) { return a.kind == ActionKind::escalate; });
+    if (diagnosis_escalates) {
+        auto plan = escalate("a " + cause + " failure needs a person (" + diagnosis.summary + ")");
+        return plan;
+    }
     if (request.failed_attempt >= request.max_attempts) {
         return escalate("attempt budget spent (" + attempts + ")");
     }
+    if (request.same_failure_count >= request.same_failure_limit && diagnosis.step) {
+        return escalate("the same failure (" + cause + " at step " +
+                        std::to_string(*diagnosis.step) + ") happened in " +
+                        std::to_string(request.same_failure_count) +
+                        " attempts: restarting again would loop");
+    }
     if (request.checkpoint_dir_declared && !request.checkpoint) {
-        auto plan = escalate("no complete checkpoint yet: a requeue would start from scratch "
+        auto plan = escalate("no complete checkpoint yet: a restart would start from scratch "
                              "and could fail the same way");
-        plan.would_have_done.push_back("requeue from scratch");
+        plan.would_have_done.push_back("requeue from scratch (no checkpoint to resume from)");
         return plan;
     }
-    if (!allowed(request, ActionKind::requeue)) {
-        auto plan = escalate("requeue is not whitelisted for this job");
-        plan.would_have_done.push_back(
-            "requeue" + (request.checkpoint ? " from " + *request.checkpoint : std::string()));
-        note_unsupported_suggestions(request, plan);
-        return plan;
-    }
+
     Plan plan;
-    plan.actions.push_back({ActionKind::requeue, request.checkpoint.value_or("")});
-    plan.reason = "requeue after " + cause + " (attempt " + attempts + ")" +
-                  (request.checkpoint ? ", resuming from " + *request.checkpoint
-                                      : ", starting from scratch");
-    note_unsupported_suggestions(request, plan);
+    plan.resume_from = request.checkpoint;
+    FixChooser chooser(request, plan);
+    const auto required = required_fixes(diagnosis);
+    std::set<std::string> considered;
+    auto consider = [&](ActionKind kind, const std::string& argument) {
+        if (!fix_applies(kind, diagnosis.cause)) {
+            return;
+        }
+        const auto key = std::string(to_string(kind)) + ":" +
+                         (kind == ActionKind::set_env ? argument : "");
+        if (considered.insert(key).second) {
+            chooser.consider(kind, argument);
+        }
+    };
+    for (const auto& action : diagnosis.suggested_actions) {
+        consider(action.kind, action.argument);
+    }
+    for (const auto kind : required) {
+        consider(kind, "");
+    }
+    chooser.consider_env_fixes_for(diagnosis.cause);
+
+    const bool required_met =
+        required.empty() || std::ranges::any_of(required, [&](ActionKind k) { return plan.has(k); });
+    std::string restart_blocked;
+    ActionKind restart = ActionKind::requeue;
+    if (request.requeueable && request.whitelist.allows(ActionKind::requeue)) {
+        restart = ActionKind::requeue;
+    } else if (request.whitelist.allows(ActionKind::resubmit) && request.can_resubmit) {
+        restart = ActionKind::resubmit;
+    } else if (!request.requeueable) {
+        restart = ActionKind::resubmit;
+        restart_blocked = request.whitelist.allows(ActionKind::resubmit)
+                              ? "the job is not requeueable and its script was not stored at "
+                                "registration, so it cannot be resubmitted"
+                              : "the job is not requeueable (sbatch --no-requeue) and resubmit "
+                                "is not whitelisted";
+    } else {
+        restart_blocked = "requeue is not whitelisted for this job";
+    }
+
+    if (!required_met) {
+        std::vector<std::string> names;
+        for (const auto kind : required) {
+            names.emplace_back(to_string(kind));
+        }
+        const auto reason = "a " + cause + " failure needs " + join(names, " or ") +
+                            " before a restart can help, and it cannot be done here";
+        fixes_not_taken(plan, "not done: the failure needs " + join(names, " or ") + " first");
+        plan.would_have_done.push_back(std::string(to_string(restart)) +
+                                       (request.checkpoint ? " from " + *request.checkpoint : ""));
+        plan.escalate = true;
+        plan.reason = reason;
+        return plan;
+    }
+    if (!restart_blocked.empty()) {
+        fixes_not_taken(plan, "not done: no restart possible");
+        plan.would_have_done.push_back(std::string(to_string(restart)) +
+                                       (request.checkpoint ? " from " + *request.checkpoint : "") +
+                                       " (" + restart_blocked + ")");
+        plan.escalate = true;
+        plan.reason = restart_blocked;
+        return plan;
+    }
+
+    const auto fixes = plan.actions.empty() ? std::string() : "; " + actions_text(plan);
+    plan.actions.push_back({restart, "", ""});
+    plan.start_delay = backoff_for(request);
+    const auto from = plan.resume_from ? ", resuming from " + *plan.resume_from
+                                       : std::string(", starting from scratch");
+    plan.reason = std::string(to_string(restart)) + " after " + cause + " (attempt " + attempts +
+                  ")" + from + fixes + ", start in " +
+                  std::to_string(plan.start_delay.count()) + " s";
     return plan;
 }
 

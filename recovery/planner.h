@@ -1,45 +1,85 @@
 // plan_recovery(): from a diagnosis, the owner's whitelist and the job's history to the steps
 // the supervisor will take — or to an escalation that says what it would have done and why
-// it did not. Pure.
+// it did not. Pure: every fact (checkpoints, knobs, Slurm's view of the job, whether we are a
+// Slurm operator, how often this failure repeated) is in the request.
 //
-// This is the first planner (requeue from the last checkpoint, within the attempt budget);
-// node exclusion, batch-size reduction and the other fixes extend it.
+// The safety rules are code, not configuration (recovery/safety.h): which fix may answer
+// which cause, which fix a cause cannot do without, the bound on excluded nodes, the knob
+// floors and the time-limit ceiling.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "recovery/cause.h"
 #include "recovery/diagnosis.h"
+#include "recovery/knob.h"
+#include "recovery/whitelist.h"
 
 namespace recovery {
 
+struct Backoff {
+    std::chrono::seconds first{2};       // before the first restart
+    std::chrono::seconds base{60};       // before the second; doubled for each one after
+    std::chrono::seconds max{1800};
+};
+
 struct PlanRequest {
     const Diagnosis* diagnosis = nullptr;
-    std::vector<ActionKind> allowed;             // the owner's whitelist
-    std::uint32_t failed_attempt = 1;            // the attempt that just ended
-    std::uint32_t max_attempts = 3;              // attempts in total, the first run included
+    Whitelist whitelist;                          // what the owner allowed
+    std::uint32_t failed_attempt = 1;             // the attempt that just ended
+    std::uint32_t max_attempts = 3;               // attempts in total, the first run included
     bool checkpoint_dir_declared = false;
-    std::optional<std::string> checkpoint;       // newest complete checkpoint, if any
-    bool slurm_requeued_itself = false;          // Slurm already requeued it (node failure)
+    std::optional<std::string> checkpoint;        // newest usable checkpoint
+    std::optional<std::string> older_checkpoint;  // newest usable one older than resumed_from
+    std::string resumed_from;                     // what the failed attempt started from
+    std::vector<Knob> knobs;                      // declared knobs, current values
+    std::map<std::string, std::string> env;       // the job's current resume environment
+    std::vector<std::string> excluded_nodes;      // nodes already excluded by the supervisor
+    std::size_t max_excluded_nodes = 2;
+    bool requeueable = true;                      // Slurm accepts a requeue of the job
+    bool can_resubmit = false;                    // its script and options are stored
+    bool is_operator = false;                     // the supervisor is a Slurm operator
+    std::size_t same_failure_count = 1;           // attempts with this cause at this step
+    std::size_t same_failure_limit = 3;           // escalate when the count reaches it
+    bool slurm_requeued_itself = false;           // Slurm already requeued it (node failure)
+    Backoff backoff;
 };
 
 struct PlannedAction {
     ActionKind kind = ActionKind::requeue;
-    std::string argument;
+    std::string argument;  // nodes, NAME=value, a checkpoint path, minutes; empty for requeue
+    std::string detail;    // for a person: "BATCH_SIZE 64 -> 32, GRAD_ACCUM 1 -> 2"
 
     bool operator==(const PlannedAction&) const = default;
 };
 
 struct Plan {
-    std::vector<PlannedAction> actions;          // in order; empty with escalate
+    std::vector<PlannedAction> actions;          // fixes first, then requeue or resubmit
     bool escalate = false;
     std::string reason;                          // why this plan, for a person
-    std::vector<std::string> would_have_done;    // steps not taken for lack of permission
+    std::vector<std::string> would_have_done;    // steps not taken, each with why not
+    std::vector<std::string> notes;              // suggestions that did not apply, and why
+
+    // What the plan changes, for the supervisor to record with it:
+    std::map<std::string, std::string> env;      // resume-environment variables to set
+    std::vector<Knob> knobs;                     // every knob, values after the plan
+    std::optional<std::string> resume_from;      // checkpoint the next attempt starts from
+    std::vector<std::string> exclude_nodes;      // to add to the job's excluded nodes
+    std::vector<std::string> drain_nodes;
+    std::optional<std::int64_t> time_limit_minutes;  // the new limit
+    std::chrono::seconds start_delay{0};         // backoff before the next attempt starts
+
+    [[nodiscard]] bool has(ActionKind kind) const;
 };
 
 [[nodiscard]] Plan plan_recovery(const PlanRequest& request);
+
+// "reduce_batch_size (BATCH_SIZE 64 -> 32)", "exclude_node n2", "requeue".
+[[nodiscard]] std::string describe(const PlannedAction& action);
 
 }  // namespace recovery

@@ -42,14 +42,17 @@ bool any_node_down(const std::vector<recovery::NodeFact>& facts) {
     });
 }
 
-std::vector<recovery::ActionKind> parse_whitelist(const std::vector<std::string>& names) {
-    std::vector<recovery::ActionKind> kinds;
-    for (const auto& name : names) {
-        if (const auto kind = recovery::action_from_string(name)) {
-            kinds.push_back(*kind);
+// Registration validated the list; an entry a newer version wrote and this one does not know
+// is dropped rather than stopping recovery.
+recovery::Whitelist whitelist_of(const std::vector<std::string>& entries) {
+    recovery::Whitelist whitelist;
+    for (const auto& entry : entries) {
+        if (auto one = recovery::parse_whitelist({entry})) {
+            whitelist.actions.insert(one->actions.begin(), one->actions.end());
+            whitelist.env.insert(one->env.begin(), one->env.end());
         }
     }
-    return kinds;
+    return whitelist;
 }
 
 }  // namespace
@@ -107,7 +110,7 @@ FailureAnalysis analyse_failure(const FailureContext& context,
 
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
-    request.allowed = parse_whitelist(registration.allowed_actions);
+    request.whitelist = whitelist_of(registration.allowed_actions);
     request.failed_attempt = registration.attempt;
     request.max_attempts = registration.max_attempts;
     request.checkpoint_dir_declared = declared;

@@ -1,3 +1,5 @@
+// The planner's decisions: every escalation path, every fix with its bound, and the
+// "would have done" report.
 #include "recovery/planner.h"
 
 #include <gtest/gtest.h>
@@ -7,26 +9,34 @@
 
 namespace {
 
+using namespace std::chrono_literals;
 using recovery::ActionKind;
 using recovery::Cause;
 using recovery::Diagnosis;
+using recovery::Knob;
 using recovery::Plan;
 using recovery::plan_recovery;
-using recovery::PlannedAction;
 using recovery::PlanRequest;
 
-Diagnosis diagnosis(Cause cause) {
+Diagnosis diagnosis(Cause cause, std::vector<recovery::Action> suggested = {}) {
     Diagnosis d;
     d.cause = cause;
     d.confidence = 0.9;
+    d.step = 25;
+    d.summary = std::string(recovery::to_string(cause));
+    d.suggested_actions = std::move(suggested);
     d.suggested_actions.push_back({ActionKind::requeue, ""});
     return d;
+}
+
+recovery::Whitelist allow(std::vector<std::string> entries) {
+    return recovery::parse_whitelist(entries).value();
 }
 
 PlanRequest request(const Diagnosis& d) {
     PlanRequest r;
     r.diagnosis = &d;
-    r.allowed = {ActionKind::requeue};
+    r.whitelist = allow({"requeue"});
     r.failed_attempt = 1;
     r.max_attempts = 3;
     r.checkpoint_dir_declared = true;
@@ -34,32 +44,44 @@ PlanRequest request(const Diagnosis& d) {
     return r;
 }
 
+Knob batch_knob(std::int64_t value = 64, std::int64_t min = 8) {
+    return recovery::parse_knob("batch_size=" + std::to_string(value) + ":env=BATCH_SIZE:min=" +
+                                std::to_string(min) + ":compensate=GRAD_ACCUM")
+        .value();
+}
+
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {
     return std::ranges::any_of(
         lines, [&](const std::string& line) { return line.find(text) != std::string::npos; });
 }
 
-TEST(Planner, CodeBugEscalatesAndNeverRequeues) {
+std::vector<ActionKind> kinds(const Plan& plan) {
+    std::vector<ActionKind> result;
+    for (const auto& action : plan.actions) {
+        result.push_back(action.kind);
+    }
+    return result;
+}
+
+TEST(Planner, CodeBugEscalatesAndNeverRequeuesWhateverIsAllowed) {
     const auto d = diagnosis(Cause::code_bug);
-    const auto plan = plan_recovery(request(d));
+    auto r = request(d);
+    r.max_attempts = 100;
+    r.whitelist = allow({"requeue", "resubmit", "exclude_node", "set_env"});
+    const auto plan = plan_recovery(r);
     EXPECT_TRUE(plan.escalate);
     EXPECT_TRUE(plan.actions.empty());
     EXPECT_NE(plan.reason.find("code_bug"), std::string::npos) << plan.reason;
 }
 
-TEST(Planner, UnknownCauseEscalatesAndNeverRequeues) {
+TEST(Planner, UnknownCauseEscalates) {
     const auto d = diagnosis(Cause::unknown);
-    const auto plan = plan_recovery(request(d));
-    EXPECT_TRUE(plan.escalate);
-    EXPECT_TRUE(plan.actions.empty());
+    EXPECT_TRUE(plan_recovery(request(d)).escalate);
 }
 
-TEST(Planner, NeverFixedCauseEscalatesEvenWithBudgetLeftAndCheckpoint) {
-    const auto d = diagnosis(Cause::code_bug);
-    auto r = request(d);
-    r.max_attempts = 100;
-    r.allowed = {ActionKind::requeue, ActionKind::resubmit};
-    const auto plan = plan_recovery(r);
+TEST(Planner, DiagnosisThatAsksForAPersonEscalates) {
+    const auto d = diagnosis(Cause::loss_nan, {{ActionKind::escalate, ""}});
+    const auto plan = plan_recovery(request(d));
     EXPECT_TRUE(plan.escalate);
     EXPECT_TRUE(plan.actions.empty());
 }
@@ -68,31 +90,32 @@ TEST(Planner, SpentBudgetEscalates) {
     const auto d = diagnosis(Cause::nccl_timeout);
     auto r = request(d);
     r.failed_attempt = 3;
-    r.max_attempts = 3;
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_NE(plan.reason.find("budget spent (3 of 3)"), std::string::npos) << plan.reason;
+}
+
+TEST(Planner, SameFailureAtTheSameStepThreeTimesEscalates) {
+    const auto d = diagnosis(Cause::nccl_timeout);
+    auto r = request(d);
+    r.max_attempts = 10;
+    r.failed_attempt = 3;
+    r.same_failure_count = 2;
+    EXPECT_FALSE(plan_recovery(r).escalate) << "twice is not yet a loop";
+    r.same_failure_count = 3;
     const auto plan = plan_recovery(r);
     EXPECT_TRUE(plan.escalate);
     EXPECT_TRUE(plan.actions.empty());
-    EXPECT_NE(plan.reason.find("budget"), std::string::npos) << plan.reason;
-    EXPECT_NE(plan.reason.find("3 of 3"), std::string::npos) << plan.reason;
+    EXPECT_NE(plan.reason.find("step 25"), std::string::npos) << plan.reason;
+    EXPECT_NE(plan.reason.find("3 attempts"), std::string::npos) << plan.reason;
 }
 
-TEST(Planner, LastAttemptBeforeBudgetStillRequeues) {
-    const auto d = diagnosis(Cause::nccl_timeout);
-    auto r = request(d);
-    r.failed_attempt = 2;
-    r.max_attempts = 3;
-    const auto plan = plan_recovery(r);
-    EXPECT_FALSE(plan.escalate);
-    ASSERT_EQ(plan.actions.size(), 1U);
-}
-
-TEST(Planner, DeclaredCheckpointDirWithoutCheckpointEscalatesWithWouldHaveDone) {
+TEST(Planner, NoCheckpointYetEscalatesInsteadOfLooping) {
     const auto d = diagnosis(Cause::nccl_timeout);
     auto r = request(d);
     r.checkpoint.reset();
     const auto plan = plan_recovery(r);
     EXPECT_TRUE(plan.escalate);
-    EXPECT_TRUE(plan.actions.empty());
     EXPECT_TRUE(mentions(plan.would_have_done, "requeue from scratch"));
 }
 
@@ -103,41 +126,234 @@ TEST(Planner, NoCheckpointDirDeclaredRequeuesFromScratch) {
     r.checkpoint.reset();
     const auto plan = plan_recovery(r);
     EXPECT_FALSE(plan.escalate);
-    ASSERT_EQ(plan.actions.size(), 1U);
-    EXPECT_EQ(plan.actions[0], (PlannedAction{ActionKind::requeue, ""}));
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::requeue});
+    EXPECT_FALSE(plan.resume_from);
     EXPECT_NE(plan.reason.find("from scratch"), std::string::npos) << plan.reason;
+}
+
+TEST(Planner, NormalFailureRequeuesFromTheCheckpointAfterTheFirstDelay) {
+    const auto d = diagnosis(Cause::nccl_timeout);
+    const auto plan = plan_recovery(request(d));
+    EXPECT_FALSE(plan.escalate);
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::requeue});
+    EXPECT_EQ(plan.resume_from, "/ckpt/step_000020.pt");
+    EXPECT_EQ(plan.start_delay, 2s);
+}
+
+TEST(Planner, BackoffDoublesFromTheSecondRestartAndIsCapped) {
+    const auto d = diagnosis(Cause::nccl_timeout);
+    auto r = request(d);
+    r.max_attempts = 20;
+    r.backoff = {2s, 60s, 300s};
+    r.failed_attempt = 2;
+    EXPECT_EQ(plan_recovery(r).start_delay, 60s);
+    r.failed_attempt = 3;
+    EXPECT_EQ(plan_recovery(r).start_delay, 120s);
+    r.failed_attempt = 4;
+    EXPECT_EQ(plan_recovery(r).start_delay, 240s);
+    r.failed_attempt = 9;
+    EXPECT_EQ(plan_recovery(r).start_delay, 300s);
 }
 
 TEST(Planner, RequeueNotWhitelistedEscalatesWithWouldHaveDone) {
     const auto d = diagnosis(Cause::nccl_timeout);
     auto r = request(d);
-    r.allowed = {ActionKind::exclude_node};
+    r.whitelist = allow({"exclude_node"});
     const auto plan = plan_recovery(r);
     EXPECT_TRUE(plan.escalate);
-    EXPECT_TRUE(plan.actions.empty());
-    EXPECT_TRUE(mentions(plan.would_have_done, "requeue from /ckpt/step_000020.pt"))
-        << "the report names the step and the checkpoint it would have used";
+    EXPECT_TRUE(mentions(plan.would_have_done, "requeue from /ckpt/step_000020.pt"));
     EXPECT_NE(plan.reason.find("not whitelisted"), std::string::npos) << plan.reason;
 }
 
-TEST(Planner, NormalFailureRequeuesOnceFromTheCheckpoint) {
-    const auto d = diagnosis(Cause::nccl_timeout);
-    const auto plan = plan_recovery(request(d));
-    EXPECT_FALSE(plan.escalate);
-    ASSERT_EQ(plan.actions.size(), 1U);
-    EXPECT_EQ(plan.actions[0], (PlannedAction{ActionKind::requeue, "/ckpt/step_000020.pt"}));
-    EXPECT_NE(plan.reason.find("nccl_timeout"), std::string::npos) << plan.reason;
-    EXPECT_NE(plan.reason.find("/ckpt/step_000020.pt"), std::string::npos) << plan.reason;
+TEST(Planner, CudaOomHalvesTheBatchAndDoublesAccumulation) {
+    const auto d = diagnosis(Cause::cuda_oom, {{ActionKind::reduce_batch_size, ""}});
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "reduce_batch_size"});
+    r.knobs = {batch_knob(64, 8)};
+    const auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::reduce_batch_size, ActionKind::requeue}));
+    EXPECT_EQ(plan.env.at("BATCH_SIZE"), "32");
+    EXPECT_EQ(plan.env.at("GRAD_ACCUM"), "2");
+    ASSERT_EQ(plan.knobs.size(), 1U);
+    EXPECT_EQ(plan.knobs[0].value, 32);
+    EXPECT_EQ(plan.knobs[0].compensate_value, 2);
+    EXPECT_NE(plan.reason.find("BATCH_SIZE 64 -> 32"), std::string::npos) << plan.reason;
 }
 
-TEST(Planner, UnsupportedSuggestionsAreReportedNotPlanned) {
+TEST(Planner, CudaOomWithoutTheFixWhitelistedIsNotRequeuedToFailAgain) {
+    const auto d = diagnosis(Cause::cuda_oom, {{ActionKind::reduce_batch_size, ""}});
+    auto r = request(d);
+    r.knobs = {batch_knob()};
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(plan.actions.empty());
+    EXPECT_TRUE(plan.env.empty());
+    EXPECT_TRUE(mentions(plan.would_have_done, "reduce_batch_size (BATCH_SIZE 64 -> 32"));
+    EXPECT_TRUE(mentions(plan.would_have_done, "requeue"));
+}
+
+TEST(Planner, CudaOomAtTheFloorEscalates) {
+    const auto d = diagnosis(Cause::cuda_oom, {{ActionKind::reduce_batch_size, ""}});
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "reduce_batch_size"});
+    r.knobs = {batch_knob(8, 8)};
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.notes, "at its floor of 8"));
+}
+
+TEST(Planner, CudaOomWithoutAKnobEscalatesAndSaysHowToDeclareOne) {
+    const auto d = diagnosis(Cause::cuda_oom, {{ActionKind::reduce_batch_size, ""}});
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "reduce_batch_size"});
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.notes, "--knob batch_size="));
+}
+
+Diagnosis condemning_xid() {
     auto d = diagnosis(Cause::gpu_xid);
-    d.suggested_actions.push_back({ActionKind::exclude_node, "n2"});
+    d.nodes = {"n2"};
+    d.node_condemned = true;
+    d.xid = 79;
+    return d;
+}
+
+TEST(Planner, CondemningXidExcludesTheNodeThenRequeues) {
+    const auto d = condemning_xid();
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node"});
+    const auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::exclude_node, ActionKind::requeue}));
+    EXPECT_EQ(plan.exclude_nodes, std::vector<std::string>{"n2"});
+}
+
+TEST(Planner, CondemningXidWithoutExclusionWhitelistedSaysItWouldHaveExcludedTheNode) {
+    const auto d = condemning_xid();
     const auto plan = plan_recovery(request(d));
-    EXPECT_FALSE(plan.escalate);
-    ASSERT_EQ(plan.actions.size(), 1U);
-    EXPECT_EQ(plan.actions[0].kind, ActionKind::requeue);
-    EXPECT_TRUE(mentions(plan.would_have_done, "exclude_node n2"));
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(plan.actions.empty());
+    EXPECT_TRUE(mentions(plan.would_have_done, "exclude_node n2 (not whitelisted)"));
+}
+
+TEST(Planner, ExclusionIsBounded) {
+    const auto d = condemning_xid();
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node"});
+    r.excluded_nodes = {"n1", "n3"};
+    r.max_excluded_nodes = 2;
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.would_have_done, "more than the bound of 2"));
+}
+
+TEST(Planner, DrainOnlyAsOperator) {
+    const auto d = condemning_xid();
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "drain_node"});
+    auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate) << "not an operator: drain impossible, and the node must go";
+    EXPECT_TRUE(mentions(plan.would_have_done, "not a Slurm operator"));
+    r.is_operator = true;
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::drain_node, ActionKind::requeue}));
+    EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n2"});
+}
+
+TEST(Planner, NodeFixesNeverAnswerAnOutOfMemoryError) {
+    auto d = diagnosis(Cause::cuda_oom, {{ActionKind::exclude_node, "n2"}});
+    d.nodes = {"n2"};
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node", "reduce_batch_size"});
+    r.knobs = {batch_knob()};
+    const auto plan = plan_recovery(r);
+    EXPECT_FALSE(plan.has(ActionKind::exclude_node));
+    EXPECT_TRUE(plan.has(ActionKind::reduce_batch_size));
+}
+
+TEST(Planner, SuggestedEnvFixNeedsTheOwnersValue) {
+    const auto d = diagnosis(Cause::nccl_network, {{ActionKind::set_env, "NCCL_SOCKET_IFNAME"}});
+    auto r = request(d);
+    auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.would_have_done, "set_env NCCL_SOCKET_IFNAME=?"));
+    r.whitelist = allow({"requeue", "set_env:NCCL_SOCKET_IFNAME=ib0"});
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(plan.env.at("NCCL_SOCKET_IFNAME"), "ib0");
+    r.env = {{"NCCL_SOCKET_IFNAME", "ib0"}};
+    plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate) << "the same fix again is no fix";
+    EXPECT_TRUE(mentions(plan.notes, "already set"));
+}
+
+TEST(Planner, AllowedEnvFixesForTheCauseAreAppliedOnce) {
+    const auto d = diagnosis(Cause::nccl_timeout);
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "set_env"});
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate);
+    EXPECT_EQ(plan.env.at("TORCH_NCCL_ASYNC_ERROR_HANDLING"), "1");
+    EXPECT_EQ(plan.env.at("NCCL_DEBUG"), "INFO");
+    r.env = plan.env;
+    plan = plan_recovery(r);
+    EXPECT_TRUE(plan.env.empty());
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::requeue});
+}
+
+TEST(Planner, CorruptCheckpointRestoresTheOlderOne) {
+    const auto d = diagnosis(Cause::checkpoint_corrupt);
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "restore_older_checkpoint"});
+    r.resumed_from = "/ckpt/step_000020.pt";
+    r.older_checkpoint = "/ckpt/step_000015.pt";
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(plan.resume_from, "/ckpt/step_000015.pt");
+    r.older_checkpoint.reset();
+    plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.notes, "no usable checkpoint older than /ckpt/step_000020.pt"));
+}
+
+TEST(Planner, TimeLimitIsExtendedWithinItsBound) {
+    const auto d = diagnosis(Cause::time_limit, {{ActionKind::extend_time_limit, ""}});
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "extend_time_limit"});
+    Knob limit;
+    limit.name = "time_limit";
+    limit.value = limit.initial = 60;
+    limit.max = 80;
+    r.knobs = {limit};
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(plan.time_limit_minutes, 80) << "60 + 50% is capped at the bound";
+    r.knobs[0].value = 80;
+    plan = plan_recovery(r);
+    EXPECT_FALSE(plan.escalate) << "a time limit needs no fix: each run makes progress";
+    EXPECT_FALSE(plan.time_limit_minutes);
+    EXPECT_TRUE(mentions(plan.notes, "bound of 80"));
+}
+
+TEST(Planner, NotRequeueableJobIsResubmittedWhenAllowed) {
+    const auto d = diagnosis(Cause::nccl_timeout);
+    auto r = request(d);
+    r.requeueable = false;
+    auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.would_have_done, "resubmit from /ckpt/step_000020.pt"));
+    r.whitelist = allow({"requeue", "resubmit"});
+    r.can_resubmit = true;
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::resubmit});
+    r.can_resubmit = false;
+    plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_NE(plan.reason.find("script was not stored"), std::string::npos) << plan.reason;
 }
 
 TEST(Planner, SlurmRequeuedItselfGetsOnlyTheAlreadyRequeuedMarker) {
@@ -147,18 +363,7 @@ TEST(Planner, SlurmRequeuedItselfGetsOnlyTheAlreadyRequeuedMarker) {
     const auto plan = plan_recovery(r);
     EXPECT_FALSE(plan.escalate);
     ASSERT_EQ(plan.actions.size(), 1U) << "no second requeue beyond the marker";
-    EXPECT_EQ(plan.actions[0].kind, ActionKind::requeue);
     EXPECT_NE(plan.actions[0].argument.find("already requeued"), std::string::npos);
-}
-
-TEST(Planner, SlurmRequeuedItselfWithoutRequeueWhitelistedPlansNothing) {
-    const auto d = diagnosis(Cause::node_failure);
-    auto r = request(d);
-    r.slurm_requeued_itself = true;
-    r.allowed.clear();
-    const auto plan = plan_recovery(r);
-    EXPECT_FALSE(plan.escalate) << "Slurm's own requeue is left to run";
-    EXPECT_TRUE(plan.actions.empty());
 }
 
 TEST(Planner, SlurmRequeuedItselfWithSpentBudgetEscalates) {
@@ -166,11 +371,7 @@ TEST(Planner, SlurmRequeuedItselfWithSpentBudgetEscalates) {
     auto r = request(d);
     r.slurm_requeued_itself = true;
     r.failed_attempt = 3;
-    r.max_attempts = 3;
-    const auto plan = plan_recovery(r);
-    EXPECT_TRUE(plan.escalate);
-    EXPECT_TRUE(plan.actions.empty());
-    EXPECT_NE(plan.reason.find("budget"), std::string::npos) << plan.reason;
+    EXPECT_TRUE(plan_recovery(r).escalate);
 }
 
 }  // namespace
