@@ -1,0 +1,309 @@
+// Directory validators (directories.h). They stop at the first bad file: one bad shard makes
+// the checkpoint unusable, and the reason names it.
+#include "recovery/checkpoints/directories.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "recovery/checkpoints/detect.h"
+#include "recovery/checkpoints/naming.h"
+#include "recovery/checkpoints/read_only_file.h"
+#include "recovery/checkpoints/validators.h"
+
+namespace recovery::checkpoints {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Small side files (trainer_state.json, index files, DCP .metadata) larger than this are not
+// read.
+constexpr std::uint64_t k_max_side_file = std::uint64_t{64} << 20;
+
+bool is_weight_like(const std::string& name) {
+    return ends_with(name, ".pt") || ends_with(name, ".pth") || ends_with(name, ".bin") ||
+           ends_with(name, ".ckpt") || ends_with(name, ".safetensors");
+}
+
+// Names of the regular files directly inside, sorted (directory order is arbitrary).
+std::vector<std::string> files_in(const fs::path& directory) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->is_regular_file(ec)) {
+            names.push_back(it->path().filename().string());
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::vector<std::string> subdirectories_in(const fs::path& directory, std::string_view prefix) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        if (it->is_directory(ec) && name.starts_with(prefix)) {
+            names.push_back(name);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// Validations of several files, summed; the first failure wins.
+class Tally {
+public:
+    // False once a file failed: the caller stops.
+    bool add(const std::string& label, const Validation& validation) {
+        m_bytes_read += validation.bytes_read;
+        if (!validation.ok) {
+            m_failure = label + ": " + validation.reason;
+            return false;
+        }
+        ++m_files;
+        return true;
+    }
+    [[nodiscard]] bool failed() const { return !m_failure.empty(); }
+    [[nodiscard]] std::size_t files() const { return m_files; }
+    [[nodiscard]] Validation fail(std::string reason) const { return {false, std::move(reason), m_bytes_read}; }
+    [[nodiscard]] Validation result(const std::string& success) const {
+        return failed() ? Validation{false, m_failure, m_bytes_read}
+                        : Validation{true, success, m_bytes_read};
+    }
+
+private:
+    std::uint64_t m_bytes_read = 0;
+    std::size_t m_files = 0;
+    std::string m_failure;
+};
+
+// A small whole file, or nullopt when missing or too large; counts what it read.
+std::optional<std::string> read_side_file(const fs::path& path, std::uint64_t& bytes_read) {
+    auto file = ReadOnlyFile::open(path);
+    if (!file || file->size() > k_max_side_file) {
+        return std::nullopt;
+    }
+    std::string text;
+    const bool ok = file->read_at(0, file->size(), text);
+    bytes_read += file->bytes_read();
+    return ok ? std::optional(text) : std::nullopt;
+}
+
+std::string count(std::size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+Validation validate_deepspeed(const fs::path& directory) {
+    Tally tally;
+    std::size_t model_states = 0;
+    for (const auto& name : files_in(directory)) {
+        if (!ends_with(name, ".pt")) {
+            continue;
+        }
+        model_states += name.find("model_states") != std::string::npos ? 1 : 0;
+        if (!tally.add(name, validate_torch_file(directory / name))) {
+            break;
+        }
+    }
+    if (!tally.failed() && model_states == 0) {
+        return tally.fail("no *model_states.pt (mp_rank_NN_model_states.pt): the save is incomplete");
+    }
+    return tally.result("DeepSpeed: " + count(tally.files(), "torch file") + " valid (" +
+                        std::to_string(model_states) + " model states)");
+}
+
+Validation validate_dcp(const fs::path& directory) {
+    Tally tally;
+    const auto metadata_path = directory / ".metadata";
+    std::error_code ec;
+    if (!fs::exists(metadata_path, ec)) {
+        return tally.fail(".metadata missing: the save did not finish (DCP writes it last)");
+    }
+    if (fs::file_size(metadata_path, ec) == 0) {
+        return tally.fail(".metadata is empty");
+    }
+    const auto metadata_time = modified_time(metadata_path);
+    std::set<std::string> shards;
+    for (const auto& name : files_in(directory)) {
+        if (!ends_with(name, ".distcp")) {
+            continue;
+        }
+        if (fs::file_size(directory / name, ec) == 0) {
+            return tally.fail("shard " + name + " is empty");
+        }
+        if (modified_time(directory / name) > metadata_time) {
+            return tally.fail("shard " + name + " was modified after .metadata: a save over an "
+                              "older one that did not finish");
+        }
+        shards.insert(name);
+    }
+    if (shards.empty()) {
+        return tally.fail("no *.distcp shard files next to .metadata");
+    }
+    // The pickle stores each relative_path string once (later uses are memo references), so
+    // every shard name .metadata refers to appears in its bytes.
+    std::uint64_t bytes_read = 0;
+    const auto metadata = read_side_file(metadata_path, bytes_read);
+    tally.add(".metadata", {true, "", bytes_read});
+    if (!metadata) {
+        return tally.result("DCP: .metadata + " + count(shards.size(), "shard") +
+                            "; .metadata too large to check shard names");
+    }
+    std::set<std::string> referenced;
+    for (auto at = metadata->find(".distcp"); at != std::string::npos;
+         at = metadata->find(".distcp", at + 1)) {
+        auto begin = at;
+        while (begin > 0 && (std::isalnum(static_cast<unsigned char>((*metadata)[begin - 1])) ||
+                             (*metadata)[begin - 1] == '_' || (*metadata)[begin - 1] == '-')) {
+            --begin;
+        }
+        referenced.insert(metadata->substr(begin, at + 7 - begin));
+    }
+    for (const auto& name : referenced) {
+        if (!shards.contains(name)) {
+            return tally.fail(".metadata refers to shard " + name + ", which is missing or empty");
+        }
+    }
+    return tally.result("DCP: .metadata + " + count(shards.size(), "shard") + ", " +
+                        std::to_string(referenced.size()) +
+                        " shard names in .metadata all present (offsets not checked)");
+}
+
+Validation validate_megatron(const fs::path& directory) {
+    Tally tally;
+    const auto ranks = subdirectories_in(directory, "mp_rank_");
+    if (ranks.empty()) {
+        std::error_code ec;
+        if (fs::exists(directory / ".metadata", ec) || fs::exists(directory / "common.pt", ec)) {
+            auto dcp = validate_dcp(directory);
+            dcp.reason = "Megatron torch_dist: " + dcp.reason;
+            return dcp;
+        }
+        return tally.fail("no mp_rank_*/model_optim_rng.pt (nor torch_dist .metadata): the save "
+                          "is incomplete");
+    }
+    for (const auto& rank : ranks) {
+        const auto files = files_in(directory / rank);
+        if (std::find(files.begin(), files.end(), "model_optim_rng.pt") == files.end()) {
+            return tally.fail(rank + "/model_optim_rng.pt missing: the save is incomplete");
+        }
+        for (const auto& name : files) {
+            if (ends_with(name, ".pt") && !tally.add(rank + "/" + name, validate_torch_file(directory / rank / name))) {
+                return tally.result("");
+            }
+        }
+    }
+    return tally.result("Megatron: " + count(ranks.size(), "model-parallel rank") + ", " +
+                        count(tally.files(), "torch file") + " valid");
+}
+
+Validation validate_huggingface(const fs::path& directory) {
+    Tally tally;
+    std::uint64_t bytes_read = 0;
+    const auto state = read_side_file(directory / "trainer_state.json", bytes_read);
+    tally.add("trainer_state.json", {true, "", bytes_read});
+    if (!state) {
+        return tally.fail("trainer_state.json missing (the Trainer writes it at the end of a save)");
+    }
+    if (nlohmann::json::parse(*state, nullptr, false).is_discarded()) {
+        return tally.fail("trainer_state.json is not valid JSON: cut short");
+    }
+    const auto files = files_in(directory);
+    const std::set<std::string> present(files.begin(), files.end());
+    bool has_weights = false;
+    std::size_t shards = 0;
+    for (const auto& name : files) {
+        if (!ends_with(name, ".index.json")) {
+            continue;
+        }
+        bytes_read = 0;
+        const auto text = read_side_file(directory / name, bytes_read);
+        tally.add(name, {true, "", bytes_read});
+        const auto index = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+        if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
+            return tally.fail(name + " has no weight_map");
+        }
+        std::set<std::string> listed;
+        for (const auto& [tensor, file] : index["weight_map"].items()) {
+            if (file.is_string()) {
+                listed.insert(file.get<std::string>());
+            }
+        }
+        for (const auto& shard : listed) {
+            if (!present.contains(shard)) {
+                return tally.fail(name + " lists shard " + shard + ", which is missing");
+            }
+        }
+        shards += listed.size();
+        has_weights = true;
+    }
+    for (const auto* single : {"model.safetensors", "pytorch_model.bin", "adapter_model.safetensors",
+                               "adapter_model.bin"}) {
+        has_weights = has_weights || present.contains(single);
+    }
+    if (!has_weights) {
+        return tally.fail("no model weights (model.safetensors, pytorch_model.bin, adapter_model.* "
+                          "or a *.index.json)");
+    }
+    std::size_t weights = 0;
+    for (const auto& name : files) {
+        if (!is_weight_like(name)) {
+            continue;
+        }
+        if (!tally.add(name, validate_file(directory / name))) {
+            return tally.result("");
+        }
+        ++weights;
+    }
+    return tally.result("Hugging Face: trainer_state.json, " +
+                        (shards > 0 ? count(shards, "indexed shard") + ", " : std::string()) +
+                        count(weights, "weight/state file") + " valid");
+}
+
+Validation validate_declared(const fs::path& directory) {
+    Tally tally;
+    for (const auto& name : files_in(directory)) {
+        if (is_weight_like(name) && !tally.add(name, validate_file(directory / name))) {
+            return tally.result("");
+        }
+    }
+    if (tally.files() == 0) {
+        return tally.result("no file of a known format inside: only the name (and marker) checked");
+    }
+    return tally.result(count(tally.files(), "file") + " valid");
+}
+
+}  // namespace
+
+Validation validate_file(const fs::path& file) {
+    const auto name = file.filename().string();
+    if (ends_with(name, ".safetensors")) {
+        return validate_safetensors(file);
+    }
+    if (is_weight_like(name)) {
+        return validate_torch_file(file);
+    }
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    if (ec || size == 0) {
+        return {false, ec ? "cannot stat: " + ec.message() : "empty file", 0};
+    }
+    return {true, "format unknown: only checked to be non-empty (" + std::to_string(size) + " bytes)", 0};
+}
+
+Validation validate_directory(const fs::path& directory, Layout layout) {
+    switch (layout) {
+    case Layout::deepspeed: return validate_deepspeed(directory);
+    case Layout::megatron: return validate_megatron(directory);
+    case Layout::huggingface: return validate_huggingface(directory);
+    case Layout::torch_dcp: return validate_dcp(directory);
+    default: return validate_declared(directory);
+    }
+}
+
+}  // namespace recovery::checkpoints

@@ -1,0 +1,28 @@
+// Validators for directory candidates, one per layout, built on the single-file validators.
+// Each returns a Validation (never fails otherwise); bytes_read sums every file read.
+//
+//   deepspeed    at least one *model_states.pt; every *.pt inside a valid torch file
+//   megatron     every mp_rank_*/ holds a valid model_optim_rng.pt (and its other *.pt are
+//                valid), or the directory is in torch_dist form (validated as torch_dcp)
+//   huggingface  trainer_state.json present and valid JSON (the Trainer writes it last); model
+//                weights present (model.safetensors, pytorch_model.bin, adapter_model.*, or a
+//                *.index.json whose listed shards all exist); every weight-like file valid
+//   torch_dcp    .metadata present and non-empty (written last), at least one *.distcp, none
+//                empty, none modified after .metadata, and every *.distcp name found in
+//                .metadata's pickle present (names only: offsets are not checked)
+//   declared     every *.pt/.pth/.bin/.ckpt/.safetensors directly inside valid (the marker
+//                rule is applied by the scan)
+#pragma once
+
+#include <filesystem>
+
+#include "recovery/checkpoints/types.h"
+
+namespace recovery::checkpoints {
+
+[[nodiscard]] Validation validate_directory(const std::filesystem::path& directory, Layout layout);
+// A file by its extension: torch files and .ckpt as zip/legacy torch, .safetensors as such,
+// anything else only checked to be non-empty.
+[[nodiscard]] Validation validate_file(const std::filesystem::path& file);
+
+}  // namespace recovery::checkpoints

@@ -1,0 +1,177 @@
+// scan (scan.h). The cheap rejections run on every candidate, because they read nothing and a
+// person reading the listing wants to see them; validation stops at the first usable one
+// because reading older checkpoints would only cost time.
+#include "recovery/checkpoints/scan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <system_error>
+
+#include "recovery/checkpoints/detect.h"
+#include "recovery/checkpoints/directories.h"
+#include "recovery/checkpoints/naming.h"
+#include "recovery/checkpoints/trackers.h"
+
+namespace recovery::checkpoints {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Stepped candidates by step, then time; unstepped by time; merged by time (scan.h).
+std::vector<Found> newest_first(std::vector<Found> found) {
+    std::vector<Found> stepped;
+    std::vector<Found> unstepped;
+    for (auto& f : found) {
+        (f.candidate.step ? stepped : unstepped).push_back(std::move(f));
+    }
+    std::sort(stepped.begin(), stepped.end(), [](const Found& a, const Found& b) {
+        const auto& x = a.candidate;
+        const auto& y = b.candidate;
+        if (*x.step != *y.step) {
+            return *x.step > *y.step;
+        }
+        if (x.modified != y.modified) {
+            return x.modified > y.modified;
+        }
+        // A symlink (last.ckpt) after the file it points to; then by name, for a stable order.
+        if (a.symlink_note.empty() != b.symlink_note.empty()) {
+            return a.symlink_note.empty();
+        }
+        return x.path < y.path;
+    });
+    std::sort(unstepped.begin(), unstepped.end(), [](const Found& a, const Found& b) {
+        if (a.candidate.modified != b.candidate.modified) {
+            return a.candidate.modified > b.candidate.modified;
+        }
+        return a.candidate.path < b.candidate.path;
+    });
+    std::vector<Found> ordered;
+    ordered.reserve(stepped.size() + unstepped.size());
+    auto s = stepped.begin();
+    auto u = unstepped.begin();
+    while (s != stepped.end() || u != unstepped.end()) {
+        const bool take_unstepped =
+            s == stepped.end() || (u != unstepped.end() && u->candidate.modified > s->candidate.modified);
+        ordered.push_back(std::move(*(take_unstepped ? u++ : s++)));
+    }
+    return ordered;
+}
+
+void reject(Candidate& candidate, std::string reason) {
+    candidate.verdict = Verdict::rejected;
+    candidate.reason = std::move(reason);
+}
+
+bool same_path(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec) && !ec) {
+        return true;
+    }
+    return a.lexically_normal() == b.lexically_normal();
+}
+
+// restore_older_checkpoint: the checkpoint the failed run could not load, and everything newer.
+void apply_older_than(const fs::path& bad, std::vector<Candidate>& candidates,
+                      std::vector<std::string>& notes) {
+    const auto newer = "newer than " + bad.string() + ", which the failed run could not load";
+    const auto itself = std::string("the checkpoint the failed run could not load");
+    const auto at = std::find_if(candidates.begin(), candidates.end(),
+                                 [&](const Candidate& c) { return same_path(c.path, bad); });
+    if (at != candidates.end()) {
+        for (auto it = candidates.begin(); it <= at; ++it) {
+            reject(*it, it == at ? itself : newer);
+        }
+        return;
+    }
+    // Gone from the directory (or never in it): compare by its step, else its time.
+    if (const auto step = step_in_name(bad.filename().string())) {
+        for (auto& c : candidates) {
+            if (c.step && *c.step >= *step) {
+                reject(c, newer);
+            }
+        }
+        notes.push_back(bad.string() + " (the checkpoint the failed run could not load) is not "
+                        "among the candidates: those at step " + std::to_string(*step) +
+                        " and later are skipped");
+        return;
+    }
+    notes.push_back(bad.string() + " (the checkpoint the failed run could not load) is not among "
+                    "the candidates and has no step number: nothing was skipped because of it");
+}
+
+std::string seconds_after(common::TimePoint later, common::TimePoint earlier) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(later - earlier).count();
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
+    return text;
+}
+
+bool has_marker(const Found& found, const std::string& marker) {
+    std::error_code ec;
+    const auto& path = found.candidate.path;
+    return found.directory ? fs::exists(path / marker, ec)
+                           : fs::exists(fs::path(path.string() + marker), ec);
+}
+
+}  // namespace
+
+common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options) {
+    auto listing = list_candidates(directory, options);
+    if (!listing) {
+        return tl::unexpected(listing.error());
+    }
+    auto found = newest_first(std::move(listing->found));
+    Scan result;
+    result.candidates.reserve(found.size());
+    for (const auto& f : found) {
+        result.candidates.push_back(f.candidate);
+    }
+    auto& candidates = result.candidates;
+    if (candidates.empty()) {
+        result.notes.push_back(options.pattern.empty()
+                                   ? "no checkpoint of a known layout in " + directory.string()
+                                   : "nothing in " + directory.string() + " matches the pattern '" +
+                                         options.pattern + "'");
+    }
+    if (options.older_than) {
+        apply_older_than(*options.older_than, candidates, result.notes);
+    }
+    apply_trackers(directory, candidates, result.notes, result.bytes_read);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        auto& c = candidates[i];
+        if (c.verdict != Verdict::not_checked) {
+            continue;
+        }
+        if (options.unfinished_after && c.modified > *options.unfinished_after) {
+            reject(c, "still being written: modified " + seconds_after(c.modified, *options.unfinished_after) +
+                          " after the cut-off");
+        } else if (!options.marker.empty() && !has_marker(found[i], options.marker)) {
+            reject(c, "completion marker " +
+                          (found[i].directory ? c.path.filename().string() + "/" + options.marker
+                                              : c.path.filename().string() + options.marker) +
+                          " missing");
+        }
+    }
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        auto& c = candidates[i];
+        if (c.verdict != Verdict::not_checked) {
+            continue;
+        }
+        const auto validation =
+            found[i].directory ? validate_directory(c.path, c.layout) : validate_file(c.path);
+        c.verdict = validation.ok ? Verdict::usable : Verdict::rejected;
+        c.reason = found[i].symlink_note + validation.reason;
+        c.bytes_read = validation.bytes_read;
+        result.bytes_read += validation.bytes_read;
+        if (validation.ok && !result.chosen) {
+            result.chosen = i;
+            if (!options.check_all) {
+                break;
+            }
+        }
+    }
+    return result;
+}
+
+}  // namespace recovery::checkpoints
