@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "slurm/detail/libslurm.h"
@@ -51,6 +52,17 @@ NodeState node_state_of(uint32_t raw) {
         case NODE_STATE_FUTURE: return NodeState::future;
         default: return NodeState::unknown;
     }
+}
+
+// Slurm's "not given" for a count: 0, NO_VAL or NO_VAL16 (INFINITE16 for ntasks_per_node).
+template <typename Count>
+std::optional<Count> count_of(Count value) {
+    if (value == 0 || value == static_cast<Count>(NO_VAL) ||
+        value == static_cast<Count>(NO_VAL16) || value == static_cast<Count>(INFINITE16) ||
+        value == static_cast<Count>(INFINITE)) {
+        return std::nullopt;
+    }
+    return value;
 }
 
 std::string user_name_of(const slurm_job_info_t& record) {
@@ -118,6 +130,24 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     }
     job.batch = record.batch_flag != 0;
     job.requeueable = job.batch && record.requeue != 0;
+
+    job.num_nodes = count_of(record.num_nodes).value_or(0);
+    job.max_nodes = count_of(record.max_nodes);
+    job.num_tasks = count_of(record.num_tasks);
+    job.ntasks_per_node = count_of(record.ntasks_per_node);
+    job.cpus_per_task = count_of(record.cpus_per_task);
+    job.mem_per_cpu = (record.pn_min_memory & MEM_PER_CPU) != 0;
+    const std::uint64_t memory = record.pn_min_memory & ~MEM_PER_CPU;
+    if (memory != 0 && record.pn_min_memory != NO_VAL64 &&
+        record.pn_min_memory != INFINITE64) {
+        job.pn_min_memory = memory;
+    }
+    job.tres_per_node = text(record.tres_per_node);
+    job.account = text(record.account);
+    job.qos = text(record.qos);
+    job.comment = text(record.comment);
+    job.std_in = text(record.std_in);
+    job.group_id = record.group_id;
 
     OutputPathContext context;
     context.job_id = record.job_id;

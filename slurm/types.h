@@ -48,6 +48,23 @@ struct JobSnapshot {
     bool requeueable = false;          // Slurm will accept a requeue of this job
     bool batch = true;                 // batch script (sbatch), not an interactive allocation
 
+    // What the job asked for, as submit_request_from() needs it to submit it again. Slurm's
+    // "not given" values (0, NO_VAL) are nullopt or empty. 22.05 does not report the open mode
+    // of the output files, so there is no field for it.
+    std::uint32_t num_nodes = 0;                     // minimum node count (-N min)
+    std::optional<std::uint32_t> max_nodes;          // -N min-max
+    std::optional<std::uint32_t> num_tasks;          // -n
+    std::optional<std::uint16_t> ntasks_per_node;    // --ntasks-per-node
+    std::optional<std::uint16_t> cpus_per_task;      // -c
+    std::optional<std::uint64_t> pn_min_memory;      // MB, per node or (mem_per_cpu) per CPU
+    bool mem_per_cpu = false;                        // pn_min_memory is --mem-per-cpu
+    std::string tres_per_node;                       // --gres, as Slurm stores it ("gres:gpu:2")
+    std::string account;
+    std::string qos;
+    std::string comment;
+    std::string std_in;                              // as given ("/dev/null" when not given)
+    std::uint32_t group_id = 0;
+
     bool operator==(const JobSnapshot&) const = default;
 };
 

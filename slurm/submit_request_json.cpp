@@ -1,0 +1,217 @@
+// SubmitRequest <-> JSON. The supervisor stores a request as text and may read it back after an
+// upgrade, so reading is strict: every key must be present with the right type, and a key this
+// version does not know is an error rather than silently dropped.
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "slurm/submit_request.h"
+
+namespace slurm {
+namespace {
+
+using nlohmann::json;
+
+// Reads one key of the object, remembering which keys were read so unknown ones stand out.
+class Reader {
+public:
+    explicit Reader(const json& object) : m_object(object) {}
+
+    void text(const char* key, std::string& out) {
+        if (const json* value = take(key, "a string");
+            value && check(value->is_string(), key, "a string")) {
+            out = value->get<std::string>();
+        }
+    }
+    void flag(const char* key, bool& out) {
+        if (const json* value = take(key, "true or false");
+            value && check(value->is_boolean(), key, "true or false")) {
+            out = value->get<bool>();
+        }
+    }
+    template <typename Unsigned>
+    void number(const char* key, Unsigned& out) {
+        if (const json* value = take(key, "a number")) {
+            read_number(*value, key, out);
+        }
+    }
+    template <typename Unsigned>
+    void optional_number(const char* key, std::optional<Unsigned>& out) {
+        const json* value = take(key, "a number or null");
+        if (!value || value->is_null()) {
+            out.reset();
+            return;
+        }
+        Unsigned number = 0;
+        if (read_number(*value, key, number)) {
+            out = number;
+        }
+    }
+    void texts(const char* key, std::vector<std::string>& out) {
+        const json* value = take(key, "an array of strings");
+        if (!value || !check(value->is_array(), key, "an array of strings")) {
+            return;
+        }
+        out.clear();
+        for (const auto& item : *value) {
+            if (!check(item.is_string(), key, "an array of strings")) {
+                return;
+            }
+            out.push_back(item.get<std::string>());
+        }
+    }
+
+    // The first problem found, including keys nobody asked for; empty when all was well.
+    std::string problem() const {
+        if (!m_problem.empty()) {
+            return m_problem;
+        }
+        for (const auto& [key, value] : m_object.items()) {
+            if (!m_read.contains(key)) {
+                return "unknown key \"" + key + "\"";
+            }
+        }
+        return {};
+    }
+
+private:
+    const json* take(const char* key, const char* expected) {
+        m_read.insert(key);
+        const auto it = m_object.find(key);
+        if (it == m_object.end()) {
+            fail(std::string("missing key \"") + key + "\" (" + expected + ")");
+            return nullptr;
+        }
+        return &*it;
+    }
+    bool check(bool ok, const char* key, const char* expected) {
+        if (!ok) {
+            fail(std::string("key \"") + key + "\" must be " + expected);
+        }
+        return ok;
+    }
+    template <typename Unsigned>
+    bool read_number(const json& value, const char* key, Unsigned& out) {
+        if (!check(value.is_number_unsigned() ||
+                       (value.is_number_integer() && value.get<std::int64_t>() >= 0),
+                   key, "a whole number >= 0")) {
+            return false;
+        }
+        const auto number = value.get<std::uint64_t>();
+        if (!check(number <= std::numeric_limits<Unsigned>::max(), key,
+                   "a number that fits its field")) {
+            return false;
+        }
+        out = static_cast<Unsigned>(number);
+        return true;
+    }
+    void fail(std::string message) {
+        if (m_problem.empty()) {
+            m_problem = std::move(message);
+        }
+    }
+
+    const json& m_object;
+    std::set<std::string, std::less<>> m_read;
+    std::string m_problem;
+};
+
+template <typename T>
+json or_null(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+}  // namespace
+
+json to_json(const SubmitRequest& r) {
+    return json{
+        {"script", r.script},
+        {"name", r.name},
+        {"partition", r.partition},
+        {"account", r.account},
+        {"qos", r.qos},
+        {"work_dir", r.work_dir},
+        {"std_out", r.std_out},
+        {"std_err", r.std_err},
+        {"std_in", r.std_in},
+        {"open_mode_append", r.open_mode_append},
+        {"time_limit", or_null(r.time_limit)},
+        {"min_nodes", r.min_nodes},
+        {"max_nodes", or_null(r.max_nodes)},
+        {"num_tasks", or_null(r.num_tasks)},
+        {"ntasks_per_node", or_null(r.ntasks_per_node)},
+        {"cpus_per_task", or_null(r.cpus_per_task)},
+        {"pn_min_memory", or_null(r.pn_min_memory)},
+        {"mem_per_cpu", r.mem_per_cpu},
+        {"tres_per_node", r.tres_per_node},
+        {"excluded_nodes", r.excluded_nodes},
+        {"required_nodes", r.required_nodes},
+        {"comment", r.comment},
+        {"requeue", r.requeue},
+        {"hold", r.hold},
+        {"environment", r.environment},
+        {"user_id", or_null(r.user_id)},
+        {"group_id", or_null(r.group_id)},
+    };
+}
+
+std::string to_json_text(const SubmitRequest& request) { return to_json(request).dump(); }
+
+common::Result<SubmitRequest> submit_request_from_json(const json& object) {
+    const std::string what = "stored submit request";
+    const std::string hint =
+        "the request was written by another version of slurm-supervisor or edited by hand; "
+        "submit the job again yourself";
+    if (!object.is_object()) {
+        return common::fail(what + ": expected a JSON object, got " +
+                                std::string(object.type_name()),
+                            hint);
+    }
+    SubmitRequest r;
+    Reader read(object);
+    read.text("script", r.script);
+    read.text("name", r.name);
+    read.text("partition", r.partition);
+    read.text("account", r.account);
+    read.text("qos", r.qos);
+    read.text("work_dir", r.work_dir);
+    read.text("std_out", r.std_out);
+    read.text("std_err", r.std_err);
+    read.text("std_in", r.std_in);
+    read.flag("open_mode_append", r.open_mode_append);
+    read.optional_number("time_limit", r.time_limit);
+    read.number("min_nodes", r.min_nodes);
+    read.optional_number("max_nodes", r.max_nodes);
+    read.optional_number("num_tasks", r.num_tasks);
+    read.optional_number("ntasks_per_node", r.ntasks_per_node);
+    read.optional_number("cpus_per_task", r.cpus_per_task);
+    read.optional_number("pn_min_memory", r.pn_min_memory);
+    read.flag("mem_per_cpu", r.mem_per_cpu);
+    read.text("tres_per_node", r.tres_per_node);
+    read.text("excluded_nodes", r.excluded_nodes);
+    read.text("required_nodes", r.required_nodes);
+    read.text("comment", r.comment);
+    read.flag("requeue", r.requeue);
+    read.flag("hold", r.hold);
+    read.texts("environment", r.environment);
+    read.optional_number("user_id", r.user_id);
+    read.optional_number("group_id", r.group_id);
+    if (auto problem = read.problem(); !problem.empty()) {
+        return common::fail(what + ": " + problem, hint);
+    }
+    return r;
+}
+
+common::Result<SubmitRequest> submit_request_from_json_text(std::string_view text) {
+    const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) {
+        return common::fail("stored submit request: not valid JSON",
+                            "the stored text is damaged; submit the job again yourself");
+    }
+    return submit_request_from_json(parsed);
+}
+
+}  // namespace slurm

@@ -1,0 +1,198 @@
+// SubmitRequest's JSON form (what the supervisor stores) and submit_request_from (a snapshot
+// turned back into a submission).
+#include "slurm/submit_request.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+slurm::SubmitRequest full_request() {
+    slurm::SubmitRequest r;
+    r.script = "#!/bin/bash\n#SBATCH -N 2\necho \"é\\t\"\n";
+    r.name = "train";
+    r.partition = "gpu";
+    r.account = "proj";
+    r.qos = "high";
+    r.work_dir = "/home/u/run";
+    r.std_out = "/logs/%x-%j.out";
+    r.std_err = "/logs/%x-%j.err";
+    r.std_in = "/dev/null";
+    r.open_mode_append = true;
+    r.time_limit = 1440;
+    r.min_nodes = 2;
+    r.max_nodes = 4;
+    r.num_tasks = 8;
+    r.ntasks_per_node = 4;
+    r.cpus_per_task = 16;
+    r.pn_min_memory = 4096;
+    r.mem_per_cpu = true;
+    r.tres_per_node = "gres:gpu:4";
+    r.excluded_nodes = "n3";
+    r.required_nodes = "n[1-2]";
+    r.comment = "resubmitted";
+    r.requeue = false;
+    r.hold = true;
+    r.environment = {"PATH=/usr/bin", "EMPTY=", "WITH_EQUALS=a=b"};
+    r.user_id = 1000;
+    r.group_id = 100;
+    return r;
+}
+
+TEST(SubmitRequestJson, RoundTripKeepsEveryField) {
+    const auto request = full_request();
+    const auto back = slurm::submit_request_from_json_text(slurm::to_json_text(request));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, request);
+}
+
+TEST(SubmitRequestJson, RoundTripKeepsUnsetOptionalsUnset) {
+    slurm::SubmitRequest request;
+    request.script = "#!/bin/sh\n";
+    request.environment = {"A=1"};
+    const auto json = slurm::to_json(request);
+    EXPECT_TRUE(json.at("time_limit").is_null());
+    EXPECT_TRUE(json.at("user_id").is_null());
+    const auto back = slurm::submit_request_from_json(json);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, request);
+    EXPECT_FALSE(back->time_limit);
+    EXPECT_FALSE(back->pn_min_memory);
+}
+
+// The first problem reading `json`, or "" when it reads fine.
+std::string problem_with(const nlohmann::json& json) {
+    const auto result = slurm::submit_request_from_json(json);
+    return result ? std::string() : result.error().message;
+}
+
+TEST(SubmitRequestJson, MissingKeyIsNamed) {
+    auto json = slurm::to_json(full_request());
+    json.erase("partition");
+    EXPECT_NE(problem_with(json).find("missing key \"partition\""), std::string::npos)
+        << problem_with(json);
+}
+
+TEST(SubmitRequestJson, UnknownKeyIsNamed) {
+    auto json = slurm::to_json(full_request());
+    json["gpus_per_task"] = 2;
+    EXPECT_NE(problem_with(json).find("unknown key \"gpus_per_task\""), std::string::npos)
+        << problem_with(json);
+}
+
+TEST(SubmitRequestJson, WrongTypesAndRangesAreRefusedNamingTheKey) {
+    const std::pair<const char*, nlohmann::json> bad[] = {
+        {"name", 3},
+        {"hold", "yes"},
+        {"min_nodes", -1},
+        {"min_nodes", 1.5},
+        {"min_nodes", nullptr},  // not optional
+        {"ntasks_per_node", 70000},  // a uint16_t field
+        {"time_limit", "1h"},
+        {"environment", "A=1"},
+        {"environment", nlohmann::json::array({"A=1", 2})},
+    };
+    for (const auto& [key, value] : bad) {
+        auto json = slurm::to_json(full_request());
+        json[key] = value;
+        const auto problem = problem_with(json);
+        EXPECT_NE(problem.find(std::string("\"") + key + "\""), std::string::npos)
+            << key << " = " << value.dump() << ": " << problem;
+    }
+}
+
+TEST(SubmitRequestJson, TextThatIsNotAnObjectIsAnErrorNotACrash) {
+    for (const char* text : {"", "{", "[1,2]", "null", "\"text\"", "{\"script\": }"}) {
+        const auto result = slurm::submit_request_from_json_text(text);
+        ASSERT_FALSE(result) << text;
+        EXPECT_FALSE(result.error().message.empty());
+        EXPECT_FALSE(result.error().hint.empty());
+    }
+}
+
+slurm::JobSnapshot snapshot() {
+    slurm::JobSnapshot job;
+    job.id = common::JobId{1234, 7};  // an array task: the request is a plain job
+    job.name = "train";
+    job.user_id = 1000;
+    job.group_id = 100;
+    job.state = slurm::JobState::failed;
+    job.held = true;
+    job.partition = "gpu";
+    job.account = "proj";
+    job.qos = "high";
+    job.work_dir = "/home/u/run";
+    job.std_out = "/logs/train-1234_7.out";
+    job.std_err = "/logs/train-1234_7.err";
+    job.std_in = "/dev/null";
+    job.time_limit = 90min;
+    job.num_nodes = 2;
+    job.max_nodes = 2;
+    job.num_tasks = 8;
+    job.ntasks_per_node = 4;
+    job.cpus_per_task = 16;
+    job.pn_min_memory = 2048;
+    job.mem_per_cpu = true;
+    job.tres_per_node = "gres:gpu:4";
+    job.excluded_nodes = "n3";
+    job.required_nodes = "n[1-2]";
+    job.comment = "first run";
+    job.requeueable = true;
+    return job;
+}
+
+TEST(SubmitRequestFrom, CopiesTheOptionsScriptAndEnvironment) {
+    const auto request =
+        slurm::submit_request_from(snapshot(), "#!/bin/sh\ntrain\n", {"A=1", "B=2"});
+    slurm::SubmitRequest expected;
+    expected.script = "#!/bin/sh\ntrain\n";
+    expected.environment = {"A=1", "B=2"};
+    expected.name = "train";
+    expected.partition = "gpu";
+    expected.account = "proj";
+    expected.qos = "high";
+    expected.work_dir = "/home/u/run";
+    expected.std_out = "/logs/train-1234_7.out";
+    expected.std_err = "/logs/train-1234_7.err";
+    expected.std_in = "/dev/null";
+    expected.open_mode_append = true;  // keep the old run's log
+    expected.time_limit = 90;
+    expected.min_nodes = 2;
+    expected.max_nodes = 2;
+    expected.num_tasks = 8;
+    expected.ntasks_per_node = 4;
+    expected.cpus_per_task = 16;
+    expected.pn_min_memory = 2048;
+    expected.mem_per_cpu = true;
+    expected.tres_per_node = "gres:gpu:4";
+    expected.excluded_nodes = "n3";
+    expected.required_nodes = "n[1-2]";
+    expected.comment = "first run";
+    expected.requeue = true;
+    expected.hold = false;  // a held snapshot still gives a job that runs
+    expected.user_id = 1000;
+    expected.group_id = 100;
+    EXPECT_EQ(request, expected);
+}
+
+TEST(SubmitRequestFrom, UnsplitStderrIsLeftOutAndUnlimitedTimeStaysUnset) {
+    auto job = snapshot();
+    job.std_err = job.std_out;  // the snapshot repeats stdout when there was no --error
+    job.time_limit.reset();
+    job.max_nodes.reset();
+    job.pn_min_memory.reset();
+    job.mem_per_cpu = false;
+    job.requeueable = false;
+    const auto request = slurm::submit_request_from(job, "#!/bin/sh\n", {"A=1"});
+    EXPECT_EQ(request.std_out, job.std_out);
+    EXPECT_EQ(request.std_err, "");
+    EXPECT_FALSE(request.time_limit);
+    EXPECT_FALSE(request.max_nodes);
+    EXPECT_FALSE(request.pn_min_memory);
+    EXPECT_FALSE(request.requeue);
+}
+
+}  // namespace
