@@ -1,0 +1,206 @@
+// The single-file validators (recovery/checkpoints/validators.h) on real torch.save output
+// (tests/data/checkpoints, written by make_fixtures.py) and on hand-made zips and safetensors:
+// good files pass, every cut of a file fails, corrupt structures fail, and bytes_read stays
+// small on large files.
+#include "recovery/checkpoints/validators.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checkpoint_files.h"
+
+namespace recovery::checkpoints::test {
+namespace {
+
+const fs::path k_fixtures = SUPERVISOR_CHECKPOINT_FIXTURES;
+
+std::string read_all(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+using Validators = TempTree;
+
+TEST_F(Validators, RealTorchSaveZipIsValidAndReadOnlyItsStructure) {
+    const auto v = validate_zip(k_fixtures / "torch_zip.pt");
+    EXPECT_TRUE(v.ok) << v.reason;
+    EXPECT_NE(v.reason.find("Zip64"), std::string::npos) << v.reason;
+    EXPECT_NE(v.reason.find("5 entries"), std::string::npos) << v.reason;
+    EXPECT_NE(v.reason.find("data.pkl"), std::string::npos) << v.reason;
+    EXPECT_GT(v.bytes_read, 0u);
+}
+
+TEST_F(Validators, EveryCutOfARealTorchSaveZipIsRejected) {
+    const auto bytes = read_all(k_fixtures / "torch_zip.pt");
+    ASSERT_GT(bytes.size(), 1000u);
+    // Every 7th byte, and every byte of the last 120 (the end records and the last entries).
+    std::vector<std::size_t> cuts;
+    for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+        if (cut % 7 == 0 || cut + 120 >= bytes.size()) {
+            cuts.push_back(cut);
+        }
+    }
+    for (const auto cut : cuts) {
+        const auto path = write("cut.pt", bytes.substr(0, cut));
+        const auto v = validate_zip(path);
+        EXPECT_FALSE(v.ok) << "cut at " << cut << ": " << v.reason;
+        EXPECT_FALSE(validate_torch_file(path).ok) << "cut at " << cut;
+    }
+}
+
+TEST_F(Validators, LegacyTorchSaveIsOnlyCheckedForItsMagicAndSaysSo) {
+    const auto v = validate_torch_file(k_fixtures / "torch_legacy.pt");
+    EXPECT_TRUE(v.ok) << v.reason;
+    EXPECT_NE(v.reason.find("legacy"), std::string::npos) << v.reason;
+    EXPECT_NE(v.reason.find("cannot be verified"), std::string::npos) << v.reason;
+    EXPECT_FALSE(validate_zip(k_fixtures / "torch_legacy.pt").ok);
+    const auto not_torch = write("pickle.pt", std::string("\x80\x04\x95\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 14));
+    EXPECT_FALSE(validate_torch_file(not_torch).ok);
+}
+
+TEST_F(Validators, EmptyAndTinyFilesAreRejected) {
+    EXPECT_EQ(validate_zip(write("empty.pt", "")).reason, "zip: empty file");
+    EXPECT_FALSE(validate_zip(write("tiny.pt", "PK\x03\x04")).ok);
+    EXPECT_FALSE(validate_zip(m_dir / "missing.pt").ok);
+}
+
+TEST_F(Validators, HandMadeClassicZipWithACommentIsValid) {
+    const auto path = write("classic.pt", make_zip({{"a/data.pkl", "xyz"}, {"a/data/0", "12345678"}},
+                                                   ZipOptions{false, "a comment"}));
+    const auto v = validate_zip(path);
+    EXPECT_TRUE(v.ok) << v.reason;
+    EXPECT_EQ(v.reason.find("Zip64"), std::string::npos) << v.reason;
+    EXPECT_NE(v.reason.find("2 entries"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, HandMadeZip64IsParsedThroughItsLocatorAndExtraFields) {
+    const auto v = validate_zip(write("z64.pt", torch_like_zip(100, true)));
+    EXPECT_TRUE(v.ok) << v.reason;
+    EXPECT_NE(v.reason.find("Zip64"), std::string::npos) << v.reason;
+    EXPECT_NE(v.reason.find("3 entries"), std::string::npos) << v.reason;
+}
+
+// Offsets of the records near the end of a make_zip(..., zip64) file.
+constexpr std::size_t k_eocd = 22;
+constexpr std::size_t k_locator = 20;
+
+TEST_F(Validators, Zip64LocatorPointingElsewhereIsRejected) {
+    auto bytes = torch_like_zip(100, true);
+    const auto locator_at = bytes.size() - k_eocd - k_locator;
+    bytes[locator_at + 8] = static_cast<char>(bytes[locator_at + 8] - 1);  // record offset - 1
+    const auto v = validate_zip(write("z64.pt", bytes));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("Zip64 end record"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, Zip64ValuesWithoutALocatorAreRejected) {
+    auto bytes = torch_like_zip(100, true);
+    const auto locator_at = bytes.size() - k_eocd - k_locator;
+    bytes[locator_at] = 'X';  // the locator's signature
+    const auto v = validate_zip(write("z64.pt", bytes));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("no Zip64 locator"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, EntryWhoseDataRunsIntoTheCentralDirectoryIsRejected) {
+    auto bytes = make_zip({{"a/data.pkl", "xyz"}, {"a/data/0", std::string(64, 'x')}});
+    // Second central directory entry's compressed size (offset 20 in the entry) made larger.
+    const auto central = bytes.find("PK\x01\x02");
+    const auto second = bytes.find("PK\x01\x02", central + 4);
+    bytes[second + 20] = static_cast<char>(200);
+    const auto v = validate_zip(write("overlap.pt", bytes));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("run into the central directory"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, LocalHeaderThatIsNotThereIsRejected) {
+    auto bytes = make_zip({{"a/data.pkl", "xyz"}, {"a/data/0", std::string(64, 'x')}});
+    const auto second_local = bytes.find("PK\x03\x04", 4);
+    bytes[second_local + 2] = 'Z';
+    const auto v = validate_zip(write("nolocal.pt", bytes));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("no local header"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, CentralDirectoryPastItsEndRecordIsRejected) {
+    auto bytes = make_zip({{"a/data.pkl", "xyz"}});
+    const auto eocd = bytes.size() - k_eocd;
+    bytes[eocd + 12] = static_cast<char>(bytes[eocd + 12] + 10);  // directory size + 10
+    const auto v = validate_zip(write("long.pt", bytes));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("runs past its end record"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, LargeZipReadsOnlyItsTailAndHeaders) {
+    const std::size_t data = 4 << 20;
+    const auto path = write("big.pt", torch_like_zip(data, true));
+    const auto v = validate_zip(path);
+    ASSERT_TRUE(v.ok) << v.reason;
+    // The 64 KiB + 22 tail, the central directory (inside the tail here), 3 local headers.
+    EXPECT_LE(v.bytes_read, 65'557u + 3 * 200u);
+    EXPECT_LT(v.bytes_read, fs::file_size(path) / 50);
+}
+
+TEST_F(Validators, SafetensorsGoodFileIsValid) {
+    const auto path = write("model.safetensors", make_safetensors({{"w", "F32", {4, 3}, 48},
+                                                                   {"b", "BF16", {4}, 8},
+                                                                   {"mask", "BOOL", {2, 2}, 4}}));
+    const auto v = validate_safetensors(path);
+    EXPECT_TRUE(v.ok) << v.reason;
+    EXPECT_NE(v.reason.find("3 tensors"), std::string::npos) << v.reason;
+    EXPECT_LT(v.bytes_read, fs::file_size(path));  // the data bytes are not read
+}
+
+TEST_F(Validators, EveryCutOfASafetensorsFileIsRejected) {
+    const auto bytes = make_safetensors({{"w", "F32", {4, 3}, 48}, {"b", "F16", {4}, 8}});
+    for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+        const auto v = validate_safetensors(write("cut.safetensors", bytes.substr(0, cut)));
+        EXPECT_FALSE(v.ok) << "cut at " << cut;
+    }
+    EXPECT_TRUE(validate_safetensors(write("whole.safetensors", bytes)).ok);
+}
+
+TEST_F(Validators, SafetensorsWithExtraDataIsRejected) {
+    const auto v = validate_safetensors(
+        write("long.safetensors", make_safetensors({{"w", "F32", {2}, 8}}) + "extra"));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("holds"), std::string::npos) << v.reason;
+}
+
+TEST_F(Validators, SafetensorsBadHeadersAreRejected) {
+    std::string length;
+    put(length, 1'000'000, 8);
+    EXPECT_FALSE(validate_safetensors(write("a.safetensors", length + "{}")).ok);  // too long
+    std::string json = "{\"w\": [1, 2]}";
+    std::string prefix;
+    put(prefix, json.size(), 8);
+    EXPECT_FALSE(validate_safetensors(write("b.safetensors", prefix + json)).ok);  // no offsets
+    json = "not json at all";
+    prefix.clear();
+    put(prefix, json.size(), 8);
+    EXPECT_FALSE(validate_safetensors(write("c.safetensors", prefix + json)).ok);
+    // Shape and dtype need 12 * 4 bytes, offsets give 40.
+    json = R"({"w": {"dtype": "F32", "shape": [4, 3], "data_offsets": [0, 40]}})";
+    prefix.clear();
+    put(prefix, json.size(), 8);
+    const auto v = validate_safetensors(write("d.safetensors", prefix + json + std::string(40, 'x')));
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("shape and dtype need 48"), std::string::npos) << v.reason;
+    // A gap between tensors.
+    json = R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},)"
+           R"( "b": {"dtype": "U8", "shape": [4], "data_offsets": [8, 12]}})";
+    prefix.clear();
+    put(prefix, json.size(), 8);
+    const auto gap = validate_safetensors(write("e.safetensors", prefix + json + std::string(12, 'x')));
+    EXPECT_FALSE(gap.ok);
+    EXPECT_NE(gap.reason.find("gap or overlap"), std::string::npos) << gap.reason;
+}
+
+}  // namespace
+}  // namespace recovery::checkpoints::test
