@@ -22,6 +22,7 @@ struct GlobalOptions {
 
 void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_diagnose(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_checkpoints(CLI::App& app, const GlobalOptions& global, Action& action);
 // `register` and `unregister`.
 void add_register(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_status(CLI::App& app, const GlobalOptions& global, Action& action);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
     cli::Action action;
     cli::add_inspect(app, global, action);
     cli::add_diagnose(app, global, action);
+    cli::add_checkpoints(app, global, action);
     cli::add_register(app, global, action);
     cli::add_status(app, global, action);
     cli::add_events(app, global, action);
