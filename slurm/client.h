@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "slurm/submit_request.h"
 #include "slurm/types.h"
 
 namespace slurm {
@@ -60,6 +61,29 @@ public:
     // reached (try later), other for anything else slurmdbd refuses.
     [[nodiscard]] virtual Result<std::optional<AccountingRecord>> load_accounting(
         const JobId& id) = 0;
+
+    // Submit a new batch job; its id. Fails with access_denied when asking for another user's
+    // uid/gid without being root or SlurmUser, operation_refused for a request Slurm will not
+    // queue (unknown partition, node or account, a limit it can never meet, no environment...).
+    [[nodiscard]] virtual Result<JobId> submit(const SubmitRequest& request) = 0;
+
+    // The batch script slurmctld stored for the job, byte for byte. An array task answers the
+    // array's one script. Fails with job_not_found for an unknown (or purged) job,
+    // access_denied when we are neither its owner nor an operator, operation_refused for a job
+    // that has no script (an salloc/srun allocation).
+    [[nodiscard]] virtual Result<std::string> batch_script(const JobId& id) = 0;
+
+    // Drain a node (no new jobs; running ones finish) with `reason`, recorded as ours. Fails
+    // with access_denied unless we are an operator (is_operator), operation_refused for an
+    // unknown node. Undoing it (`scontrol update nodename=X state=resume`) is left to a person.
+    [[nodiscard]] virtual Result<void> drain_node(const std::string& node,
+                                                  const std::string& reason) = 0;
+
+    // Whether slurmctld will let us act on other users' jobs and on nodes: true for uid 0 and
+    // for slurmctld's SlurmUser. AdminLevel=Operator/Administrator in slurmdbd is NOT looked
+    // at (such a user answers false although slurmctld would accept them). Fails only when
+    // slurmctld cannot be asked for its SlurmUser.
+    [[nodiscard]] virtual Result<bool> is_operator() = 0;
 };
 
 }  // namespace slurm

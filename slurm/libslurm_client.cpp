@@ -30,13 +30,7 @@ constexpr std::string_view k_slurmdbd_storage = "accounting_storage/slurmdbd";
 std::once_flag g_init_once;
 std::string g_initialised_conf;  // the file libslurm was initialised with
 
-// libslurm sets errno on failure; some calls also return the code itself.
-int last_error(int rc) {
-    if (errno != 0) {
-        return errno;
-    }
-    return rc != 0 && rc != -1 ? rc : SLURM_ERROR;
-}
+using detail::last_error;
 
 // Finds, in one pass over slurmctld's records, the record that answers each requested id: a
 // plain job by its id, a split array task by (array id, task), and a task still inside an

@@ -5,6 +5,7 @@
 // query reuses the previous answer when slurmctld reports that nothing changed.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,16 @@ public:
     [[nodiscard]] Result<std::optional<AccountingRecord>> load_accounting(
         const JobId& id) override;
 
+    // One slurm_submit_batch_job RPC. Our own uid/gid unless the request names others; an
+    // empty work_dir is our current directory, as with sbatch.
+    [[nodiscard]] Result<JobId> submit(const SubmitRequest& request) override;
+    // slurm_job_batch_script into memory; for an array task, the array's script (by its id).
+    [[nodiscard]] Result<std::string> batch_script(const JobId& id) override;
+    [[nodiscard]] Result<void> drain_node(const std::string& node,
+                                          const std::string& reason) override;
+    // uid 0, else our uid against SlurmUser (asked of slurmctld once, then cached).
+    [[nodiscard]] Result<bool> is_operator() override;
+
     // Forget the cached answer so the next load_jobs() does a full query.
     void invalidate_cache() { m_last_update = 0; }
 
@@ -62,6 +73,7 @@ private:
     long m_last_update = 0;  // slurmctld's last_update of that answer (time_t)
     std::optional<bool> m_accounting_enabled;  // AccountingStorageType is slurmdbd
     std::string m_cluster_name;                // ClusterName: accounting is asked about it only
+    std::optional<std::uint32_t> m_slurm_user_id;  // SlurmUser's uid, once asked
 };
 
 }  // namespace slurm

@@ -1,5 +1,6 @@
 // Slurm reports hundreds of error numbers; the supervisor acts on only a few distinctions
 // (retry later, job gone, not allowed, refused in this state), so collapse them here.
+#include <cerrno>
 #include <string>
 
 #include "slurm/detail/libslurm.h"
@@ -26,7 +27,8 @@ ErrorKind classify(int code) {
         case ESLURM_INVALID_JOB_ID:
             return ErrorKind::job_not_found;
         case ESLURM_ACCESS_DENIED:
-        case ESLURM_USER_ID_MISSING:
+        case ESLURM_USER_ID_MISSING:  // "Invalid user id": what slurmctld says to non-operators
+        case ESLURM_GROUP_ID_MISSING:
             return ErrorKind::access_denied;
         case SLURM_PROTOCOL_AUTHENTICATION_ERROR:
         case ESLURM_AUTH_CRED_INVALID:
@@ -37,7 +39,8 @@ ErrorKind classify(int code) {
         case ESLURM_AUTH_INVALID:
         case ESLURM_AUTH_UNPACK:
             return ErrorKind::authentication_failure;
-        case ESLURM_DISABLED:
+        case ESLURM_DISABLED:  // requeue of a --no-requeue job: "...presently disabled"
+        case ESLURM_JOB_SCRIPT_MISSING:  // batch script of an salloc/srun allocation
         case ESLURM_BATCH_ONLY:
         case ESLURM_JOB_PENDING:
         case ESLURM_JOB_NOT_PENDING:
@@ -51,6 +54,14 @@ ErrorKind classify(int code) {
         case ESLURM_INVALID_NODE_NAME:
         case ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE:
         case ESLURM_INVALID_TIME_LIMIT:
+        // A submission Slurm will not queue as asked (Client::submit).
+        case ESLURM_INVALID_PARTITION_NAME:
+        case ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE:
+        case ESLURM_INVALID_ACCOUNT:
+        case ESLURM_INVALID_QOS:
+        case ESLURM_INVALID_GRES:
+        case ESLURM_INVALID_TASK_MEMORY:
+        case ESLURM_ENVIRONMENT_MISSING:
             return ErrorKind::operation_refused;
         default:
             return ErrorKind::other;
@@ -58,6 +69,13 @@ ErrorKind classify(int code) {
 }
 
 }  // namespace
+
+int last_error(int rc) {
+    if (errno != 0) {
+        return errno;
+    }
+    return rc != 0 && rc != -1 ? rc : SLURM_ERROR;
+}
 
 Error make_error(int slurm_errno, const std::string& operation) {
     const char* text = slurm_strerror(slurm_errno);

@@ -2,7 +2,10 @@
 // libslurm allocation we receive and the functions libslurm 22.05 exports without declaring.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -57,6 +60,48 @@ struct DbConnectionDeleter {
     void operator()(void* connection) const { slurmdb_connection_close(&connection); }
 };
 using DbConnection = std::unique_ptr<void, DbConnectionDeleter>;
+
+struct SubmitResponseDeleter {
+    void operator()(submit_response_msg_t* message) const {
+        slurm_free_submit_response_response_msg(message);
+    }
+};
+using SubmitResponse = std::unique_ptr<submit_response_msg_t, SubmitResponseDeleter>;
+
+// A FILE* writing into memory (open_memstream), for libslurm calls that print their answer
+// (slurm_job_batch_script). take() closes the stream and returns everything written.
+class MemoryStream {
+public:
+    MemoryStream() : m_file(::open_memstream(&m_buffer, &m_size)) {}
+    ~MemoryStream() {
+        if (m_file) {
+            std::fclose(m_file);
+        }
+        std::free(m_buffer);
+    }
+    MemoryStream(const MemoryStream&) = delete;
+    MemoryStream& operator=(const MemoryStream&) = delete;
+
+    // nullptr when the stream could not be created (out of memory).
+    [[nodiscard]] FILE* file() const { return m_file; }
+    // Closes the stream (which settles m_buffer/m_size) and copies out the bytes.
+    [[nodiscard]] std::string take() {
+        if (m_file) {
+            std::fclose(m_file);
+            m_file = nullptr;
+        }
+        return m_buffer ? std::string(m_buffer, m_size) : std::string();
+    }
+
+private:
+    char* m_buffer = nullptr;
+    std::size_t m_size = 0;
+    FILE* m_file = nullptr;
+};
+
+// The Slurm error of a failed call: errno when libslurm set it, else the returned code.
+// Callers set errno = 0 before the call.
+[[nodiscard]] int last_error(int rc);
 
 // Turns a Slurm error number into our ErrorKind, with Slurm's own text after `operation`.
 [[nodiscard]] Error make_error(int slurm_errno, const std::string& operation);

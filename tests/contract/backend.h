@@ -2,6 +2,7 @@
 // suite needs. The fake backend does it instantly; the real one submits with sbatch and waits.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,21 @@ public:
     virtual slurm::JobId unknown_job() = 0;
     // Let time pass before trying again (real: a fraction of a second; fake: nothing).
     virtual void pause() = 0;
+    // Wait (real) until the job runs, or (fake) start it where Slurm could; its snapshot then.
+    virtual slurm::JobSnapshot running(const slurm::JobId& id) = 0;
+    // A job that holds an allocation but has no batch script (salloc --no-shell).
+    virtual slurm::JobId allocation_job() = 0;
+    // Cancel the job when the test ends (for jobs the test submits through client()).
+    virtual void cancel_at_end(const slurm::JobId& id) = 0;
+    // Undo a drain now (scontrol update state=resume).
+    virtual void resume_node(const std::string& node) = 0;
+    // Make sure the node is resumed when the test ends, even if it fails half-way.
+    virtual void resume_at_end(const std::string& node) = 0;
+    // Runs `action` as someone who is not a Slurm operator and returns what it returned
+    // (0-255): real, in a child process as user nobody; fake, with set_operator(false).
+    virtual int as_non_operator(const std::function<int(slurm::Client&)>& action) = 0;
+    // A directory the test's jobs may write their output to.
+    virtual std::string output_dir() = 0;
 };
 
 // Provided once per test executable: the fake or the real backend.

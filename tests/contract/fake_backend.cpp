@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include "common/clock.h"
 #include "tests/contract/backend.h"
 #include "tests/fakes/fake_slurm_client.h"
@@ -25,6 +27,30 @@ public:
     slurm::JobSnapshot settled(const slurm::JobId& id) override { return m_fake.job(id); }
     slurm::JobId unknown_job() override { return slurm::JobId{4'000'000'000U, std::nullopt}; }
     void pause() override {}
+    slurm::JobSnapshot running(const slurm::JobId& id) override {
+        (void)m_fake.schedule(id);
+        return m_fake.job(id);
+    }
+    slurm::JobId allocation_job() override {
+        const auto id = m_fake.submit("allocation", /*requeueable=*/false);  // no script
+        auto job = m_fake.job(id);
+        job.batch = false;  // as salloc
+        m_fake.put(job);
+        m_fake.start(id, "n1");
+        return id;
+    }
+    void cancel_at_end(const slurm::JobId&) override {}
+    void resume_node(const std::string& node) override { m_fake.restore_node(node); }
+    void resume_at_end(const std::string&) override {}
+    int as_non_operator(const std::function<int(slurm::Client&)>& action) override {
+        m_fake.set_operator(false);
+        m_fake.set_caller_uid(65534);  // nobody, as the real backend
+        const int result = action(m_fake);
+        m_fake.set_caller_uid(::getuid());
+        m_fake.set_operator(true);
+        return result;
+    }
+    std::string output_dir() override { return "/tmp"; }
 
 private:
     common::FakeClock m_clock;

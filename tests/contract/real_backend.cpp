@@ -1,3 +1,7 @@
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -20,7 +24,12 @@ public:
         }
         m_client = std::move(*client);
     }
-    ~RealBackend() override { test_support::cancel_quietly(m_submitted); }
+    ~RealBackend() override {
+        test_support::cancel_quietly(m_submitted);
+        for (const auto& node : m_drained) {
+            resume(node);
+        }
+    }
 
     slurm::Client& client() override { return *m_client; }
 
@@ -48,8 +57,64 @@ public:
     }
     slurm::JobId unknown_job() override { return slurm::JobId{4'000'000'000U, std::nullopt}; }
     void pause() override { std::this_thread::sleep_for(200ms); }
+    slurm::JobSnapshot running(const slurm::JobId& id) override {
+        const auto job = test_support::wait_for_job(
+            *m_client, id,
+            [](const slurm::JobSnapshot& j) { return j.state == slurm::JobState::running; }, 60s);
+        if (!job || job->state != slurm::JobState::running) {
+            throw std::runtime_error("job " + id.to_string() + " did not start in 60 s");
+        }
+        return *job;
+    }
+    slurm::JobId allocation_job() override {
+        const auto result = test_support::run_command("salloc -N1 --no-shell -t 10");
+        // "salloc: Granted job allocation 27"
+        const std::string marker = "Granted job allocation ";
+        const auto at = result.output.find(marker);
+        const auto start = at == std::string::npos ? result.output.size() : at + marker.size();
+        const auto id = slurm::JobId::parse(
+            result.output.substr(start, result.output.find_first_of("\n ", start) - start));
+        if (result.exit_status != 0 || !id) {
+            throw std::runtime_error("salloc --no-shell failed: " + result.output);
+        }
+        m_submitted.push_back(*id);
+        return *id;
+    }
+    void cancel_at_end(const slurm::JobId& id) override { m_submitted.push_back(id); }
+    void resume_node(const std::string& node) override {
+        resume(node);
+        std::erase(m_drained, node);
+    }
+    void resume_at_end(const std::string& node) override { m_drained.push_back(node); }
+    int as_non_operator(const std::function<int(slurm::Client&)>& action) override {
+        // munge signs each RPC with the caller's uid, so a child that became nobody talks to
+        // slurmctld as nobody through the same (already initialised) libslurm.
+        const pid_t child = ::fork();
+        if (child < 0) {
+            throw std::runtime_error("fork failed");
+        }
+        if (child == 0) {
+            constexpr uid_t k_nobody = 65534;
+            if (::setgroups(0, nullptr) != 0 || ::setgid(k_nobody) != 0 ||
+                ::setuid(k_nobody) != 0) {
+                ::_exit(255);
+            }
+            ::_exit(action(*m_client) & 0xff);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) {
+            throw std::runtime_error("could not run as nobody (needs root)");
+        }
+        return WEXITSTATUS(status);
+    }
+    std::string output_dir() override { return test_support::job_output_dir(); }
 
 private:
+    static void resume(const std::string& node) {
+        // Resuming a node that is not drained fails harmlessly ("Invalid node state").
+        (void)test_support::run_command("scontrol update nodename=" + node + " state=resume");
+    }
     slurm::JobId submit(const std::string& options) {
         const auto id = test_support::sbatch(options);
         m_submitted.push_back(id);
@@ -66,6 +131,7 @@ private:
 
     std::unique_ptr<slurm::LibslurmClient> m_client;
     std::vector<slurm::JobId> m_submitted;
+    std::vector<std::string> m_drained;  // nodes to resume at the end, whatever happened
 };
 
 }  // namespace

@@ -1,7 +1,11 @@
 #include "tests/fakes/fake_slurm_client.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <stdexcept>
+
+#include "slurm/output_path.h"
 
 namespace fakes {
 namespace {
@@ -38,7 +42,8 @@ slurm::AccountingRecord accounting_of(const slurm::JobSnapshot& job) {
 
 }  // namespace
 
-FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count) : m_clock(clock) {
+FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count)
+    : m_clock(clock), m_caller_uid(::getuid()) {
     for (int i = 1; i <= node_count; ++i) {
         m_nodes.push_back(slurm::NodeSnapshot{"n" + std::to_string(i), slurm::NodeState::idle,
                                               false, false, ""});
@@ -234,6 +239,120 @@ slurm::Result<std::optional<slurm::AccountingRecord>> FakeSlurmClient::load_acco
     return std::nullopt;
 }
 
+slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& request) {
+    const std::string operation = "submit " + request.name;
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error(operation));
+    }
+    m_calls.push_back(operation);
+    // The same refusals as LibslurmClient (its own checks, then slurmctld's).
+    if (request.script.empty()) {
+        return tl::unexpected(error(ErrorKind::operation_refused, operation, "no script"));
+    }
+    if (request.environment.empty()) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "the environment is empty"));
+    }
+    if (!request.partition.empty() && request.partition != "debug") {
+        return tl::unexpected(error(ErrorKind::operation_refused, operation,
+                                    "Invalid partition name specified"));
+    }
+    if ((request.user_id && *request.user_id != m_caller_uid && !m_operator) ||
+        (request.group_id && *request.group_id != ::getgid() && !m_operator)) {
+        return tl::unexpected(error(ErrorKind::access_denied, operation, "Invalid user id"));
+    }
+    slurm::JobSnapshot job;
+    job.id = slurm::JobId{m_next_id++, std::nullopt};
+    job.raw_job_id = job.id.job;
+    job.name = request.name;
+    job.user_id = request.user_id.value_or(m_caller_uid);
+    job.group_id = request.group_id.value_or(::getgid());
+    job.state = JobState::pending;
+    job.held = request.hold;
+    job.state_reason = request.hold ? "JobHeldUser" : "None";
+    job.excluded_nodes = request.excluded_nodes;
+    job.required_nodes = request.required_nodes;
+    job.work_dir = request.work_dir.empty() ? "/tmp" : request.work_dir;
+    job.partition = request.partition.empty() ? "debug" : request.partition;
+    job.submit_time = m_clock.now();
+    if (request.time_limit) {
+        job.time_limit = std::chrono::minutes(*request.time_limit);
+    }
+    job.requeueable = request.requeue;
+    job.batch = true;
+    job.num_nodes = request.min_nodes != 0 ? request.min_nodes : 1;
+    job.max_nodes = request.max_nodes;
+    job.num_tasks = request.num_tasks;
+    job.ntasks_per_node = request.ntasks_per_node;
+    job.cpus_per_task = request.cpus_per_task;
+    job.pn_min_memory = request.pn_min_memory;
+    job.mem_per_cpu = request.pn_min_memory && request.mem_per_cpu;
+    job.tres_per_node = request.tres_per_node;
+    job.account = request.account;
+    job.qos = request.qos;
+    job.comment = request.comment;
+    job.std_in = request.std_in.empty() ? "/dev/null" : request.std_in;
+    slurm::OutputPathContext context;
+    context.job_id = job.id.job;
+    context.job_name = job.name;
+    context.work_dir = job.work_dir;
+    job.std_out = slurm::expand_output_path(request.std_out, context);
+    job.std_err = request.std_err.empty() ? job.std_out
+                                          : slurm::expand_output_path(request.std_err, context);
+    m_scripts[job.id] = request.script;
+    put(job);
+    return job.id;
+}
+
+slurm::Result<std::string> FakeSlurmClient::batch_script(const slurm::JobId& id) {
+    auto job = find(id, "batch-script " + id.to_string());
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    if (!m_operator && (*job)->user_id != m_caller_uid) {
+        return tl::unexpected(error(ErrorKind::access_denied, m_calls.back(), "Invalid user id"));
+    }
+    // Every task of an array shares the array's script, kept under the array's id.
+    auto it = m_scripts.find(id);
+    if (it == m_scripts.end()) {
+        it = m_scripts.find(slurm::JobId{id.job, std::nullopt});
+    }
+    if (it == m_scripts.end()) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, m_calls.back(), "Job script not specified"));
+    }
+    return it->second;
+}
+
+slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
+                                                const std::string& reason) {
+    const std::string operation = "drain " + node + " " + reason;
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error(operation));
+    }
+    m_calls.push_back(operation);
+    if (!m_operator) {
+        return tl::unexpected(error(ErrorKind::access_denied, operation, "Invalid user id"));
+    }
+    const auto it = std::ranges::find(m_nodes, node, &slurm::NodeSnapshot::name);
+    if (it == m_nodes.end()) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid node name specified"));
+    }
+    it->drain = true;
+    it->reason = reason;
+    return {};
+}
+
+slurm::Result<bool> FakeSlurmClient::is_operator() {
+    if (m_unreachable && !m_operator) {
+        // The real client answers uid 0 without asking slurmctld, anyone else only by asking.
+        return tl::unexpected(unreachable_error("reading SlurmUser from slurmctld"));
+    }
+    m_calls.push_back("is-operator");
+    return m_operator;
+}
+
 slurm::JobId FakeSlurmClient::submit(const std::string& name, bool requeueable) {
     slurm::JobSnapshot job;
     job.id = slurm::JobId{m_next_id++, std::nullopt};
@@ -262,6 +381,25 @@ void FakeSlurmClient::start(const slurm::JobId& id, const std::string& node) {
     j.nodes = j.batch_host = node;
     j.start_time = m_clock.now();
     touch();
+}
+
+std::string FakeSlurmClient::schedule(const slurm::JobId& id) {
+    const auto& j = m_jobs.at(id);
+    // Node lists here are plain comma lists ("n1,n3"), which is all the tests use.
+    auto listed = [](const std::string& list, const std::string& node) {
+        std::string padded = "," + list + ",";
+        return padded.find("," + node + ",") != std::string::npos;
+    };
+    for (const auto& node : m_nodes) {
+        const bool usable = !node.drain && node.state != slurm::NodeState::down &&
+                            !listed(j.excluded_nodes, node.name) &&
+                            (j.required_nodes.empty() || listed(j.required_nodes, node.name));
+        if (usable && !j.held) {
+            start(id, node.name);
+            return node.name;
+        }
+    }
+    throw std::logic_error("FakeSlurmClient: no node can run job " + id.to_string());
 }
 
 void FakeSlurmClient::finish(const slurm::JobId& id, JobState state, int exit_code, int signal) {

@@ -39,6 +39,17 @@ public:
     // when purged; nullopt for all while accounting is off (set_accounting(false)).
     [[nodiscard]] slurm::Result<std::optional<slurm::AccountingRecord>> load_accounting(
         const slurm::JobId& id) override;
+    // The next id, the script kept for batch_script(); pending (held with priority 0 when
+    // asked), with the request's options in the snapshot and output paths expanded.
+    [[nodiscard]] slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest& request) override;
+    // The script given to submit(); operation_refused for a job added by submit(name) or put()
+    // without set_script() (like an salloc allocation: no script).
+    [[nodiscard]] slurm::Result<std::string> batch_script(const slurm::JobId& id) override;
+    // Marks the node drained with the reason; access_denied unless is_operator.
+    [[nodiscard]] slurm::Result<void> drain_node(const std::string& node,
+                                                 const std::string& reason) override;
+    // What set_operator() said; true by default (the dev cluster runs everything as root).
+    [[nodiscard]] slurm::Result<bool> is_operator() override;
 
     // --- simulation ----------------------------------------------------------------------
     // Adds a pending batch job, requeueable unless told otherwise; returns its id.
@@ -47,6 +58,18 @@ public:
     void put(const slurm::JobSnapshot& job);
     // Pending -> running on `node`.
     void start(const slurm::JobId& id, const std::string& node);
+    // Pending -> running on the first node Slurm could pick: in the required list when there
+    // is one, not excluded, not drained or down. Returns that node; throws when there is none.
+    std::string schedule(const slurm::JobId& id);
+    // The batch script batch_script() answers for a job added by submit(name) or put().
+    void set_script(const slurm::JobId& id, std::string script) {
+        m_scripts[id] = std::move(script);
+    }
+    // false: drain_node(), other users' scripts and submitting as another user are
+    // access_denied.
+    void set_operator(bool is_operator) { m_operator = is_operator; }
+    // The uid the fake's caller has (default: this process's): owner of what it submits.
+    void set_caller_uid(std::uint32_t uid) { m_caller_uid = uid; }
     // Running -> finished with the given state, exit code and signal.
     void finish(const slurm::JobId& id, slurm::JobState state, int exit_code, int signal = 0);
     // What slurmctld does when a node stops responding: the node goes DOWN (Not responding)
@@ -85,6 +108,9 @@ private:
     bool m_unreachable = false;
     bool m_accounting_enabled = true;
     std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
+    std::map<slurm::JobId, std::string> m_scripts;  // batch scripts, by job
+    bool m_operator = true;
+    std::uint32_t m_caller_uid;
 };
 
 }  // namespace fakes

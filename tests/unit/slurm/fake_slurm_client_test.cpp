@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 namespace {
 
 using slurm::JobState;
@@ -60,6 +66,59 @@ TEST(FakeSlurmClient, PurgedJobIsMissing) {
     EXPECT_TRUE(query->jobs.empty());
     ASSERT_EQ(query->missing.size(), 1U);
     EXPECT_EQ(query->missing[0], id);
+}
+
+TEST(FakeSlurmClient, NonOperatorCannotDrainNorSubmitAsAnotherUser) {
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    ASSERT_TRUE(fake.is_operator());
+    EXPECT_TRUE(*fake.is_operator());  // the default: the dev cluster runs as root
+    fake.set_operator(false);
+    EXPECT_FALSE(*fake.is_operator());
+    const auto drained = fake.drain_node("n1", "bad GPU");
+    ASSERT_FALSE(drained);
+    EXPECT_EQ(drained.error().kind, slurm::ErrorKind::access_denied);
+    EXPECT_FALSE((*fake.load_nodes())[0].drain);
+    slurm::SubmitRequest request;
+    request.script = "#!/bin/sh\n";
+    request.environment = {"A=1"};
+    request.user_id = ::getuid() + 1;
+    const auto submitted = fake.submit(request);
+    ASSERT_FALSE(submitted);
+    EXPECT_EQ(submitted.error().kind, slurm::ErrorKind::access_denied);
+}
+
+TEST(FakeSlurmClient, NewOperationsAreRecordedInCalls) {
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    slurm::SubmitRequest request;
+    request.name = "train";
+    request.script = "#!/bin/sh\n";
+    request.environment = {"A=1"};
+    request.hold = true;
+    const auto id = fake.submit(request);
+    ASSERT_TRUE(id);
+    EXPECT_TRUE(fake.job(*id).held);
+    ASSERT_TRUE(fake.batch_script(*id));
+    ASSERT_TRUE(fake.drain_node("n2", "bad GPU"));
+    ASSERT_TRUE(fake.is_operator());
+    const std::vector<std::string> expected = {"submit train", "batch-script " + id->to_string(),
+                                               "drain n2 bad GPU", "is-operator"};
+    EXPECT_EQ(fake.calls(), expected);
+}
+
+TEST(FakeSlurmClient, ScheduleAvoidsExcludedAndDrainedNodesAndHonoursRequiredOnes) {
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    ASSERT_TRUE(fake.drain_node("n2", "maintenance"));
+    auto job = fake.job(fake.submit("a"));
+    job.excluded_nodes = "n1";
+    fake.put(job);
+    EXPECT_EQ(fake.schedule(job.id), "n3");
+    auto pinned = fake.job(fake.submit("b"));
+    pinned.required_nodes = "n2";
+    fake.put(pinned);
+    EXPECT_THROW(fake.schedule(pinned.id), std::logic_error);  // its only node is drained
 }
 
 }  // namespace

@@ -55,6 +55,16 @@ public:
         const slurm::JobId& id) override {
         return m_fake.load_accounting(id);
     }
+    slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest& request) override {
+        return m_fake.submit(request);
+    }
+    slurm::Result<std::string> batch_script(const slurm::JobId& id) override {
+        return m_fake.batch_script(id);
+    }
+    slurm::Result<void> drain_node(const std::string& node, const std::string& reason) override {
+        return m_fake.drain_node(node, reason);
+    }
+    slurm::Result<bool> is_operator() override { return m_fake.is_operator(); }
 
 private:
     fakes::FakeSlurmClient& m_fake;

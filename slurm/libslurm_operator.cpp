@@ -1,0 +1,52 @@
+// LibslurmClient::drain_node and ::is_operator: what only an operator may do, and whether we
+// are one. slurmctld decides by uid (root, SlurmUser) or by AdminLevel in slurmdbd; we check
+// the uid part only, which needs one cached RPC and no slurmdbd.
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "slurm/detail/libslurm.h"
+#include "slurm/libslurm_client.h"
+
+namespace slurm {
+
+Result<void> LibslurmClient::drain_node(const std::string& node, const std::string& reason) {
+    const std::string operation = "draining node " + node;
+    std::string names = node;
+    std::string text = reason;
+    update_node_msg_t message;
+    slurm_init_update_node_msg(&message);
+    message.node_names = names.data();
+    message.node_state = NODE_STATE_DRAIN;
+    message.reason = text.data();
+    // Who set the reason (sinfo -R shows it); scontrol sends the caller's uid the same way.
+    message.reason_uid = ::getuid();
+    errno = 0;
+    const int rc = slurm_update_node(&message);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(detail::last_error(rc), operation));
+    }
+    return {};
+}
+
+Result<bool> LibslurmClient::is_operator() {
+    const uid_t uid = ::getuid();
+    if (uid == 0) {
+        return true;
+    }
+    if (!m_slurm_user_id) {
+        slurm_conf_t* raw = nullptr;
+        errno = 0;
+        const int rc = slurm_load_ctl_conf(0, &raw);
+        detail::ConfigMessage config(raw);
+        if (rc != SLURM_SUCCESS) {
+            return tl::unexpected(detail::make_error(detail::last_error(rc),
+                                                     "reading SlurmUser from slurmctld"));
+        }
+        m_slurm_user_id = config->slurm_user_id;
+    }
+    return uid == *m_slurm_user_id;
+}
+
+}  // namespace slurm

@@ -1,0 +1,138 @@
+// LibslurmClient::submit and ::batch_script: a new batch job from a SubmitRequest, and the
+// script slurmctld stored for a job. Both are single RPCs; the job table cache is dropped after
+// a submission so the next query sees the new job.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "slurm/detail/libslurm.h"
+#include "slurm/libslurm_client.h"
+
+namespace slurm {
+namespace {
+
+// job_desc_msg_t wants mutable C strings; keep each value alive (a deque never moves its
+// elements) and hand out its buffer, or nullptr for an empty one (Slurm's "not given").
+class Strings {
+public:
+    char* add(const std::string& value) {
+        return value.empty() ? nullptr : m_values.emplace_back(value).data();
+    }
+
+private:
+    std::deque<std::string> m_values;
+};
+
+}  // namespace
+
+Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
+    const std::string operation =
+        "submitting batch job '" + r.name + "'" +
+        (r.partition.empty() ? std::string() : " to partition " + r.partition);
+    if (r.script.empty()) {
+        // slurmctld would answer "Batch script is empty"; say what we were given instead.
+        return tl::unexpected(Error{ErrorKind::operation_refused, operation + ": no script"});
+    }
+    if (r.environment.empty()) {
+        // Slurm refuses a batch job without an environment (ESLURM_ENVIRONMENT_MISSING).
+        return tl::unexpected(
+            Error{ErrorKind::operation_refused, operation + ": the environment is empty"});
+    }
+
+    Strings strings;
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.script = strings.add(r.script);
+    d.name = strings.add(r.name);
+    d.partition = strings.add(r.partition);
+    d.account = strings.add(r.account);
+    d.qos = strings.add(r.qos);
+    std::error_code ec;
+    // sbatch sends its current directory when -D is not given; slurmctld needs one.
+    d.work_dir = strings.add(r.work_dir.empty() ? std::filesystem::current_path(ec).string()
+                                                : r.work_dir);
+    d.std_out = strings.add(r.std_out);
+    d.std_err = strings.add(r.std_err);
+    d.std_in = strings.add(r.std_in);
+    if (r.open_mode_append) {
+        d.open_mode = OPEN_MODE_APPEND;
+    }
+    if (r.time_limit) {
+        d.time_limit = *r.time_limit;
+    }
+    if (r.min_nodes != 0) {
+        d.min_nodes = r.min_nodes;
+    }
+    if (r.max_nodes) {
+        d.max_nodes = *r.max_nodes;
+    }
+    if (r.num_tasks) {
+        d.num_tasks = *r.num_tasks;
+        d.bitflags |= JOB_NTASKS_SET;  // as sbatch -n: an explicit count, not a derived one
+    }
+    if (r.ntasks_per_node) {
+        d.ntasks_per_node = *r.ntasks_per_node;
+    }
+    if (r.cpus_per_task) {
+        d.cpus_per_task = *r.cpus_per_task;
+        d.bitflags |= JOB_CPUS_SET;
+    }
+    if (r.pn_min_memory) {
+        d.pn_min_memory = *r.pn_min_memory | (r.mem_per_cpu ? MEM_PER_CPU : 0);
+    }
+    d.tres_per_node = strings.add(r.tres_per_node);
+    d.exc_nodes = strings.add(r.excluded_nodes);
+    d.req_nodes = strings.add(r.required_nodes);
+    d.comment = strings.add(r.comment);
+    d.requeue = r.requeue ? 1 : 0;
+    if (r.hold) {
+        d.priority = 0;  // sbatch -H
+    }
+    // As sbatch: our own ids unless told otherwise; slurmctld refuses another user's ids to
+    // anyone but root and SlurmUser.
+    d.user_id = r.user_id ? *r.user_id : ::getuid();
+    d.group_id = r.group_id ? *r.group_id : ::getgid();
+
+    std::vector<char*> environment;
+    environment.reserve(r.environment.size() + 1);
+    std::vector<std::string> environment_values(r.environment.begin(), r.environment.end());
+    for (auto& entry : environment_values) {
+        environment.push_back(entry.data());
+    }
+    environment.push_back(nullptr);
+    d.environment = environment.data();
+    d.env_size = static_cast<std::uint32_t>(environment_values.size());
+
+    submit_response_msg_t* raw = nullptr;
+    errno = 0;
+    const int rc = slurm_submit_batch_job(&d, &raw);
+    detail::SubmitResponse response(raw);
+    if (rc != SLURM_SUCCESS || !response) {
+        return tl::unexpected(detail::make_error(detail::last_error(rc), operation));
+    }
+    m_last_update = 0;  // the job table changed
+    return JobId{response->job_id, std::nullopt};
+}
+
+Result<std::string> LibslurmClient::batch_script(const JobId& id) {
+    const std::string operation = "reading the batch script of job " + id.to_string();
+    detail::MemoryStream stream;
+    if (!stream.file()) {
+        return tl::unexpected(Error{ErrorKind::other, operation + ": out of memory"});
+    }
+    // slurm_job_batch_script takes a numeric id only. Every task of an array shares the one
+    // script slurmctld stores with the array's own record, whose id is the array id.
+    errno = 0;
+    const int rc = slurm_job_batch_script(stream.file(), id.job);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(detail::last_error(rc), operation));
+    }
+    return stream.take();
+}
+
+}  // namespace slurm
