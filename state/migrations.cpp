@@ -5,6 +5,7 @@
 #include "state/migrations.h"
 
 #include <array>
+#include <optional>
 #include <string>
 
 #include "state/database.h"
@@ -104,12 +105,140 @@ CREATE INDEX notifications_by_job ON notifications (job, id);
 PRAGMA user_version = 1;
 )sql";
 
+// Version 2, for resubmitting a job that cannot be requeued and for the recovery fixes. The
+// outcome CHECK must accept 'resubmitted', and SQLite cannot alter a CHECK constraint, so
+// registrations is rebuilt by SQLite's documented procedure ("Making Other Kinds Of Table
+// Schema Changes", lang_altertable.html): create the new table, copy the rows (rowid included,
+// so listings keep their order), drop the old one, rename the new one. registrations has no
+// index, trigger or view to recreate. migrate() runs this step with foreign keys off (else
+// the DROP would cascade to every child row) and checks them before committing. The new
+// columns' DEFAULTs are what the copied rows get.
+constexpr std::string_view k_schema_2 = R"sql(
+CREATE TABLE registrations_new (
+    job                TEXT PRIMARY KEY NOT NULL,
+    owner_uid          INTEGER NOT NULL CHECK (owner_uid >= 0),
+    job_name           TEXT NOT NULL,
+    checkpoint_dir     TEXT NOT NULL,
+    checkpoint_pattern TEXT NOT NULL DEFAULT '',
+    checkpoint_marker  TEXT NOT NULL DEFAULT '',
+    allowed_actions    TEXT NOT NULL,
+    max_attempts       INTEGER NOT NULL CHECK (max_attempts >= 0),
+    notify             TEXT NOT NULL,
+    watching           INTEGER NOT NULL CHECK (watching IN (0, 1)),
+    status             TEXT NOT NULL CHECK (status IN
+                           ('pending', 'enabled', 'recovering', 'completed', 'credential_error')),
+    outcome            TEXT NOT NULL CHECK (outcome IN
+                           ('none', 'succeeded', 'cancelled', 'unrecoverable', 'lost',
+                            'resubmitted')),
+    status_reason      TEXT NOT NULL,
+    attempt            INTEGER NOT NULL CHECK (attempt >= 0),
+    seen_restart_count INTEGER NOT NULL CHECK (seen_restart_count >= 0),
+    last_slurm_state   TEXT NOT NULL,
+    last_cause         TEXT NOT NULL,
+    last_checkpoint    TEXT NOT NULL,
+    knobs_json         TEXT NOT NULL DEFAULT '[]',
+    excluded_nodes     TEXT NOT NULL DEFAULT '[]',
+    previous_job       TEXT NOT NULL DEFAULT '',
+    next_job           TEXT NOT NULL DEFAULT '',
+    created_at         INTEGER NOT NULL,
+    updated_at         INTEGER NOT NULL
+);
+
+INSERT INTO registrations_new (rowid, job, owner_uid, job_name, checkpoint_dir,
+    allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
+    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, created_at, updated_at)
+SELECT rowid, job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
+    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
+    last_cause, last_checkpoint, created_at, updated_at
+FROM registrations;
+
+DROP TABLE registrations;
+ALTER TABLE registrations_new RENAME TO registrations;
+
+ALTER TABLE attempts ADD COLUMN failed_step INTEGER;
+
+CREATE TABLE job_specs (
+    job          TEXT PRIMARY KEY NOT NULL REFERENCES registrations (job) ON DELETE CASCADE,
+    script       TEXT NOT NULL,
+    request_json TEXT NOT NULL,
+    captured_at  INTEGER NOT NULL
+);
+
+PRAGMA user_version = 2;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
+    Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
+              k_schema_2, true},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",
                               "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'"};
+constexpr Sql k_foreign_keys_off{"turn foreign keys off", "PRAGMA foreign_keys = OFF"};
+constexpr Sql k_foreign_keys_on{"turn foreign keys on", "PRAGMA foreign_keys = ON"};
+constexpr Sql k_foreign_key_check{"check foreign keys", "PRAGMA foreign_key_check"};
+
+// PRAGMA foreign_keys is a no-op inside a transaction, so it is turned off before BEGIN and
+// on again after COMMIT or ROLLBACK: the guard is declared before the Transaction and so
+// outlives it. (Called inside a caller's transaction, the pragma would do nothing, but the
+// step's BEGIN IMMEDIATE then fails before anything is dropped.) The destructor turns them on
+// whether the step succeeded or threw: the connection goes on serving the Store, whose
+// cascades depend on them.
+class ForeignKeysOff {
+  public:
+    explicit ForeignKeysOff(Database& database) : m_database(database) {
+        m_database.exec(k_foreign_keys_off);
+    }
+    ~ForeignKeysOff() {
+        try {
+            m_database.exec(k_foreign_keys_on);
+        } catch (const DatabaseError&) {
+            // A destructor must not throw. Setting a pragma outside a transaction does not
+            // fail short of a broken connection, which the next statement reports anyway.
+        }
+    }
+    ForeignKeysOff(const ForeignKeysOff&) = delete;
+    ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+  private:
+    Database& m_database;
+};
+
+// With foreign keys off nothing stopped the step from leaving a child row without its
+// registration; the check finds such rows before they are committed.
+void check_foreign_keys(Database& database, const Migration& step) {
+    Statement check(database, k_foreign_key_check);
+    if (check.step()) {
+        throw DatabaseError("migration " + std::to_string(step.version) + " (" +
+                            std::string(step.name) + ") would break a foreign key: row " +
+                            std::to_string(check.column_int64(1)) + " of " + check.column_text(0) +
+                            " refers to a missing row of " + check.column_text(2) + " (" +
+                            database.path().string() + ")");
+    }
+}
+
+void apply(Database& database, const Migration& step) {
+    std::optional<ForeignKeysOff> foreign_keys_off;
+    if (step.rebuilds_tables) {
+        foreign_keys_off.emplace(database);
+    }
+    Transaction transaction(database);
+    // Re-read under the write lock: the CLI and the daemon may both be opening a fresh
+    // file, and only the first one to get the lock applies the step.
+    if (database.user_version() >= step.version) {
+        return;
+    }
+    database.exec(Sql{step.name, step.sql});
+    if (database.user_version() != step.version) {
+        throw DatabaseError("migration " + std::to_string(step.version) + " (" +
+                            std::string(step.name) + ") did not set user_version");
+    }
+    if (step.rebuilds_tables) {
+        check_foreign_keys(database, step);
+    }
+    transaction.commit();
+}
 
 }  // namespace
 
@@ -122,12 +251,17 @@ int latest_schema_version() {
 }
 
 common::Result<void> migrate(Database& database) {
+    return migrate(database, migrations());
+}
+
+common::Result<void> migrate(Database& database, std::span<const Migration> steps) {
     const std::string file = database.path().string();
+    const int latest = static_cast<int>(steps.size());
     const int found = database.user_version();
-    if (found > latest_schema_version()) {
+    if (found > latest) {
         return common::fail("state database " + file + " has schema version " +
                                 std::to_string(found) + ", newer than this supervisor knows (" +
-                                std::to_string(latest_schema_version()) + ")",
+                                std::to_string(latest) + ")",
                             "upgrade supervisor to the version that wrote this file, or use "
                             "another state directory (SUPERVISOR_STATE_DIR or --state-dir)");
     }
@@ -142,22 +276,10 @@ common::Result<void> migrate(Database& database) {
                                 "--state-dir");
         }
     }
-    for (const Migration& step : k_migrations) {
-        if (step.version <= found) {
-            continue;
+    for (const Migration& step : steps) {
+        if (step.version > found) {
+            apply(database, step);
         }
-        Transaction transaction(database);
-        // Re-read under the write lock: the CLI and the daemon may both be opening a fresh
-        // file, and only the first one to get the lock applies the step.
-        if (database.user_version() >= step.version) {
-            continue;
-        }
-        database.exec(Sql{step.name, step.sql});
-        if (database.user_version() != step.version) {
-            throw DatabaseError("migration " + std::to_string(step.version) + " (" +
-                                std::string(step.name) + ") did not set user_version");
-        }
-        transaction.commit();
     }
     return {};
 }

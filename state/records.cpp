@@ -19,12 +19,13 @@ constexpr Names<Status, 5> k_statuses{{
     {Status::credential_error, "credential_error"},
 }};
 
-constexpr Names<Outcome, 5> k_outcomes{{
+constexpr Names<Outcome, 6> k_outcomes{{
     {Outcome::none, "none"},
     {Outcome::succeeded, "succeeded"},
     {Outcome::cancelled, "cancelled"},
     {Outcome::unrecoverable, "unrecoverable"},
     {Outcome::lost, "lost"},
+    {Outcome::resubmitted, "resubmitted"},
 }};
 
 constexpr Names<ActionStatus, 5> k_action_statuses{{

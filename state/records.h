@@ -1,5 +1,6 @@
-// The rows of the supervisor's SQLite file as plain values: registrations, attempts, events
-// (the append-only journal), actions (the intent log) and notifications (the outbox).
+// The rows of the supervisor's SQLite file as plain values: registrations, attempts, job specs
+// (what resubmitting needs), events (the append-only journal), actions (the intent log) and
+// notifications (the outbox).
 // schema.md next to this file describes each table.
 #pragma once
 
@@ -19,7 +20,9 @@ using common::JobId;
 using common::TimePoint;
 
 enum class Status { pending, enabled, recovering, completed, credential_error };
-enum class Outcome { none, succeeded, cancelled, unrecoverable, lost };
+// resubmitted: the job could not be requeued, so a new Slurm job was submitted to continue it;
+// the registration's next_job names that job.
+enum class Outcome { none, succeeded, cancelled, unrecoverable, lost, resubmitted };
 
 [[nodiscard]] std::string_view to_string(Status status);
 [[nodiscard]] std::string_view to_string(Outcome outcome);
@@ -32,6 +35,8 @@ struct Registration {
     std::uint32_t owner_uid = 0;
     std::string job_name;
     std::string checkpoint_dir;                // empty: none declared
+    std::string checkpoint_pattern;            // declared at registration; empty: auto-detect
+    std::string checkpoint_marker;             // declared at registration; empty: auto-detect
     std::vector<std::string> allowed_actions;  // whitelist of action ids ("requeue", ...)
     std::uint32_t max_attempts = 3;            // attempts in total, the first run included
     std::vector<std::string> notify;           // notification targets ("mailto:a@b", ...)
@@ -44,6 +49,12 @@ struct Registration {
     std::string last_slurm_state;          // last observed Slurm state ("RUNNING")
     std::string last_cause;                // cause id of the last failure
     std::string last_checkpoint;           // checkpoint the current attempt resumed from
+    // A JSON array owned by the supervisor module (knob declarations and current values).
+    // The store keeps it as text; reading a value that is not a JSON array throws.
+    std::string knobs_json = "[]";
+    std::vector<std::string> excluded_nodes;  // nodes the supervisor excluded for this job
+    std::string previous_job;                 // JobId text of the job this one continues
+    std::string next_job;                     // JobId text of the job that continues this one
     TimePoint created_at{};
     TimePoint updated_at{};
 
@@ -61,10 +72,22 @@ struct Attempt {
     std::optional<int> exit_code;
     std::optional<int> signal;
     std::string nodes;
-    std::string resumed_from;  // checkpoint path; empty for a fresh start
-    std::string cause;         // cause id when it failed
+    std::string resumed_from;                 // checkpoint path; empty for a fresh start
+    std::string cause;                        // cause id when it failed
+    std::optional<std::int64_t> failed_step;  // last training step a failed run reached
 
     bool operator==(const Attempt&) const = default;
+};
+
+// What Slurm was asked to run at registration: enough to submit a new job that continues this
+// one when it cannot be requeued. One per registered job.
+struct JobSpec {
+    JobId job;
+    std::string script;               // the batch script's text
+    std::string request_json = "{}";  // the submit options, as JSON
+    TimePoint captured_at{};
+
+    bool operator==(const JobSpec&) const = default;
 };
 
 // One line of the append-only journal.

@@ -55,6 +55,23 @@ std::vector<std::string> from_json_list(const std::string& text, std::string_vie
     }
 }
 
+std::string checked_json_array(std::string text, std::string_view column) {
+    // The text is returned as stored, not re-serialised: its owner (the supervisor) reads it,
+    // and a round trip through the store must give back exactly what was written.
+    nlohmann::json parsed;
+    try {
+        parsed = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+        throw DatabaseError("state database: column " + std::string(column) +
+                            " is not JSON: " + error.what());
+    }
+    if (!parsed.is_array()) {
+        throw DatabaseError("state database: column " + std::string(column) +
+                            " is not a JSON array (it is " + parsed.type_name() + ")");
+    }
+    return text;
+}
+
 namespace {
 
 template <typename Enum>

@@ -1,6 +1,6 @@
 // Conversions between record fields and column values, shared by the store_*.cpp files.
 // Internal to state/. Reading a value the schema should have prevented (a malformed job id,
-// an unknown status, a list that is not a JSON array of strings) throws DatabaseError:
+// an unknown status, a list that is not a JSON array (of strings)) throws DatabaseError:
 // the file was changed by something other than this code.
 #pragma once
 
@@ -24,6 +24,8 @@ namespace state::rows {
 [[nodiscard]] std::string to_json_list(const std::vector<std::string>& items);
 [[nodiscard]] std::vector<std::string> from_json_list(const std::string& text,
                                                       std::string_view column);
+// Returns `text` unchanged when it is a JSON array (of anything); throws naming `column` when not.
+[[nodiscard]] std::string checked_json_array(std::string text, std::string_view column);
 
 [[nodiscard]] Status parse_status(const std::string& text);
 [[nodiscard]] Outcome parse_outcome(const std::string& text);

@@ -54,6 +54,8 @@ class Store {
     [[nodiscard]] common::Result<void> insert_registration(const Registration& registration);
     // Replaces every column of an existing registration (by job id). Throws if there is none.
     void update_registration(const Registration& registration);
+    // Reading throws DatabaseError when a column holds what this code never writes, e.g.
+    // knobs_json that is not a JSON array (the message names the column).
     [[nodiscard]] std::optional<Registration> registration(const JobId& job) const;
     // All registrations, oldest first; watching_only: only those with watching = true and a
     // status other than completed.
@@ -80,6 +82,11 @@ class Store {
     [[nodiscard]] std::vector<Action> actions(const JobId& job) const;  // by attempt, step
     // Actions still planned or executing, across all jobs, oldest first.
     [[nodiscard]] std::vector<Action> unfinished_actions() const;
+
+    // --- job specs (what resubmitting needs) -------------------------------------------------
+    // Inserts the job's spec, or replaces every field of the one it has.
+    void set_job_spec(const JobSpec& spec);
+    [[nodiscard]] std::optional<JobSpec> job_spec(const JobId& job) const;  // nullopt: none
 
     // --- resume environment --------------------------------------------------------------
     void set_resume_env(const JobId& job, const ResumeEnv& env);  // replaces the whole set

@@ -9,41 +9,48 @@ namespace state {
 namespace {
 
 constexpr Sql k_insert_registration{"insert registration", R"sql(
-INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, allowed_actions,
-    max_attempts, notify, watching, status, outcome, status_reason, attempt,
-    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, created_at, updated_at)
-VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :allowed_actions, :max_attempts, :notify,
-    :watching, :status, :outcome, :status_reason, :attempt, :seen_restart_count,
-    :last_slurm_state, :last_cause, :last_checkpoint, :created_at, :updated_at)
+INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern,
+    checkpoint_marker, allowed_actions, max_attempts, notify, watching, status, outcome,
+    status_reason, attempt, seen_restart_count, last_slurm_state, last_cause, last_checkpoint,
+    knobs_json, excluded_nodes, previous_job, next_job, created_at, updated_at)
+VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :checkpoint_pattern, :checkpoint_marker,
+    :allowed_actions, :max_attempts, :notify, :watching, :status, :outcome, :status_reason,
+    :attempt, :seen_restart_count, :last_slurm_state, :last_cause, :last_checkpoint,
+    :knobs_json, :excluded_nodes, :previous_job, :next_job, :created_at, :updated_at)
 ON CONFLICT (job) DO NOTHING)sql"};
 
 constexpr Sql k_update_registration{"update registration", R"sql(
 UPDATE registrations SET owner_uid = :owner_uid, job_name = :job_name,
-    checkpoint_dir = :checkpoint_dir, allowed_actions = :allowed_actions,
+    checkpoint_dir = :checkpoint_dir, checkpoint_pattern = :checkpoint_pattern,
+    checkpoint_marker = :checkpoint_marker, allowed_actions = :allowed_actions,
     max_attempts = :max_attempts, notify = :notify, watching = :watching, status = :status,
     outcome = :outcome, status_reason = :status_reason, attempt = :attempt,
     seen_restart_count = :seen_restart_count, last_slurm_state = :last_slurm_state,
-    last_cause = :last_cause, last_checkpoint = :last_checkpoint, created_at = :created_at,
-    updated_at = :updated_at
+    last_cause = :last_cause, last_checkpoint = :last_checkpoint, knobs_json = :knobs_json,
+    excluded_nodes = :excluded_nodes, previous_job = :previous_job, next_job = :next_job,
+    created_at = :created_at, updated_at = :updated_at
 WHERE job = :job)sql"};
 
 // The three reads list the columns in the order read_registration() expects.
 constexpr Sql k_select_registration{"read registration", R"sql(
-SELECT job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
-    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
-    last_cause, last_checkpoint, created_at, updated_at
+SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
+    allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
+    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
+    excluded_nodes, previous_job, next_job, created_at, updated_at
 FROM registrations WHERE job = :job)sql"};
 
 constexpr Sql k_select_registrations{"list registrations", R"sql(
-SELECT job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
-    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
-    last_cause, last_checkpoint, created_at, updated_at
+SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
+    allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
+    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
+    excluded_nodes, previous_job, next_job, created_at, updated_at
 FROM registrations ORDER BY created_at, rowid)sql"};
 
 constexpr Sql k_select_watched_registrations{"list watched registrations", R"sql(
-SELECT job, owner_uid, job_name, checkpoint_dir, allowed_actions, max_attempts, notify,
-    watching, status, outcome, status_reason, attempt, seen_restart_count, last_slurm_state,
-    last_cause, last_checkpoint, created_at, updated_at
+SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
+    allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
+    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
+    excluded_nodes, previous_job, next_job, created_at, updated_at
 FROM registrations WHERE watching = 1 AND status <> 'completed'
 ORDER BY created_at, rowid)sql"};
 
@@ -52,18 +59,18 @@ constexpr Sql k_delete_registration{"delete registration",
 
 constexpr Sql k_upsert_attempt{"record attempt", R"sql(
 INSERT INTO attempts (job, number, restart_count, started_at, ended_at, final_state, exit_code,
-    signal, nodes, resumed_from, cause)
+    signal, nodes, resumed_from, cause, failed_step)
 VALUES (:job, :number, :restart_count, :started_at, :ended_at, :final_state, :exit_code,
-    :signal, :nodes, :resumed_from, :cause)
+    :signal, :nodes, :resumed_from, :cause, :failed_step)
 ON CONFLICT (job, number) DO UPDATE SET restart_count = excluded.restart_count,
     started_at = excluded.started_at, ended_at = excluded.ended_at,
     final_state = excluded.final_state, exit_code = excluded.exit_code,
     signal = excluded.signal, nodes = excluded.nodes, resumed_from = excluded.resumed_from,
-    cause = excluded.cause)sql"};
+    cause = excluded.cause, failed_step = excluded.failed_step)sql"};
 
 constexpr Sql k_select_attempts{"list attempts", R"sql(
 SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code, signal, nodes,
-    resumed_from, cause
+    resumed_from, cause, failed_step
 FROM attempts WHERE job = :job ORDER BY number)sql"};
 
 constexpr Sql k_delete_resume_env{"clear resume environment",
@@ -79,6 +86,8 @@ void bind_registration(Statement& statement, const Registration& r) {
         .bind(":owner_uid", std::int64_t{r.owner_uid})
         .bind(":job_name", r.job_name)
         .bind(":checkpoint_dir", r.checkpoint_dir)
+        .bind(":checkpoint_pattern", r.checkpoint_pattern)
+        .bind(":checkpoint_marker", r.checkpoint_marker)
         .bind(":allowed_actions", rows::to_json_list(r.allowed_actions))
         .bind(":max_attempts", std::int64_t{r.max_attempts})
         .bind(":notify", rows::to_json_list(r.notify))
@@ -91,6 +100,10 @@ void bind_registration(Statement& statement, const Registration& r) {
         .bind(":last_slurm_state", r.last_slurm_state)
         .bind(":last_cause", r.last_cause)
         .bind(":last_checkpoint", r.last_checkpoint)
+        .bind(":knobs_json", r.knobs_json)
+        .bind(":excluded_nodes", rows::to_json_list(r.excluded_nodes))
+        .bind(":previous_job", r.previous_job)
+        .bind(":next_job", r.next_job)
         .bind(":created_at", rows::to_millis(r.created_at))
         .bind(":updated_at", rows::to_millis(r.updated_at));
 }
@@ -101,20 +114,26 @@ Registration read_registration(const Statement& row) {
     r.owner_uid = static_cast<std::uint32_t>(row.column_int64(1));
     r.job_name = row.column_text(2);
     r.checkpoint_dir = row.column_text(3);
-    r.allowed_actions = rows::from_json_list(row.column_text(4), "registrations.allowed_actions");
-    r.max_attempts = static_cast<std::uint32_t>(row.column_int64(5));
-    r.notify = rows::from_json_list(row.column_text(6), "registrations.notify");
-    r.watching = row.column_int64(7) != 0;
-    r.status = rows::parse_status(row.column_text(8));
-    r.outcome = rows::parse_outcome(row.column_text(9));
-    r.status_reason = row.column_text(10);
-    r.attempt = static_cast<std::uint32_t>(row.column_int64(11));
-    r.seen_restart_count = static_cast<std::uint32_t>(row.column_int64(12));
-    r.last_slurm_state = row.column_text(13);
-    r.last_cause = row.column_text(14);
-    r.last_checkpoint = row.column_text(15);
-    r.created_at = rows::from_millis(row.column_int64(16));
-    r.updated_at = rows::from_millis(row.column_int64(17));
+    r.checkpoint_pattern = row.column_text(4);
+    r.checkpoint_marker = row.column_text(5);
+    r.allowed_actions = rows::from_json_list(row.column_text(6), "registrations.allowed_actions");
+    r.max_attempts = static_cast<std::uint32_t>(row.column_int64(7));
+    r.notify = rows::from_json_list(row.column_text(8), "registrations.notify");
+    r.watching = row.column_int64(9) != 0;
+    r.status = rows::parse_status(row.column_text(10));
+    r.outcome = rows::parse_outcome(row.column_text(11));
+    r.status_reason = row.column_text(12);
+    r.attempt = static_cast<std::uint32_t>(row.column_int64(13));
+    r.seen_restart_count = static_cast<std::uint32_t>(row.column_int64(14));
+    r.last_slurm_state = row.column_text(15);
+    r.last_cause = row.column_text(16);
+    r.last_checkpoint = row.column_text(17);
+    r.knobs_json = rows::checked_json_array(row.column_text(18), "registrations.knobs_json");
+    r.excluded_nodes = rows::from_json_list(row.column_text(19), "registrations.excluded_nodes");
+    r.previous_job = row.column_text(20);
+    r.next_job = row.column_text(21);
+    r.created_at = rows::from_millis(row.column_int64(22));
+    r.updated_at = rows::from_millis(row.column_int64(23));
     return r;
 }
 
@@ -197,6 +216,7 @@ void Store::upsert_attempt(const Attempt& attempt) {
         .bind(":nodes", attempt.nodes)
         .bind(":resumed_from", attempt.resumed_from)
         .bind(":cause", attempt.cause)
+        .bind(":failed_step", attempt.failed_step)
         .run();
 }
 
@@ -217,6 +237,7 @@ std::vector<Attempt> Store::attempts(const JobId& job) const {
         a.nodes = statement.column_text(8);
         a.resumed_from = statement.column_text(9);
         a.cause = statement.column_text(10);
+        a.failed_step = statement.column_optional_int64(11);
         result.push_back(std::move(a));
     }
     return result;

@@ -17,10 +17,12 @@ TEST(StoreRecords, StatusRoundTrips) {
 
 TEST(StoreRecords, OutcomeRoundTrips) {
     for (Outcome o : {Outcome::none, Outcome::succeeded, Outcome::cancelled, Outcome::unrecoverable,
-                      Outcome::lost}) {
+                      Outcome::lost, Outcome::resubmitted}) {
         EXPECT_EQ(outcome_from_string(to_string(o)), o);
     }
     EXPECT_EQ(to_string(Outcome::none), "none");
+    EXPECT_EQ(to_string(Outcome::resubmitted), "resubmitted");
+    EXPECT_EQ(outcome_from_string("resubmitted"), Outcome::resubmitted);
     EXPECT_EQ(outcome_from_string(""), std::nullopt);
 }
 

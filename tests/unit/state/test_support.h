@@ -30,6 +30,8 @@ inline Registration sample_registration(const JobId& id) {
     r.owner_uid = 1234;
     r.job_name = "train-llm";
     r.checkpoint_dir = "/scratch/ckpt";
+    r.checkpoint_pattern = "step_*";
+    r.checkpoint_marker = "COMPLETE";
     r.allowed_actions = {"requeue", "exclude_node", "reduce_batch"};
     r.max_attempts = 5;
     r.notify = {"mailto:a@example.org", "sms:+15550100"};
@@ -42,6 +44,10 @@ inline Registration sample_registration(const JobId& id) {
     r.last_slurm_state = "NODE_FAIL";
     r.last_cause = "node_failure";
     r.last_checkpoint = "/scratch/ckpt/step_100";
+    r.knobs_json = R"([{"name":"batch_size","env":"BATCH_SIZE","value":32}])";
+    r.excluded_nodes = {"n2", "n7"};
+    r.previous_job = "1200";
+    r.next_job = "";
     r.created_at = at(1);
     r.updated_at = at(2);
     return r;
