@@ -52,16 +52,18 @@ nlohmann::json to_json(const ckpt::Scan& scan, const std::filesystem::path& dire
 }
 
 void print_text(const ckpt::Scan& scan, const std::filesystem::path& directory) {
-    std::printf("Checkpoints in %s, newest first (by step number; by modification time where a "
-                "name has none):\n",
-                directory.c_str());
+    std::printf(
+        "Checkpoints in %s, newest first (by step number; by modification time where a "
+        "name has none):\n",
+        directory.c_str());
     if (!scan.candidates.empty()) {
         std::printf("  %-11s  %-11s  %9s  %-24s  %s\n", "verdict", "layout", "step", "modified",
                     "name");
     }
     for (const auto& c : scan.candidates) {
         const auto step = c.step ? std::to_string(*c.step) : std::string("-");
-        std::printf("  %-11s  %-11s  %9s  %-24s  %s\n", std::string(ckpt::to_string(c.verdict)).c_str(),
+        std::printf("  %-11s  %-11s  %9s  %-24s  %s\n",
+                    std::string(ckpt::to_string(c.verdict)).c_str(),
                     std::string(ckpt::to_string(c.layout)).c_str(), step.c_str(),
                     format_time(c.modified).c_str(), c.path.filename().c_str());
         if (!c.reason.empty()) {
@@ -85,9 +87,8 @@ common::Result<int> run_checkpoints(const CheckpointsOptions& options) {
     scan_options.marker = options.marker;
     scan_options.check_all = options.all;
     scan_options.unfinished_after =
-        common::SystemClock().now() -
-        std::chrono::duration_cast<common::TimePoint::duration>(
-            std::chrono::duration<double>(options.settle_seconds));
+        common::SystemClock().now() - std::chrono::duration_cast<common::TimePoint::duration>(
+                                          std::chrono::duration<double>(options.settle_seconds));
     const std::filesystem::path directory(options.directory);
     const auto scan = ckpt::scan(directory, scan_options);
     if (!scan) {
@@ -145,9 +146,8 @@ void add_checkpoints(CLI::App& app, const GlobalOptions& /*global*/, Action& act
         ->capture_default_str();
     command->add_flag("--all", options->all,
                       "validate every candidate (default: stop at the newest usable one)");
-    command->callback([&action, options] {
-        action = [options] { return run_checkpoints(*options); };
-    });
+    command->callback(
+        [&action, options] { action = [options] { return run_checkpoints(*options); }; });
 }
 
 }  // namespace cli

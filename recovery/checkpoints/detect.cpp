@@ -74,8 +74,8 @@ std::optional<Layout> file_layout(const std::string& name) {
 common::TimePoint newest_inside(const fs::path& directory) {
     auto newest = modified_time(directory);
     std::error_code ec;
-    for (fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied,
-                                             ec),
+    for (fs::recursive_directory_iterator
+             it(directory, fs::directory_options::skip_permission_denied, ec),
          end;
          !ec && it != end; it.increment(ec)) {
         newest = std::max(newest, modified_time(it->path()));
@@ -99,17 +99,17 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
     std::error_code ec;
     fs::directory_iterator it(directory, ec);
     if (ec) {
-        return common::fail("cannot read checkpoint directory " + directory.string() + ": " +
-                                ec.message(),
-                            "check that the directory exists, is a directory, and is readable "
-                            "by the user the supervisor runs as");
+        return common::fail(
+            "cannot read checkpoint directory " + directory.string() + ": " + ec.message(),
+            "check that the directory exists, is a directory, and is readable "
+            "by the user the supervisor runs as");
     }
     Listing listing;
     for (fs::directory_iterator end; it != end; it.increment(ec)) {
         if (ec) {
-            return common::fail("cannot list checkpoint directory " + directory.string() + ": " +
-                                    ec.message(),
-                                "check the directory's permissions and the file system");
+            return common::fail(
+                "cannot list checkpoint directory " + directory.string() + ": " + ec.message(),
+                "check the directory's permissions and the file system");
         }
         const auto path = it->path();
         const auto name = path.filename().string();
@@ -131,7 +131,8 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
         const auto base = temporary ? strip_temporary(name) : name;
         std::optional<Layout> layout;
         if (!options.pattern.empty()) {
-            if (glob_matches(options.pattern, name) || (temporary && glob_matches(options.pattern, base))) {
+            if (glob_matches(options.pattern, name) ||
+                (temporary && glob_matches(options.pattern, base))) {
                 layout = Layout::declared;
             }
         } else {

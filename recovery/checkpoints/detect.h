@@ -33,7 +33,7 @@ struct Found {
 };
 
 struct Listing {
-    std::vector<Found> found;  // in directory order
+    std::vector<Found> found;        // in directory order
     bool deepspeed_tracker = false;  // 'latest' is there
     bool megatron_tracker = false;   // 'latest_checkpointed_iteration.txt' is there
 };

@@ -57,7 +57,7 @@ std::vector<std::string> subdirectories_in(const fs::path& directory, std::strin
 
 // Validations of several files, summed; the first failure wins.
 class Tally {
-public:
+  public:
     // False once a file failed: the caller stops.
     bool add(const std::string& label, const Validation& validation) {
         m_bytes_read += validation.bytes_read;
@@ -70,13 +70,15 @@ public:
     }
     [[nodiscard]] bool failed() const { return !m_failure.empty(); }
     [[nodiscard]] std::size_t files() const { return m_files; }
-    [[nodiscard]] Validation fail(std::string reason) const { return {false, std::move(reason), m_bytes_read}; }
+    [[nodiscard]] Validation fail(std::string reason) const {
+        return {false, std::move(reason), m_bytes_read};
+    }
     [[nodiscard]] Validation result(const std::string& success) const {
         return failed() ? Validation{false, m_failure, m_bytes_read}
                         : Validation{true, success, m_bytes_read};
     }
 
-private:
+  private:
     std::uint64_t m_bytes_read = 0;
     std::size_t m_files = 0;
     std::string m_failure;
@@ -111,7 +113,8 @@ Validation validate_deepspeed(const fs::path& directory) {
         }
     }
     if (!tally.failed() && model_states == 0) {
-        return tally.fail("no *model_states.pt (mp_rank_NN_model_states.pt): the save is incomplete");
+        return tally.fail(
+            "no *model_states.pt (mp_rank_NN_model_states.pt): the save is incomplete");
     }
     return tally.result("DeepSpeed: " + count(tally.files(), "torch file") + " valid (" +
                         std::to_string(model_states) + " model states)");
@@ -137,7 +140,8 @@ Validation validate_dcp(const fs::path& directory) {
             return tally.fail("shard " + name + " is empty");
         }
         if (modified_time(directory / name) > metadata_time) {
-            return tally.fail("shard " + name + " was modified after .metadata: a save over an "
+            return tally.fail("shard " + name +
+                              " was modified after .metadata: a save over an "
                               "older one that did not finish");
         }
         shards.insert(name);
@@ -184,8 +188,9 @@ Validation validate_megatron(const fs::path& directory) {
             dcp.reason = "Megatron torch_dist: " + dcp.reason;
             return dcp;
         }
-        return tally.fail("no mp_rank_*/model_optim_rng.pt (nor torch_dist .metadata): the save "
-                          "is incomplete");
+        return tally.fail(
+            "no mp_rank_*/model_optim_rng.pt (nor torch_dist .metadata): the save "
+            "is incomplete");
     }
     for (const auto& rank : ranks) {
         const auto files = files_in(directory / rank);
@@ -193,7 +198,8 @@ Validation validate_megatron(const fs::path& directory) {
             return tally.fail(rank + "/model_optim_rng.pt missing: the save is incomplete");
         }
         for (const auto& name : files) {
-            if (ends_with(name, ".pt") && !tally.add(rank + "/" + name, validate_torch_file(directory / rank / name))) {
+            if (ends_with(name, ".pt") &&
+                !tally.add(rank + "/" + name, validate_torch_file(directory / rank / name))) {
                 return tally.result("");
             }
         }
@@ -208,7 +214,8 @@ Validation validate_huggingface(const fs::path& directory) {
     const auto state = read_side_file(directory / "trainer_state.json", bytes_read);
     tally.add("trainer_state.json", {true, "", bytes_read});
     if (!state) {
-        return tally.fail("trainer_state.json missing (the Trainer writes it at the end of a save)");
+        return tally.fail(
+            "trainer_state.json missing (the Trainer writes it at the end of a save)");
     }
     if (nlohmann::json::parse(*state, nullptr, false).is_discarded()) {
         return tally.fail("trainer_state.json is not valid JSON: cut short");
@@ -225,7 +232,8 @@ Validation validate_huggingface(const fs::path& directory) {
         const auto text = read_side_file(directory / name, bytes_read);
         tally.add(name, {true, "", bytes_read});
         const auto index = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-        if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
+        if (!index.is_object() || !index.contains("weight_map") ||
+            !index["weight_map"].is_object()) {
             return tally.fail(name + " has no weight_map");
         }
         std::set<std::string> listed;
@@ -242,13 +250,14 @@ Validation validate_huggingface(const fs::path& directory) {
         shards += listed.size();
         has_weights = true;
     }
-    for (const auto* single : {"model.safetensors", "pytorch_model.bin", "adapter_model.safetensors",
-                               "adapter_model.bin"}) {
+    for (const auto* single : {"model.safetensors", "pytorch_model.bin",
+                               "adapter_model.safetensors", "adapter_model.bin"}) {
         has_weights = has_weights || present.contains(single);
     }
     if (!has_weights) {
-        return tally.fail("no model weights (model.safetensors, pytorch_model.bin, adapter_model.* "
-                          "or a *.index.json)");
+        return tally.fail(
+            "no model weights (model.safetensors, pytorch_model.bin, adapter_model.* "
+            "or a *.index.json)");
     }
     std::size_t weights = 0;
     for (const auto& name : files) {
@@ -293,16 +302,22 @@ Validation validate_file(const fs::path& file) {
     if (ec || size == 0) {
         return {false, ec ? "cannot stat: " + ec.message() : "empty file", 0};
     }
-    return {true, "format unknown: only checked to be non-empty (" + std::to_string(size) + " bytes)", 0};
+    return {true,
+            "format unknown: only checked to be non-empty (" + std::to_string(size) + " bytes)", 0};
 }
 
 Validation validate_directory(const fs::path& directory, Layout layout) {
     switch (layout) {
-    case Layout::deepspeed: return validate_deepspeed(directory);
-    case Layout::megatron: return validate_megatron(directory);
-    case Layout::huggingface: return validate_huggingface(directory);
-    case Layout::torch_dcp: return validate_dcp(directory);
-    default: return validate_declared(directory);
+        case Layout::deepspeed:
+            return validate_deepspeed(directory);
+        case Layout::megatron:
+            return validate_megatron(directory);
+        case Layout::huggingface:
+            return validate_huggingface(directory);
+        case Layout::torch_dcp:
+            return validate_dcp(directory);
+        default:
+            return validate_declared(directory);
     }
 }
 

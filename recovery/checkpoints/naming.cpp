@@ -12,7 +12,7 @@ namespace recovery::checkpoints {
 namespace {
 
 constexpr std::array<std::string_view, 4> k_temporary_suffixes{".tmp", ".partial", ".incomplete",
-                                                                ".swp"};
+                                                               ".swp"};
 // More than this many digits is not a step number (and would overflow).
 constexpr std::size_t k_max_digits = 18;
 
@@ -83,7 +83,8 @@ std::string strip_temporary(std::string_view name) {
             changed = true;
         }
         if (out.starts_with("tmp")) {
-            out.erase(0, out.size() > 3 && (out[3] == '_' || out[3] == '-' || out[3] == '.') ? 4 : 3);
+            out.erase(0,
+                      out.size() > 3 && (out[3] == '_' || out[3] == '-' || out[3] == '.') ? 4 : 3);
             changed = true;
         }
         if (const auto at = out.find(".tmp."); at != std::string::npos) {

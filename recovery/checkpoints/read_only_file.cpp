@@ -58,8 +58,8 @@ bool ReadOnlyFile::read_at(std::uint64_t offset, std::uint64_t size, std::string
     out.resize(size);
     std::uint64_t done = 0;
     while (done < size) {
-        const auto n = ::pread(m_fd, out.data() + done, size - done,
-                               static_cast<off_t>(offset + done));
+        const auto n =
+            ::pread(m_fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
         if (n < 0 && errno == EINTR) {
             continue;
         }

@@ -14,7 +14,7 @@
 namespace recovery::checkpoints {
 
 class ReadOnlyFile {
-public:
+  public:
     [[nodiscard]] static common::Result<ReadOnlyFile> open(const std::filesystem::path& path);
     ReadOnlyFile(ReadOnlyFile&& other) noexcept;
     ReadOnlyFile& operator=(ReadOnlyFile&& other) noexcept;
@@ -27,7 +27,7 @@ public:
     // Exactly `size` bytes at `offset` into `out` (resized); false when fewer are there.
     [[nodiscard]] bool read_at(std::uint64_t offset, std::uint64_t size, std::string& out);
 
-private:
+  private:
     ReadOnlyFile(int fd, std::uint64_t size) : m_fd(fd), m_size(size) {}
     int m_fd = -1;
     std::uint64_t m_size = 0;

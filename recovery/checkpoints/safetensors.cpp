@@ -24,9 +24,9 @@ constexpr std::uint64_t k_max_header = 100'000'000;
 // Bytes per element of safetensors' dtypes; unknown dtypes skip the shape check.
 std::optional<std::uint64_t> element_size(const std::string& dtype) {
     static const std::map<std::string, std::uint64_t> sizes{
-        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"U16", 2},
-        {"I16", 2},  {"F16", 2}, {"BF16", 2}, {"U32", 4},     {"I32", 4},     {"F32", 4},
-        {"U64", 8},  {"I64", 8}, {"F64", 8}};
+        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1},
+        {"U16", 2},  {"I16", 2}, {"F16", 2}, {"BF16", 2},    {"U32", 4},
+        {"I32", 4},  {"F32", 4}, {"U64", 8}, {"I64", 8},     {"F64", 8}};
     const auto found = sizes.find(dtype);
     return found == sizes.end() ? std::nullopt : std::optional(found->second);
 }
@@ -53,11 +53,13 @@ Validation validate_safetensors(const std::filesystem::path& path) {
     }
     std::uint64_t header_length = 0;
     for (int i = 7; i >= 0; --i) {
-        header_length = (header_length << 8) | static_cast<unsigned char>(prefix[static_cast<unsigned>(i)]);
+        header_length =
+            (header_length << 8) | static_cast<unsigned char>(prefix[static_cast<unsigned>(i)]);
     }
     if (header_length > k_max_header || header_length > file->size() - 8) {
-        return fail("header length " + std::to_string(header_length) + " does not fit in a file of " +
-                    std::to_string(file->size()) + " bytes: truncated or not safetensors");
+        return fail("header length " + std::to_string(header_length) +
+                    " does not fit in a file of " + std::to_string(file->size()) +
+                    " bytes: truncated or not safetensors");
     }
     std::string text;
     if (!file->read_at(8, header_length, text)) {
@@ -72,8 +74,8 @@ Validation validate_safetensors(const std::filesystem::path& path) {
         if (name == "__metadata__") {
             continue;
         }
-        const auto offsets = tensor.is_object() ? tensor.value("data_offsets", nlohmann::json())
-                                                : nlohmann::json();
+        const auto offsets =
+            tensor.is_object() ? tensor.value("data_offsets", nlohmann::json()) : nlohmann::json();
         if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
             !offsets[1].is_number_unsigned() || offsets[0] > offsets[1]) {
             return fail("tensor '" + name + "' has no valid data_offsets");
@@ -112,8 +114,8 @@ Validation validate_safetensors(const std::filesystem::path& path) {
     }
     const auto data_size = file->size() - 8 - header_length;
     if (expected != data_size) {
-        return fail("header describes " + std::to_string(expected) + " bytes of data but the file holds " +
-                    std::to_string(data_size) +
+        return fail("header describes " + std::to_string(expected) +
+                    " bytes of data but the file holds " + std::to_string(data_size) +
                     (expected > data_size ? ": truncated (cut short or still being written)" : ""));
     }
     return {true,

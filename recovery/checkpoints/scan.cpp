@@ -52,7 +52,8 @@ std::vector<Found> newest_first(std::vector<Found> found) {
     auto u = unstepped.begin();
     while (s != stepped.end() || u != unstepped.end()) {
         const bool take_unstepped =
-            s == stepped.end() || (u != unstepped.end() && u->candidate.modified > s->candidate.modified);
+            s == stepped.end() ||
+            (u != unstepped.end() && u->candidate.modified > s->candidate.modified);
         ordered.push_back(std::move(*(take_unstepped ? u++ : s++)));
     }
     return ordered;
@@ -91,12 +92,14 @@ void apply_older_than(const fs::path& bad, std::vector<Candidate>& candidates,
                 reject(c, newer);
             }
         }
-        notes.push_back(bad.string() + " (the checkpoint the failed run could not load) is not "
-                        "among the candidates: those at step " + std::to_string(*step) +
-                        " and later are skipped");
+        notes.push_back(bad.string() +
+                        " (the checkpoint the failed run could not load) is not "
+                        "among the candidates: those at step " +
+                        std::to_string(*step) + " and later are skipped");
         return;
     }
-    notes.push_back(bad.string() + " (the checkpoint the failed run could not load) is not among "
+    notes.push_back(bad.string() +
+                    " (the checkpoint the failed run could not load) is not among "
                     "the candidates and has no step number: nothing was skipped because of it");
 }
 
@@ -144,7 +147,8 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
             continue;
         }
         if (options.unfinished_after && c.modified > *options.unfinished_after) {
-            reject(c, "still being written: modified " + seconds_after(c.modified, *options.unfinished_after) +
+            reject(c, "still being written: modified " +
+                          seconds_after(c.modified, *options.unfinished_after) +
                           " after the cut-off");
         } else if (!options.marker.empty() && !has_marker(found[i], options.marker)) {
             reject(c, "completion marker " +

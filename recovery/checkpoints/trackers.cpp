@@ -38,7 +38,8 @@ std::string trimmed(const std::string& text) {
 
 // The tracker's text, or nullopt (with a note) when absent or unreadable.
 std::optional<std::string> read_tracker(const fs::path& path, const TrackerSpec& spec,
-                                        std::vector<std::string>& notes, std::uint64_t& bytes_read) {
+                                        std::vector<std::string>& notes,
+                                        std::uint64_t& bytes_read) {
     auto file = ReadOnlyFile::open(path);
     if (!file) {
         return std::nullopt;

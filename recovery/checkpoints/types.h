@@ -32,12 +32,12 @@ enum class Verdict { usable, rejected, not_checked };
 [[nodiscard]] std::string_view to_string(Verdict verdict);
 
 struct Candidate {
-    std::filesystem::path path;        // file or directory
+    std::filesystem::path path;  // file or directory
     Layout layout = Layout::torch_save;
     std::optional<std::int64_t> step;  // from the name / tracker, when known
     common::TimePoint modified{};      // newest mtime in the candidate
     Verdict verdict = Verdict::not_checked;
-    std::string reason;           // why rejected, or what was verified
+    std::string reason;            // why rejected, or what was verified
     std::uint64_t bytes_read = 0;  // bytes this validation read
 };
 

@@ -92,7 +92,8 @@ Step<Directory> read_zip64_records(ReadOnlyFile& file, std::uint64_t locator_at)
         return bad("no Zip64 end record at offset " + std::to_string(record_at) +
                    " where the locator points: corrupt");
     }
-    if (le(record, 16, 4) != 0 || le(record, 20, 4) != 0 || le(record, 24, 8) != le(record, 32, 8)) {
+    if (le(record, 16, 4) != 0 || le(record, 20, 4) != 0 ||
+        le(record, 24, 8) != le(record, 32, 8)) {
         return bad("multi-disk (spanned) archive: not a checkpoint file");
     }
     return Directory{le(record, 32, 8), le(record, 40, 8), le(record, 48, 8), record_at, true};
@@ -114,7 +115,8 @@ Step<Directory> read_end_records(ReadOnlyFile& file) {
     // not reach the end of the file is data, not the record.
     std::optional<std::uint64_t> found;
     for (auto i = tail_size - k_eocd_size + 1; i-- > 0;) {
-        if (le(tail, i, 4) == k_eocd_signature && le(tail, i + 20, 2) == tail_size - i - k_eocd_size) {
+        if (le(tail, i, 4) == k_eocd_signature &&
+            le(tail, i + 20, 2) == tail_size - i - k_eocd_size) {
             found = i;
             break;
         }
@@ -184,7 +186,8 @@ Step<Walk> walk_entries(ReadOnlyFile& file, const Directory& directory) {
                    " bytes is implausibly large");
     }
     if (directory.entries > directory.size / k_central_size) {
-        return bad(std::to_string(directory.entries) + " entries cannot fit in a central directory of " +
+        return bad(std::to_string(directory.entries) +
+                   " entries cannot fit in a central directory of " +
                    std::to_string(directory.size) + " bytes: corrupt");
     }
     std::string central;
@@ -196,7 +199,8 @@ Step<Walk> walk_entries(ReadOnlyFile& file, const Directory& directory) {
     std::string local;
     for (std::uint64_t k = 0; k < directory.entries; ++k) {
         if (at + k_central_size > central.size() || le(central, at, 4) != k_central_signature) {
-            return bad("central directory entry " + std::to_string(k) + " is not where it should be: corrupt");
+            return bad("central directory entry " + std::to_string(k) +
+                       " is not where it should be: corrupt");
         }
         const auto flags = le(central, at + 8, 2);
         std::uint64_t compressed = le(central, at + 20, 4);
@@ -223,15 +227,17 @@ Step<Walk> walk_entries(ReadOnlyFile& file, const Directory& directory) {
             return bad("entry '" + name + "': no local header at offset " +
                        std::to_string(local_offset) + ": corrupt");
         }
-        if (le(local, 26, 2) != name_length || local.compare(k_local_size, name_length, name) != 0) {
+        if (le(local, 26, 2) != name_length ||
+            local.compare(k_local_size, name_length, name) != 0) {
             return bad("entry '" + name + "': its local header names another file: corrupt");
         }
         const auto data_at = local_offset + k_local_size + name_length + le(local, 28, 2);
         const auto descriptor = (flags & k_data_descriptor_flag) ? k_min_data_descriptor : 0;
         if (data_at > directory.offset || directory.offset - data_at < compressed + descriptor) {
-            return bad("entry '" + name + "': " + with_commas(compressed) + " bytes of data at offset " +
-                       with_commas(data_at) + " run into the central directory at " +
-                       with_commas(directory.offset) + ": corrupt");
+            return bad("entry '" + name + "': " + with_commas(compressed) +
+                       " bytes of data at offset " + with_commas(data_at) +
+                       " run into the central directory at " + with_commas(directory.offset) +
+                       ": corrupt");
         }
         if (name.size() >= 8 && name.compare(name.size() - 8, 8, "data.pkl") == 0) {
             walk.has_data_pkl = true;
@@ -262,9 +268,8 @@ Validation validate_zip(const std::filesystem::path& path) {
         [&](const Directory& directory) -> Step<std::pair<Directory, Walk>> {
             if (directory.offset > directory.end_records ||
                 directory.end_records - directory.offset < directory.size) {
-                return bad("central directory (offset " + with_commas(directory.offset) +
-                           ", " + with_commas(directory.size) +
-                           " bytes) runs past its end record at " +
+                return bad("central directory (offset " + with_commas(directory.offset) + ", " +
+                           with_commas(directory.size) + " bytes) runs past its end record at " +
                            with_commas(directory.end_records) + ": truncated or corrupt");
             }
             return walk_entries(*file, directory).map([&](const Walk& walk) {
@@ -294,8 +299,9 @@ Validation validate_torch_file(const std::filesystem::path& path) {
     if (file->size() >= 1 && file->read_at(0, 1, head) &&
         static_cast<unsigned char>(head[0]) == k_legacy_magic[0]) {
         if (!file->read_at(0, sizeof k_legacy_magic, head) ||
-            !std::equal(std::begin(k_legacy_magic), std::end(k_legacy_magic), head.begin(),
-                        [](unsigned char a, char b) { return a == static_cast<unsigned char>(b); })) {
+            !std::equal(
+                std::begin(k_legacy_magic), std::end(k_legacy_magic), head.begin(),
+                [](unsigned char a, char b) { return a == static_cast<unsigned char>(b); })) {
             return {false, "starts like a pickle but without torch.save's magic number",
                     file->bytes_read()};
         }

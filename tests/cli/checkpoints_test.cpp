@@ -122,8 +122,8 @@ TEST(CheckpointsCli, PatternMarkerAndAll) {
         set_year(entry.path(), 2020);
     }
     set_year(dir / "ckpt_b", 2021);
-    const auto run = run_supervisor(
-        {"checkpoints", dir.string(), "--pattern", "ckpt_*", "--marker", ".done", "--all", "--json"});
+    const auto run = run_supervisor({"checkpoints", dir.string(), "--pattern", "ckpt_*", "--marker",
+                                     ".done", "--all", "--json"});
     ASSERT_EQ(run.status, 0) << run.err;
     const auto j = nlohmann::json::parse(run.out);
     EXPECT_EQ(j.at("chosen"), (dir / "ckpt_a").string());

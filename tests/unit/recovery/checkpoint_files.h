@@ -131,7 +131,8 @@ inline std::string make_safetensors(const std::vector<Tensor>& tensors) {
     nlohmann::json header = nlohmann::json::object();
     std::uint64_t offset = 0;
     for (const auto& t : tensors) {
-        header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes}}};
+        header[t.name] = {
+            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes}}};
         offset += t.bytes;
     }
     header["__metadata__"] = {{"format", "pt"}};
@@ -144,7 +145,7 @@ inline std::string make_safetensors(const std::vector<Tensor>& tensors) {
 // A fresh temp directory, removed at the end of the test, with helpers that set mtimes
 // explicitly (no wall clock).
 class TempTree : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         std::string pattern = (fs::temp_directory_path() / "ckpt-scan-XXXXXX").string();
         ASSERT_NE(::mkdtemp(pattern.data()), nullptr);

@@ -42,8 +42,12 @@ ScanOptions declared(const std::string& pattern, const std::string& marker, bool
     return o;
 }
 
-std::string good_pt() { return torch_like_zip(); }
-std::string truncated_pt() { return torch_like_zip().substr(0, 120); }
+std::string good_pt() {
+    return torch_like_zip();
+}
+std::string truncated_pt() {
+    return torch_like_zip().substr(0, 120);
+}
 
 Scan scanned(const fs::path& dir, const ScanOptions& options = {}) {
     auto result = scan(dir, options);
@@ -123,7 +127,8 @@ TEST_F(Checkpoints, FallsBackPastTruncatedNewestAndSaysWhy) {
     EXPECT_EQ(chosen_name(s), "step_000100.pt");
     for (const auto* name : {"step_000300.pt", "step_000200.pt"}) {
         EXPECT_EQ(named(s, name).verdict, Verdict::rejected);
-        EXPECT_TRUE(contains(named(s, name).reason, "end-of-central-directory")) << named(s, name).reason;
+        EXPECT_TRUE(contains(named(s, name).reason, "end-of-central-directory"))
+            << named(s, name).reason;
     }
 }
 
@@ -228,8 +233,8 @@ TEST_F(Checkpoints, HuggingFaceNeedsTrainerStateAndWeights) {
 
 TEST_F(Checkpoints, HuggingFaceShardedIndexNeedsEveryShard) {
     const std::string index =
-        R"({"metadata": {"total_size": 16}, "weight_map": {"a": "model-00001-of-00002.safetensors",)"
-        R"( "b": "model-00002-of-00002.safetensors"}})";
+        R"({"metadata": {"total_size": 16}, "weight_map": {)"
+        R"("a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}})";
     const auto shard = make_safetensors({{"a", "F32", {2}, 8}});
     write("checkpoint-20/trainer_state.json", "{}");
     write("checkpoint-20/model.safetensors.index.json", index);
@@ -253,7 +258,7 @@ TEST_F(Checkpoints, HuggingFaceShardedIndexNeedsEveryShard) {
 }
 
 class DeepSpeed : public TempTree {
-protected:
+  protected:
     void save(const std::string& tag, const std::string& model_states = torch_like_zip()) {
         write(tag + "/mp_rank_00_model_states.pt", model_states);
         write(tag + "/zero_pp_rank_0_mp_rank_00_optim_states.pt", good_pt());
@@ -266,10 +271,12 @@ TEST_F(DeepSpeed, DirectoriesNewerThanTheTrackerAreUnfinishedSaves) {
     save("global_step30");
     write("latest", "global_step20\n");
     const auto s = scanned(m_dir);
-    EXPECT_EQ(names(s), (std::vector<std::string>{"global_step30", "global_step20", "global_step10"}));
+    EXPECT_EQ(names(s),
+              (std::vector<std::string>{"global_step30", "global_step20", "global_step10"}));
     EXPECT_EQ(s.candidates[0].layout, Layout::deepspeed);
     EXPECT_EQ(s.candidates[0].verdict, Verdict::rejected);
-    EXPECT_TRUE(contains(s.candidates[0].reason, "newer than global_step20, which the tracker latest"))
+    EXPECT_TRUE(
+        contains(s.candidates[0].reason, "newer than global_step20, which the tracker latest"))
         << s.candidates[0].reason;
     EXPECT_EQ(chosen_name(s), "global_step20");
     EXPECT_TRUE(contains(s.candidates[1].reason, "1 model states")) << s.candidates[1].reason;
@@ -280,7 +287,8 @@ TEST_F(DeepSpeed, TrackerNamingAMissingDirectoryIsANote) {
     save("global_step20");
     write("latest", "global_step40");
     const auto s = scanned(m_dir);
-    EXPECT_TRUE(has_note(s, "DeepSpeed tracker 'latest' names global_step40, which does not exist"));
+    EXPECT_TRUE(
+        has_note(s, "DeepSpeed tracker 'latest' names global_step40, which does not exist"));
     EXPECT_EQ(chosen_name(s), "global_step20");
 }
 
@@ -364,7 +372,8 @@ TEST_F(Checkpoints, ModifiedAfterTheCutOffIsStillBeingWritten) {
     age("checkpoint-3", 5);
     set_time(m_dir / "checkpoint-3" / "model.safetensors", 60);
     const auto s = scanned(m_dir, unfinished_after(at(50)));
-    EXPECT_TRUE(contains(named(s, "step_2.pt").reason, "still being written: modified 50.0 s after"));
+    EXPECT_TRUE(
+        contains(named(s, "step_2.pt").reason, "still being written: modified 50.0 s after"));
     EXPECT_TRUE(contains(named(s, "checkpoint-3").reason, "still being written"))
         << named(s, "checkpoint-3").reason;
     EXPECT_EQ(named(s, "checkpoint-3").modified, at(60));  // newest file inside
@@ -377,8 +386,8 @@ TEST_F(Checkpoints, OlderThanSkipsTheBadCheckpointAndNewerOnes) {
     write("step_2.pt", good_pt());
     write("step_1.pt", good_pt());
     const auto s = scanned(m_dir, older_than(m_dir / "step_2.pt"));
-    EXPECT_EQ(named(s, "step_3.pt").reason,
-              "newer than " + (m_dir / "step_2.pt").string() + ", which the failed run could not load");
+    EXPECT_EQ(named(s, "step_3.pt").reason, "newer than " + (m_dir / "step_2.pt").string() +
+                                                ", which the failed run could not load");
     EXPECT_EQ(named(s, "step_2.pt").verdict, Verdict::rejected);
     EXPECT_EQ(chosen_name(s), "step_1.pt");
     // A path no longer there is compared by its step.
@@ -436,13 +445,15 @@ TEST_F(Checkpoints, CheckAllValidatesOlderCandidates) {
 }
 
 // Every entry's name, size and mtime, recursively.
-std::map<std::string, std::tuple<std::uintmax_t, fs::file_time_type>> snapshot(const fs::path& dir) {
+std::map<std::string, std::tuple<std::uintmax_t, fs::file_time_type>> snapshot(
+    const fs::path& dir) {
     std::map<std::string, std::tuple<std::uintmax_t, fs::file_time_type>> out;
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        out[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0,
-                                  fs::last_write_time(e.symlink_status().type() == fs::file_type::symlink
-                                                          ? e.path().parent_path()
-                                                          : e.path())};
+        out[e.path().string()] = {
+            e.is_regular_file() ? e.file_size() : 0,
+            fs::last_write_time(e.symlink_status().type() == fs::file_type::symlink
+                                    ? e.path().parent_path()
+                                    : e.path())};
     }
     return out;
 }

@@ -60,7 +60,8 @@ TEST_F(Validators, LegacyTorchSaveIsOnlyCheckedForItsMagicAndSaysSo) {
     EXPECT_NE(v.reason.find("legacy"), std::string::npos) << v.reason;
     EXPECT_NE(v.reason.find("cannot be verified"), std::string::npos) << v.reason;
     EXPECT_FALSE(validate_zip(k_fixtures / "torch_legacy.pt").ok);
-    const auto not_torch = write("pickle.pt", std::string("\x80\x04\x95\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 14));
+    const auto not_torch = write(
+        "pickle.pt", std::string("\x80\x04\x95\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 14));
     EXPECT_FALSE(validate_torch_file(not_torch).ok);
 }
 
@@ -71,8 +72,9 @@ TEST_F(Validators, EmptyAndTinyFilesAreRejected) {
 }
 
 TEST_F(Validators, HandMadeClassicZipWithACommentIsValid) {
-    const auto path = write("classic.pt", make_zip({{"a/data.pkl", "xyz"}, {"a/data/0", "12345678"}},
-                                                   ZipOptions{false, "a comment"}));
+    const auto path =
+        write("classic.pt", make_zip({{"a/data.pkl", "xyz"}, {"a/data/0", "12345678"}},
+                                     ZipOptions{false, "a comment"}));
     const auto v = validate_zip(path);
     EXPECT_TRUE(v.ok) << v.reason;
     EXPECT_EQ(v.reason.find("Zip64"), std::string::npos) << v.reason;
@@ -189,7 +191,8 @@ TEST_F(Validators, SafetensorsBadHeadersAreRejected) {
     json = R"({"w": {"dtype": "F32", "shape": [4, 3], "data_offsets": [0, 40]}})";
     prefix.clear();
     put(prefix, json.size(), 8);
-    const auto v = validate_safetensors(write("d.safetensors", prefix + json + std::string(40, 'x')));
+    const auto v =
+        validate_safetensors(write("d.safetensors", prefix + json + std::string(40, 'x')));
     EXPECT_FALSE(v.ok);
     EXPECT_NE(v.reason.find("shape and dtype need 48"), std::string::npos) << v.reason;
     // A gap between tensors.
@@ -197,7 +200,8 @@ TEST_F(Validators, SafetensorsBadHeadersAreRejected) {
            R"( "b": {"dtype": "U8", "shape": [4], "data_offsets": [8, 12]}})";
     prefix.clear();
     put(prefix, json.size(), 8);
-    const auto gap = validate_safetensors(write("e.safetensors", prefix + json + std::string(12, 'x')));
+    const auto gap =
+        validate_safetensors(write("e.safetensors", prefix + json + std::string(12, 'x')));
     EXPECT_FALSE(gap.ok);
     EXPECT_NE(gap.reason.find("gap or overlap"), std::string::npos) << gap.reason;
 }
