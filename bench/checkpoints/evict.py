@@ -1,8 +1,7 @@
 #!/usr/bin/python3
 """Evicts files' clean pages from the page cache (posix_fadvise DONTNEED after fsync), for a
-cold-cache measurement where dropping all caches is not allowed. Prints how much of each file
-was still cached afterwards (mincore via mmap is not exposed by Python, so it is not checked;
-the measured read_bytes of the next run shows whether the disk was read).
+cold-cache measurement where dropping all caches is not allowed. Whether it worked is not
+checked here: the read_bytes of the next measured run shows whether the disk was read.
 
     evict.py FILE...
 """
