@@ -62,7 +62,7 @@ struct JobSnapshot {
     std::string account;
     std::string qos;
     std::string comment;
-    std::string std_in;                              // as given ("/dev/null" when not given)
+    std::string std_in;                              // as given to -i (raw, not expanded)
     std::uint32_t group_id = 0;
 
     bool operator==(const JobSnapshot&) const = default;
