@@ -105,6 +105,9 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
             "by the user the supervisor runs as");
     }
     Listing listing;
+    // The directory itself may be one torch.distributed.checkpoint save (.metadata + shards).
+    bool self_is_dcp = false;
+    common::TimePoint self_modified{};
     for (fs::directory_iterator end; it != end; it.increment(ec)) {
         if (ec) {
             return common::fail(
@@ -123,6 +126,10 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
         if (name == k_megatron_tracker && !is_directory) {
             listing.megatron_tracker = true;
             continue;
+        }
+        if (!is_directory && (name == ".metadata" || ends_with(name, ".distcp"))) {
+            self_is_dcp = true;
+            self_modified = std::max(self_modified, modified_time(path));
         }
         if (!options.marker.empty() && ends_with(name, options.marker)) {
             continue;
@@ -163,6 +170,15 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                 "symlink to " + fs::read_symlink(path, ec).string() + ", which does not exist";
         }
         listing.found.push_back(std::move(found));
+    }
+    if (self_is_dcp && options.pattern.empty()) {
+        Found self;
+        self.directory = true;
+        self.candidate.path = directory;
+        self.candidate.layout = Layout::torch_dcp;
+        self.candidate.step = step_in_name((directory / "").parent_path().filename().string());
+        self.candidate.modified = self_modified;
+        listing.found.push_back(std::move(self));
     }
     return listing;
 }

@@ -7,6 +7,7 @@
 //           (symlinks followed: last.ckpt -> epoch=3-step=900.ckpt takes the target's step)
 //   dirs    global_stepN -> deepspeed; iter_N or release -> megatron; checkpoint-N or holding
 //           trainer_state.json -> huggingface; holding .metadata or *.distcp -> torch_dcp
+//   itself  holding .metadata or *.distcp -> the directory itself is a torch_dcp candidate
 //   others  ignored (logs, tfevents, json, the trackers 'latest' and
 //           latest_checkpointed_iteration.txt, files ending with the declared marker)
 // Declared mode: every entry whose name matches the pattern is a Layout::declared candidate.

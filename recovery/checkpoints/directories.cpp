@@ -96,6 +96,12 @@ std::optional<std::string> read_side_file(const fs::path& path, std::uint64_t& b
     return ok ? std::optional(text) : std::nullopt;
 }
 
+std::string trimmed(const std::string& text) {
+    const auto begin = text.find_first_not_of(" \t\r\n");
+    const auto end = text.find_last_not_of(" \t\r\n");
+    return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
+}
+
 std::string count(std::size_t n, const std::string& what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
@@ -250,6 +256,22 @@ Validation validate_huggingface(const fs::path& directory) {
         shards += listed.size();
         has_weights = true;
     }
+    // The Trainer with DeepSpeed saves the engine's state as checkpoint-N/global_stepN plus a
+    // 'latest' tracker, and with ZeRO-3 possibly no consolidated weights at all.
+    std::string deepspeed_tag;
+    if (present.contains("latest")) {
+        bytes_read = 0;
+        const auto tag = read_side_file(directory / "latest", bytes_read);
+        tally.add("latest", {true, "", bytes_read});
+        deepspeed_tag = tag ? trimmed(*tag) : std::string();
+        if (deepspeed_tag.empty() || deepspeed_tag.find('/') != std::string::npos) {
+            return tally.fail("DeepSpeed tracker 'latest' is empty or not a tag");
+        }
+        if (!tally.add(deepspeed_tag, validate_deepspeed(directory / deepspeed_tag))) {
+            return tally.result("");
+        }
+        has_weights = true;
+    }
     for (const auto* single : {"model.safetensors", "pytorch_model.bin",
                                "adapter_model.safetensors", "adapter_model.bin"}) {
         has_weights = has_weights || present.contains(single);
@@ -269,9 +291,11 @@ Validation validate_huggingface(const fs::path& directory) {
         }
         ++weights;
     }
-    return tally.result("Hugging Face: trainer_state.json, " +
-                        (shards > 0 ? count(shards, "indexed shard") + ", " : std::string()) +
-                        count(weights, "weight/state file") + " valid");
+    return tally.result(
+        "Hugging Face: trainer_state.json, " +
+        (shards > 0 ? count(shards, "indexed shard") + ", " : std::string()) +
+        (deepspeed_tag.empty() ? std::string() : "DeepSpeed state " + deepspeed_tag + ", ") +
+        count(weights, "weight/state file") + " valid");
 }
 
 Validation validate_declared(const fs::path& directory) {

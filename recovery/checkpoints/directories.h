@@ -6,7 +6,9 @@
 //                valid), or the directory is in torch_dist form (validated as torch_dcp)
 //   huggingface  trainer_state.json present and valid JSON (the Trainer writes it last); model
 //                weights present (model.safetensors, pytorch_model.bin, adapter_model.*, or a
-//                *.index.json whose listed shards all exist); every weight-like file valid
+//                *.index.json whose listed shards all exist, or DeepSpeed engine state: a
+//                'latest' tracker naming a valid global_stepN/ inside); every weight-like file
+//                valid
 //   torch_dcp    .metadata present and non-empty (written last), at least one *.distcp, none
 //                empty, none modified after .metadata, and every *.distcp name found in
 //                .metadata's pickle present (names only: offsets are not checked)

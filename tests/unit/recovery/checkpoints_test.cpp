@@ -364,6 +364,35 @@ TEST_F(Checkpoints, TorchDistributedCheckpointNeedsMetadataAndEveryShard) {
     EXPECT_TRUE(contains(named(s, "step_100").reason, "2 shard names"));
 }
 
+TEST_F(Checkpoints, TheScannedDirectoryCanItselfBeADistributedCheckpoint) {
+    write("__0_0.distcp", "shard0", 1);
+    write(".metadata", dcp_metadata({"__0_0.distcp", "__1_0.distcp"}), 2);
+    const auto s = scanned(m_dir);
+    ASSERT_EQ(s.candidates.size(), 1u);
+    EXPECT_EQ(s.candidates[0].path, m_dir);
+    EXPECT_EQ(s.candidates[0].layout, Layout::torch_dcp);
+    EXPECT_EQ(s.candidates[0].modified, at(2));
+    EXPECT_TRUE(contains(s.candidates[0].reason, "refers to shard __1_0.distcp"));
+    write("__1_0.distcp", "shard1", 1);
+    EXPECT_EQ(scanned(m_dir).chosen, 0u);
+}
+
+TEST_F(Checkpoints, HuggingFaceWithDeepSpeedStateInside) {
+    write("checkpoint-20/trainer_state.json", "{}");
+    write("checkpoint-20/latest", "global_step20");
+    write("checkpoint-20/global_step20/zero_pp_rank_0_mp_rank_00_optim_states.pt", good_pt());
+    write("checkpoint-10/trainer_state.json", "{}");
+    write("checkpoint-10/latest", "global_step10\n");
+    write("checkpoint-10/global_step10/mp_rank_00_model_states.pt", good_pt());
+    write("checkpoint-10/zero_to_fp32.py", "# script");
+    const auto s = scanned(m_dir);
+    EXPECT_TRUE(contains(named(s, "checkpoint-20").reason, "global_step20: no *model_states.pt"))
+        << named(s, "checkpoint-20").reason;
+    EXPECT_EQ(chosen_name(s), "checkpoint-10");
+    EXPECT_TRUE(contains(named(s, "checkpoint-10").reason, "DeepSpeed state global_step10"))
+        << named(s, "checkpoint-10").reason;
+}
+
 TEST_F(Checkpoints, ModifiedAfterTheCutOffIsStillBeingWritten) {
     write("step_2.pt", good_pt(), 100);
     write("step_1.pt", good_pt(), 10);
