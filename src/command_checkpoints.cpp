@@ -65,7 +65,8 @@ void print_text(const ckpt::Scan& scan, const std::filesystem::path& directory) 
         std::printf("  %-11s  %-11s  %9s  %-24s  %s\n",
                     std::string(ckpt::to_string(c.verdict)).c_str(),
                     std::string(ckpt::to_string(c.layout)).c_str(), step.c_str(),
-                    format_time(c.modified).c_str(), c.path.filename().c_str());
+                    format_time(c.modified).c_str(),
+                    (c.path.has_filename() ? c.path.filename() : c.path).c_str());
         if (!c.reason.empty()) {
             std::printf("      %s\n", c.reason.c_str());
         }
