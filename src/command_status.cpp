@@ -30,8 +30,24 @@ std::string status_text(const state::Registration& registration) {
     return text;
 }
 
+// The data of the job's last "decision" event (what was planned, or why not); null if none.
+nlohmann::json last_decision(const state::Store& store, const state::JobId& job) {
+    const auto events = store.events(job);
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+        if (it->kind == "decision") {
+            auto data = nlohmann::json::parse(it->data_json, nullptr, false);
+            if (data.is_object()) {
+                data["at"] = format_time(it->at);
+                return data;
+            }
+        }
+    }
+    return nullptr;
+}
+
 nlohmann::json registration_json(const state::Registration& r,
-                                 const std::vector<state::Attempt>& attempts) {
+                                 const std::vector<state::Attempt>& attempts,
+                                 const nlohmann::json& decision) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& a : attempts) {
         runs.push_back({{"number", a.number},
@@ -46,7 +62,9 @@ nlohmann::json registration_json(const state::Registration& r,
                         {"signal", a.signal ? nlohmann::json(*a.signal) : nlohmann::json(nullptr)},
                         {"nodes", a.nodes},
                         {"resumed_from", a.resumed_from},
-                        {"cause", a.cause}});
+                        {"cause", a.cause},
+                        {"failed_step", a.failed_step ? nlohmann::json(*a.failed_step)
+                                                      : nlohmann::json(nullptr)}});
     }
     return {{"job", r.job.to_string()},
             {"name", r.job_name},
@@ -63,7 +81,61 @@ nlohmann::json registration_json(const state::Registration& r,
             {"last_cause", r.last_cause},
             {"last_checkpoint", r.last_checkpoint},
             {"last_slurm_state", r.last_slurm_state},
+            {"knobs", nlohmann::json::parse(r.knobs_json, nullptr, false)},
+            {"excluded_nodes", r.excluded_nodes},
+            {"previous_job", r.previous_job},
+            {"next_job", r.next_job},
+            {"last_decision", decision},
             {"attempts", runs}};
+}
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& item : items) {
+        text += (text.empty() ? "" : ", ") + item;
+    }
+    return text;
+}
+
+// The lines under a job: its knobs, excluded nodes, links, and the last decision.
+void print_details(const state::Registration& r, const nlohmann::json& decision) {
+    const auto knobs = nlohmann::json::parse(r.knobs_json, nullptr, false);
+    std::vector<std::string> values;
+    for (const auto& knob : knobs.is_array() ? knobs : nlohmann::json::array()) {
+        const auto env = knob.value("env", std::string());
+        if (env.empty()) {
+            continue;
+        }
+        values.push_back(env + "=" + std::to_string(knob.value("value", std::int64_t{0})));
+        const auto compensate = knob.value("compensate", std::string());
+        if (!compensate.empty()) {
+            values.push_back(compensate + "=" +
+                             std::to_string(knob.value("compensate_value", std::int64_t{1})));
+        }
+    }
+    if (!values.empty()) {
+        std::printf("    knobs: %s\n", joined(values).c_str());
+    }
+    if (!r.excluded_nodes.empty()) {
+        std::printf("    excluded nodes: %s\n", joined(r.excluded_nodes).c_str());
+    }
+    if (!r.previous_job.empty()) {
+        std::printf("    continues job %s\n", r.previous_job.c_str());
+    }
+    if (!r.next_job.empty()) {
+        std::printf("    continued as job %s\n", r.next_job.c_str());
+    }
+    if (!decision.is_object()) {
+        return;
+    }
+    std::printf("    last decision: %s%s\n", decision.value("escalate", false) ? "escalate: " : "",
+                decision.value("reason", std::string()).c_str());
+    for (const auto& line : decision.value("would_have_done", std::vector<std::string>{})) {
+        std::printf("    would have done: %s\n", line.c_str());
+    }
+    for (const auto& line : decision.value("notes", std::vector<std::string>{})) {
+        std::printf("    note: %s\n", line.c_str());
+    }
 }
 
 common::Result<int> status_command(const GlobalOptions& global, const StatusOptions& options) {
@@ -89,7 +161,8 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
     if (options.json) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto& r : registrations) {
-            out.push_back(registration_json(r, (*store)->attempts(r.job)));
+            out.push_back(
+                registration_json(r, (*store)->attempts(r.job), last_decision(**store, r.job)));
         }
         std::cout << out.dump(2) << '\n';
         return 0;
@@ -109,6 +182,7 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
         if (!r.status_reason.empty()) {
             std::printf("    %s\n", r.status_reason.c_str());
         }
+        print_details(r, last_decision(**store, r.job));
     }
     return 0;
 }

@@ -2,29 +2,31 @@
 // touched, the resume environment is on disk before the requeue (the job may start within
 // seconds), and the result is committed after. A kill between any two steps leaves an
 // unfinished action that the next run finishes; the restart count decides whether the requeue
-// itself already happened.
+// itself already happened, and every other step is harmless to repeat (setting the excluded
+// nodes, the time limit or a drain again changes nothing; releasing a released job is noted).
 #include "supervisor/action_executor.h"
 
-#include <nlohmann/json.hpp>
-
+#include "recovery/cause.h"
 #include "supervisor/failpoint.h"
 #include "supervisor/journal.h"
+#include "supervisor/plan_steps.h"
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
 namespace {
 
-struct RequeueParams {
-    std::uint32_t expected_restart_count = 0;
-};
+nlohmann::json params_of(const state::Action& action) {
+    auto json = nlohmann::json::parse(action.params_json, nullptr, false);
+    return json.is_object() ? json : nlohmann::json::object();
+}
 
-RequeueParams params_of(const state::Action& action) {
-    RequeueParams params;
-    const auto json = nlohmann::json::parse(action.params_json, nullptr, false);
-    if (json.is_object()) {
-        params.expected_restart_count = json.value("expected_restart_count", 0U);
-    }
-    return params;
+// Fixes the plan already wrote into the resume environment.
+bool is_environment_fix(const std::string& kind) {
+    using recovery::ActionKind;
+    const auto parsed = recovery::action_from_string(kind);
+    return parsed && (*parsed == ActionKind::reduce_batch_size ||
+                      *parsed == ActionKind::reduce_workers || *parsed == ActionKind::set_env ||
+                      *parsed == ActionKind::restore_older_checkpoint);
 }
 
 }  // namespace
@@ -62,63 +64,72 @@ bool ActionExecutor::execute(const state::Action& action,
         transaction.commit();
         failpoint("after_intent");
     }
-    if (!job) {
-        finish(action, state::ActionStatus::failed, "slurmctld no longer knows the job",
+    const auto params = params_of(action);
+    if (is_environment_fix(action.kind)) {
+        const auto detail = params.value("detail", std::string());
+        finish(action, state::ActionStatus::done,
+               "in the resume environment: " +
+                   (detail.empty() ? params.value("argument", std::string()) : detail),
                std::nullopt, false);
         return true;
     }
+    if (action.kind == "drain_node") {
+        return drain_nodes(action, params);
+    }
+    if (!job) {
+        finish(action, state::ActionStatus::failed, "slurmctld no longer knows the job",
+               std::nullopt, true);
+        return true;
+    }
     if (action.kind == "requeue") {
-        return requeue(action, *job);
+        return requeue(action, params, *job);
+    }
+    if (action.kind == "exclude_node") {
+        return exclude_nodes(action, params);
+    }
+    if (action.kind == "extend_time_limit") {
+        return extend_time_limit(action, params);
+    }
+    if (action.kind == k_release_step) {
+        return release(action, params);
+    }
+    if (action.kind == "resubmit") {
+        return resubmit(action, params);
     }
     finish(action, state::ActionStatus::refused,
            "action " + action.kind + " is not carried out by this version", std::nullopt, true);
     return true;
 }
 
-bool ActionExecutor::requeue(const state::Action& action, const slurm::JobSnapshot& job) {
-    const auto params = params_of(action);
-    if (job.state == slurm::JobState::cancelled && job.restart_count <= params.expected_restart_count) {
-        // A person cancelled the job after the failure was seen: never fight them.
-        finish(action, state::ActionStatus::refused, "the job was cancelled by a person",
-               std::nullopt, false);
-        return true;
+slurm::Result<slurm::JobSnapshot> ActionExecutor::fresh(const common::JobId& job) {
+    const common::JobId ids[] = {job};
+    auto query = m_client.load_jobs(ids);
+    if (!query) {
+        return tl::unexpected(query.error());
     }
-    const auto env = m_store.resume_env(action.job);
-    if (auto written = write_env_file(env_file_path(m_config.state_dir, action.job), env);
-        !written) {
-        finish(action, state::ActionStatus::failed, written.error().message, std::nullopt, true);
-        return true;
+    if (query->jobs.empty()) {
+        return tl::unexpected(slurm::Error{slurm::ErrorKind::job_not_found,
+                                           "slurmctld no longer knows job " + job.to_string()});
     }
+    return query->jobs.front();
+}
 
-    std::string result;
-    std::uint32_t restart_count = job.restart_count;
-    if (job.restart_count > params.expected_restart_count) {
-        result = "already requeued (Slurm's restart count is " +
-                 std::to_string(job.restart_count) + ", was " +
-                 std::to_string(params.expected_restart_count) + " when planned)";
-    } else if (!slurm::is_finished(job.state)) {
-        result = "the job is already " + std::string(slurm::to_string(job.state)) +
-                 "; nothing to requeue";
-    } else {
-        const auto requeued = m_client.requeue(action.job, slurm::RequeueMode::run_again);
-        failpoint("after_act");
-        if (!requeued) {
-            const auto& error = requeued.error();
-            if (error.kind == slurm::ErrorKind::controller_unreachable) {
-                return false;  // try again next cycle; the restart count guards against a repeat
-            }
-            finish(action, state::ActionStatus::failed, "Slurm refused the requeue: " + error.message,
-                   std::nullopt, true);
-            return true;
-        }
-        restart_count = params.expected_restart_count + 1;
-        result = "requeued (restart count " + std::to_string(restart_count) + ")";
+std::string ActionExecutor::set_start(const common::JobId& job, const nlohmann::json& params) {
+    // Slurm holds a requeued job back ~120 s; now + the plan's delay instead, at least 2 s:
+    // slurmd refuses to relaunch a job in the same second it ended.
+    const auto delay = std::max<std::int64_t>(2, params.value("start_delay_s", std::int64_t{2}));
+    const auto start = m_client.set_start_time(job, m_clock.now() + std::chrono::seconds(delay));
+    return start ? ", starts in " + std::to_string(delay) + " s"
+                 : ", start delay kept (" + start.error().message + ")";
+}
+
+bool ActionExecutor::slurm_failed(const state::Action& action, const slurm::Error& error,
+                                  const std::string& what, bool escalate) {
+    if (error.kind == slurm::ErrorKind::controller_unreachable) {
+        return false;  // try again next cycle
     }
-    // Slurm holds a requeued job back ~120 s; now + 2 s, not now: slurmd refuses to relaunch a
-    // job in the same second it ended.
-    const auto start = m_client.set_start_time(action.job, m_clock.now() + m_config.start_delay);
-    result += start ? ", start delay removed" : ", start delay kept (" + start.error().message + ")";
-    finish(action, state::ActionStatus::done, result, restart_count, false);
+    finish(action, state::ActionStatus::failed, what + ": " + error.message, std::nullopt,
+           escalate);
     return true;
 }
 

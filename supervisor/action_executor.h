@@ -1,15 +1,22 @@
 // ActionExecutor: carries out the recorded intents (actions still planned or executing),
 // idempotently, so that running it again after a crash finishes the work without repeating it.
 //
-// Before acting it compares Slurm's restart count with the count recorded when the action was
-// planned: a higher count means the requeue already happened (we crashed after acting, or
+// Steps (supervisor/plan_steps.h): fixes already in the resume environment are only marked
+// done; drain_node drains; requeue requeues (held when changes follow); exclude_node and
+// extend_time_limit change the held job; release lets it start; resubmit submits a new job
+// from the stored script and registers it as the next attempt.
+//
+// Before a requeue it compares Slurm's restart count with the count recorded when the action
+// was planned: a higher count means the requeue already happened (we crashed after acting, or
 // Slurm requeued the job itself), and the action is only recorded. Slurm errors are values:
-// "unreachable" leaves the action for the next cycle; a refusal fails the action and
-// escalates the job. Database errors throw.
+// "unreachable" leaves the action for the next cycle; a refusal fails the action and, where
+// the job cannot safely go on without it, escalates the job. Database errors throw.
 #pragma once
 
 #include <map>
 #include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "slurm/client.h"
@@ -29,9 +36,24 @@ public:
     int run(const std::map<common::JobId, slurm::JobSnapshot>& jobs);
 
 private:
-    // false: stop for this cycle (slurmctld unreachable)
+    // Each returns false to stop for this cycle (slurmctld unreachable).
     bool execute(const state::Action& action, const std::optional<slurm::JobSnapshot>& job);
-    bool requeue(const state::Action& action, const slurm::JobSnapshot& job);
+    bool requeue(const state::Action& action, const nlohmann::json& params,
+                 const slurm::JobSnapshot& job);
+    bool exclude_nodes(const state::Action& action, const nlohmann::json& params);
+    bool extend_time_limit(const state::Action& action, const nlohmann::json& params);
+    bool release(const state::Action& action, const nlohmann::json& params);
+    bool drain_nodes(const state::Action& action, const nlohmann::json& params);
+    bool resubmit(const state::Action& action, const nlohmann::json& params);
+
+    // The job as slurmctld shows it now (after our own changes this cycle); an Error when
+    // slurmctld cannot be reached or no longer knows it.
+    [[nodiscard]] slurm::Result<slurm::JobSnapshot> fresh(const common::JobId& job);
+    // "start delay removed" / "kept (...)": StartTime = now + the plan's backoff.
+    std::string set_start(const common::JobId& job, const nlohmann::json& params);
+    // Stops the cycle for an unreachable slurmctld (false), else fails the action (true).
+    bool slurm_failed(const state::Action& action, const slurm::Error& error,
+                      const std::string& what, bool escalate);
     void finish(const state::Action& action, state::ActionStatus status,
                 const std::string& result, std::optional<std::uint32_t> seen_restart_count,
                 bool escalate);

@@ -44,22 +44,35 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                             "fix the TOML syntax");
     }
     for (const auto& [key, node] : table) {
-        static const char* const k_keys[] = {"poll_interval_ms", "max_backoff_ms",
-                                             "start_delay_s",    "log_head_bytes",
-                                             "log_tail_bytes",   "rules"};
+        static const char* const k_keys[] = {
+            "poll_interval_ms",   "max_backoff_ms",     "start_delay_s",
+            "requeue_backoff_s",  "requeue_backoff_max_s", "same_failure_limit",
+            "max_excluded_nodes", "time_limit_max_factor", "log_head_bytes",
+            "log_tail_bytes",     "rules"};
         if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
             std::end(k_keys)) {
+            std::string known;
+            for (const char* k : k_keys) {
+                known += (known.empty() ? "" : ", ") + std::string(k);
+            }
             return common::fail(file.string() + ": unknown key '" + std::string(key.str()) + "'",
-                                "known keys: poll_interval_ms, max_backoff_ms, start_delay_s, "
-                                "log_head_bytes, log_tail_bytes, rules");
+                                "known keys: " + known);
         }
     }
     std::int64_t poll = base.poll_interval.count(), backoff = base.max_backoff.count(),
                  delay = base.start_delay.count();
     std::uint64_t head = base.log_limits.head_bytes, tail = base.log_limits.tail_bytes;
+    std::int64_t requeue_backoff = base.requeue_backoff.count(),
+                 requeue_backoff_max = base.requeue_backoff_max.count();
     for (auto result : {read_positive(table, "poll_interval_ms", file, poll),
                         read_positive(table, "max_backoff_ms", file, backoff),
                         read_positive(table, "start_delay_s", file, delay),
+                        read_positive(table, "requeue_backoff_s", file, requeue_backoff),
+                        read_positive(table, "requeue_backoff_max_s", file, requeue_backoff_max),
+                        read_positive(table, "same_failure_limit", file, base.same_failure_limit),
+                        read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
+                        read_positive(table, "time_limit_max_factor", file,
+                                      base.time_limit_max_factor),
                         read_positive(table, "log_head_bytes", file, head),
                         read_positive(table, "log_tail_bytes", file, tail)}) {
         if (!result) {
@@ -69,6 +82,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     base.poll_interval = std::chrono::milliseconds(poll);
     base.max_backoff = std::chrono::milliseconds(backoff);
     base.start_delay = std::chrono::seconds(delay);
+    base.requeue_backoff = std::chrono::seconds(requeue_backoff);
+    base.requeue_backoff_max = std::chrono::seconds(requeue_backoff_max);
     base.log_limits.head_bytes = head;
     base.log_limits.tail_bytes = tail;
     if (const auto* rules = table.get("rules")) {

@@ -16,12 +16,18 @@ struct Config {
     std::chrono::milliseconds poll_interval{10'000};
     std::chrono::milliseconds max_backoff{60'000};  // while slurmctld is unreachable
     std::chrono::seconds start_delay{2};           // StartTime = now + this after a requeue
+    std::chrono::seconds requeue_backoff{60};      // before the 2nd restart; doubles after
+    std::chrono::seconds requeue_backoff_max{1800};
+    std::size_t same_failure_limit = 3;   // escalate when one cause repeats at one step
+    std::size_t max_excluded_nodes = 2;   // per job
+    std::int64_t time_limit_max_factor = 2;  // extend_time_limit up to this x the original
     recovery::ExcerptLimits log_limits;
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
 };
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
-// log_head_bytes, log_tail_bytes, rules (array of paths). A missing file is an error only
+// requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
+// time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths). A missing file is an error only
 // when `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file,
                                                  Config base, bool required);

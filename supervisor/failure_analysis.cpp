@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "recovery/checkpoint_finder.h"
+#include "recovery/checkpoints/scan.h"
 #include "recovery/hostlist.h"
+#include "supervisor/knobs.h"
 
 namespace supervisor {
 namespace {
+
+constexpr std::chrono::seconds k_checkpoint_grace{5};
 
 std::string node_state_text(const slurm::NodeSnapshot& node) {
     std::string text(slurm::to_string(node.state));
@@ -53,6 +56,25 @@ recovery::Whitelist whitelist_of(const std::vector<std::string>& entries) {
         }
     }
     return whitelist;
+}
+
+std::optional<std::string> chosen_path(const recovery::checkpoints::Scan& scan) {
+    if (!scan.chosen) {
+        return std::nullopt;
+    }
+    return scan.candidates[*scan.chosen].path.string();
+}
+
+// Attempts (this one included) that failed with this cause at this step.
+std::size_t same_failure_count(const FailureAnalysis& analysis) {
+    std::size_t count = 1;
+    for (const auto& repeated : analysis.correlation.attempts.repeated) {
+        if (repeated.cause == analysis.diagnosis.cause && analysis.diagnosis.step &&
+            repeated.step == *analysis.diagnosis.step) {
+            count = std::max(count, repeated.attempts.size());
+        }
+    }
+    return count;
 }
 
 }  // namespace
@@ -98,13 +120,37 @@ FailureAnalysis analyse_failure(const FailureContext& context,
         analysis.diagnosis.summary = "no diagnosis: " + diagnosis.error().message;
     }
 
+    analysis.correlation = correlate_with_journal(*context.store, registration.job,
+                                                  static_cast<int>(registration.attempt),
+                                                  context.run_nodes, analysis.diagnosis,
+                                                  context.now);
+
     const bool declared = !registration.checkpoint_dir.empty();
+    std::optional<std::string> older;
     if (declared) {
-        auto found = recovery::find_newest_checkpoint(registration.checkpoint_dir);
-        if (found && *found) {
-            analysis.checkpoint = found->value().string();
-        } else if (!found) {
+        recovery::checkpoints::ScanOptions options;
+        options.pattern = registration.checkpoint_pattern;
+        options.marker = registration.checkpoint_marker;
+        // Written after the run ended (with slack for the last flush): something of the job
+        // is still running somewhere (a node that lost slurmd) and the file is not final.
+        options.unfinished_after = job.end_time.value_or(context.now) + k_checkpoint_grace;
+        if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
+            analysis.checkpoint = chosen_path(*found);
+            for (const auto& candidate : found->candidates) {
+                if (candidate.verdict == recovery::checkpoints::Verdict::rejected) {
+                    analysis.rejected_checkpoints.push_back(candidate.path.string() + ": " +
+                                                            candidate.reason);
+                }
+            }
+        } else {
             analysis.notes.push_back(found.error().message);
+        }
+        if (!registration.last_checkpoint.empty() &&
+            analysis.diagnosis.cause == recovery::Cause::checkpoint_corrupt) {
+            options.older_than = registration.last_checkpoint;
+            if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
+                older = chosen_path(*found);
+            }
         }
     }
 
@@ -115,7 +161,22 @@ FailureAnalysis analyse_failure(const FailureContext& context,
     request.max_attempts = registration.max_attempts;
     request.checkpoint_dir_declared = declared;
     request.checkpoint = analysis.checkpoint;
+    request.older_checkpoint = older;
+    request.resumed_from = registration.last_checkpoint;
+    request.knobs = knobs_of(registration);
+    if (context.store != nullptr) {
+        const auto env = context.store->resume_env(registration.job);
+        request.env.insert(env.begin(), env.end());
+    }
+    request.excluded_nodes = registration.excluded_nodes;
+    request.max_excluded_nodes = config.max_excluded_nodes;
+    request.requeueable = job.requeueable;
+    request.can_resubmit = context.can_resubmit;
+    request.is_operator = context.is_operator;
+    request.same_failure_count = same_failure_count(analysis);
+    request.same_failure_limit = config.same_failure_limit;
     request.slurm_requeued_itself = context.slurm_requeued;
+    request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
     analysis.plan = recovery::plan_recovery(request);
     return analysis;
 }

@@ -1,7 +1,8 @@
 // analyse_failure(): everything the supervisor works out when a watched job has failed — the
-// diagnosis from Slurm's facts and the job's logs, the checkpoint to resume from, and the
-// plan — before anything is recorded or done. Reads the logs (bounded) and the checkpoint
-// directory listing; changes nothing.
+// diagnosis from Slurm's facts and the job's logs, its correlation with the journal, the
+// checkpoint to resume from (validated: recovery/checkpoints), and the plan — before anything
+// is recorded or done. Reads the logs (bounded), the checkpoints' structure and the journal;
+// changes nothing.
 #pragma once
 
 #include <optional>
@@ -13,13 +14,17 @@
 #include "recovery/planner.h"
 #include "slurm/types.h"
 #include "state/records.h"
+#include "state/store.h"
 #include "supervisor/config.h"
+#include "supervisor/failure_history.h"
 
 namespace supervisor {
 
 struct FailureAnalysis {
     recovery::Diagnosis diagnosis;
-    std::optional<std::string> checkpoint;  // newest checkpoint found
+    FailureCorrelation correlation;         // with this job's attempts and other jobs
+    std::optional<std::string> checkpoint;  // newest usable checkpoint
+    std::vector<std::string> rejected_checkpoints;  // newer ones not usable: "path: why"
     recovery::Plan plan;
     std::vector<std::string> notes;         // what could not be looked at, and why
     std::string slurm_state;                // the state the run ended in, as Slurm names it
@@ -32,6 +37,10 @@ struct FailureContext {
     std::string run_nodes;                  // nodes of the run that failed
     bool slurm_requeued = false;            // Slurm requeued it itself (node failure)
     std::uint32_t restart_delta = 0;
+    const state::Store* store = nullptr;    // the journal, for the failure history
+    common::TimePoint now{};
+    bool is_operator = false;               // the supervisor is a Slurm operator
+    bool can_resubmit = false;              // a job spec is stored
 };
 
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,

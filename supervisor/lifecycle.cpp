@@ -40,6 +40,7 @@ constexpr std::array k_table{
     move(Status::pending, job_purged, Status::completed, Outcome::lost),
     reject(Status::pending, recovered),
     reject(Status::pending, escalated),
+    reject(Status::pending, resubmitted),
 
     // enabled: watching.
     reject(Status::enabled, validated),
@@ -53,6 +54,7 @@ constexpr std::array k_table{
     move(Status::enabled, job_purged, Status::completed, Outcome::lost),
     reject(Status::enabled, recovered),
     reject(Status::enabled, escalated),
+    reject(Status::enabled, resubmitted),
 
     // recovering: a plan is under way.
     reject(Status::recovering, validated),
@@ -66,6 +68,7 @@ constexpr std::array k_table{
     move(Status::recovering, job_purged, Status::completed, Outcome::lost),
     move(Status::recovering, recovered, Status::enabled),
     move(Status::recovering, escalated, Status::completed, Outcome::unrecoverable),
+    move(Status::recovering, resubmitted, Status::completed, Outcome::resubmitted),
 
     // completed: final.
     stay(Status::completed, validated),
@@ -79,6 +82,7 @@ constexpr std::array k_table{
     stay(Status::completed, job_purged),
     stay(Status::completed, recovered),
     stay(Status::completed, escalated),
+    stay(Status::completed, resubmitted),
 
     // credential_error: waits for `supervisor register` again.
     move(Status::credential_error, validated, Status::enabled),
@@ -92,6 +96,7 @@ constexpr std::array k_table{
     stay(Status::credential_error, job_purged),
     reject(Status::credential_error, recovered),
     reject(Status::credential_error, escalated),
+    reject(Status::credential_error, resubmitted),
 };
 
 static_assert(k_table.size() == 5 * k_observation_count, "every pair needs a row");
@@ -111,6 +116,7 @@ std::string_view to_string(Observation observation) {
         case job_purged: return "job_purged";
         case recovered: return "recovered";
         case escalated: return "escalated";
+        case resubmitted: return "resubmitted";
     }
     return "unknown";
 }

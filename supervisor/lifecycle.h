@@ -1,6 +1,7 @@
 // The lifecycle of one registered job as a pure, table-driven function.
 //
 //   pending -> enabled -> recovering -> enabled ... -> completed(outcome)
+//   recovering -> completed(resubmitted) when a new job continues it
 //   any watched status -> credential_error when Slurm refuses us
 //
 // transition() looks up (status, observation) in one table. Every pair has a row: a move, a
@@ -29,9 +30,10 @@ enum class Observation {
     job_purged,         // slurmctld no longer knows the job
     recovered,          // our recovery actions are done and the job is pending or running
     escalated,          // recovery impossible or not permitted: a person must act
+    resubmitted,        // not requeueable: a new job continues it (registered in its own row)
 };
 
-inline constexpr int k_observation_count = 11;
+inline constexpr int k_observation_count = 12;
 
 [[nodiscard]] std::string_view to_string(Observation observation);
 

@@ -6,6 +6,8 @@
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/journal.h"
+#include "supervisor/knobs.h"
+#include "supervisor/plan_steps.h"
 #include "supervisor/observe.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
@@ -132,12 +134,28 @@ std::string details_of(const FailureAnalysis& analysis) {
             text += "  " + line.file + ":" + std::to_string(line.line) + ": " + line.text + "\n";
         }
     }
-    if (analysis.checkpoint) {
-        text += "Checkpoint: " + *analysis.checkpoint + "\n";
+    for (const auto& rejected : analysis.rejected_checkpoints) {
+        text += "Checkpoint rejected: " + rejected + "\n";
+    }
+    if (analysis.plan.resume_from) {
+        text += "Resume from: " + *analysis.plan.resume_from + "\n";
+    } else if (analysis.checkpoint) {
+        text += "Newest usable checkpoint: " + *analysis.checkpoint + "\n";
     }
     text += (analysis.plan.escalate ? "Not recovered: " : "Plan: ") + analysis.plan.reason + "\n";
+    for (const auto& action : analysis.plan.actions) {
+        text += "Action: " + recovery::describe(action) + "\n";
+    }
     for (const auto& line : analysis.plan.would_have_done) {
-        text += "Would have done (not permitted or not automated): " + line + "\n";
+        text += "Would have done: " + line + "\n";
+    }
+    for (const auto& line : analysis.plan.notes) {
+        text += "Note: " + line + "\n";
+    }
+    if (analysis.plan.escalate) {
+        text += "Next step: look at the evidence above; when the cause is fixed, resubmit the "
+                "job and register it again (or whitelist the fix with `supervisor register "
+                "--allow`).\n";
     }
     return text;
 }
@@ -163,6 +181,7 @@ nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
             {"slurm_facts", analysis.diagnosis.slurm_facts_used},
             {"checkpoint", analysis.checkpoint ? nlohmann::json(*analysis.checkpoint)
                                                : nlohmann::json(nullptr)},
+            {"rejected_checkpoints", analysis.rejected_checkpoints},
             {"notes", analysis.notes}};
 }
 
@@ -177,6 +196,17 @@ PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::C
       m_config(config),
       m_user(user),
       m_executor(store, client, clock, config) {}
+
+bool PollCycle::is_operator() {
+    if (!m_operator) {
+        const auto answer = m_client.is_operator();
+        if (!answer) {
+            return false;  // not cached: ask again at the next failure
+        }
+        m_operator = *answer;
+    }
+    return *m_operator;
+}
 
 const std::vector<slurm::NodeSnapshot>& PollCycle::nodes() {
     if (!m_nodes) {
@@ -389,11 +419,16 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     context.slurm_requeued = slurm_requeued;
     context.restart_delta = job.restart_count - std::min(job.restart_count,
                                                          registration.seen_restart_count);
+    context.store = &m_store;
+    context.now = now;
+    context.can_resubmit = m_store.job_spec(registration.job).has_value();
+    if (std::ranges::find(registration.allowed_actions, "drain_node") !=
+        registration.allowed_actions.end()) {
+        context.is_operator = is_operator();
+    }
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
-    const auto correlation =
-        correlate_with_journal(m_store, registration.job, static_cast<int>(attempt.number),
-                               context.run_nodes, analysis.diagnosis, now);
-    const auto correlated = describe(correlation);  // recorded only: the plan ignores it
+    const auto& correlation = analysis.correlation;
+    const auto correlated = describe(correlation);
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));
     const auto details =
         details_of(analysis) + (correlated.empty() ? "" : "Correlation: " + correlated + "\n");
@@ -425,6 +460,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     }
     attempt.nodes = context.run_nodes;
     attempt.cause = cause;
+    attempt.failed_step = analysis.diagnosis.step;
     m_store.upsert_attempt(attempt);
 
     const auto expected_restart_count = registration.seen_restart_count;
@@ -439,47 +475,57 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
 
     nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
                                 {"reason", analysis.plan.reason},
-                                {"would_have_done", analysis.plan.would_have_done}};
+                                {"would_have_done", analysis.plan.would_have_done},
+                                {"notes", analysis.plan.notes}};
     if (analysis.plan.escalate) {
         record_event(m_store, registration.job, now, "decision",
                      "escalate: " + analysis.plan.reason, plan_data);
         apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
                          details);
     } else {
+        // The plan's effects first: the steps below read them.
+        for (const auto& node : analysis.plan.exclude_nodes) {
+            registration.excluded_nodes.push_back(node);
+        }
+        registration.knobs_json = knobs_to_json(analysis.plan.knobs);
         nlohmann::json steps = nlohmann::json::array();
-        for (std::uint32_t step = 0; step < analysis.plan.actions.size(); ++step) {
-            const auto& planned = analysis.plan.actions[step];
+        const auto planned = steps_for(analysis.plan, analysis.diagnosis, registration,
+                                       expected_restart_count);
+        for (std::uint32_t step = 0; step < planned.size(); ++step) {
             state::Action action;
             action.job = registration.job;
             action.attempt = attempt.number;
             action.step = step;
-            action.kind = std::string(recovery::to_string(planned.kind));
-            action.params_json = nlohmann::json{{"expected_restart_count", expected_restart_count},
-                                                {"argument", planned.argument}}
-                                     .dump();
+            action.kind = planned[step].kind;
+            action.params_json = planned[step].params.dump();
             action.created_at = action.updated_at = now;
             m_store.insert_action(action);
             steps.push_back(action.kind);
         }
         plan_data["actions"] = steps;
+        plan_data["start_delay_s"] = analysis.plan.start_delay.count();
         record_event(m_store, registration.job, now, "decision", "plan: " + analysis.plan.reason,
                      plan_data);
 
         const std::uint32_t next = attempt.number + 1;
         auto env = m_store.resume_env(registration.job);
         env[k_attempt] = std::to_string(next);
-        if (analysis.checkpoint) {
-            env[k_resume_from] = *analysis.checkpoint;
+        for (const auto& [name, value] : analysis.plan.env) {
+            env[name] = value;
+        }
+        const auto resume_from = analysis.plan.resume_from;
+        if (resume_from) {
+            env[k_resume_from] = *resume_from;
         } else {
             env.erase(k_resume_from);
         }
         m_store.set_resume_env(registration.job, env);
         auto following = new_attempt(registration.job, next);
         following.restart_count = slurm_requeued ? job.restart_count : expected_restart_count + 1;
-        following.resumed_from = analysis.checkpoint.value_or("");
+        following.resumed_from = resume_from.value_or("");
         m_store.upsert_attempt(following);
         registration.attempt = next;
-        registration.last_checkpoint = analysis.checkpoint.value_or("");
+        registration.last_checkpoint = resume_from.value_or("");
     }
     registration.updated_at = now;
     m_store.update_registration(registration);

@@ -51,6 +51,7 @@ private:
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation);
     const std::vector<slurm::NodeSnapshot>& nodes();
+    bool is_operator();
     // Inside a transaction: the stored row still equals `registration` (no other process, such
     // as the CLI, changed it since this cycle read it).
     [[nodiscard]] bool still_current(const state::Registration& registration) const;
@@ -63,6 +64,7 @@ private:
     uid_t m_user;
     ActionExecutor m_executor;
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
+    std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
 };
 
 }  // namespace supervisor

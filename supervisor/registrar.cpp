@@ -1,27 +1,87 @@
 #include "supervisor/registrar.h"
 
 #include <filesystem>
+#include <set>
 
 #include "recovery/cause.h"
+#include "recovery/whitelist.h"
 #include "supervisor/journal.h"
+#include "supervisor/knobs.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
 namespace {
 
-common::Result<void> check_actions(const std::vector<std::string>& actions) {
-    for (const auto& name : actions) {
-        if (!recovery::action_from_string(name)) {
-            std::string known;
-            for (const auto kind : recovery::all_actions()) {
-                known += (known.empty() ? "" : ", ") + std::string(recovery::to_string(kind));
+common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::string>& specs) {
+    std::vector<recovery::Knob> knobs;
+    std::set<std::string> variables;
+    for (const auto& spec : specs) {
+        auto knob = recovery::parse_knob(spec);
+        if (!knob) {
+            return tl::unexpected(knob.error());
+        }
+        if (recovery::find_knob(knobs, knob->name) != nullptr) {
+            return common::fail("--knob " + knob->name + " is given twice",
+                                "declare each knob once");
+        }
+        for (const auto& variable : {knob->env, knob->compensate}) {
+            if (variable.empty()) {
+                continue;
             }
-            return common::fail("unknown action '" + name + "' in --allow",
-                                "known actions: " + known);
+            if (variable.starts_with("SUPERVISOR_") || variable.starts_with("SLURM_")) {
+                return common::fail("--knob " + spec + ": " + variable + " is reserved",
+                                    "use the variable your training script reads");
+            }
+            if (auto valid = validate_env_entry(variable, "1"); !valid) {
+                return tl::unexpected(valid.error());
+            }
+            if (!variables.insert(variable).second) {
+                return common::fail("--knob " + spec + ": " + variable +
+                                        " is already used by another knob",
+                                    "give each knob its own variables");
+            }
+        }
+        knobs.push_back(std::move(*knob));
+    }
+    return knobs;
+}
+
+std::vector<std::string> exported_environment(const std::vector<std::string>& environment) {
+    std::vector<std::string> kept;
+    for (const auto& entry : environment) {
+        if (!entry.starts_with("SLURM_") && !entry.starts_with("SUPERVISOR_") &&
+            entry.find('=') != std::string::npos) {
+            kept.push_back(entry);
         }
     }
-    return {};
+    return kept;
+}
+
+// With resubmit whitelisted, the job's script and options, read now while slurmctld has them.
+common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client,
+                                                           const slurm::JobSnapshot& job,
+                                                           const RegisterRequest& request,
+                                                           const recovery::Whitelist& whitelist,
+                                                           common::TimePoint now) {
+    if (!whitelist.allows(recovery::ActionKind::resubmit)) {
+        return std::nullopt;
+    }
+    const std::string id = request.job.to_string();
+    auto script = client.batch_script(request.job);
+    if (!script) {
+        return common::fail("job " + id + ": resubmit is whitelisted but slurmctld will not give "
+                                "the job's batch script: " + script.error().message,
+                            "register it as its owner, or leave resubmit out of --allow");
+    }
+    const auto submit = slurm::submit_request_from(job, *script,
+                                                   exported_environment(request.environment));
+    state::JobSpec spec;
+    spec.job = request.job;
+    spec.script = std::move(*script);
+    spec.request_json = slurm::to_json_text(submit);
+    spec.captured_at = now;
+    return spec;
 }
 
 }  // namespace
@@ -31,8 +91,13 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
                                                  const Config& config,
                                                  const RegisterRequest& request) {
     const std::string id = request.job.to_string();
-    if (auto valid = check_actions(request.allowed_actions); !valid) {
-        return tl::unexpected(valid.error());
+    const auto whitelist = recovery::parse_whitelist(request.allowed_actions);
+    if (!whitelist) {
+        return tl::unexpected(whitelist.error());
+    }
+    auto knobs = parse_knobs(request.knobs);
+    if (!knobs) {
+        return tl::unexpected(knobs.error());
     }
     if (request.max_attempts < 1 || request.max_attempts > 1000) {
         return common::fail("--max-attempts must be between 1 and 1000",
@@ -66,11 +131,21 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
         checkpoint_dir = ec ? checkpoint_dir : absolute.lexically_normal().string();
     }
     const auto now = clock.now();
+    if (job.time_limit) {
+        knobs->push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
+    }
+    const auto spec = capture_spec(client, job, request, *whitelist, now);
+    if (!spec) {
+        return tl::unexpected(spec.error());
+    }
     state::Registration registration = existing.value_or(state::Registration{});
     registration.job = request.job;
     registration.owner_uid = job.user_id;
     registration.job_name = job.name;
     registration.checkpoint_dir = checkpoint_dir;
+    registration.checkpoint_pattern = request.checkpoint_pattern;
+    registration.checkpoint_marker = request.checkpoint_marker;
+    registration.knobs_json = knobs_to_json(*knobs);
     registration.allowed_actions = request.allowed_actions;
     registration.max_attempts = request.max_attempts;
     registration.notify = request.notify;
@@ -98,10 +173,18 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
                          registration.last_slurm_state,
                      {{"allowed_actions", request.allowed_actions},
                       {"max_attempts", request.max_attempts},
-                      {"checkpoint_dir", checkpoint_dir}});
+                      {"checkpoint_dir", checkpoint_dir},
+                      {"knobs", request.knobs},
+                      {"resubmit_spec_stored", spec->has_value()}});
         if (!existing) {
             store.upsert_attempt(new_attempt(request.job, 1, job.restart_count));
-            store.set_resume_env(request.job, {{k_attempt, "1"}});
+        }
+        auto env = existing ? store.resume_env(request.job)
+                            : state::ResumeEnv{{k_attempt, "1"}};
+        export_knobs(*knobs, env);
+        store.set_resume_env(request.job, env);
+        if (*spec) {
+            store.set_job_spec(**spec);
         }
         transaction.commit();
     }

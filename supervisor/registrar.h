@@ -2,8 +2,10 @@
 //
 // Fails (value, nothing written) for: a job slurmctld does not know, a job already registered
 // (unless its registration ended in credential_error or was unregistered: then it is checked
-// again in place, keeping its history), an unknown action name, an invalid knob, and when
-// slurmctld cannot be reached. Otherwise the registration is written as `pending`, checked, and
+// again in place, keeping its history), an invalid whitelist entry or knob (two knobs of one
+// name, or a variable used twice), resubmit whitelisted for a job whose script slurmctld will
+// not give us, and when slurmctld cannot be reached. Declared knobs start the job's resume
+// environment (BATCH_SIZE=64); the job's time limit becomes the time_limit knob. Otherwise the registration is written as `pending`, checked, and
 // left `enabled` or `credential_error` (with the reason and the fix) — both are successes here.
 #pragma once
 
@@ -23,10 +25,16 @@ namespace supervisor {
 struct RegisterRequest {
     common::JobId job;
     std::string checkpoint_dir;
-    std::vector<std::string> allowed_actions;  // action ids; default: requeue
+    std::string checkpoint_pattern;            // glob of checkpoint names; empty: auto-detect
+    std::string checkpoint_marker;             // completion marker; empty: none
+    std::vector<std::string> allowed_actions;  // whitelist entries; default: requeue
+    std::vector<std::string> knobs;            // "batch_size=64:env=BATCH_SIZE:min=8", ...
     std::uint32_t max_attempts = 3;
     std::vector<std::string> notify;
     uid_t caller = 0;
+    // With resubmit whitelisted: the environment a resubmitted job gets ("NAME=value"), the
+    // registering shell's as sbatch would export it. SLURM_* and SUPERVISOR_* are dropped.
+    std::vector<std::string> environment;
 };
 
 [[nodiscard]] common::Result<state::Registration> register_job(state::Store& store,

@@ -181,9 +181,18 @@ def train_step(model, optimizer, data, sampler, batch_size, grad_accum):
 
 # ----------------------------------------------------------------------------- failure injection
 
-def fault_plan(attempt):
-    """The (step, FAIL_MODE) to inject on this attempt, from the environment, or None."""
+def fault_plan(attempt, host, batch_size):
+    """The (step, FAIL_MODE) to inject on this attempt, from the environment, or None.
+
+    FAIL_ON_HOST limits the fault to one node (a bad GPU stays with its node); OOM_ABOVE_BATCH
+    limits it to batch sizes above a threshold (an out-of-memory error goes away when the
+    micro-batch shrinks)."""
     if not os.environ.get("FAIL_AT_STEP", "").strip():
+        return None
+    only_host = os.environ.get("FAIL_ON_HOST", "").strip()
+    if only_host and only_host != host:
+        return None
+    if os.environ.get("OOM_ABOVE_BATCH", "").strip() and batch_size <= env_int("OOM_ABOVE_BATCH", 1):
         return None
     at = env_int("FAIL_AT_STEP", 0)
     mode = os.environ.get("FAIL_MODE", "").strip() or "exit"
@@ -294,7 +303,7 @@ def main(argv=None):
     args.checkpoint_dir = os.path.abspath(args.checkpoint_dir)
     batch_size, grad_accum = env_int("BATCH_SIZE", 32), env_int("GRAD_ACCUM", 1)
     attempt, host = current_attempt(), current_host()
-    fault = fault_plan(attempt)
+    fault = fault_plan(attempt, host, batch_size)
     torch.set_num_threads(1)
     random.seed(args.seed)
 

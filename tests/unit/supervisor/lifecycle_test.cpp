@@ -75,6 +75,9 @@ Transition expected(Status from, Observation o) {
         case escalated:
             return from == Status::recovering ? move(Status::completed, Outcome::unrecoverable)
                                               : reject();
+        case resubmitted:
+            return from == Status::recovering ? move(Status::completed, Outcome::resubmitted)
+                                              : reject();
     }
     ADD_FAILURE() << "observation without an expectation: " << static_cast<int>(o);
     return reject();

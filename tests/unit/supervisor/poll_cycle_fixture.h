@@ -15,6 +15,7 @@
 
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
+#include "tests/unit/recovery/checkpoint_files.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/unit/supervisor/printers.h"
 #include "tests/unit/supervisor/temp_dir.h"
@@ -97,7 +98,14 @@ class PollCycleTest : public ::testing::Test {
     void write_log(const common::JobId& id, const std::string& text) {
         std::ofstream(log_of(id), std::ios::app) << text;
     }
-    void checkpoint(const std::string& name) { std::ofstream(checkpoints() / name) << "ckpt"; }
+    // A structurally valid torch.save-like zip, written a minute before the fake clock's now
+    // (the scanner takes a file newer than the failed run's end for one still being written).
+    void checkpoint(const std::string& name) {
+        const auto path = checkpoints() / name;
+        std::ofstream(path, std::ios::binary) << recovery::checkpoints::test::torch_like_zip();
+        fs::last_write_time(path, std::chrono::file_clock::from_sys(m_clock.now() -
+                                                                    std::chrono::minutes(1)));
+    }
 
     supervisor::RegisterRequest request(const common::JobId& id, std::uint32_t max_attempts = 3) {
         supervisor::RegisterRequest r;

@@ -1,0 +1,109 @@
+// resubmit: a job Slurm will not requeue (sbatch --no-requeue) continues as a NEW job, from
+// the script and options stored at registration, registered as the next attempt of the same
+// work. Order, and why:
+//   1. submit it held, so it cannot start before it is registered and has its environment;
+//   2. one transaction: the new registration (same whitelist, knobs, budget, attempt number,
+//      previous_job), its resume environment and job spec, and the old registration completed
+//      as `resubmitted` with next_job;
+//   3. write its env file, release it, remove Slurm's start delay.
+// A kill between 1 and 2 leaves a held job nobody registered: the action is retried and
+// submits another held job; the orphan never runs (it is held) and is named in the log.
+#include <spdlog/spdlog.h>
+
+#include "slurm/submit_request.h"
+#include "supervisor/action_executor.h"
+#include "supervisor/failpoint.h"
+#include "supervisor/journal.h"
+#include "supervisor/resume_env.h"
+
+namespace supervisor {
+
+bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json& params) {
+    const auto spec = m_store.job_spec(action.job);
+    if (!spec) {
+        finish(action, state::ActionStatus::failed,
+               "no script was stored at registration; cannot resubmit", std::nullopt, true);
+        return true;
+    }
+    auto request = slurm::submit_request_from_json_text(spec->request_json);
+    if (!request) {
+        finish(action, state::ActionStatus::failed,
+               "the stored submit options are damaged: " + request.error().message, std::nullopt,
+               true);
+        return true;
+    }
+    request->script = spec->script;
+    request->hold = true;
+    const auto excluded = params.value("exclude_nodes", std::vector<std::string>{});
+    for (const auto& node : excluded) {
+        request->excluded_nodes += (request->excluded_nodes.empty() ? "" : ",") + node;
+    }
+    if (params.contains("time_limit_minutes")) {
+        request->time_limit = params["time_limit_minutes"].get<std::uint32_t>();
+    }
+    const auto submitted = m_client.submit(*request);
+    failpoint("after_act");
+    if (!submitted) {
+        return slurm_failed(action, submitted.error(), "Slurm refused the new job", true);
+    }
+    const auto next = *submitted;
+    spdlog::info("job {}: resubmitted as job {} (held until registered)", action.job.to_string(),
+                 next.to_string());
+
+    const auto now = m_clock.now();
+    {
+        auto transaction = m_store.begin();
+        auto old = m_store.registration(action.job);
+        if (!old) {
+            return true;  // unregistered and deleted meanwhile: nothing to continue
+        }
+        state::Registration fresh = *old;
+        fresh.job = next;
+        fresh.status = state::Status::pending;
+        fresh.outcome = state::Outcome::none;
+        fresh.status_reason = "resubmitted to continue job " + action.job.to_string();
+        fresh.seen_restart_count = 0;
+        fresh.last_slurm_state = "PENDING";
+        fresh.previous_job = action.job.to_string();
+        fresh.next_job.clear();
+        fresh.created_at = fresh.updated_at = now;
+        if (auto inserted = m_store.insert_registration(fresh); !inserted) {
+            throw std::runtime_error(inserted.error().message);  // a fresh id cannot collide
+        }
+        auto attempt = new_attempt(next, fresh.attempt);
+        attempt.resumed_from = fresh.last_checkpoint;
+        m_store.upsert_attempt(attempt);
+        m_store.set_resume_env(next, m_store.resume_env(action.job));
+        auto copied = *spec;
+        copied.job = next;
+        m_store.set_job_spec(copied);
+        record_event(m_store, next, now, "registered",
+                     "resubmitted as attempt " + std::to_string(fresh.attempt) + " of job " +
+                         action.job.to_string() + " (" + fresh.job_name + ")",
+                     {{"previous_job", action.job.to_string()}, {"attempt", fresh.attempt}});
+
+        old->next_job = next.to_string();
+        apply_transition(m_store, *old, Observation::resubmitted,
+                         "not requeueable; continued as job " + next.to_string(), now);
+        old->updated_at = now;
+        m_store.update_registration(*old);
+        transaction.commit();
+    }
+
+    std::string result = "resubmitted as job " + next.to_string();
+    if (auto written = write_env_file(env_file_path(m_config.state_dir, next),
+                                      m_store.resume_env(next));
+        !written) {
+        result += " (env file not written: " + written.error().message + ")";
+    }
+    if (auto released = m_client.release(next); !released) {
+        result += "; it stays held: " + released.error().message +
+                  " (release it with `scontrol release " + next.to_string() + "`)";
+    } else {
+        result += set_start(next, params);
+    }
+    finish(action, state::ActionStatus::done, result, std::nullopt, false);
+    return true;
+}
+
+}  // namespace supervisor

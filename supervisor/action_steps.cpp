@@ -1,0 +1,169 @@
+// The Slurm-side steps of a plan: requeue (held when changes follow), the changes to the held
+// job, its release, and draining a node. Each is safe to run again after a crash (see
+// action_executor.cpp); each failure says whether the job can go on without it.
+#include <algorithm>
+#include <set>
+
+#include "recovery/hostlist.h"
+#include "supervisor/action_executor.h"
+#include "supervisor/failpoint.h"
+#include "supervisor/resume_env.h"
+
+namespace supervisor {
+namespace {
+
+std::string join(const std::set<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) {
+        text += (text.empty() ? "" : ",") + name;
+    }
+    return text;
+}
+
+std::set<std::string> expanded(const std::string& hostlist) {
+    auto names = recovery::expand_hostlist(hostlist);
+    return names ? std::set<std::string>(names->begin(), names->end()) : std::set<std::string>{};
+}
+
+constexpr const char* k_held_hint =
+    "; the job is held: release it with `scontrol release JOB` once the nodes are sorted out";
+
+}  // namespace
+
+bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& params,
+                             const slurm::JobSnapshot& job) {
+    const auto expected = params.value("expected_restart_count", std::uint32_t{0});
+    const bool hold = params.value("hold", false);
+    if (job.state == slurm::JobState::cancelled && job.restart_count <= expected) {
+        // A person cancelled the job after the failure was seen: never fight them.
+        finish(action, state::ActionStatus::refused, "the job was cancelled by a person",
+               std::nullopt, false);
+        return true;
+    }
+    const auto env = m_store.resume_env(action.job);
+    if (auto written = write_env_file(env_file_path(m_config.state_dir, action.job), env);
+        !written) {
+        finish(action, state::ActionStatus::failed, written.error().message, std::nullopt, true);
+        return true;
+    }
+
+    std::string result;
+    std::uint32_t restart_count = job.restart_count;
+    if (job.restart_count > expected) {
+        result = "already requeued (Slurm's restart count is " +
+                 std::to_string(job.restart_count) + ", was " + std::to_string(expected) +
+                 " when planned)";
+    } else if (!slurm::is_finished(job.state)) {
+        result = "the job is already " + std::string(slurm::to_string(job.state)) +
+                 "; nothing to requeue";
+    } else {
+        const auto requeued = m_client.requeue(
+            action.job, hold ? slurm::RequeueMode::hold : slurm::RequeueMode::run_again);
+        failpoint("after_act");
+        if (!requeued) {
+            return slurm_failed(action, requeued.error(), "Slurm refused the requeue", true);
+        }
+        restart_count = expected + 1;
+        result = std::string(hold ? "requeued held" : "requeued") + " (restart count " +
+                 std::to_string(restart_count) + ")";
+    }
+    result += hold ? ", held for the changes that follow" : set_start(action.job, params);
+    finish(action, state::ActionStatus::done, result, restart_count, false);
+    return true;
+}
+
+bool ActionExecutor::exclude_nodes(const state::Action& action, const nlohmann::json& params) {
+    const auto job = fresh(action.job);
+    if (!job) {
+        return slurm_failed(action, job.error(), "cannot read the job", true);
+    }
+    auto excluded = expanded(job->excluded_nodes);
+    std::set<std::string> fresh_nodes;
+    for (const auto& node : params.value("nodes", std::vector<std::string>{})) {
+        excluded.insert(node);
+        fresh_nodes.insert(node);
+    }
+    if (auto set = m_client.set_excluded_nodes(action.job, join(excluded)); !set) {
+        return slurm_failed(action, set.error(), "Slurm refused the excluded nodes" +
+                                                     std::string(k_held_hint),
+                            true);
+    }
+    std::string result = "excluded " + join(fresh_nodes) + " (ExcNodeList=" + join(excluded) + ")";
+    // A required node we just excluded would keep the job pending forever.
+    const auto required = expanded(job->required_nodes);
+    const bool conflict = std::ranges::any_of(
+        required, [&](const std::string& node) { return excluded.contains(node); });
+    if (conflict) {
+        if (auto cleared = m_client.set_required_nodes(action.job, ""); !cleared) {
+            return slurm_failed(action, cleared.error(),
+                                "Slurm refused to clear the required nodes " +
+                                    job->required_nodes + std::string(k_held_hint),
+                                true);
+        }
+        result += "; cleared the required nodes " + job->required_nodes +
+                  ", which named an excluded node";
+    }
+    finish(action, state::ActionStatus::done, result, std::nullopt, false);
+    return true;
+}
+
+bool ActionExecutor::extend_time_limit(const state::Action& action, const nlohmann::json& params) {
+    const auto minutes = params.value("minutes", std::int64_t{0});
+    if (minutes <= 0) {
+        finish(action, state::ActionStatus::failed, "no time limit in the plan", std::nullopt,
+               false);
+        return true;
+    }
+    if (auto set = m_client.set_time_limit(action.job, std::chrono::minutes(minutes)); !set) {
+        // Only operators may raise a limit: the job still resumes and makes progress.
+        return slurm_failed(action, set.error(),
+                            "time limit kept (Slurm refused " + std::to_string(minutes) +
+                                " minutes)",
+                            false);
+    }
+    finish(action, state::ActionStatus::done,
+           "time limit " + std::to_string(minutes) + " minutes", std::nullopt, false);
+    return true;
+}
+
+bool ActionExecutor::release(const state::Action& action, const nlohmann::json& params) {
+    const auto job = fresh(action.job);
+    if (!job) {
+        return slurm_failed(action, job.error(), "cannot read the job", true);
+    }
+    std::string result;
+    if (job->held) {
+        if (auto released = m_client.release(action.job); !released) {
+            return slurm_failed(action, released.error(),
+                                "Slurm refused the release" + std::string(k_held_hint), true);
+        }
+        result = "released";
+    } else {
+        result = "not held (already released)";
+    }
+    result += set_start(action.job, params);
+    finish(action, state::ActionStatus::done, result, std::nullopt, false);
+    return true;
+}
+
+bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::json& params) {
+    const auto reason = params.value("reason", std::string("slurm-supervisor"));
+    std::string drained;
+    for (const auto& node : params.value("nodes", std::vector<std::string>{})) {
+        if (auto done = m_client.drain_node(node, reason); !done) {
+            // Without an exclusion in the same plan the job could land on the node again.
+            const auto actions = m_store.actions(action.job);
+            const bool excluded = std::ranges::any_of(actions, [&](const state::Action& a) {
+                return a.attempt == action.attempt && a.kind == "exclude_node";
+            });
+            return slurm_failed(action, done.error(), "Slurm refused to drain " + node,
+                                !excluded);
+        }
+        drained += (drained.empty() ? "" : ",") + node;
+    }
+    finish(action, state::ActionStatus::done, "drained " + drained + " (reason: " + reason + ")",
+           std::nullopt, false);
+    return true;
+}
+
+}  // namespace supervisor

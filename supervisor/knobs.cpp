@@ -1,0 +1,71 @@
+#include "supervisor/knobs.h"
+
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace supervisor {
+
+std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
+    auto array = nlohmann::json::array();
+    for (const auto& knob : knobs) {
+        nlohmann::json item = {{"name", knob.name},
+                               {"env", knob.env},
+                               {"value", knob.value},
+                               {"initial", knob.initial},
+                               {"min", knob.min},
+                               {"compensate", knob.compensate},
+                               {"compensate_value", knob.compensate_value}};
+        if (knob.max) {
+            item["max"] = *knob.max;
+        }
+        array.push_back(std::move(item));
+    }
+    return array.dump();
+}
+
+std::vector<recovery::Knob> knobs_of(const state::Registration& registration) {
+    std::vector<recovery::Knob> knobs;
+    try {
+        for (const auto& item : nlohmann::json::parse(registration.knobs_json)) {
+            recovery::Knob knob;
+            knob.name = item.at("name").get<std::string>();
+            knob.env = item.at("env").get<std::string>();
+            knob.value = item.at("value").get<std::int64_t>();
+            knob.initial = item.at("initial").get<std::int64_t>();
+            knob.min = item.at("min").get<std::int64_t>();
+            if (item.contains("max")) {
+                knob.max = item.at("max").get<std::int64_t>();
+            }
+            knob.compensate = item.at("compensate").get<std::string>();
+            knob.compensate_value = item.at("compensate_value").get<std::int64_t>();
+            knobs.push_back(std::move(knob));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error("job " + registration.job.to_string() +
+                                 ": damaged knobs in the state database: " + e.what());
+    }
+    return knobs;
+}
+
+void export_knobs(const std::vector<recovery::Knob>& knobs, state::ResumeEnv& env) {
+    for (const auto& knob : knobs) {
+        if (knob.env.empty()) {
+            continue;
+        }
+        env[knob.env] = std::to_string(knob.value);
+        if (!knob.compensate.empty()) {
+            env[knob.compensate] = std::to_string(knob.compensate_value);
+        }
+    }
+}
+
+recovery::Knob time_limit_knob(std::chrono::minutes limit, std::int64_t factor) {
+    recovery::Knob knob;
+    knob.name = std::string(recovery::k_knob_time_limit);
+    knob.value = knob.initial = limit.count();
+    knob.max = limit.count() * factor;
+    return knob;
+}
+
+}  // namespace supervisor

@@ -1,0 +1,26 @@
+// A registration's knobs (recovery::Knob) as the JSON text the store keeps, and their current
+// values as resume-environment variables (BATCH_SIZE=32, GRAD_ACCUM=2).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "recovery/knob.h"
+#include "state/records.h"
+
+namespace supervisor {
+
+// [{"name", "env", "value", "initial", "min", "max"?, "compensate", "compensate_value"}, ...]
+[[nodiscard]] std::string knobs_to_json(const std::vector<recovery::Knob>& knobs);
+// Throws std::runtime_error naming the job on text that is not such an array: the column is
+// written only by knobs_to_json, so anything else is a damaged database.
+[[nodiscard]] std::vector<recovery::Knob> knobs_of(const state::Registration& registration);
+
+// The knobs' variables (and their compensating variables) with their current values.
+void export_knobs(const std::vector<recovery::Knob>& knobs, state::ResumeEnv& env);
+
+// The job's time limit as a knob extend_time_limit may raise up to `factor` times it.
+[[nodiscard]] recovery::Knob time_limit_knob(std::chrono::minutes limit, std::int64_t factor);
+
+}  // namespace supervisor

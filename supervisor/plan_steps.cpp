@@ -1,0 +1,96 @@
+#include "supervisor/plan_steps.h"
+
+#include <algorithm>
+
+namespace supervisor {
+namespace {
+
+using recovery::ActionKind;
+
+bool is_restart(ActionKind kind) {
+    return kind == ActionKind::requeue || kind == ActionKind::resubmit;
+}
+
+// A drain reason names the job and the evidence, so whoever resumes the node knows why.
+std::string drain_reason(const recovery::Diagnosis& diagnosis,
+                         const state::Registration& registration) {
+    std::string reason = "slurm-supervisor: job " + registration.job.to_string() + " " +
+                         std::string(recovery::to_string(diagnosis.cause));
+    if (diagnosis.xid) {
+        reason += " Xid " + std::to_string(*diagnosis.xid);
+    }
+    for (const auto& line : diagnosis.evidence) {
+        if (line.supports_cause) {
+            reason += ": " + line.text;
+            break;
+        }
+    }
+    constexpr std::size_t k_max_reason = 200;  // scontrol shows it on one line
+    if (reason.size() > k_max_reason) {
+        reason = reason.substr(0, k_max_reason - 3) + "...";
+    }
+    return reason;
+}
+
+}  // namespace
+
+std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosis& diagnosis,
+                            const state::Registration& registration,
+                            std::uint32_t expected_restart_count) {
+    std::vector<Step> steps;
+    std::vector<Step> while_held;
+    const auto restart = std::ranges::find_if(
+        plan.actions, [](const auto& action) { return is_restart(action.kind); });
+    const bool resubmit = restart != plan.actions.end() && restart->kind == ActionKind::resubmit;
+    for (const auto& action : plan.actions) {
+        const std::string kind(recovery::to_string(action.kind));
+        nlohmann::json params = {{"argument", action.argument}, {"detail", action.detail}};
+        switch (action.kind) {
+            case ActionKind::exclude_node:
+            case ActionKind::extend_time_limit:
+                if (!resubmit) {
+                    if (action.kind == ActionKind::exclude_node) {
+                        params["nodes"] = plan.exclude_nodes;
+                    } else {
+                        params["minutes"] = plan.time_limit_minutes.value_or(0);
+                    }
+                    while_held.push_back({kind, params});
+                }
+                continue;  // with resubmit: part of the new job's options
+            case ActionKind::drain_node:
+                params["nodes"] = plan.drain_nodes;
+                params["reason"] = drain_reason(diagnosis, registration);
+                break;
+            case ActionKind::requeue:
+            case ActionKind::resubmit:
+                continue;  // last, below
+            default:
+                break;
+        }
+        steps.push_back({kind, params});
+    }
+    if (restart == plan.actions.end()) {
+        return steps;
+    }
+    nlohmann::json params = {{"argument", restart->argument},
+                             {"expected_restart_count", expected_restart_count},
+                             {"start_delay_s", plan.start_delay.count()}};
+    if (resubmit) {
+        params["exclude_nodes"] = registration.excluded_nodes;
+        if (plan.time_limit_minutes) {
+            params["time_limit_minutes"] = *plan.time_limit_minutes;
+        }
+        steps.push_back({std::string(recovery::to_string(ActionKind::resubmit)), params});
+        return steps;
+    }
+    params["hold"] = !while_held.empty();
+    steps.push_back({std::string(recovery::to_string(ActionKind::requeue)), params});
+    if (!while_held.empty()) {
+        steps.insert(steps.end(), while_held.begin(), while_held.end());
+        steps.push_back({k_release_step, {{"start_delay_s", plan.start_delay.count()},
+                                          {"expected_restart_count", expected_restart_count}}});
+    }
+    return steps;
+}
+
+}  // namespace supervisor
