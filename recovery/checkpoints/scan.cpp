@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <system_error>
 
 #include "recovery/checkpoints/detect.h"
@@ -77,11 +78,14 @@ void apply_older_than(const fs::path& bad, std::vector<Candidate>& candidates,
                       std::vector<std::string>& notes) {
     const auto newer = "newer than " + bad.string() + ", which the failed run could not load";
     const auto itself = std::string("the checkpoint the failed run could not load");
-    const auto at = std::find_if(candidates.begin(), candidates.end(),
-                                 [&](const Candidate& c) { return same_path(c.path, bad); });
-    if (at != candidates.end()) {
+    // The last match: last.ckpt and the file it links to are the same checkpoint, and the
+    // symlink is ordered after its target.
+    const auto match = std::find_if(candidates.rbegin(), candidates.rend(),
+                                    [&](const Candidate& c) { return same_path(c.path, bad); });
+    if (match != candidates.rend()) {
+        const auto at = std::prev(match.base());
         for (auto it = candidates.begin(); it <= at; ++it) {
-            reject(*it, it == at ? itself : newer);
+            reject(*it, same_path(it->path, bad) ? itself : newer);
         }
         return;
     }

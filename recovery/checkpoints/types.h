@@ -53,7 +53,8 @@ struct ScanOptions {
     // Anything modified strictly after this instant is still being written (rejected).
     std::optional<common::TimePoint> unfinished_after;
     // Only candidates strictly older, in scan order, than this path; it and the newer ones are
-    // rejected with "newer than <path>, which the failed run could not load".
+    // rejected with "newer than <path>, which the failed run could not load" (a symlink and
+    // the file it points to are the same checkpoint).
     std::optional<std::filesystem::path> older_than;
     // Validate every candidate. Default: newest first, stop at the first usable one (the older
     // ones stay not_checked unless their name or time already rejects them).

@@ -425,6 +425,16 @@ TEST_F(Checkpoints, OlderThanSkipsTheBadCheckpointAndNewerOnes) {
     EXPECT_TRUE(has_note(gone, "not among the candidates"));
 }
 
+TEST_F(Checkpoints, OlderThanALastSymlinkSkipsItsTargetToo) {
+    write("epoch=0-step=100.ckpt", good_pt(), 1);
+    write("epoch=1-step=200.ckpt", good_pt(), 2);
+    fs::create_symlink("epoch=1-step=200.ckpt", m_dir / "last.ckpt");
+    const auto s = scanned(m_dir, older_than(m_dir / "last.ckpt"));
+    EXPECT_EQ(named(s, "epoch=1-step=200.ckpt").verdict, Verdict::rejected);
+    EXPECT_EQ(named(s, "last.ckpt").reason, "the checkpoint the failed run could not load");
+    EXPECT_EQ(chosen_name(s), "epoch=0-step=100.ckpt");
+}
+
 TEST_F(Checkpoints, DeclaredPatternAndFileMarker) {
     write("ckpt_a", "weights a", 1);
     write("ckpt_a.done", "", 1);
