@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 
@@ -32,11 +33,15 @@ std::optional<common::Error> check_registration(const state::Registration& regis
         return common::Error{"job " + id + " is not a batch job; Slurm cannot requeue it",
                              "submit the training job with sbatch"};
     }
-    if (!job.requeueable) {
+    const bool resubmit_allowed =
+        std::ranges::find(registration.allowed_actions, "resubmit") !=
+        registration.allowed_actions.end();
+    if (!job.requeueable && !resubmit_allowed) {
         return common::Error{
             "job " + id + " is not requeueable (submitted with --no-requeue, or JobRequeue=0)",
             "run `scontrol update jobid=" + id +
-                " Requeue=1`, or submit with `sbatch --requeue`, then register again"};
+                " Requeue=1`, submit with `sbatch --requeue`, or allow resubmit "
+                "(--allow requeue,resubmit), then register again"};
     }
     for (const auto& log : {job.std_out, job.std_err}) {
         if (!log.empty() && log != "/dev/null" && !readable_or_creatable(log)) {

@@ -1,0 +1,228 @@
+// The fixes end to end over the fake Slurm client (fixture in poll_cycle_fixture.h): the
+// batch knob halved into the resume environment, a node excluded through requeue-hold and
+// release, the "would have done" report, the repeated-failure stop, backoff, and resubmit.
+#include "tests/unit/supervisor/poll_cycle_fixture.h"
+
+namespace {
+
+using namespace supervisor::test;
+using slurm::JobState;
+using state::ActionStatus;
+using state::Outcome;
+using state::Status;
+
+constexpr const char* k_oom_log =
+    "step 24/100 loss 1.9 batch_size 64 grad_accum 1 attempt 1 host n1\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total "
+    "capacity of 79.15 GiB of which 1.33 GiB is free.\n";
+
+constexpr const char* k_xid_log =
+    "step 24/100 loss 1.9\n"
+    "Nov 22 03:00:01 n2 kernel: [ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, "
+    "name=python3, GPU has fallen off the bus.\n";
+
+std::vector<std::string> action_kinds(const std::vector<state::Action>& actions) {
+    std::vector<std::string> kinds;
+    for (const auto& action : actions) {
+        kinds.push_back(action.kind);
+    }
+    return kinds;
+}
+
+TEST_F(PollCycleTest, OutOfMemoryHalvesTheBatchDoublesAccumulationAndRequeues) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "reduce_batch_size"};
+    r.knobs = {"batch_size=64:env=BATCH_SIZE:min=8:compensate=GRAD_ACCUM"};
+    register_job(r);
+    EXPECT_EQ(m_store->resume_env(id).at("BATCH_SIZE"), "64") << "knobs reach the first run";
+    EXPECT_EQ(m_store->resume_env(id).at("GRAD_ACCUM"), "1");
+
+    run_on(id, "n1");
+    fail(id, k_oom_log);
+    cycle();
+
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.last_cause, "cuda_oom");
+    const auto env = m_store->resume_env(id);
+    EXPECT_EQ(env.at("BATCH_SIZE"), "32");
+    EXPECT_EQ(env.at("GRAD_ACCUM"), "2");
+    EXPECT_EQ(env.at("SUPERVISOR_ATTEMPT"), "2");
+    const auto file = read(supervisor::env_file_path(m_config.state_dir, id));
+    EXPECT_NE(file.find("export BATCH_SIZE='32'"), std::string::npos) << file;
+    EXPECT_EQ(action_kinds(m_store->actions(id)),
+              (std::vector<std::string>{"reduce_batch_size", "requeue"}));
+    for (const auto& action : m_store->actions(id)) {
+        EXPECT_EQ(action.status, ActionStatus::done) << action.kind << ": " << action.result;
+    }
+    EXPECT_NE(reg.knobs_json.find("\"value\":32"), std::string::npos) << reg.knobs_json;
+    EXPECT_EQ(m_slurm.job(id).restart_count, 1U);
+
+    // The same error again halves again, down to the floor, and then stops.
+    m_slurm.start(id, "n1");
+    cycle();
+    fail(id, k_oom_log);
+    cycle();
+    EXPECT_EQ(m_store->resume_env(id).at("BATCH_SIZE"), "16");
+    EXPECT_EQ(m_store->resume_env(id).at("GRAD_ACCUM"), "4");
+}
+
+TEST_F(PollCycleTest, OutOfMemoryWithoutTheFixWhitelistedIsReportedNotRequeued) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.knobs = {"batch_size=64:env=BATCH_SIZE:min=8"};
+    register_job(r);
+    run_on(id, "n1");
+    fail(id, k_oom_log);
+    cycle();
+
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_EQ(m_slurm.job(id).restart_count, 0U) << "never requeued to fail the same way";
+    EXPECT_EQ(m_store->resume_env(id).at("BATCH_SIZE"), "64") << "nothing changed";
+    const auto decisions = events_of_kind(id, "decision");
+    ASSERT_FALSE(decisions.empty());
+    EXPECT_NE(decisions.back().data_json.find("reduce_batch_size (BATCH_SIZE 64 -> 32"),
+              std::string::npos)
+        << decisions.back().data_json;
+}
+
+TEST_F(PollCycleTest, CondemnedNodeIsExcludedWhileTheJobIsHeldThenReleased) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto job = m_slurm.job(id);
+    job.required_nodes = "n2";  // sbatch -w n2: would stay pending forever once n2 is excluded
+    m_slurm.put(job);
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "exclude_node"};
+    register_job(r);
+    run_on(id, "n2");
+    fail(id, k_xid_log);
+    const auto before = m_slurm.calls().size();
+    cycle();
+
+    const auto s = id.to_string();
+    const std::vector<std::string> calls(m_slurm.calls().begin() + static_cast<long>(before),
+                                         m_slurm.calls().end());
+    EXPECT_EQ(calls, (std::vector<std::string>{"requeue " + s + " hold", "exclude " + s + " n2",
+                                               "require " + s + " ", "release " + s,
+                                               "start-time " + s}));
+    const auto after = m_slurm.job(id);
+    EXPECT_EQ(after.excluded_nodes, "n2");
+    EXPECT_EQ(after.required_nodes, "");
+    EXPECT_FALSE(after.held);
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n2"});
+    EXPECT_EQ(action_kinds(m_store->actions(id)),
+              (std::vector<std::string>{"requeue", "exclude_node", "release"}));
+    EXPECT_EQ(m_slurm.schedule(id), "n1") << "the next run avoids the excluded node";
+}
+
+TEST_F(PollCycleTest, ExclusionNotWhitelistedSaysItWouldHaveExcludedTheNode) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.notify = {"mailto:owner@example.org"};
+    register_job(r);
+    run_on(id, "n2");
+    fail(id, k_xid_log);
+    cycle();
+
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_EQ(m_slurm.job(id).restart_count, 0U);
+    EXPECT_TRUE(m_store->actions(id).empty());
+    const auto decision = nlohmann::json::parse(events_of_kind(id, "decision").back().data_json);
+    const auto would = decision.at("would_have_done").dump();
+    EXPECT_NE(would.find("exclude_node n2 (not whitelisted)"), std::string::npos) << would;
+    // The owner's message says it too.
+    const auto notifications = m_store->notifications(id);
+    ASSERT_FALSE(notifications.empty());
+    EXPECT_NE(notifications.back().body.find("Would have done: exclude_node n2"),
+              std::string::npos)
+        << notifications.back().body;
+}
+
+TEST_F(PollCycleTest, TheSameFailureAtTheSameStepStopsAfterThreeAttempts) {
+    m_config.requeue_backoff = std::chrono::seconds(30);
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 10));
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+        run_on(id, "n1");
+        fail(id, k_nccl_log);  // "step 120", every time
+        cycle();
+    }
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed) << reg.status_reason;
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_NE(reg.status_reason.find("same failure (nccl_timeout at step 120)"),
+              std::string::npos)
+        << reg.status_reason;
+    EXPECT_EQ(m_slurm.job(id).restart_count, 2U) << "two requeues, not a loop";
+    // Backoff: the first restart after 2 s, the second after requeue_backoff.
+    const auto plans = events_of_kind(id, "decision");
+    ASSERT_GE(plans.size(), 2U);
+    EXPECT_EQ(nlohmann::json::parse(plans[0].data_json).value("start_delay_s", -1), 2);
+    EXPECT_EQ(nlohmann::json::parse(plans[1].data_json).value("start_delay_s", -1), 30);
+}
+
+TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
+    checkpoint("step_000020.pt");
+    const auto id = submit(false);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.environment = {"HOME=/home/owner", "SLURM_JOB_ID=99", "TRAIN_PY=/opt/train.py"};
+    register_job(r);
+    const auto spec = m_store->job_spec(id);
+    ASSERT_TRUE(spec);
+    EXPECT_EQ(spec->script, "#!/bin/bash\necho train\n");
+    EXPECT_EQ(spec->request_json.find("SLURM_JOB_ID"), std::string::npos) << "dropped";
+
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+
+    const auto old = registration(id);
+    EXPECT_EQ(old.status, Status::completed) << old.status_reason;
+    EXPECT_EQ(old.outcome, Outcome::resubmitted);
+    ASSERT_FALSE(old.next_job.empty());
+    EXPECT_EQ(m_slurm.job(id).restart_count, 0U) << "no requeue of a --no-requeue job";
+    const auto next = common::JobId::parse(old.next_job).value();
+    const auto fresh = registration(next);
+    EXPECT_EQ(fresh.previous_job, id.to_string());
+    EXPECT_EQ(fresh.attempt, 2U);
+    EXPECT_EQ(fresh.allowed_actions, old.allowed_actions);
+    EXPECT_EQ(m_store->resume_env(next).at("SUPERVISOR_ATTEMPT"), "2");
+    EXPECT_EQ(m_store->resume_env(next).at("SUPERVISOR_RESUME_FROM"),
+              (checkpoints() / "step_000020.pt").string());
+    const auto submitted = m_slurm.job(next);
+    EXPECT_FALSE(submitted.held) << "released once registered";
+    EXPECT_EQ(m_slurm.batch_script(next).value(), "#!/bin/bash\necho train\n");
+
+    // The new job is watched like any other: validated, then recovered or completed.
+    cycle();
+    EXPECT_EQ(registration(next).status, Status::enabled) << registration(next).status_reason;
+}
+
+TEST_F(PollCycleTest, RegistrationRejectsABadKnobOrWhitelistAndWritesNothing) {
+    const auto id = submit();
+    auto r = request(id);
+    r.knobs = {"batch_size=64"};
+    auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("env=VARIABLE is missing"), std::string::npos);
+    r.knobs = {};
+    r.allowed_actions = {"requeue", "set_env:LD_PRELOAD=/x.so"};
+    result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("not a known fix"), std::string::npos);
+    EXPECT_FALSE(m_store->registration(id));
+}
+
+}  // namespace
