@@ -36,6 +36,22 @@ TEST_F(ConfigTest, ReadsEveryKnownKey) {
     EXPECT_EQ(config->rules_files, (std::vector<std::filesystem::path>{"/etc/a.toml", "b.toml"}));
 }
 
+TEST_F(ConfigTest, ReadsTheRecoveryBounds) {
+    const auto file = write(
+        "requeue_backoff_s = 30\nrequeue_backoff_max_s = 600\nsame_failure_limit = 4\n"
+        "max_excluded_nodes = 3\ntime_limit_max_factor = 3\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->requeue_backoff, std::chrono::seconds(30));
+    EXPECT_EQ(config->requeue_backoff_max, std::chrono::seconds(600));
+    EXPECT_EQ(config->same_failure_limit, 4U);
+    EXPECT_EQ(config->max_excluded_nodes, 3U);
+    EXPECT_EQ(config->time_limit_max_factor, 3);
+    const auto bad = load_config(write("same_failure_limit = 0\n"), Config{}, true);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("same_failure_limit"), std::string::npos);
+}
+
 TEST_F(ConfigTest, UnknownKeyIsAnErrorNamingFileAndKey) {
     const auto file = write("poll_interval_ms = 500\npoll_intervall = 3\n");
     const auto config = load_config(file, Config{}, true);
