@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's "set up and run" command. Installs what is missing, builds, starts the local dev
 # cluster (contrib/dev-cluster, default directory), submits the example PyTorch training job
-# (contrib/examples) with a failure injected at step 25 (an NCCL watchdog timeout), registers it,
-# and runs the supervisor until the job has been diagnosed, requeued from its last checkpoint
-# and has finished. Then shows `supervisor status` and `supervisor events`. About a minute once
+# (contrib/examples) with a failure injected at step 25 (CUDA out of memory while the batch is
+# above 32), registers it with batch-size reduction allowed, and runs the supervisor until the
+# job has been diagnosed, its batch halved (gradient accumulation doubled), requeued from its last
+# checkpoint, and has finished. Then shows `supervisor status` and `supervisor events`. About a minute once
 # installed. Leaves the cluster running; stop it with contrib/dev-cluster/down.sh.
 set -euo pipefail
 
@@ -22,15 +23,19 @@ mkdir -p "$demo_dir/checkpoints"
 export SUPERVISOR_STATE_DIR="$demo_dir/state"
 
 echo
-echo "== 1. submit the example training job; it will die at step 25 of 60 on its first run"
+echo "== 1. submit the example training job with BATCH_SIZE=64; at step 25 it runs out of GPU"
+echo "   memory, and will again every time while the batch is above 32"
 job=$(sbatch --parsable --chdir "$demo_dir" -o "$demo_dir/train-%j.out" \
-    --export="ALL,SUPERVISOR_BIN=$supervisor,TRAIN_PY=$root/contrib/examples/train.py,FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout" \
+    --export="ALL,SUPERVISOR_BIN=$supervisor,TRAIN_PY=$root/contrib/examples/train.py,BATCH_SIZE=64,FAIL_AT_STEP=25,FAIL_MODE=cuda_oom,FAIL_ON_ATTEMPT=all,OOM_ABOVE_BATCH=32" \
     "$root/contrib/examples/train.sbatch" --checkpoint-dir "$demo_dir/checkpoints" --step-seconds 0.1)
 echo "submitted job $job"
 
 echo
-echo "== 2. register it: checkpoints in $demo_dir/checkpoints, requeue allowed"
-"$supervisor" register "$job" --checkpoint-dir "$demo_dir/checkpoints" --allow requeue
+echo "== 2. register it: checkpoints in $demo_dir/checkpoints; requeue and batch-size reduction"
+echo "   allowed; the batch size is a knob (floor 8) compensated by gradient accumulation"
+"$supervisor" register "$job" --checkpoint-dir "$demo_dir/checkpoints" \
+    --allow requeue,reduce_batch_size \
+    --knob batch_size=64:env=BATCH_SIZE:min=8:compensate=GRAD_ACCUM
 
 echo
 echo "== 3. run the supervisor until the job is finished (its log: $demo_dir/daemon.log)"
@@ -54,8 +59,10 @@ echo
 echo "== 5. supervisor events $job"
 "$supervisor" events "$job"
 echo
-echo "== 6. the job's own log: attempt 1 failed, attempt 2 resumed from the checkpoint"
-grep -E "^(supervisor-example|starting|resumed|training finished)|Watchdog" "$demo_dir/train-$job.out"
+echo "== 6. the job's own log: attempt 1 ran out of memory with batch 64; attempt 2 resumed"
+echo "   from the checkpoint with batch 32 and accumulation 2 (the same global batch)"
+grep -E "^(supervisor-example|starting|resumed|training finished)|out of memory|^step (2[0-9]|60)/" \
+    "$demo_dir/train-$job.out"
 echo
 echo "The cluster keeps running: export SLURM_CONF=$SLURM_CONF SUPERVISOR_STATE_DIR=$SUPERVISOR_STATE_DIR"
 echo "Stop it with: $root/contrib/dev-cluster/down.sh"

@@ -105,7 +105,7 @@ private:
         const auto doubled = knob.compensate_value * 2;
         if (compensate) {
             detail += ", " + knob.compensate + " " + std::to_string(knob.compensate_value) +
-                      " -> " + std::to_string(doubled) + " (same global batch)";
+                      " -> " + std::to_string(doubled) + ", same global batch";
         }
         PlannedAction action{kind, knob.env + "=" + std::to_string(halved), detail};
         if (!allowed(kind)) {
