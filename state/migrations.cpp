@@ -167,10 +167,52 @@ CREATE TABLE job_specs (
 PRAGMA user_version = 2;
 )sql";
 
+// Version 3, for delivering the outbox (notify/): a 'suppressed' status (a duplicate within
+// the cooldown, an SMS folded into another, a row expanded to the default targets), the
+// message as structured data (data_json: the SMS text and the webhook payload are made from
+// it) and sent_at (the cooldown and the SMS rate count from it). The status CHECK changes, so
+// notifications is rebuilt by the same documented procedure as version 2. AUTOINCREMENT's
+// high-water mark moves with the table (its sqlite_sequence row is renamed before the drop),
+// so ids of deleted rows are never reused.
+constexpr std::string_view k_schema_3 = R"sql(
+CREATE TABLE notifications_new (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    job         TEXT NOT NULL REFERENCES registrations (job) ON DELETE CASCADE,
+    target      TEXT NOT NULL,
+    subject     TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    dedup_key   TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'suppressed')),
+    tries       INTEGER NOT NULL CHECK (tries >= 0),
+    next_try_at INTEGER NOT NULL,
+    last_error  TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    data_json   TEXT NOT NULL DEFAULT '{}',
+    sent_at     INTEGER
+);
+
+INSERT INTO notifications_new (id, job, target, subject, body, dedup_key, status, tries,
+    next_try_at, last_error, created_at, sent_at)
+SELECT id, job, target, subject, body, dedup_key, status, tries, next_try_at, last_error,
+    created_at, CASE WHEN status = 'sent' THEN next_try_at END
+FROM notifications;
+
+DELETE FROM sqlite_sequence WHERE name = 'notifications_new';
+UPDATE sqlite_sequence SET name = 'notifications_new' WHERE name = 'notifications';
+DROP TABLE notifications;
+ALTER TABLE notifications_new RENAME TO notifications;
+CREATE INDEX notifications_due ON notifications (status, next_try_at);
+CREATE INDEX notifications_by_job ON notifications (job, id);
+
+PRAGMA user_version = 3;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
               k_schema_2, true},
+    Migration{3, "rebuild notifications: suppressed status, data_json, sent_at", k_schema_3,
+              true},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

@@ -36,10 +36,11 @@ constexpr Names<ActionStatus, 5> k_action_statuses{{
     {ActionStatus::refused, "refused"},
 }};
 
-constexpr Names<NotificationStatus, 3> k_notification_statuses{{
+constexpr Names<NotificationStatus, 4> k_notification_statuses{{
     {NotificationStatus::pending, "pending"},
     {NotificationStatus::sent, "sent"},
     {NotificationStatus::failed, "failed"},
+    {NotificationStatus::suppressed, "suppressed"},
 }};
 
 template <typename Enum, std::size_t N>

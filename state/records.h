@@ -123,7 +123,9 @@ struct Action {
     bool operator==(const Action&) const = default;
 };
 
-enum class NotificationStatus { pending, sent, failed };
+// suppressed: deliberately not sent (a duplicate within the cooldown, folded into another
+// SMS, expanded to the default targets, or no target at all); last_error says which.
+enum class NotificationStatus { pending, sent, failed, suppressed };
 [[nodiscard]] std::string_view to_string(NotificationStatus status);
 [[nodiscard]] std::optional<NotificationStatus> notification_status_from_string(
     std::string_view text);
@@ -132,15 +134,19 @@ enum class NotificationStatus { pending, sent, failed };
 struct Notification {
     std::int64_t id = 0;
     JobId job;
-    std::string target;  // "mailto:...", "sms:+1...", "https://..."
+    std::string target;  // "mailto:...", "sms:+1...", "https://..."; empty: the defaults
     std::string subject;
     std::string body;
     std::string dedup_key;  // equal keys within a cooldown are sent once
     NotificationStatus status = NotificationStatus::pending;
     std::uint32_t tries = 0;
     TimePoint next_try_at{};
-    std::string last_error;
+    std::string last_error;  // the last sending failure, or why it was suppressed
     TimePoint created_at{};
+    // The message as structured data (notify::Message as JSON): the SMS text and the webhook
+    // payload are made from it. Added by version 3.
+    std::string data_json = "{}";
+    std::optional<TimePoint> sent_at;  // when the server accepted it; nullopt until then
 
     bool operator==(const Notification&) const = default;
 };

@@ -97,6 +97,11 @@ class Store {
     [[nodiscard]] std::vector<Notification> due_notifications(TimePoint now) const;
     void update_notification(const Notification& notification);  // by id
     [[nodiscard]] std::vector<Notification> notifications(const JobId& job) const;
+    // The job's notifications to `target` sent after `since` (strictly), by sent_at: the
+    // cooldown and the SMS rate limit of notify/.
+    [[nodiscard]] std::vector<Notification> sent_since(const JobId& job,
+                                                       const std::string& target,
+                                                       TimePoint since) const;
 
     [[nodiscard]] int schema_version() const;
     [[nodiscard]] const std::filesystem::path& path() const { return m_path; }

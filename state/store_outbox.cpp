@@ -9,28 +9,37 @@ namespace {
 
 constexpr Sql k_insert_notification{"enqueue notification", R"sql(
 INSERT INTO notifications (job, target, subject, body, dedup_key, status, tries, next_try_at,
-    last_error, created_at)
+    last_error, created_at, data_json, sent_at)
 VALUES (:job, :target, :subject, :body, :dedup_key, :status, :tries, :next_try_at, :last_error,
-    :created_at)
+    :created_at, :data_json, :sent_at)
 RETURNING id)sql"};
 
 constexpr Sql k_update_notification{"update notification", R"sql(
 UPDATE notifications SET job = :job, target = :target, subject = :subject, body = :body,
     dedup_key = :dedup_key, status = :status, tries = :tries, next_try_at = :next_try_at,
-    last_error = :last_error, created_at = :created_at
+    last_error = :last_error, created_at = :created_at, data_json = :data_json,
+    sent_at = :sent_at
 WHERE id = :id)sql"};
 
 // Served by the index notifications_due (status, next_try_at).
 constexpr Sql k_select_due_notifications{"list due notifications", R"sql(
 SELECT id, job, target, subject, body, dedup_key, status, tries, next_try_at, last_error,
-    created_at
+    created_at, data_json, sent_at
 FROM notifications WHERE status = 'pending' AND next_try_at <= :now
 ORDER BY next_try_at, id)sql"};
 
 constexpr Sql k_select_notifications{"list notifications of a job", R"sql(
 SELECT id, job, target, subject, body, dedup_key, status, tries, next_try_at, last_error,
-    created_at
+    created_at, data_json, sent_at
 FROM notifications WHERE job = :job ORDER BY id)sql"};
+
+// Served by the index notifications_by_job (job, id); a job has few rows.
+constexpr Sql k_select_sent_since{"list notifications sent to a target", R"sql(
+SELECT id, job, target, subject, body, dedup_key, status, tries, next_try_at, last_error,
+    created_at, data_json, sent_at
+FROM notifications
+WHERE job = :job AND target = :target AND status = 'sent' AND sent_at > :since
+ORDER BY sent_at, id)sql"};
 
 void bind_notification(Statement& statement, const Notification& n) {
     statement.bind(":job", n.job.to_string())
@@ -42,7 +51,9 @@ void bind_notification(Statement& statement, const Notification& n) {
         .bind(":tries", std::int64_t{n.tries})
         .bind(":next_try_at", rows::to_millis(n.next_try_at))
         .bind(":last_error", n.last_error)
-        .bind(":created_at", rows::to_millis(n.created_at));
+        .bind(":created_at", rows::to_millis(n.created_at))
+        .bind(":data_json", n.data_json)
+        .bind(":sent_at", rows::to_millis(n.sent_at));
 }
 
 std::vector<Notification> read_notifications(Statement& statement) {
@@ -60,6 +71,8 @@ std::vector<Notification> read_notifications(Statement& statement) {
         n.next_try_at = rows::from_millis(statement.column_int64(8));
         n.last_error = statement.column_text(9);
         n.created_at = rows::from_millis(statement.column_int64(10));
+        n.data_json = statement.column_text(11);
+        n.sent_at = rows::from_millis(statement.column_optional_int64(12));
         result.push_back(std::move(n));
     }
     return result;
@@ -95,6 +108,15 @@ void Store::update_notification(const Notification& notification) {
 std::vector<Notification> Store::notifications(const JobId& job) const {
     Statement statement(*m_database, k_select_notifications);
     statement.bind(":job", job.to_string());
+    return read_notifications(statement);
+}
+
+std::vector<Notification> Store::sent_since(const JobId& job, const std::string& target,
+                                            TimePoint since) const {
+    Statement statement(*m_database, k_select_sent_since);
+    statement.bind(":job", job.to_string())
+        .bind(":target", target)
+        .bind(":since", rows::to_millis(since));
     return read_notifications(statement);
 }
 

@@ -137,7 +137,7 @@ TEST(MigrationV2, Version1FileKeepsEveryRowAndGetsTheNewColumnsAtTheirDefaults) 
     auto opened = Store::open(file);  // migrates on this connection
     ASSERT_TRUE(opened) << opened.error().message;
     Store& store = **opened;
-    EXPECT_EQ(store.schema_version(), 2);
+    EXPECT_EQ(store.schema_version(), latest_schema_version());
 
     EXPECT_EQ(store.registrations(false), (std::vector<Registration>{
                                               v1_registration(job(1), at(10)),
@@ -185,7 +185,7 @@ TEST(MigrationV2, LeavesForeignKeysOnAndNothingToCheck) {
     auto database = make_v1_file(dir.path() / k_database_file_name);
     auto migrated = migrate(*database);
     ASSERT_TRUE(migrated) << migrated.error().message;
-    EXPECT_EQ(database->user_version(), 2);
+    EXPECT_EQ(database->user_version(), latest_schema_version());
     EXPECT_EQ(query(*database, "PRAGMA foreign_keys"), 1);
     EXPECT_TRUE(database->autocommit());
     EXPECT_EQ(child_rows(*database), 10);

@@ -23,7 +23,9 @@ Notification message(const JobId& id, TimePoint next_try, std::string key) {
                         0,
                         next_try,
                         "",
-                        at(0)};
+                        at(0),
+                        "{}",
+                        std::nullopt};
 }
 
 std::vector<std::int64_t> ids_of(const std::vector<Notification>& notifications) {
@@ -61,6 +63,44 @@ TEST_F(StoreOutbox, DueNotificationsArePendingAndNotBeforeNextTry) {
     EXPECT_EQ(ids_of(store->due_notifications(at(200))), (std::vector<std::int64_t>{early, now}));
     EXPECT_EQ(ids_of(store->due_notifications(at(1000))),
               (std::vector<std::int64_t>{early, now, late}));
+}
+
+TEST_F(StoreOutbox, SentSinceListsOneJobsSentRowsToATargetAfterATime) {
+    register_job(job(4));
+    register_job(job(5));
+    auto sent_at = [&](const JobId& id, const std::string& target, TimePoint when) {
+        Notification n = message(id, at(0), "k");
+        n.target = target;
+        n.status = NotificationStatus::sent;
+        n.sent_at = when;
+        n.data_json = R"({"job":"4"})";
+        return store->enqueue_notification(n);
+    };
+    const auto early = sent_at(job(4), "sms:+15551234567", at(100));
+    const auto late = sent_at(job(4), "sms:+15551234567", at(300));
+    sent_at(job(4), "mailto:a@b", at(300));        // another target
+    sent_at(job(5), "sms:+15551234567", at(300));  // another job
+    Notification pending = message(job(4), at(0), "k");
+    pending.target = "sms:+15551234567";
+    store->enqueue_notification(pending);  // not sent
+
+    EXPECT_EQ(ids_of(store->sent_since(job(4), "sms:+15551234567", at(99))),
+              (std::vector<std::int64_t>{early, late}));
+    EXPECT_EQ(ids_of(store->sent_since(job(4), "sms:+15551234567", at(100))),
+              (std::vector<std::int64_t>{late}));  // strictly after
+    const auto rows = store->sent_since(job(4), "sms:+15551234567", at(0));
+    EXPECT_EQ(rows[0].sent_at, at(100));
+    EXPECT_EQ(rows[0].data_json, R"({"job":"4"})");
+}
+
+TEST_F(StoreOutbox, SuppressedIsAStatus) {
+    register_job(job(6));
+    Notification n = message(job(6), at(0), "k");
+    n.status = NotificationStatus::suppressed;
+    n.last_error = "duplicate of notification #1";
+    n.id = store->enqueue_notification(n);
+    EXPECT_EQ(store->notifications(job(6)), (std::vector<Notification>{n}));
+    EXPECT_TRUE(store->due_notifications(at(10'000)).empty());
 }
 
 TEST_F(StoreOutbox, UpdateAfterATryReschedulesOrRetires) {

@@ -192,7 +192,8 @@ TEST_F(StoreRegistrations, DeleteCascadesToEveryRowOfTheJob) {
             {0, id, 1, 0, "requeue", "{}", ActionStatus::planned, "", at(3), at(3)});
         store->set_resume_env(id, {{"SUPERVISOR_ATTEMPT", "2"}});
         store->enqueue_notification(
-            {0, id, "mailto:a@b", "s", "b", "k", NotificationStatus::pending, 0, at(4), "", at(4)});
+            {0, id, "mailto:a@b", "s", "b", "k", NotificationStatus::pending, 0, at(4), "", at(4),
+             "{}", std::nullopt});
     }
     EXPECT_TRUE(store->delete_registration(job(20)));
     EXPECT_FALSE(store->delete_registration(job(20)));
