@@ -27,18 +27,29 @@ SupervisorHarness::SupervisorHarness(const std::string& name) {
 
 SupervisorHarness::~SupervisorHarness() {
     stop_daemon();
+    auto jobs = m_other_jobs;
     if (m_job) {
-        cancel_quietly({*m_job});
+        jobs.push_back(*m_job);
     }
+    cancel_quietly(jobs);
 }
 
-common::JobId SupervisorHarness::submit(const std::string& env, const std::string& train_args) {
+std::vector<std::string> SupervisorHarness::job_environment() const {
+    return {"SUPERVISOR_BIN=" + supervisor_binary(),
+            "TRAIN_PY=" + source_dir() + "/contrib/examples/train.py",
+            "SUPERVISOR_STATE_DIR=" + (m_dir / "state").string()};
+}
+
+common::JobId SupervisorHarness::submit(const std::string& env, const std::string& train_args,
+                                        const std::string& sbatch_options) {
+    std::string exported = "ALL";
+    for (const auto& entry : job_environment()) {
+        exported += "," + entry;
+    }
     const std::string command =
         "sbatch --parsable --chdir " + m_dir.string() + " -o " + (m_dir / "job.out").string() +
-        " --export=ALL,SUPERVISOR_BIN=" + supervisor_binary() + ",TRAIN_PY=" + source_dir() +
-        "/contrib/examples/train.py" +
-        ",SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + (env.empty() ? "" : "," + env) +
-        " " + source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
+        " " + sbatch_options + " --export=" + exported + (env.empty() ? "" : "," + env) + " " +
+        source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
         m_checkpoints.string() + " " + train_args;
     const auto result = run_command(command);
     auto id = common::JobId::parse(result.output.substr(0, result.output.find_first_of(";\n")));
@@ -49,15 +60,19 @@ common::JobId SupervisorHarness::submit(const std::string& env, const std::strin
     return *id;
 }
 
-CommandResult SupervisorHarness::cli(const std::string& args) const {
-    return run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + " " +
-                       supervisor_binary() + " " + args);
+CommandResult SupervisorHarness::cli(const std::string& args, const std::string& env) const {
+    return run_command((env.empty() ? "" : env + " ") + "SUPERVISOR_STATE_DIR=" +
+                       (m_dir / "state").string() + " " + supervisor_binary() + " " + args);
 }
 
 void SupervisorHarness::start_daemon(const std::string& failpoint) {
     stop_daemon();
     const auto log = (m_dir / "daemon.log").string();
     const std::string state = (m_dir / "state").string();
+    const std::string config = (m_dir / "config.toml").string();
+    if (!m_config.empty()) {
+        std::ofstream(config) << m_config << "\n";
+    }
     const pid_t pid = ::fork();
     if (pid == 0) {
         const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -70,8 +85,13 @@ void SupervisorHarness::start_daemon(const std::string& failpoint) {
             ::setenv("SUPERVISOR_FAILPOINT", failpoint.c_str(), 1);
         }
         const std::string binary = supervisor_binary();
-        ::execl(binary.c_str(), binary.c_str(), "run", "--poll-interval-ms", "300",
-                static_cast<char*>(nullptr));
+        if (m_config.empty()) {
+            ::execl(binary.c_str(), binary.c_str(), "run", "--poll-interval-ms", "300",
+                    static_cast<char*>(nullptr));
+        } else {
+            ::execl(binary.c_str(), binary.c_str(), "run", "--config", config.c_str(),
+                    "--poll-interval-ms", "300", static_cast<char*>(nullptr));
+        }
         ::_exit(127);
     }
     m_daemon = pid;
@@ -110,28 +130,51 @@ void SupervisorHarness::signal_daemon(int signal) const {
     }
 }
 
-nlohmann::json SupervisorHarness::status() const {
-    const auto result = cli("status " + m_job->to_string() + " --json");
+nlohmann::json SupervisorHarness::status(const std::optional<common::JobId>& job) const {
+    const auto result = cli("status " + job.value_or(*m_job).to_string() + " --json");
     const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
     return result.exit_status == 0 && parsed.is_array() && !parsed.empty() ? parsed[0]
                                                                             : nlohmann::json();
 }
 
 nlohmann::json SupervisorHarness::wait_status(
-    const std::function<bool(const nlohmann::json&)>& done, std::chrono::seconds timeout) const {
+    const std::function<bool(const nlohmann::json&)>& done, std::chrono::seconds timeout,
+    const std::optional<common::JobId>& job) const {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    auto last = status();
+    auto last = status(job);
     while (!(last.is_object() && done(last)) && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        last = status();
+        last = status(job);
     }
     return last;
 }
 
-nlohmann::json SupervisorHarness::events() const {
-    const auto result = cli("events " + m_job->to_string() + " --json");
+nlohmann::json SupervisorHarness::events(const std::optional<common::JobId>& job) const {
+    const auto result = cli("events " + job.value_or(*m_job).to_string() + " --json");
     return nlohmann::json::parse(result.output, nullptr, false);
 }
+
+nlohmann::json SupervisorHarness::slurm_job(const std::optional<common::JobId>& job) const {
+    const auto result = cli("inspect job " + job.value_or(*m_job).to_string() + " --json");
+    const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
+    return parsed.is_object() && parsed.contains("jobs") && !parsed["jobs"].empty()
+               ? parsed["jobs"][0]
+               : nlohmann::json();
+}
+
+int count_events(const nlohmann::json& events, const std::string& kind,
+                 const std::string& containing) {
+    int count = 0;
+    for (const auto& event : events.is_array() ? events : nlohmann::json::array()) {
+        if (event.value("kind", "") == kind &&
+            event.value("message", "").find(containing) != std::string::npos) {
+            ++count;
+        }
+    }
+    return count;
+}
+
+std::string dump(const nlohmann::json& value) { return value.dump(2); }
 
 namespace {
 

@@ -7,8 +7,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,10 +25,19 @@ public:
     ~SupervisorHarness();  // stops the daemon, cancels the job
 
     // Submits contrib/examples/train.sbatch with the given extra environment
-    // (e.g. "FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout") and train.py arguments.
-    common::JobId submit(const std::string& env, const std::string& train_args);
-    // `supervisor <args>` with this harness' state directory.
-    CommandResult cli(const std::string& args) const;
+    // (e.g. "FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout"), train.py arguments and extra sbatch
+    // options (e.g. "-w n1 --no-requeue").
+    common::JobId submit(const std::string& env, const std::string& train_args,
+                         const std::string& sbatch_options = {});
+    // What train.sbatch needs to find train.py, the binary and this state directory, NAME=value
+    // each (submit() exports them).
+    std::vector<std::string> job_environment() const;
+    // `supervisor <args>` with this harness' state directory; `env` ("A=1 B=2") is added to the
+    // command's environment.
+    CommandResult cli(const std::string& args, const std::string& env = {}) const;
+    // Extra lines of the daemon's TOML config (e.g. "requeue_backoff_s = 1"), for the next
+    // start_daemon(); the harness passes --poll-interval-ms 300 whatever they say.
+    void set_config(const std::string& toml) { m_config = toml; }
     // Starts `supervisor run` in the background, with SUPERVISOR_FAILPOINT when given.
     void start_daemon(const std::string& failpoint = {});
     // Waits for the daemon to exit; its wait status, or nullopt on timeout.
@@ -36,12 +47,19 @@ public:
     // Sends `signal` to the running daemon.
     void signal_daemon(int signal) const;
 
-    // `supervisor status JOB --json`, parsed (null when it failed).
-    nlohmann::json status() const;
+    // `supervisor status JOB --json`, parsed (null when it failed); JOB is the submitted job
+    // unless another one (e.g. a resubmitted one) is named.
+    nlohmann::json status(const std::optional<common::JobId>& job = {}) const;
     // Polls status until `done` holds or the timeout passes; returns the last status.
     nlohmann::json wait_status(const std::function<bool(const nlohmann::json&)>& done,
-                               std::chrono::seconds timeout) const;
-    nlohmann::json events() const;  // `supervisor events JOB --json`
+                               std::chrono::seconds timeout,
+                               const std::optional<common::JobId>& job = {}) const;
+    // `supervisor events JOB --json`
+    nlohmann::json events(const std::optional<common::JobId>& job = {}) const;
+    // `supervisor inspect job JOB --json`: what slurmctld says of the job (null when unknown).
+    nlohmann::json slurm_job(const std::optional<common::JobId>& job = {}) const;
+    // Another job of this test (e.g. a resubmitted one), cancelled with the harness.
+    void also_cancel(const common::JobId& job) { m_other_jobs.push_back(job); }
     std::string job_log() const;    // the job's output file
     std::uint32_t restart_count() const;  // from `supervisor inspect job --json`
     std::string daemon_log() const;
@@ -54,8 +72,15 @@ private:
     std::filesystem::path m_dir;
     std::filesystem::path m_checkpoints;
     std::optional<common::JobId> m_job;
+    std::vector<common::JobId> m_other_jobs;
+    std::string m_config;
     pid_t m_daemon = -1;
 };
+
+// Journal helpers: how many events of `kind` have `containing` in their message.
+int count_events(const nlohmann::json& events, const std::string& kind,
+                 const std::string& containing = {});
+std::string dump(const nlohmann::json& value);
 
 // The binary under test.
 std::string supervisor_binary();
