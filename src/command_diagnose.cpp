@@ -365,6 +365,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
                              job.restart_count > registration->seen_restart_count;
     context.restart_delta =
         job.restart_count - std::min(job.restart_count, registration->seen_restart_count);
+    context.store = &**store;  // analyse_failure correlates with the journal
     auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
     notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());
     const common::SystemClock clock;

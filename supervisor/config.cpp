@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 
+#include "supervisor/config_notify.h"
+
 namespace supervisor {
 namespace {
 
@@ -48,7 +50,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
             "poll_interval_ms",   "max_backoff_ms",     "start_delay_s",
             "requeue_backoff_s",  "requeue_backoff_max_s", "same_failure_limit",
             "max_excluded_nodes", "time_limit_max_factor", "log_head_bytes",
-            "log_tail_bytes",     "rules"};
+            "log_tail_bytes",     "rules",                 "notify"};
         if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
             std::end(k_keys)) {
             std::string known;
@@ -99,6 +101,11 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                     "quote each path");
             }
             base.rules_files.emplace_back(*path);
+        }
+    }
+    if (const auto* notify = table.get("notify")) {
+        if (auto read = read_notify_config(*notify, file, base.notify); !read) {
+            return tl::unexpected(read.error());
         }
     }
     return base;

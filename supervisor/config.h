@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "notify/settings.h"
 #include "recovery/log_excerpt.h"
 
 namespace supervisor {
@@ -23,11 +24,13 @@ struct Config {
     std::int64_t time_limit_max_factor = 2;  // extend_time_limit up to this x the original
     recovery::ExcerptLimits log_limits;
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
+    notify::Settings notify;  // the [notify] table (config_notify.h)
 };
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
-// time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths). A missing file is an error only
+// time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths), [notify]
+// (config_notify.h). A missing file is an error only
 // when `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file,
                                                  Config base, bool required);

@@ -9,6 +9,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "notify/curl_sender.h"
+#include "notify/dispatcher.h"
 #include "supervisor/poll_cycle.h"
 
 namespace supervisor {
@@ -37,6 +39,21 @@ void sleep_unless_stopped(std::chrono::milliseconds duration) {
     }
 }
 
+// The outbox, after every cycle and also while slurmctld is unreachable: mail does not depend
+// on Slurm. A database error is logged; the rows stay pending for the next cycle.
+void send_notifications(notify::Dispatcher& dispatcher) {
+    try {
+        const auto sent = dispatcher.run();
+        if (sent != notify::DispatchReport{}) {
+            spdlog::info("notifications: {} sent, {} to retry, {} failed, {} suppressed, {} "
+                         "deferred",
+                         sent.sent, sent.retried, sent.failed, sent.suppressed, sent.deferred);
+        }
+    } catch (const state::DatabaseError& e) {
+        spdlog::error("sending notifications stopped, the rest stay queued: {}", e.what());
+    }
+}
+
 }  // namespace
 
 common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
@@ -53,6 +70,8 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     install_handlers();
     common::SystemClock clock;
     auto cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config, ::getuid());
+    auto sender = notify::make_curl_sender(config.notify, clock);
+    auto dispatcher = std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);
     spdlog::info("supervisor started: database {}, poll every {} ms", store.path().string(),
                  config.poll_interval.count());
 
@@ -72,6 +91,9 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                 *catalogue = std::move(*fresh);
                 cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config,
                                                     ::getuid());
+                sender = notify::make_curl_sender(config.notify, clock);
+                dispatcher =
+                    std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);
                 spdlog::info("configuration and rules reloaded");
             }
         }
@@ -103,6 +125,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
         } catch (const state::DatabaseError& e) {
             spdlog::error("cycle aborted, nothing of it was recorded; retrying: {}", e.what());
         }
+        send_notifications(*dispatcher);
         if (options.once) {
             break;
         }

@@ -1,5 +1,8 @@
 #include "supervisor/journal.h"
 
+#include "notify/message.h"
+#include "supervisor/owner_message.h"
+
 namespace supervisor {
 namespace {
 
@@ -11,23 +14,24 @@ std::string status_text(const state::Registration& registration) {
     return text;
 }
 
+// One row per target of the registration; a registration with none gets one row with an empty
+// target, which the dispatcher sends to the config's default targets (resolved at send time,
+// so a changed config applies to messages still waiting).
 void notify_owner(state::Store& store, const state::Registration& registration,
                   const std::string& reason, const std::string& details, common::TimePoint at) {
-    const std::string job = registration.job.to_string();
-    const std::string name = registration.job_name.empty() ? "" : " (" + registration.job_name + ")";
-    for (const auto& target : registration.notify) {
-        state::Notification notification;
-        notification.job = registration.job;
+    const notify::Message message = owner_message(registration, reason, details);
+    state::Notification notification;
+    notification.job = registration.job;
+    notification.subject = notify::email_subject(message);
+    notification.body = notify::email_body(message);
+    notification.data_json = notify::to_json(message).dump();
+    notification.dedup_key = registration.job.to_string() + ":" + status_text(registration) +
+                             ":" + std::to_string(registration.attempt);
+    notification.next_try_at = at;
+    notification.created_at = at;
+    const std::vector<std::string> none{""};
+    for (const auto& target : registration.notify.empty() ? none : registration.notify) {
         notification.target = target;
-        notification.subject = "[slurm-supervisor] job " + job + name + ": " +
-                               status_text(registration);
-        notification.body = "Job " + job + name + " is now " + status_text(registration) +
-                            ".\n\n" + reason + "\n" + (details.empty() ? "" : "\n" + details + "\n") +
-                            "\nFull history: supervisor events " + job + "\n";
-        notification.dedup_key = job + ":" + status_text(registration) + ":" +
-                                 std::to_string(registration.attempt);
-        notification.next_try_at = at;
-        notification.created_at = at;
         store.enqueue_notification(notification);
     }
 }
@@ -68,8 +72,9 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     const std::string to = status_text(registration);
     record_event(store, registration.job, at, "transition", from + " -> " + to + ": " + reason,
                  {{"from", from}, {"to", to}, {"observation", to_string(observation)}});
+    const bool runs_again = from == "recovering" && row.to == state::Status::enabled;
     if (row.to == state::Status::recovering || row.to == state::Status::completed ||
-        row.to == state::Status::credential_error) {
+        row.to == state::Status::credential_error || runs_again) {
         notify_owner(store, registration, reason, details, at);
     }
     return row.verdict;

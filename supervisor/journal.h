@@ -27,9 +27,10 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
 
 // Looks up (registration.status, observation) in the lifecycle table and applies the row to
 // `registration` (status, outcome, reason; not yet saved). A move records a "transition"
-// event and, when it enters recovering, completed or credential_error, queues a notification
-// to each of the registration's targets; a reject records a "rejected" event (a bug). Returns
-// the verdict.
+// event and, when it enters recovering, completed or credential_error or goes from recovering
+// back to enabled (running again), queues a notification (owner_message.h) to each of the
+// registration's targets — or one with no target, for the config's defaults; a reject records
+// a "rejected" event (a bug). Returns the verdict.
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason,
                          common::TimePoint at, const std::string& details = {});

@@ -134,6 +134,13 @@ std::string details_of(const FailureAnalysis& analysis) {
             text += "  " + line.file + ":" + std::to_string(line.line) + ": " + line.text + "\n";
         }
     }
+    if (!analysis.diagnosis.nodes.empty()) {
+        std::string nodes;
+        for (const auto& node : analysis.diagnosis.nodes) {
+            nodes += (nodes.empty() ? "" : ", ") + node;
+        }
+        text += "Nodes: " + nodes + "\n";
+    }
     for (const auto& rejected : analysis.rejected_checkpoints) {
         text += "Checkpoint rejected: " + rejected + "\n";
     }

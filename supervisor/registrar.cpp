@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "notify/target.h"
 #include "recovery/cause.h"
 #include "recovery/whitelist.h"
 #include "supervisor/journal.h"
@@ -94,6 +95,9 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     const auto whitelist = recovery::parse_whitelist(request.allowed_actions);
     if (!whitelist) {
         return tl::unexpected(whitelist.error());
+    }
+    if (auto targets = notify::parse_targets(request.notify); !targets) {
+        return common::fail("--notify: " + targets.error().message, targets.error().hint);
     }
     auto knobs = parse_knobs(request.knobs);
     if (!knobs) {

@@ -113,13 +113,15 @@ TEST_F(PollCycleTest, NcclTimeoutIsRequeuedOnceFromTheLastCheckpointAndSucceeds)
     EXPECT_EQ(transitions[3].message.rfind("enabled -> completed/succeeded", 0), 0U)
         << transitions[3].message;
 
-    // The owner heard of the failure and of the end.
+    // The owner heard of the failure, of the job running again and of the end.
     const auto notifications = m_store->notifications(id);
-    ASSERT_EQ(notifications.size(), 2U);
+    ASSERT_EQ(notifications.size(), 3U);
     EXPECT_NE(notifications[0].subject.find("recovering"), std::string::npos);
     EXPECT_NE(notifications[0].body.find("nccl_timeout"), std::string::npos)
         << notifications[0].body;
-    EXPECT_NE(notifications[1].subject.find("completed/succeeded"), std::string::npos);
+    EXPECT_NE(notifications[1].subject.find("running again"), std::string::npos);
+    EXPECT_NE(notifications[2].body.find("Status: completed/succeeded"), std::string::npos)
+        << notifications[2].body;
 }
 
 // --- b. a person cancels -----------------------------------------------------------------------

@@ -1,0 +1,26 @@
+// make_curl_sender(): the real channels over libcurl.
+//
+//   mailto:  SMTP to [notify] smtp_url (STARTTLS per smtp_tls; AUTH with smtp_secrets_file)
+//   sms:     POST {twilio_base_url}/2010-04-01/Accounts/{twilio_account_sid}/Messages.json,
+//            form To/From/Body, basic auth (user = the SID unless the secrets file names one,
+//            password = the auth token from twilio_secrets_file)
+//   http(s): POST the JSON payload to the URL
+//
+// Each send() is one request with the configured timeout. A channel that is not configured,
+// a secrets file that is missing or too open, a server that is down: transient SendErrors
+// naming what to fix. The sender reads the settings it was made with; the daemon makes a new
+// one when the config is reloaded.
+#pragma once
+
+#include <memory>
+
+#include "common/clock.h"
+#include "notify/sender.h"
+#include "notify/settings.h"
+
+namespace notify {
+
+[[nodiscard]] std::unique_ptr<Sender> make_curl_sender(Settings settings,
+                                                       const common::Clock& clock);
+
+}  // namespace notify

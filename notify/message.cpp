@@ -1,0 +1,205 @@
+// The renderings keep the line prefixes the journal has always used ("Action:", "Would have
+// done:", "Resume from:", "Next step:"), so the email reads like `supervisor events` and
+// scripts that grep either keep working. The SMS is built from prioritised pieces: what cannot
+// fit is dropped whole (or cut with "...") in reverse priority, never the job or its status.
+#include "notify/message.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace notify {
+namespace {
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+    std::string text;
+    for (const auto& item : items) {
+        text += (text.empty() ? "" : std::string(separator)) + item;
+    }
+    return text;
+}
+
+std::string job_label(const Message& m) {
+    return "job " + m.job + (m.job_name.empty() ? "" : " (" + m.job_name + ")");
+}
+
+std::string string_at(const nlohmann::json& json, const char* key) {
+    const auto it = json.find(key);
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> list_at(const nlohmann::json& json, const char* key) {
+    std::vector<std::string> items;
+    const auto it = json.find(key);
+    if (it != json.end() && it->is_array()) {
+        for (const auto& item : *it) {
+            if (item.is_string()) {
+                items.push_back(item.get<std::string>());
+            }
+        }
+    }
+    return items;
+}
+
+// SMS gateways bill and split by GSM-7 segments; anything outside ASCII would switch the whole
+// text to UCS-2 (70 characters a segment). Newlines become spaces.
+std::string sms_safe(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        out += u == '\n' || u == '\r' || u == '\t' ? ' ' : (u < 0x20 || u > 0x7e ? '?' : c);
+    }
+    return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Message& m) {
+    return {{"job", m.job},         {"job_name", m.job_name},
+            {"status", m.status},   {"headline", m.headline},
+            {"reason", m.reason},   {"cause", m.cause},
+            {"summary", m.summary}, {"evidence", m.evidence},
+            {"nodes", m.nodes},     {"checkpoint", m.checkpoint},
+            {"actions", m.actions}, {"would_have_done", m.would_have_done},
+            {"notes", m.notes},     {"next_step", m.next_step},
+            {"attempt", m.attempt}};
+}
+
+Message message_from_json(const nlohmann::json& json) {
+    Message m;
+    if (!json.is_object()) {
+        return m;
+    }
+    m.job = string_at(json, "job");
+    m.job_name = string_at(json, "job_name");
+    m.status = string_at(json, "status");
+    m.headline = string_at(json, "headline");
+    m.reason = string_at(json, "reason");
+    m.cause = string_at(json, "cause");
+    m.summary = string_at(json, "summary");
+    m.evidence = list_at(json, "evidence");
+    m.nodes = list_at(json, "nodes");
+    m.checkpoint = string_at(json, "checkpoint");
+    m.actions = list_at(json, "actions");
+    m.would_have_done = list_at(json, "would_have_done");
+    m.notes = list_at(json, "notes");
+    m.next_step = string_at(json, "next_step");
+    const auto attempt = json.find("attempt");
+    if (attempt != json.end() && attempt->is_number_unsigned()) {
+        m.attempt = attempt->get<std::uint32_t>();
+    }
+    return m;
+}
+
+std::string email_subject(const Message& m) {
+    return "[slurm-supervisor] " + job_label(m) + ": " +
+           (m.headline.empty() ? m.status : m.headline) +
+           (m.cause.empty() ? "" : " (" + m.cause + ")");
+}
+
+std::string email_body(const Message& m) {
+    std::string text = "Job " + m.job + (m.job_name.empty() ? "" : " (" + m.job_name + ")") +
+                       " " + (m.headline.empty() ? "is now " + m.status : m.headline) +
+                       ". Status: " + m.status + (m.attempt ? ", attempt " +
+                                                      std::to_string(m.attempt) : "") +
+                       ".\n\n";
+    if (!m.reason.empty()) {
+        text += "Why: " + m.reason + "\n";
+    }
+    if (!m.cause.empty()) {
+        text += "Cause: " + m.cause + "\n";
+    }
+    if (!m.summary.empty()) {
+        text += "Diagnosis: " + m.summary + "\n";
+    }
+    for (const auto& line : m.evidence) {
+        text += "  " + line + "\n";
+    }
+    if (!m.nodes.empty()) {
+        text += "Node" + std::string(m.nodes.size() > 1 ? "s" : "") + ": " + join(m.nodes, ", ") +
+                "\n";
+    }
+    if (!m.checkpoint.empty()) {
+        text += "Resume from: " + m.checkpoint + "\n";
+    }
+    for (const auto& line : m.actions) {
+        text += "Action: " + line + "\n";
+    }
+    for (const auto& line : m.would_have_done) {
+        text += "Would have done: " + line + "\n";
+    }
+    for (const auto& line : m.notes) {
+        text += "Note: " + line + "\n";
+    }
+    if (!m.next_step.empty()) {
+        text += "Next step: " + m.next_step + "\n";
+    }
+    text += "\nFull history: supervisor events " + m.job + "\n";
+    return text;
+}
+
+std::string sms_text(const Message& m, std::size_t limit) {
+    struct Piece {
+        int priority;  // lower is kept first
+        std::string text;
+    };
+    std::vector<Piece> pieces;  // in reading order
+    pieces.push_back({0, job_label(m) + ": " + (m.headline.empty() ? m.status : m.headline) +
+                             "."});
+    if (!m.cause.empty()) {
+        pieces.push_back(
+            {1, m.cause + (m.nodes.empty() ? "" : " on " + join(m.nodes, ",")) + "."});
+    }
+    if (!m.actions.empty()) {
+        pieces.push_back({3, "Did: " + join(m.actions, "; ") + "."});
+    }
+    if (!m.would_have_done.empty()) {
+        pieces.push_back({3, "Would have: " + join(m.would_have_done, "; ") + "."});
+    }
+    if (!m.checkpoint.empty()) {
+        pieces.push_back(
+            {4, "From " + std::filesystem::path(m.checkpoint).filename().string() + "."});
+    }
+    if (!m.next_step.empty()) {
+        pieces.push_back({2, "Next: " + m.next_step});
+    }
+    for (auto& piece : pieces) {
+        piece.text = sms_safe(piece.text);
+    }
+
+    std::vector<bool> kept(pieces.size(), false);
+    std::vector<std::string> texts(pieces.size());
+    std::size_t used = 0;
+    for (int priority = 0; priority <= 4; ++priority) {
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            if (pieces[i].priority != priority) {
+                continue;
+            }
+            const std::size_t separator = used == 0 ? 0 : 1;
+            if (used + separator + pieces[i].text.size() <= limit) {
+                texts[i] = pieces[i].text;
+            } else if (used + separator + 12 <= limit) {  // room for a useful start
+                texts[i] = pieces[i].text.substr(0, limit - used - separator - 3) + "...";
+            } else {
+                continue;
+            }
+            kept[i] = true;
+            used += separator + texts[i].size();
+        }
+    }
+    std::string text;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (kept[i]) {
+            text += (text.empty() ? "" : " ") + texts[i];
+        }
+    }
+    return text.substr(0, limit);
+}
+
+nlohmann::json webhook_payload(const Message& m, std::int64_t id) {
+    nlohmann::json payload = to_json(m);
+    payload["text"] = email_subject(m) + "\n" + email_body(m);
+    payload["id"] = id;
+    return payload;
+}
+
+}  // namespace notify

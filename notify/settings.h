@@ -1,0 +1,43 @@
+// Settings: the [notify] section of the daemon's config (supervisor/config_notify.cpp reads it;
+// README "Configuration" documents every key). Plain values; validated when read.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace notify {
+
+// How SMTP uses TLS on an smtp:// URL (smtps:// is TLS from the first byte whatever this says).
+enum class SmtpTls {
+    none,      // never (a loopback relay)
+    try_tls,   // STARTTLS when the server offers it, else plain
+    required,  // STARTTLS or fail
+};
+
+struct Settings {
+    // Email: empty smtp_url means no email channel (mailto: messages wait, with the reason).
+    std::string smtp_url;  // smtp://host:587 or smtps://host:465
+    std::string smtp_from;  // envelope sender and From: header
+    std::filesystem::path smtp_secrets_file;  // empty: no SMTP AUTH
+    SmtpTls smtp_tls = SmtpTls::try_tls;
+
+    // SMS through Twilio's Messages API.
+    std::string twilio_base_url = "https://api.twilio.com";
+    std::string twilio_account_sid;
+    std::string twilio_from;  // a Twilio number (+1...) or messaging sender
+    std::filesystem::path twilio_secrets_file;  // password = auth token; user defaults to the SID
+
+    // Targets for registrations that name none.
+    std::vector<std::string> default_targets;
+
+    std::chrono::seconds retry_initial{30};  // after the first failed try; doubles
+    std::chrono::seconds retry_max{3600};    // the longest wait between tries
+    std::chrono::seconds cooldown{3600};     // equal dedup_key to one target: sent once per this
+    std::uint32_t sms_per_hour = 4;          // per job and number; later ones are folded
+    std::chrono::seconds timeout{30};        // per request, connecting included
+};
+
+}  // namespace notify

@@ -1,0 +1,102 @@
+// Targets are checked strictly at registration and at config load, so the outbox never holds a
+// target a channel would have to guess about: no whitespace or control characters anywhere (a
+// CR/LF in an address would inject SMTP commands or mail headers), one '@' in a mail address,
+// E.164 digits for SMS.
+#include "notify/target.h"
+
+#include <algorithm>
+
+namespace notify {
+namespace {
+
+constexpr std::string_view k_forms =
+    "use mailto:NAME@DOMAIN, sms:+NUMBER (E.164, e.g. sms:+15551234567) or an https:// URL";
+
+bool has_space_or_control(std::string_view text) {
+    return std::ranges::any_of(text, [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u <= 0x20 || u == 0x7f;
+    });
+}
+
+common::Result<Target> email(std::string_view text, std::string_view address) {
+    const auto at = address.find('@');
+    if (at == std::string_view::npos || at == 0 || at + 1 == address.size() ||
+        address.find('@', at + 1) != std::string_view::npos ||
+        address.find_first_of("<>,;\"()[]\\") != std::string_view::npos) {
+        return common::fail("notification target '" + std::string(text) +
+                                "': not a mail address (one '@' with a name before and a domain "
+                                "after, no <>,;\"()[]\\)",
+                            std::string(k_forms));
+    }
+    return Target{Channel::email, std::string(address), std::string(text)};
+}
+
+common::Result<Target> sms(std::string_view text, std::string_view number) {
+    const auto digits = number.substr(std::min<std::size_t>(1, number.size()));
+    if (number.empty() || number.front() != '+' || digits.size() < 7 || digits.size() > 15 ||
+        !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; })) {
+        return common::fail("notification target '" + std::string(text) +
+                                "': not an E.164 phone number ('+', country code, 7 to 15 digits "
+                                "in all, no spaces)",
+                            std::string(k_forms));
+    }
+    return Target{Channel::sms, std::string(number), std::string(text)};
+}
+
+common::Result<Target> webhook(std::string_view text) {
+    const auto scheme_end = text.find("://");
+    const auto host = text.substr(scheme_end + 3);
+    if (host.empty() || host.front() == '/' || host.front() == ':') {
+        return common::fail("notification target '" + std::string(text) + "': the URL has no host",
+                            std::string(k_forms));
+    }
+    return Target{Channel::webhook, std::string(text), std::string(text)};
+}
+
+}  // namespace
+
+std::string_view to_string(Channel channel) {
+    switch (channel) {
+        case Channel::email: return "email";
+        case Channel::sms: return "sms";
+        case Channel::webhook: return "webhook";
+    }
+    return "unknown";
+}
+
+common::Result<Target> parse_target(std::string_view text) {
+    if (text.empty()) {
+        return common::fail("empty notification target", std::string(k_forms));
+    }
+    if (has_space_or_control(text)) {
+        return common::fail("notification target '" + std::string(text) +
+                                "' contains a space or control character",
+                            std::string(k_forms));
+    }
+    if (text.starts_with("mailto:")) {
+        return email(text, text.substr(7));
+    }
+    if (text.starts_with("sms:")) {
+        return sms(text, text.substr(4));
+    }
+    if (text.starts_with("https://") || text.starts_with("http://")) {
+        return webhook(text);
+    }
+    return common::fail("notification target '" + std::string(text) + "': unknown kind",
+                        std::string(k_forms));
+}
+
+common::Result<std::vector<Target>> parse_targets(const std::vector<std::string>& texts) {
+    std::vector<Target> targets;
+    for (const auto& text : texts) {
+        auto target = parse_target(text);
+        if (!target) {
+            return tl::unexpected(target.error());
+        }
+        targets.push_back(std::move(*target));
+    }
+    return targets;
+}
+
+}  // namespace notify

@@ -1,0 +1,35 @@
+// Notification targets: where one message goes. A registration lists its own (`--notify`); the
+// config's [notify] default_targets serve registrations that list none.
+//
+//   mailto:owner@example.org   email over SMTP ([notify] smtp_*)
+//   sms:+15551234567           SMS through Twilio ([notify] twilio_*), E.164 number
+//   https://hooks.example/...  JSON webhook (Slack incoming webhooks and the like); http:// too
+//
+// parse_target() fails (value) with what is wrong and the accepted forms.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+
+namespace notify {
+
+enum class Channel { email, sms, webhook };
+[[nodiscard]] std::string_view to_string(Channel channel);
+
+struct Target {
+    Channel channel = Channel::email;
+    std::string address;  // the mail address, the +number, or the whole URL
+    std::string text;     // the target as written ("mailto:a@b")
+
+    bool operator==(const Target&) const = default;
+};
+
+[[nodiscard]] common::Result<Target> parse_target(std::string_view text);
+// Every entry parsed, or the first error.
+[[nodiscard]] common::Result<std::vector<Target>> parse_targets(
+    const std::vector<std::string>& texts);
+
+}  // namespace notify

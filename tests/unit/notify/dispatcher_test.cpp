@@ -1,0 +1,194 @@
+// The dispatcher over FakeSender: what is due is sent once and marked sent with its event;
+// transient failures back off (doubling, capped) and lose nothing; a channel that is down is
+// not hammered; permanent rejections fail; duplicates within the cooldown are suppressed;
+// rows without a target go to the default targets.
+#include "support.h"
+
+namespace notify::test {
+namespace {
+
+using namespace std::chrono_literals;
+using state::NotificationStatus;
+
+using Dispatch = DispatcherTest;
+
+TEST_F(Dispatch, SendsWhatIsDueOnceAndMarksItSentWithAnEvent) {
+    const auto id = enqueue("mailto:owner@example.org", "100:recovering:1");
+    const auto report = run();
+    EXPECT_EQ(report.sent, 1U);
+    ASSERT_EQ(sender.calls.size(), 1U);
+    EXPECT_EQ(sender.calls[0].target.channel, Channel::email);
+    EXPECT_EQ(sender.calls[0].target.address, "owner@example.org");
+    EXPECT_NE(sender.calls[0].message.subject.find("job 100 (train)"), std::string::npos);
+    EXPECT_NE(sender.calls[0].message.body.find("nccl_timeout"), std::string::npos);
+    EXPECT_EQ(sender.calls[0].message.id, id);
+
+    const auto sent = row(id);
+    EXPECT_EQ(sent.status, NotificationStatus::sent);
+    EXPECT_EQ(sent.sent_at, clock.now());
+    EXPECT_EQ(sent.tries, 1U);
+    const auto events = notification_events();
+    ASSERT_EQ(events.size(), 1U);
+    EXPECT_NE(events[0].message.find("sent"), std::string::npos) << events[0].message;
+
+    clock.advance(1h);
+    EXPECT_EQ(run(), DispatchReport{});
+    EXPECT_EQ(sender.calls.size(), 1U);
+}
+
+TEST_F(Dispatch, WaitsUntilNextTry) {
+    const auto id = enqueue("mailto:owner@example.org", "k");
+    auto n = row(id);
+    n.next_try_at = clock.now() + 10s;
+    store->update_notification(n);
+    run();
+    EXPECT_TRUE(sender.calls.empty());
+    clock.advance(10s);
+    run();
+    EXPECT_EQ(sender.calls.size(), 1U);
+}
+
+TEST_F(Dispatch, TransientFailuresBackOffDoublingToTheCapThenDeliverExactlyOnce) {
+    const auto id = enqueue("mailto:owner@example.org", "k");
+    sender.down = true;
+    const std::vector<std::chrono::seconds> expected{30s, 60s, 120s, 240s, 240s};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const auto before = sender.calls.size();
+        EXPECT_EQ(run().retried, 1U);
+        EXPECT_EQ(sender.calls.size(), before + 1);
+        const auto pending = row(id);
+        EXPECT_EQ(pending.status, NotificationStatus::pending);
+        EXPECT_EQ(pending.tries, i + 1);
+        EXPECT_EQ(pending.next_try_at, clock.now() + expected[i]) << "try " << i + 1;
+        EXPECT_EQ(pending.last_error, "connection refused");
+        clock.advance(expected[i] - 1s);
+        run();  // not yet due
+        EXPECT_EQ(sender.calls.size(), before + 1);
+        clock.advance(1s);
+    }
+    sender.down = false;
+    EXPECT_EQ(run().sent, 1U);
+    EXPECT_EQ(row(id).status, NotificationStatus::sent);
+    EXPECT_EQ(row(id).tries, expected.size() + 1);
+    const auto calls = sender.calls.size();
+    clock.advance(24h);
+    run();
+    EXPECT_EQ(sender.calls.size(), calls);
+    EXPECT_EQ(notification_events().size(), expected.size() + 1);  // each failure, the send
+}
+
+TEST_F(Dispatch, AChannelThatIsDownIsTriedOncePerRunAndTheOthersWaitForIt) {
+    const auto first = enqueue("mailto:a@example.org", "a");
+    const auto second = enqueue("mailto:b@example.org", "b");
+    const auto hook = enqueue("https://hooks.example.org/T0/secret", "c");
+    sender.down = true;
+    const auto report = run();
+    // the email server failed on `first`; `second` was not tried; the webhook host was
+    EXPECT_EQ(sender.calls.size(), 2U);
+    EXPECT_EQ(report.retried, 2U);
+    EXPECT_EQ(report.deferred, 1U);
+    EXPECT_EQ(row(second).tries, 0U);
+    EXPECT_EQ(row(second).next_try_at, row(first).next_try_at);
+    EXPECT_EQ(row(hook).tries, 1U);
+
+    sender.down = false;
+    clock.advance(30s);
+    EXPECT_EQ(run().sent, 3U);
+    for (const auto id : {first, second, hook}) {
+        EXPECT_EQ(row(id).status, NotificationStatus::sent);
+    }
+}
+
+TEST_F(Dispatch, APermanentRejectionFailsWithTheServersReason) {
+    const auto id = enqueue("mailto:nobody@example.org", "k");
+    sender.script.push_back(tl::unexpected(SendError{"SMTP 550: no such user", true}));
+    EXPECT_EQ(run().failed, 1U);
+    EXPECT_EQ(row(id).status, NotificationStatus::failed);
+    EXPECT_EQ(row(id).last_error, "SMTP 550: no such user");
+    clock.advance(24h);
+    run();
+    EXPECT_EQ(sender.calls.size(), 1U);
+    ASSERT_EQ(notification_events().size(), 1U);
+    EXPECT_NE(notification_events()[0].message.find("550"), std::string::npos);
+}
+
+TEST_F(Dispatch, ATargetThatDoesNotParseFails) {
+    const auto id = enqueue("fax:12345", "k");
+    EXPECT_EQ(run().failed, 1U);
+    EXPECT_TRUE(sender.calls.empty());
+    EXPECT_EQ(row(id).status, NotificationStatus::failed);
+    EXPECT_NE(row(id).last_error.find("unknown kind"), std::string::npos);
+}
+
+TEST_F(Dispatch, AnEqualKeyToTheSameTargetWithinTheCooldownIsSentOnce) {
+    const auto first = enqueue("mailto:a@example.org", "100:recovering:2");
+    run();
+    clock.advance(10min);
+    const auto repeat = enqueue("mailto:a@example.org", "100:recovering:2");
+    const auto other_target = enqueue("mailto:b@example.org", "100:recovering:2");
+    const auto report = run();
+    EXPECT_EQ(report.sent, 1U);
+    EXPECT_EQ(report.suppressed, 1U);
+    EXPECT_EQ(row(repeat).status, NotificationStatus::suppressed);
+    EXPECT_NE(row(repeat).last_error.find("duplicate of notification #" + std::to_string(first)),
+              std::string::npos)
+        << row(repeat).last_error;
+    EXPECT_NE(row(repeat).last_error.find("600 s ago"), std::string::npos);
+    EXPECT_EQ(row(other_target).status, NotificationStatus::sent);
+
+    clock.advance(1h);  // the cooldown is over
+    const auto later = enqueue("mailto:a@example.org", "100:recovering:2");
+    run();
+    EXPECT_EQ(row(later).status, NotificationStatus::sent);
+    EXPECT_EQ(sender.calls.size(), 3U);
+}
+
+TEST_F(Dispatch, EqualKeysDueTogetherAreSentOnce) {
+    enqueue("mailto:a@example.org", "same");
+    const auto second = enqueue("mailto:a@example.org", "same");
+    run();
+    EXPECT_EQ(sender.calls.size(), 1U);
+    EXPECT_EQ(row(second).status, NotificationStatus::suppressed);
+}
+
+TEST_F(Dispatch, ARowWithoutTargetGoesToEachDefaultTarget) {
+    settings.default_targets = {"mailto:team@example.org", "https://hooks.example.org/x"};
+    const auto placeholder = enqueue("", "k");
+    const auto report = run();
+    EXPECT_EQ(report.sent, 2U);
+    EXPECT_EQ(report.suppressed, 1U);
+    ASSERT_EQ(sender.calls.size(), 2U);
+    EXPECT_EQ(sender.calls[0].target.text, "mailto:team@example.org");
+    EXPECT_EQ(sender.calls[1].target.text, "https://hooks.example.org/x");
+    EXPECT_EQ(row(placeholder).status, NotificationStatus::suppressed);
+    EXPECT_NE(row(placeholder).last_error.find("default targets"), std::string::npos);
+    // the webhook's path (its secret) is not written to the journal
+    for (const auto& event : notification_events()) {
+        EXPECT_EQ(event.message.find("hooks.example.org/x"), std::string::npos) << event.message;
+    }
+    run();
+    EXPECT_EQ(sender.calls.size(), 2U);
+}
+
+TEST_F(Dispatch, ARowWithoutTargetAndNoDefaultsIsSuppressedWithTheReason) {
+    const auto placeholder = enqueue("", "k");
+    EXPECT_EQ(run().suppressed, 1U);
+    EXPECT_TRUE(sender.calls.empty());
+    EXPECT_NE(row(placeholder).last_error.find("default_targets is empty"), std::string::npos);
+}
+
+TEST_F(Dispatch, TheWebhookGetsTheJsonPayloadWithTextAndFields) {
+    const auto id = enqueue("https://hooks.example.org/x", "k");
+    run();
+    ASSERT_EQ(sender.calls.size(), 1U);
+    const auto payload = nlohmann::json::parse(sender.calls[0].message.json);
+    EXPECT_EQ(payload["job"], "100");
+    EXPECT_EQ(payload["status"], "recovering");
+    EXPECT_EQ(payload["cause"], "nccl_timeout");
+    EXPECT_EQ(payload["id"], id);
+    EXPECT_NE(payload["text"].get<std::string>().find("Next step: nothing to do."),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace notify::test

@@ -1,0 +1,57 @@
+// The secrets file: read when private, refused (naming the file and `chmod 600`) when group or
+// others can read it, and format errors with the line.
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "notify/secrets.h"
+#include "support.h"
+
+namespace notify::test {
+namespace {
+
+std::filesystem::path write(const TempDir& dir, const std::string& text, mode_t mode) {
+    const auto file = dir.path() / "smtp.secret";
+    std::ofstream(file) << text;
+    ::chmod(file.c_str(), mode);
+    return file;
+}
+
+TEST(Secrets, APrivateFileIsRead) {
+    TempDir dir;
+    const auto file = write(dir, "# SMTP login\nuser = robot@example.org\npassword= s3 cr=t \n",
+                            0600);
+    const auto credentials = read_secrets(file);
+    ASSERT_TRUE(credentials) << credentials.error().message;
+    EXPECT_EQ(credentials->user, "robot@example.org");
+    EXPECT_EQ(credentials->password, "s3 cr=t");
+    EXPECT_TRUE(read_secrets(write(dir, "password = x\n", 0400)));
+}
+
+TEST(Secrets, AFileOthersCanReadIsRefusedWithTheFix) {
+    TempDir dir;
+    for (const mode_t mode : {0644, 0640, 0604, 0620, 0660}) {
+        const auto file = write(dir, "password = x\n", mode);
+        const auto credentials = read_secrets(file);
+        ASSERT_FALSE(credentials) << std::oct << mode;
+        EXPECT_NE(credentials.error().message.find(file.string()), std::string::npos);
+        EXPECT_NE(credentials.error().message.find("group or others"), std::string::npos);
+        EXPECT_EQ(credentials.error().hint, "chmod 600 " + file.string());
+    }
+}
+
+TEST(Secrets, MissingFileDirectoryAndBadLinesAreErrors) {
+    TempDir dir;
+    EXPECT_FALSE(read_secrets(dir.path() / "none"));
+    EXPECT_FALSE(read_secrets(dir.path()));
+    const auto no_equals = read_secrets(write(dir, "user robot\n", 0600));
+    ASSERT_FALSE(no_equals);
+    EXPECT_NE(no_equals.error().message.find("smtp.secret:1"), std::string::npos);
+    const auto unknown = read_secrets(write(dir, "user = a\ntoken = b\n", 0600));
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().message.find("smtp.secret:2: unknown key 'token'"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace notify::test

@@ -1,0 +1,48 @@
+// Target parsing: the three kinds, and the errors that keep bad targets out of the outbox.
+#include <gtest/gtest.h>
+
+#include "notify/target.h"
+
+namespace notify {
+namespace {
+
+TEST(Target, ParsesTheThreeKinds) {
+    EXPECT_EQ(parse_target("mailto:owner@example.org"),
+              (Target{Channel::email, "owner@example.org", "mailto:owner@example.org"}));
+    EXPECT_EQ(parse_target("sms:+15551234567"),
+              (Target{Channel::sms, "+15551234567", "sms:+15551234567"}));
+    EXPECT_EQ(parse_target("https://hooks.slack.com/services/T0/B0/x")->channel,
+              Channel::webhook);
+    EXPECT_EQ(parse_target("http://127.0.0.1:8080/hook")->address, "http://127.0.0.1:8080/hook");
+}
+
+TEST(Target, RejectsWhatAChannelWouldHaveToGuess) {
+    for (const char* bad : {"", "owner@example.org", "mailto:", "mailto:owner",
+                            "mailto:@example.org", "mailto:a@b@c", "mailto:<a@b>",
+                            "mailto:a@b\r\nRCPT TO:<x@y>", "mailto:a b@c", "sms:5551234567",
+                            "sms:+1555", "sms:+1555-123-4567", "sms:+1234567890123456",
+                            "https://", "http:///path", "ftp://example.org", "fax:+15551234567"}) {
+        const auto parsed = parse_target(bad);
+        EXPECT_FALSE(parsed) << bad;
+        if (!parsed) {
+            EXPECT_FALSE(parsed.error().hint.empty()) << bad;
+        }
+    }
+}
+
+TEST(Target, TheErrorNamesTheTarget) {
+    const auto parsed = parse_target("sms:12345");
+    ASSERT_FALSE(parsed);
+    EXPECT_NE(parsed.error().message.find("'sms:12345'"), std::string::npos);
+    EXPECT_NE(parsed.error().message.find("E.164"), std::string::npos);
+}
+
+TEST(Target, ParseTargetsStopsAtTheFirstError) {
+    EXPECT_EQ(parse_targets({"mailto:a@b.org", "sms:+15551234567"})->size(), 2U);
+    const auto bad = parse_targets({"mailto:a@b.org", "pager:7"});
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("pager:7"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace notify
