@@ -36,6 +36,13 @@ inline constexpr const char* k_database_file_name = "supervisor.db";
 
 class Transaction;
 
+// How many registrations have one status and outcome (count_registrations()).
+struct StatusCount {
+    Status status = Status::pending;
+    Outcome outcome = Outcome::none;
+    std::int64_t count = 0;
+};
+
 class Store {
   public:
     // Opens (creating the directory and file if needed) and migrates to the current schema.
@@ -102,6 +109,17 @@ class Store {
     [[nodiscard]] std::vector<Notification> sent_since(const JobId& job,
                                                        const std::string& target,
                                                        TimePoint since) const;
+
+    // --- whole-file looks (metrics, `supervisor doctor`; store_health.cpp) ---------------
+    // Registrations per (status, outcome), every registration counted, unregistered too.
+    [[nodiscard]] std::vector<StatusCount> count_registrations() const;
+    // Notifications still to be sent (status pending, due or not).
+    [[nodiscard]] std::int64_t count_pending_notifications() const;
+    // PRAGMA integrity_check: {"ok"} for a sound file, else SQLite's list of problems. Reads
+    // the whole file (seconds for a large one): for `doctor`, not for every cycle.
+    [[nodiscard]] std::vector<std::string> integrity_check() const;
+    // PRAGMA journal_mode ("wal" once open() succeeded).
+    [[nodiscard]] std::string journal_mode() const;
 
     [[nodiscard]] int schema_version() const;
     [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
