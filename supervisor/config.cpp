@@ -50,7 +50,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
             "poll_interval_ms",   "max_backoff_ms",     "start_delay_s",
             "requeue_backoff_s",  "requeue_backoff_max_s", "same_failure_limit",
             "max_excluded_nodes", "time_limit_max_factor", "log_head_bytes",
-            "log_tail_bytes",     "rules",                 "notify"};
+            "log_tail_bytes",     "rules",                 "metrics_file",
+            "notify"};
         if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
             std::end(k_keys)) {
             std::string known;
@@ -102,6 +103,15 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
             }
             base.rules_files.emplace_back(*path);
         }
+    }
+    if (const auto* metrics = table.get("metrics_file")) {
+        const auto path = metrics->value<std::string>();
+        if (!path || !std::filesystem::path(*path).is_absolute()) {
+            return common::fail(file.string() + ": 'metrics_file' must be an absolute path",
+                                "e.g. metrics_file = "
+                                "\"/var/lib/prometheus/node-exporter/slurm-supervisor.prom\"");
+        }
+        base.metrics_file = *path;
     }
     if (const auto* notify = table.get("notify")) {
         if (auto read = read_notify_config(*notify, file, base.notify); !read) {

@@ -25,12 +25,13 @@ struct Config {
     recovery::ExcerptLimits log_limits;
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
     notify::Settings notify;  // the [notify] table (config_notify.h)
+    std::filesystem::path metrics_file;  // Prometheus textfile, rewritten each cycle; empty: none
 };
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
-// time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths), [notify]
-// (config_notify.h). A missing file is an error only
+// time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file
+// (an absolute path), [notify] (config_notify.h). A missing file is an error only
 // when `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file,
                                                  Config base, bool required);

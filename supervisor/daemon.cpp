@@ -32,9 +32,12 @@ void install_handlers() {
     sigaction(SIGHUP, &action, nullptr);
 }
 
-void sleep_unless_stopped(std::chrono::milliseconds duration) {
+void sleep_unless_stopped(std::chrono::milliseconds duration, DaemonObserver* observer) {
     const auto until = std::chrono::steady_clock::now() + duration;
     while (!g_stop && !g_reload && std::chrono::steady_clock::now() < until) {
+        if (observer) {
+            observer->alive();  // the systemd watchdog is fed here, also while backing off
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
 }
@@ -74,6 +77,9 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     auto dispatcher = std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);
     spdlog::info("supervisor started: database {}, poll every {} ms", store.path().string(),
                  config.poll_interval.count());
+    if (options.observer) {
+        options.observer->started(config);
+    }
 
     std::optional<std::chrono::steady_clock::time_point> unreachable_since;
     auto backoff = config.poll_interval;
@@ -96,10 +102,18 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                     std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);
                 spdlog::info("configuration and rules reloaded");
             }
+            if (options.observer) {
+                options.observer->reloaded(config);
+            }
         }
         auto wait = config.poll_interval;
         try {
+            const auto cycle_start = std::chrono::steady_clock::now();
             const auto report = cycle->run();
+            if (options.observer) {
+                options.observer->cycle_finished(report,
+                                                 std::chrono::steady_clock::now() - cycle_start);
+            }
             if (!report.slurm_reachable) {
                 if (!unreachable_since) {
                     unreachable_since = std::chrono::steady_clock::now();
@@ -124,12 +138,18 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
             }
         } catch (const state::DatabaseError& e) {
             spdlog::error("cycle aborted, nothing of it was recorded; retrying: {}", e.what());
+            if (options.observer) {
+                options.observer->cycle_failed(e.what());
+            }
         }
         send_notifications(*dispatcher);
         if (options.once) {
             break;
         }
-        sleep_unless_stopped(wait);
+        sleep_unless_stopped(wait, options.observer);
+    }
+    if (options.observer) {
+        options.observer->stopping();
     }
     spdlog::info("supervisor stopped");
     return 0;

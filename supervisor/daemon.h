@@ -16,6 +16,7 @@
 #include "slurm/client.h"
 #include "state/store.h"
 #include "supervisor/config.h"
+#include "supervisor/daemon_observer.h"
 
 namespace supervisor {
 
@@ -26,6 +27,8 @@ struct DaemonOptions {
     std::function<common::Result<Config>()> load_config;
     // Builds the catalogue from the config; called at start and on SIGHUP.
     std::function<common::Result<recovery::Catalogue>(const Config&)> load_catalogue;
+    // Told about start, cycles, idle time, reloads and stop (systemd, metrics); may be null.
+    DaemonObserver* observer = nullptr;
 };
 
 [[nodiscard]] common::Result<int> run_daemon(state::Store& store, slurm::Client& client,

@@ -244,6 +244,7 @@ CycleReport PollCycle::run() {
     if (!query) {
         report.slurm_reachable = false;
         report.slurm_error = query.error().message;
+        report.slurm_error_kind = std::string(slurm::to_string(query.error().kind));
         if (query.error().kind == slurm::ErrorKind::access_denied) {
             for (auto registration : m_store.registrations(true)) {
                 if (!is_watched(registration)) {
@@ -277,6 +278,7 @@ CycleReport PollCycle::run() {
         if (!again) {
             report.slurm_reachable = false;
             report.slurm_error = again.error().message;
+            report.slurm_error_kind = std::string(slurm::to_string(again.error().kind));
             return report;
         }
         jobs.clear();

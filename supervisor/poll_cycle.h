@@ -29,6 +29,7 @@ namespace supervisor {
 struct CycleReport {
     bool slurm_reachable = true;
     std::string slurm_error;      // when unreachable
+    std::string slurm_error_kind;  // when unreachable: slurm::to_string(ErrorKind)
     bool slurm_changed = false;   // slurmctld's job table changed since the last cycle
     int watched = 0;
     int transitions = 0;

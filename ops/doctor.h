@@ -1,0 +1,77 @@
+// `supervisor doctor`: checks that say what is wrong with an installation and what to do.
+//
+// Each check is a value (name, ok/warn/fail, what was found, the fix); none throws, none
+// changes anything (the database is opened only when it already exists). A report has failed
+// when any check failed; warnings do not fail it. src/command_doctor.cpp gathers the inputs
+// (config, catalogue, Slurm client, store) the way `supervisor run` does and prints the report.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "recovery/catalogue.h"
+#include "slurm/client.h"
+#include "state/store.h"
+#include "supervisor/config.h"
+
+namespace ops {
+
+enum class CheckStatus { ok, warn, fail };
+[[nodiscard]] std::string_view to_string(CheckStatus status);  // "ok", "warn", "FAIL"
+
+struct Check {
+    std::string name;  // "config", "slurmctld", ...
+    CheckStatus status = CheckStatus::ok;
+    std::string message;  // what was found
+    std::string fix;      // what to do; empty for ok
+
+    bool operator==(const Check&) const = default;
+};
+
+struct DoctorReport {
+    std::vector<Check> checks;
+    [[nodiscard]] bool failed() const;
+};
+
+// One line per check: "ok    name: message" / "FAIL  name: message; fix: ...".
+[[nodiscard]] std::string render_text(const DoctorReport& report);
+// {"ok": bool, "checks": [{"name", "status" ("ok"|"warn"|"fail"), "message", "fix"}]}
+[[nodiscard]] nlohmann::json render_json(const DoctorReport& report);
+
+// --- checks of the local installation (doctor_checks.cpp) ------------------------------
+// `source`: the file it came from, or a note that none exists.
+[[nodiscard]] Check check_config(const common::Result<supervisor::Config>& config,
+                                 const std::string& source);
+[[nodiscard]] Check check_rules(const common::Result<recovery::Catalogue>& catalogue);
+// Exists (else warn: created on first use), is a directory we can write, is ours, and no one
+// else can write it (FAIL: they could change the env files jobs source).
+[[nodiscard]] Check check_state_dir(const std::filesystem::path& directory, uid_t uid);
+// Opens `file` when it exists (else one warn) and checks schema version, integrity, WAL.
+// Returns the open store (for the checks that read registrations) through `opened`.
+[[nodiscard]] std::vector<Check> check_database(const std::filesystem::path& file,
+                                                std::unique_ptr<state::Store>& opened);
+// Its directory exists and is writable (empty path: ok, not configured).
+[[nodiscard]] Check check_metrics_file(const std::filesystem::path& file);
+
+// --- checks of Slurm (doctor_slurm.cpp) --------------------------------------------------
+// The release compiled against and the libslurm API running.
+[[nodiscard]] Check check_slurm_version(const std::string& compiled, const std::string& runtime);
+// slurmctld answers a node query, and accepts our munge credential: two checks. `client` is
+// null when it could not be created (`create_error` says why).
+[[nodiscard]] std::vector<Check> check_slurm(slurm::Client* client,
+                                             const std::string& create_error);
+// Whether we are a Slurm operator, and what that means for the watched registrations:
+// other users' jobs (FAIL without operator rights) and drain_node (reported, not done).
+[[nodiscard]] Check check_operator(slurm::Client* client,
+                                   std::span<const state::Registration> registrations, uid_t uid);
+
+}  // namespace ops

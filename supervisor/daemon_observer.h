@@ -1,0 +1,33 @@
+// DaemonObserver: what the daemon loop tells the outside about itself — for systemd's notify
+// protocol and the metrics file (ops/service_reporter.h implements it). The loop calls it from
+// its one thread; an observer must not block for long nor throw.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "supervisor/config.h"
+#include "supervisor/poll_cycle.h"
+
+namespace supervisor {
+
+class DaemonObserver {
+  public:
+    virtual ~DaemonObserver() = default;
+    // The configuration is loaded and the first cycle is about to run.
+    virtual void started(const Config& config) = 0;
+    // A cycle ran to its end (slurmctld reachable or not); `took` is its wall time.
+    virtual void cycle_finished(const CycleReport& report,
+                                std::chrono::steady_clock::duration took) = 0;
+    // A cycle was aborted by a database error (nothing of it recorded).
+    virtual void cycle_failed(const std::string& error) = 0;
+    // The loop is alive and between cycles: called every sleep slice (about every 50 ms),
+    // never from inside a cycle, so a hung cycle stops these calls.
+    virtual void alive() = 0;
+    // After SIGHUP: the configuration now in force (the old one when the reload failed).
+    virtual void reloaded(const Config& config) = 0;
+    // The loop is leaving (SIGTERM/SIGINT or --once).
+    virtual void stopping() = 0;
+};
+
+}  // namespace supervisor

@@ -1,0 +1,252 @@
+// Each doctor check's ok, warn and FAIL paths, against the fake Slurm client (and a stub for
+// what the fake cannot do: munge refusing us), temp directories and real SQLite files; and
+// the two renderings.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "ops/doctor.h"
+#include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/supervisor/temp_dir.h"
+
+namespace ops {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool mentions(const Check& check, const std::string& text) {
+    return check.message.find(text) != std::string::npos ||
+           check.fix.find(text) != std::string::npos;
+}
+
+// Answers every call with one error kind (what the fake cannot simulate).
+class RefusingClient final : public slurm::Client {
+  public:
+    explicit RefusingClient(slurm::ErrorKind kind) : m_error{kind, "refused by stub"} {}
+    slurm::Result<slurm::JobQuery> load_jobs(std::span<const slurm::JobId>) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> requeue(const slurm::JobId&, slurm::RequeueMode) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> release(const slurm::JobId&) override { return tl::unexpected(m_error); }
+    slurm::Result<void> set_excluded_nodes(const slurm::JobId&, const std::string&) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> set_required_nodes(const slurm::JobId&, const std::string&) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> set_time_limit(const slurm::JobId&, std::chrono::minutes) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> set_start_time(const slurm::JobId&, slurm::TimePoint) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> cancel(const slurm::JobId&) override { return tl::unexpected(m_error); }
+    slurm::Result<std::optional<slurm::AccountingRecord>> load_accounting(
+        const slurm::JobId&) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest&) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<std::string> batch_script(const slurm::JobId&) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<void> drain_node(const std::string&, const std::string&) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<bool> is_operator() override { return tl::unexpected(m_error); }
+
+  private:
+    slurm::Error m_error;
+};
+
+TEST(Doctor, ConfigAndRules) {
+    supervisor::Config config;
+    config.state_dir = "/tmp/x";
+    const auto good = check_config(config, "/etc/c.toml");
+    EXPECT_EQ(good.status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(good, "/etc/c.toml"));
+    const auto bad =
+        check_config(common::fail("c.toml: unknown key 'pol'", "known keys: ..."), "c.toml");
+    EXPECT_EQ(bad.status, CheckStatus::fail);
+    EXPECT_EQ(bad.fix, "known keys: ...");
+    EXPECT_EQ(check_rules(common::fail("rules.toml:3: bad regex")).status, CheckStatus::fail);
+    EXPECT_EQ(check_rules(recovery::Catalogue{}).status, CheckStatus::ok);
+}
+
+TEST(Doctor, StateDirectory) {
+    supervisor::test::TempDir dir;
+    const auto uid = ::getuid();
+    EXPECT_EQ(check_state_dir(dir.path() / "missing", uid).status, CheckStatus::warn);
+    ::chmod(dir.path().c_str(), 0700);
+    EXPECT_EQ(check_state_dir(dir.path(), uid).status, CheckStatus::ok);
+    ::chmod(dir.path().c_str(), 0777);
+    const auto open = check_state_dir(dir.path(), uid);
+    EXPECT_EQ(open.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(open, "chmod 700")) << open.message;
+    EXPECT_TRUE(mentions(open, "0777")) << open.message;
+    ::chmod(dir.path().c_str(), 0700);
+    EXPECT_EQ(check_state_dir(dir.path(), uid + 1).status, CheckStatus::warn);  // not ours
+    std::ofstream(dir.path() / "file") << "x";
+    EXPECT_EQ(check_state_dir(dir.path() / "file", uid).status, CheckStatus::fail);
+}
+
+TEST(Doctor, DatabaseMissingSoundAndNotADatabase) {
+    supervisor::test::TempDir dir;
+    const auto file = dir.path() / "supervisor.db";
+    std::unique_ptr<state::Store> store;
+    auto checks = check_database(file, store);
+    ASSERT_EQ(checks.size(), 1U);
+    EXPECT_EQ(checks[0].status, CheckStatus::warn);
+    EXPECT_FALSE(fs::exists(file));  // doctor creates nothing
+    EXPECT_EQ(store, nullptr);
+
+    ASSERT_TRUE(state::Store::open(file));
+    checks = check_database(file, store);
+    ASSERT_EQ(checks.size(), 3U);
+    for (const auto& check : checks) {
+        EXPECT_EQ(check.status, CheckStatus::ok) << check.name << ": " << check.message;
+    }
+    EXPECT_TRUE(mentions(checks[0], "schema version"));
+    EXPECT_EQ(checks[2].name, "database_wal");
+    EXPECT_NE(store, nullptr);
+
+    const auto junk = dir.path() / "junk.db";
+    std::ofstream(junk) << "this is not an SQLite file, but long enough to look at its header....."
+                           "......................................................................";
+    std::unique_ptr<state::Store> none;
+    checks = check_database(junk, none);
+    ASSERT_EQ(checks.size(), 1U);
+    EXPECT_EQ(checks[0].status, CheckStatus::fail);
+    EXPECT_EQ(none, nullptr);
+}
+
+TEST(Doctor, DatabaseIntegrityFailure) {
+    supervisor::test::TempDir dir;
+    const auto file = dir.path() / "supervisor.db";
+    {
+        auto store = state::Store::open(file);
+        ASSERT_TRUE(store);
+        for (int i = 0; i < 50; ++i) {  // enough rows for several pages
+            state::Registration r;
+            r.job = common::JobId::parse(std::to_string(1000 + i)).value();
+            r.job_name = std::string(500, 'x');
+            ASSERT_TRUE((*store)->insert_registration(r));
+        }
+    }
+    fs::remove(file.string() + "-wal");
+    fs::remove(file.string() + "-shm");
+    {  // scribble over an index/table page in the middle of the file
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(fs::file_size(file) / 2));
+        const std::string garbage(2000, '\x5a');
+        f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+    }
+    std::unique_ptr<state::Store> store;
+    const auto checks = check_database(file, store);
+    const bool failed =
+        std::ranges::any_of(checks, [](const Check& c) { return c.status == CheckStatus::fail; });
+    EXPECT_TRUE(failed) << render_text({checks});
+}
+
+TEST(Doctor, MetricsFile) {
+    supervisor::test::TempDir dir;
+    EXPECT_EQ(check_metrics_file({}).status, CheckStatus::ok);
+    EXPECT_EQ(check_metrics_file(dir.path() / "s.prom").status, CheckStatus::ok);
+    EXPECT_EQ(check_metrics_file(dir.path() / "s.txt").status, CheckStatus::warn);
+    const auto missing = check_metrics_file(dir.path() / "no" / "s.prom");
+    EXPECT_EQ(missing.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(missing, (dir.path() / "no").string()));
+}
+
+TEST(Doctor, SlurmReachableUnreachableAndAuth) {
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    auto checks = check_slurm(&fake, "");
+    ASSERT_EQ(checks.size(), 2U);
+    EXPECT_EQ(checks[0].status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(checks[0], "3 node(s)"));
+    EXPECT_EQ(checks[1].status, CheckStatus::ok);
+
+    fake.set_unreachable(true);
+    checks = check_slurm(&fake, "");
+    EXPECT_EQ(checks[0].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[0], "scontrol ping"));
+    EXPECT_EQ(checks[1].status, CheckStatus::warn);
+
+    RefusingClient munge(slurm::ErrorKind::authentication_failure);
+    checks = check_slurm(&munge, "");
+    EXPECT_EQ(checks[0].status, CheckStatus::ok);
+    EXPECT_EQ(checks[1].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[1], "munge"));
+
+    checks = check_slurm(nullptr, "no Slurm configuration at /etc/slurm/slurm.conf");
+    EXPECT_EQ(checks[0].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[0], "SLURM_CONF"));
+
+    EXPECT_EQ(check_slurm_version("22.05.8", "38").status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(check_slurm_version("22.05.8", "38"), "22.05.8"));
+}
+
+TEST(Doctor, OperatorRightsAgainstTheRegistrations) {
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    const uid_t me = 1000;
+    state::Registration mine;
+    mine.job = common::JobId::parse("10").value();
+    mine.owner_uid = me;
+    mine.status = state::Status::enabled;
+    mine.allowed_actions = {"requeue"};
+
+    EXPECT_EQ(check_operator(&fake, std::vector{mine}, me).status, CheckStatus::ok);  // operator
+    fake.set_operator(false);
+    const auto plain = check_operator(&fake, std::vector{mine}, me);
+    EXPECT_EQ(plain.status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(plain, "drain_node"));
+
+    auto drains = mine;
+    drains.allowed_actions = {"requeue", "drain_node"};
+    const auto drain = check_operator(&fake, std::vector{drains}, me);
+    EXPECT_EQ(drain.status, CheckStatus::warn);
+    EXPECT_TRUE(mentions(drain, "10"));
+
+    auto foreign = mine;
+    foreign.owner_uid = me + 1;
+    EXPECT_EQ(check_operator(&fake, std::vector{foreign}, me).status, CheckStatus::fail);
+    foreign.status = state::Status::completed;  // no longer watched: nothing to act on
+    EXPECT_EQ(check_operator(&fake, std::vector{foreign}, me).status, CheckStatus::ok);
+
+    RefusingClient down(slurm::ErrorKind::controller_unreachable);
+    EXPECT_EQ(check_operator(&down, {}, me).status, CheckStatus::warn);
+    EXPECT_EQ(check_operator(nullptr, {}, me).status, CheckStatus::warn);
+}
+
+TEST(Doctor, RenderingsAndExitStatus) {
+    DoctorReport report;
+    report.checks.push_back({"config", CheckStatus::ok, "loaded", ""});
+    report.checks.push_back({"auth", CheckStatus::warn, "not checked", "fix slurmctld first"});
+    EXPECT_FALSE(report.failed());
+    report.checks.push_back({"slurmctld", CheckStatus::fail, "down", "start it"});
+    EXPECT_TRUE(report.failed());
+    EXPECT_EQ(render_text(report),
+              "ok    config: loaded\n"
+              "warn  auth: not checked; fix: fix slurmctld first\n"
+              "FAIL  slurmctld: down; fix: start it\n");
+    const auto json = render_json(report);
+    EXPECT_EQ(json["ok"], false);
+    EXPECT_EQ(json["checks"][2]["status"], "fail");
+    EXPECT_EQ(json["checks"][2]["fix"], "start it");
+    EXPECT_EQ(json["checks"].size(), 3U);
+}
+
+}  // namespace
+}  // namespace ops
