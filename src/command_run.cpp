@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "ops/service_reporter.h"
 #include "recovery/catalogue.h"
 #include "session.h"
 #include "supervisor/daemon.h"
@@ -15,6 +16,7 @@ struct RunOptions {
     std::string config_file;
     std::optional<std::int64_t> poll_interval_ms;
     std::vector<std::string> rules;
+    std::string metrics_file;
     bool once = false;
 };
 
@@ -24,6 +26,9 @@ common::Result<supervisor::Config> build_config(const GlobalOptions& global,
     auto config = daemon_config(global, options.config_file, options.rules);
     if (config && options.poll_interval_ms) {
         config->poll_interval = std::chrono::milliseconds(*options.poll_interval_ms);
+    }
+    if (config && !options.metrics_file.empty()) {
+        config->metrics_file = std::filesystem::absolute(options.metrics_file);
     }
     return config;
 }
@@ -43,6 +48,9 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     daemon.load_catalogue = [](const supervisor::Config& c) {
         return load_catalogue(c.rules_files);
     };
+    common::SystemClock clock;
+    ops::ServiceReporter reporter(**store, clock);  // systemd notify + metrics file
+    daemon.observer = &reporter;
     return supervisor::run_daemon(**store, **client, daemon);
 }
 
@@ -60,6 +68,9 @@ void add_run(CLI::App& app, const GlobalOptions& global, Action& action) {
                     "time between two looks at Slurm (default 10000)")
         ->check(CLI::Range(100, 3'600'000));
     run->add_option("--rules", options->rules, "extra diagnosis rules files, loaded last");
+    run->add_option("--metrics-file", options->metrics_file,
+                    "write Prometheus metrics here after every cycle (textfile collector, "
+                    "*.prom; overrides metrics_file of the config)");
     run->add_flag("--once", options->once, "run one poll cycle and exit");
     run->callback([&global, &action, options] {
         action = [&global, options] { return run_command(global, *options); };

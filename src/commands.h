@@ -18,6 +18,7 @@ struct GlobalOptions {
     std::string slurm_conf;  // --slurm-conf; empty: $SLURM_CONF or /etc/slurm/slurm.conf
     std::string state_dir;   // --state-dir; empty: $SUPERVISOR_STATE_DIR or the XDG default
     std::string log_level = "info";  // --log-level
+    std::string log_file;            // --log-file; empty: stderr only
 };
 
 void add_inspect(CLI::App& app, const GlobalOptions& global, Action& action);
@@ -29,5 +30,6 @@ void add_status(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_events(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_env(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_run(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace cli

@@ -5,11 +5,9 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include "build_info.h"
 #include "commands.h"
+#include "ops/log_setup.h"
 #include "slurm/libslurm_client.h"
 
 int main(int argc, char** argv) {
@@ -31,8 +29,14 @@ int main(int argc, char** argv) {
                    "$SUPERVISOR_STATE_DIR, else $XDG_STATE_HOME/slurm-supervisor, else "
                    "~/.local/state/slurm-supervisor)")
         ->envname("SUPERVISOR_STATE_DIR");
-    app.add_option("--log-level", global.log_level, "trace, debug, info, warn, error")
-        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+    app.add_option("--log-level", global.log_level,
+                   "trace, debug, info, warn, error (default info)")
+        ->check([](const std::string& level) {
+            const auto parsed = ops::parse_log_level(level);
+            return parsed ? std::string() : parsed.error().message + "; " + parsed.error().hint;
+        });
+    app.add_option("--log-file", global.log_file,
+                   "also log to this file (appended; reopened on SIGHUP, for logrotate)");
 
     cli::Action action;
     cli::add_inspect(app, global, action);
@@ -43,6 +47,7 @@ int main(int argc, char** argv) {
     cli::add_events(app, global, action);
     cli::add_env(app, global, action);
     cli::add_run(app, global, action);
+    cli::add_doctor(app, global, action);
 
     try {
         app.parse(argc, argv);
@@ -50,12 +55,10 @@ int main(int argc, char** argv) {
         return app.exit(e);
     }
 
-    auto logger = spdlog::stderr_color_mt("supervisor");
-    logger->set_level(spdlog::level::from_str(global.log_level));
-    spdlog::set_default_logger(logger);
-
     try {
-        const auto result = action();
+        const auto logging = ops::setup_logging({global.log_level, global.log_file});
+        const auto result =
+            logging ? action() : common::Result<int>(tl::unexpected(logging.error()));
         if (result) {
             return *result;
         }

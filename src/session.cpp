@@ -35,8 +35,6 @@ common::Error slurm_failure(const slurm::Error& error) {
     }
 }
 
-namespace {
-
 std::filesystem::path default_config_file() {
     const char* xdg = std::getenv("XDG_CONFIG_HOME");
     const char* home = std::getenv("HOME");
@@ -45,8 +43,6 @@ std::filesystem::path default_config_file() {
                                                     : std::filesystem::path("/nonexistent");
     return base / "slurm-supervisor" / "config.toml";
 }
-
-}  // namespace
 
 common::Result<supervisor::Config> daemon_config(const GlobalOptions& global,
                                                  const std::string& config_file,

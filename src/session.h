@@ -23,6 +23,8 @@ namespace cli {
     const GlobalOptions& global);
 // A Slurm error as an Error with the fix for the common cases.
 [[nodiscard]] common::Error slurm_failure(const slurm::Error& error);
+// $XDG_CONFIG_HOME/slurm-supervisor/config.toml (or ~/.config/...): read when it exists.
+[[nodiscard]] std::filesystem::path default_config_file();
 // The daemon's config: defaults, then `config_file` (required when given; else the default
 // file $XDG_CONFIG_HOME/slurm-supervisor/config.toml when it exists), then `extra_rules`.
 [[nodiscard]] common::Result<supervisor::Config> daemon_config(

@@ -1,0 +1,91 @@
+// `supervisor doctor`: loads what `supervisor run` loads, in the same order and from the same
+// places, and prints one line per check (ops/doctor.h). Exit 0 when nothing failed, else 1.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "ops/doctor.h"
+#include "session.h"
+#include "slurm/libslurm_client.h"
+
+namespace cli {
+namespace {
+
+struct DoctorOptions {
+    std::string config_file;
+    std::vector<std::string> rules;
+    std::string metrics_file;
+    bool json = false;
+};
+
+common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOptions& options) {
+    ops::DoctorReport report;
+    auto& checks = report.checks;
+
+    auto config = daemon_config(global, options.config_file, options.rules);
+    if (config && !options.metrics_file.empty()) {
+        config->metrics_file = std::filesystem::absolute(options.metrics_file);
+    }
+    const std::filesystem::path file = options.config_file.empty()
+                                           ? default_config_file()
+                                           : std::filesystem::path(options.config_file);
+    std::error_code error;
+    checks.push_back(ops::check_config(config, std::filesystem::exists(file, error)
+                                                   ? file.string()
+                                                   : "no " + file.string() + ", defaults"));
+    if (config) {
+        checks.push_back(ops::check_rules(load_catalogue(config->rules_files)));
+    }
+
+    const auto directory = config ? config->state_dir : state_dir(global);
+    checks.push_back(ops::check_state_dir(directory, ::getuid()));
+    std::unique_ptr<state::Store> store;
+    for (auto& check : ops::check_database(directory / state::k_database_file_name, store)) {
+        checks.push_back(std::move(check));
+    }
+    if (config) {
+        checks.push_back(ops::check_metrics_file(config->metrics_file));
+    }
+
+    checks.push_back(ops::check_slurm_version(slurm::compiled_slurm_version(),
+                                              slurm::runtime_slurm_api_version()));
+    auto client = connect_slurm(global);
+    slurm::Client* slurm = client ? client->get() : nullptr;
+    for (auto& check : ops::check_slurm(slurm, client ? "" : client.error().message)) {
+        checks.push_back(std::move(check));
+    }
+    const auto registrations =
+        store ? store->registrations(true) : std::vector<state::Registration>{};
+    checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));
+
+    if (options.json) {
+        std::printf("%s\n", ops::render_json(report).dump(2).c_str());
+    } else {
+        std::fputs(ops::render_text(report).c_str(), stdout);
+    }
+    return report.failed() ? 1 : 0;
+}
+
+}  // namespace
+
+void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
+    auto options = std::make_shared<DoctorOptions>();
+    auto* doctor = app.add_subcommand(
+        "doctor",
+        "Check the installation (config, rules, state directory, database, metrics "
+        "file, Slurm, munge, operator rights) and say what to fix; exit 1 when a "
+        "check failed");
+    doctor->add_option("--config", options->config_file,
+                       "the config `supervisor run` would use (default: "
+                       "$XDG_CONFIG_HOME/slurm-supervisor/config.toml if it exists)");
+    doctor->add_option("--rules", options->rules, "extra diagnosis rules files, as for run");
+    doctor->add_option("--metrics-file", options->metrics_file, "as for run");
+    doctor->add_flag("--json", options->json, "one JSON object: ok, checks");
+    doctor->callback([&global, &action, options] {
+        action = [&global, options] { return doctor_command(global, *options); };
+    });
+}
+
+}  // namespace cli
