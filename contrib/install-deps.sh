@@ -12,7 +12,7 @@ packages=(
   build-essential cmake pkg-config clang-format
   # libraries the code links (see README "Dependencies")
   libslurm-dev libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev
-  libcli11-dev libexpected-dev libre2-dev libtomlplusplus-dev
+  libcli11-dev libexpected-dev libre2-dev libtomlplusplus-dev libsystemd-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev sqlite3 hyperfine
   # the local Slurm cluster (contrib/dev-cluster)
