@@ -207,12 +207,24 @@ CREATE INDEX notifications_by_job ON notifications (job, id);
 PRAGMA user_version = 3;
 )sql";
 
+// Version 4, for stall detection: each registration's stall timeout (seconds; 0 turns it off)
+// and the regular expression of its step lines (empty: log growth alone counts). Plain ADD
+// COLUMNs: existing rows get the defaults, 30 minutes and no pattern.
+constexpr std::string_view k_schema_4 = R"sql(
+ALTER TABLE registrations ADD COLUMN stall_timeout_s INTEGER NOT NULL DEFAULT 1800
+    CHECK (stall_timeout_s >= 0);
+ALTER TABLE registrations ADD COLUMN progress_pattern TEXT NOT NULL DEFAULT '';
+
+PRAGMA user_version = 4;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
               k_schema_2, true},
     Migration{3, "rebuild notifications: suppressed status, data_json, sent_at", k_schema_3,
               true},
+    Migration{4, "registrations.stall_timeout_s and progress_pattern", k_schema_4},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

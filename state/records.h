@@ -29,6 +29,8 @@ enum class Outcome { none, succeeded, cancelled, unrecoverable, lost, resubmitte
 [[nodiscard]] std::optional<Status> status_from_string(std::string_view text);
 [[nodiscard]] std::optional<Outcome> outcome_from_string(std::string_view text);
 
+inline constexpr std::int64_t k_default_stall_timeout_s = 30 * 60;
+
 // One watched job and everything its owner decided about it.
 struct Registration {
     JobId job;
@@ -55,6 +57,10 @@ struct Registration {
     std::vector<std::string> excluded_nodes;  // nodes the supervisor excluded for this job
     std::string previous_job;                 // JobId text of the job this one continues
     std::string next_job;                     // JobId text of the job that continues this one
+    // Stall detection: a RUNNING job whose logs stop growing (or, with progress_pattern, stop
+    // printing new lines that match it) for stall_timeout_s seconds has hung; 0 turns it off.
+    std::int64_t stall_timeout_s = k_default_stall_timeout_s;
+    std::string progress_pattern;  // a regular expression of a step line; empty: growth only
     TimePoint created_at{};
     TimePoint updated_at{};
 

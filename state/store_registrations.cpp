@@ -12,11 +12,13 @@ constexpr Sql k_insert_registration{"insert registration", R"sql(
 INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern,
     checkpoint_marker, allowed_actions, max_attempts, notify, watching, status, outcome,
     status_reason, attempt, seen_restart_count, last_slurm_state, last_cause, last_checkpoint,
-    knobs_json, excluded_nodes, previous_job, next_job, created_at, updated_at)
+    knobs_json, excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern,
+    created_at, updated_at)
 VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :checkpoint_pattern, :checkpoint_marker,
     :allowed_actions, :max_attempts, :notify, :watching, :status, :outcome, :status_reason,
     :attempt, :seen_restart_count, :last_slurm_state, :last_cause, :last_checkpoint,
-    :knobs_json, :excluded_nodes, :previous_job, :next_job, :created_at, :updated_at)
+    :knobs_json, :excluded_nodes, :previous_job, :next_job, :stall_timeout_s, :progress_pattern,
+    :created_at, :updated_at)
 ON CONFLICT (job) DO NOTHING)sql"};
 
 constexpr Sql k_update_registration{"update registration", R"sql(
@@ -28,6 +30,7 @@ UPDATE registrations SET owner_uid = :owner_uid, job_name = :job_name,
     seen_restart_count = :seen_restart_count, last_slurm_state = :last_slurm_state,
     last_cause = :last_cause, last_checkpoint = :last_checkpoint, knobs_json = :knobs_json,
     excluded_nodes = :excluded_nodes, previous_job = :previous_job, next_job = :next_job,
+    stall_timeout_s = :stall_timeout_s, progress_pattern = :progress_pattern,
     created_at = :created_at, updated_at = :updated_at
 WHERE job = :job)sql"};
 
@@ -36,21 +39,24 @@ constexpr Sql k_select_registration{"read registration", R"sql(
 SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
-    excluded_nodes, previous_job, next_job, created_at, updated_at
+    excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
+    updated_at
 FROM registrations WHERE job = :job)sql"};
 
 constexpr Sql k_select_registrations{"list registrations", R"sql(
 SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
-    excluded_nodes, previous_job, next_job, created_at, updated_at
+    excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
+    updated_at
 FROM registrations ORDER BY created_at, rowid)sql"};
 
 constexpr Sql k_select_watched_registrations{"list watched registrations", R"sql(
 SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
-    excluded_nodes, previous_job, next_job, created_at, updated_at
+    excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
+    updated_at
 FROM registrations WHERE watching = 1 AND status <> 'completed'
 ORDER BY created_at, rowid)sql"};
 
@@ -104,6 +110,8 @@ void bind_registration(Statement& statement, const Registration& r) {
         .bind(":excluded_nodes", rows::to_json_list(r.excluded_nodes))
         .bind(":previous_job", r.previous_job)
         .bind(":next_job", r.next_job)
+        .bind(":stall_timeout_s", r.stall_timeout_s)
+        .bind(":progress_pattern", r.progress_pattern)
         .bind(":created_at", rows::to_millis(r.created_at))
         .bind(":updated_at", rows::to_millis(r.updated_at));
 }
@@ -132,8 +140,10 @@ Registration read_registration(const Statement& row) {
     r.excluded_nodes = rows::from_json_list(row.column_text(19), "registrations.excluded_nodes");
     r.previous_job = row.column_text(20);
     r.next_job = row.column_text(21);
-    r.created_at = rows::from_millis(row.column_int64(22));
-    r.updated_at = rows::from_millis(row.column_int64(23));
+    r.stall_timeout_s = row.column_int64(22);
+    r.progress_pattern = row.column_text(23);
+    r.created_at = rows::from_millis(row.column_int64(24));
+    r.updated_at = rows::from_millis(row.column_int64(25));
     return r;
 }
 
