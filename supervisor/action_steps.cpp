@@ -30,6 +30,8 @@ constexpr const char* k_held_hint =
 
 }  // namespace
 
+// A requeue of a RUNNING job is refused ("already running") unless the plan stops a hung
+// job (`stop_running`, stall.h): Slurm kills a running job it requeues, and queues it again.
 bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& params,
                              const slurm::JobSnapshot& job) {
     const auto expected = params.value("expected_restart_count", std::uint32_t{0});
@@ -53,7 +55,8 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
         result = "already requeued (Slurm's restart count is " +
                  std::to_string(job.restart_count) + ", was " + std::to_string(expected) +
                  " when planned)";
-    } else if (!slurm::is_finished(job.state)) {
+    } else if (!slurm::is_finished(job.state) &&
+               !(params.value("stop_running", false) && job.state == slurm::JobState::running)) {
         result = "the job is already " + std::string(slurm::to_string(job.state)) +
                  "; nothing to requeue";
     } else {

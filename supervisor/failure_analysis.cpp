@@ -119,6 +119,9 @@ FailureAnalysis analyse_failure(const FailureContext& context,
         analysis.notes.push_back("diagnosis failed: " + diagnosis.error().message);
         analysis.diagnosis.summary = "no diagnosis: " + diagnosis.error().message;
     }
+    if (context.stall != nullptr) {
+        analysis.diagnosis = stall_diagnosis(*context.stall, analysis.diagnosis);
+    }
 
     analysis.correlation = correlate_with_journal(*context.store, registration.job,
                                                   static_cast<int>(registration.attempt),
@@ -133,7 +136,10 @@ FailureAnalysis analyse_failure(const FailureContext& context,
         options.marker = registration.checkpoint_marker;
         // Written after the run ended (with slack for the last flush): something of the job
         // is still running somewhere (a node that lost slurmd) and the file is not final.
-        options.unfinished_after = job.end_time.value_or(context.now) + k_checkpoint_grace;
+        // A running job's end_time is Slurm's forecast, not an end.
+        options.unfinished_after =
+            (context.stall != nullptr ? context.now : job.end_time.value_or(context.now)) +
+            k_checkpoint_grace;
         if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
             analysis.checkpoint = chosen_path(*found);
             for (const auto& candidate : found->candidates) {
@@ -178,6 +184,9 @@ FailureAnalysis analyse_failure(const FailureContext& context,
     request.slurm_requeued_itself = context.slurm_requeued;
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
     analysis.plan = recovery::plan_recovery(request);
+    if (context.stall != nullptr) {
+        restrict_stall_plan(analysis.plan);
+    }
     return analysis;
 }
 

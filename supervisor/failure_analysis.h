@@ -17,6 +17,7 @@
 #include "state/store.h"
 #include "supervisor/config.h"
 #include "supervisor/failure_history.h"
+#include "supervisor/stall.h"
 
 namespace supervisor {
 
@@ -41,6 +42,7 @@ struct FailureContext {
     common::TimePoint now{};
     bool is_operator = false;               // the supervisor is a Slurm operator
     bool can_resubmit = false;              // a job spec is stored
+    const Stall* stall = nullptr;           // the job is RUNNING but hung (stall.h)
 };
 
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,

@@ -202,7 +202,8 @@ PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::C
       m_catalogue(catalogue),
       m_config(config),
       m_user(user),
-      m_executor(store, client, clock, config) {}
+      m_executor(store, client, clock, config),
+      m_stalls(clock) {}
 
 bool PollCycle::is_operator() {
     if (!m_operator) {
@@ -228,7 +229,8 @@ CycleReport PollCycle::run() {
     CycleReport report;
     std::vector<common::JobId> ids;
     bool must_look = false;  // pending (to validate) or recovering (to see it queued again)
-    for (const auto& registration : m_store.registrations(true)) {
+    const auto registrations = m_store.registrations(true);
+    for (const auto& registration : registrations) {
         if (is_watched(registration)) {
             ids.push_back(registration.job);
             must_look = must_look || registration.status == state::Status::pending ||
@@ -261,12 +263,17 @@ CycleReport PollCycle::run() {
         return report;
     }
     report.slurm_changed = query->changed;
-    if (!query->changed && !must_look && m_store.unfinished_actions().empty()) {
-        return report;  // nothing moved since the last look
-    }
     std::map<common::JobId, slurm::JobSnapshot> jobs;
     for (const auto& job : query->jobs) {
         jobs.emplace(job.id, job);
+    }
+    if (!query->changed && !must_look && m_store.unfinished_actions().empty()) {
+        // Nothing moved since the last look; only a hung job can need a decision, and a hung
+        // job changes nothing in Slurm (the tracker stats its logs only when due).
+        if (check_stalls(registrations, jobs, report) > 0) {
+            report.actions_finished += m_executor.run(jobs);
+        }
+        return report;
     }
 
     // Actions left in flight (by the previous cycle, or by a process that was killed) first,
@@ -301,8 +308,41 @@ CycleReport PollCycle::run() {
         const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
         look_at(registration, job, in_flight.contains(registration.job), report);
     }
+    check_stalls(m_store.registrations(true), jobs, report);
     report.actions_finished += m_executor.run(jobs);
     return report;
+}
+
+int PollCycle::check_stalls(const std::vector<state::Registration>& registrations,
+                            const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+                            CycleReport& report) {
+    int begun = 0;
+    std::set<common::JobId> tracked;
+    for (const auto& registration : registrations) {
+        // Only an enabled job: a pending one is not validated yet, a recovering one is ours.
+        if (!registration.watching || registration.status != state::Status::enabled ||
+            registration.stall_timeout_s <= 0) {
+            continue;
+        }
+        const auto it = jobs.find(registration.job);
+        if (it == jobs.end()) {
+            continue;
+        }
+        tracked.insert(registration.job);
+        const auto stall = m_stalls.check(registration, it->second);
+        if (!stall) {
+            continue;
+        }
+        ++report.stalls;
+        auto current = registration;
+        begin_recovery(current, it->second, Observation::job_failed, &*stall);
+        if (current.status != registration.status) {
+            ++report.transitions;
+            ++begun;
+        }
+    }
+    m_stalls.retain(tracked);
+    return begun;
 }
 
 void PollCycle::look_at(state::Registration registration,
@@ -414,7 +454,7 @@ void PollCycle::track_running(state::Registration& registration, const slurm::Jo
 }
 
 void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                               Observation observation) {
+                               Observation observation, const Stall* stall) {
     const auto now = m_clock.now();
     const bool slurm_requeued = observation == Observation::slurm_requeued;
     auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
@@ -431,6 +471,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     context.store = &m_store;
     context.now = now;
     context.can_resubmit = m_store.job_spec(registration.job).has_value();
+    context.stall = stall;
     if (std::ranges::find(registration.allowed_actions, "drain_node") !=
         registration.allowed_actions.end()) {
         context.is_operator = is_operator();
@@ -446,14 +487,21 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     if (!still_current(registration)) {
         return;  // changed by another process since this cycle read it: look again next cycle
     }
+    nlohmann::json observed = {{"state", analysis.slurm_state},
+                               {"restart_count", job.restart_count}};
+    if (stall != nullptr) {
+        observed["stall"] = stall_json(*stall);
+    }
     record_event(m_store, registration.job, now, "observed",
-                 "attempt " + std::to_string(attempt.number) + " ended: " +
-                     analysis.slurm_state + (slurm_requeued ? "" : exit_text(job)) +
+                 "attempt " + std::to_string(attempt.number) +
+                     (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
+                     (slurm_requeued ? "" : exit_text(job)) +
                      (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
                      (slurm_requeued ? " (Slurm requeued the job itself, restart count " +
                                            std::to_string(job.restart_count) + ")"
-                                     : ""),
-                 {{"state", analysis.slurm_state}, {"restart_count", job.restart_count}});
+                                     : "") +
+                     (stall != nullptr ? ", " + stall->summary : ""),
+                 observed);
     auto diagnosis_data = diagnosis_json(analysis);
     diagnosis_data["attempt"] = attempt.number;
     diagnosis_data["correlation"] = correlation_json(correlation);
@@ -461,7 +509,8 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
                  with_correlation(cause + ": " + analysis.diagnosis.summary, correlation),
                  diagnosis_data);
 
-    attempt.ended_at = job.end_time.value_or(now);
+    // A running job's end_time is Slurm's forecast; a hung one ends now, when it is stopped.
+    attempt.ended_at = stall != nullptr ? now : job.end_time.value_or(now);
     attempt.final_state = analysis.slurm_state;
     if (!slurm_requeued) {
         attempt.exit_code = job.exit_code;
@@ -479,8 +528,11 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     apply_transition(m_store, registration, observation,
-                     "attempt " + std::to_string(attempt.number) + " failed (" + cause + ")", now,
-                     details);
+                     "attempt " + std::to_string(attempt.number) +
+                         (stall != nullptr ? " hung (" + cause + ", no progress for " +
+                                                 format_stall_timeout(stall->silent_for) + ")"
+                                           : " failed (" + cause + ")"),
+                     now, details);
 
     nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
                                 {"reason", analysis.plan.reason},
@@ -506,7 +558,11 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
             action.attempt = attempt.number;
             action.step = step;
             action.kind = planned[step].kind;
-            action.params_json = planned[step].params.dump();
+            auto params = planned[step].params;
+            if (stall != nullptr && planned[step].kind == "requeue") {
+                params["stop_running"] = true;  // Slurm kills a running job it requeues
+            }
+            action.params_json = params.dump();
             action.created_at = action.updated_at = now;
             m_store.insert_action(action);
             steps.push_back(action.kind);

@@ -5,7 +5,9 @@
 //  flight (reconciled against Slurm first); 4. per job: observe -> lifecycle transition; on a
 //  failure: diagnose, choose the checkpoint, plan — all recorded in ONE transaction with the
 //  events, attempts, planned actions, resume environment and notifications; 5. execute the new
-//  actions.
+//  actions; 6. stall detection: a RUNNING job with a stall timeout whose logs went quiet is
+//  diagnosed as hung and recovered like a failure (also when slurmctld reports no change: a
+//  hung job changes nothing in Slurm).
 //
 // Slurm being unreachable is reported, never taken for a failure. Database errors throw
 // (state::DatabaseError) out of run(); each transaction rolls back on its own.
@@ -23,6 +25,7 @@
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
 #include "supervisor/lifecycle.h"
+#include "supervisor/stall.h"
 
 namespace supervisor {
 
@@ -34,6 +37,7 @@ struct CycleReport {
     int watched = 0;
     int transitions = 0;
     int actions_finished = 0;
+    int stalls = 0;               // running jobs found hung (stall.h)
 };
 
 class PollCycle {
@@ -50,7 +54,11 @@ private:
     void track_running(state::Registration& registration, const slurm::JobSnapshot& job,
                        common::TimePoint now);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                        Observation observation);
+                        Observation observation, const Stall* stall = nullptr);
+    // Stall detection over the watched `registrations`; returns how many recoveries it began.
+    int check_stalls(const std::vector<state::Registration>& registrations,
+                     const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+                     CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
     bool is_operator();
     // Inside a transaction: the stored row still equals `registration` (no other process, such
@@ -64,6 +72,7 @@ private:
     const Config& m_config;
     uid_t m_user;
     ActionExecutor m_executor;
+    StallTracker m_stalls;  // in memory: a restarted daemon restarts the stall clocks
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
 };

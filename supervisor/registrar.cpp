@@ -5,6 +5,7 @@
 
 #include "notify/target.h"
 #include "recovery/cause.h"
+#include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
@@ -103,6 +104,15 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     if (!knobs) {
         return tl::unexpected(knobs.error());
     }
+    if (request.stall_timeout_s < 0) {
+        return common::fail("--stall-timeout must not be negative", "0 turns it off");
+    }
+    if (!request.progress_pattern.empty()) {
+        if (auto pattern = recovery::ProgressPattern::compile(request.progress_pattern);
+            !pattern) {
+            return tl::unexpected(pattern.error());
+        }
+    }
     if (request.max_attempts < 1 || request.max_attempts > 1000) {
         return common::fail("--max-attempts must be between 1 and 1000",
                             "it counts every run, the first one included");
@@ -153,6 +163,8 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     registration.allowed_actions = request.allowed_actions;
     registration.max_attempts = request.max_attempts;
     registration.notify = request.notify;
+    registration.stall_timeout_s = request.stall_timeout_s;
+    registration.progress_pattern = request.progress_pattern;
     registration.watching = true;
     registration.status = state::Status::pending;
     registration.outcome = state::Outcome::none;
@@ -179,7 +191,9 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
                       {"max_attempts", request.max_attempts},
                       {"checkpoint_dir", checkpoint_dir},
                       {"knobs", request.knobs},
-                      {"resubmit_spec_stored", spec->has_value()}});
+                      {"resubmit_spec_stored", spec->has_value()},
+                      {"stall_timeout_s", request.stall_timeout_s},
+                      {"progress_pattern", request.progress_pattern}});
         if (!existing) {
             store.upsert_attempt(new_attempt(request.job, 1, job.restart_count));
         }

@@ -5,7 +5,8 @@
 // again in place, keeping its history), an invalid whitelist entry or knob (two knobs of one
 // name, or a variable used twice), resubmit whitelisted for a job whose script slurmctld will
 // not give us, and when slurmctld cannot be reached. Declared knobs start the job's resume
-// environment (BATCH_SIZE=64); the job's time limit becomes the time_limit knob. Otherwise the registration is written as `pending`, checked, and
+// environment (BATCH_SIZE=64); the job's time limit becomes the time_limit knob. A progress
+// pattern that is not a valid regular expression fails too. Otherwise the registration is written as `pending`, checked, and
 // left `enabled` or `credential_error` (with the reason and the fix) — both are successes here.
 #pragma once
 
@@ -31,6 +32,10 @@ struct RegisterRequest {
     std::vector<std::string> knobs;            // "batch_size=64:env=BATCH_SIZE:min=8", ...
     std::uint32_t max_attempts = 3;
     std::vector<std::string> notify;
+    // Stall detection (stall.h): seconds without log growth (or without a new line matching
+    // progress_pattern, when given) after which a RUNNING job counts as hung; 0: off.
+    std::int64_t stall_timeout_s = state::k_default_stall_timeout_s;
+    std::string progress_pattern;
     uid_t caller = 0;
     // With resubmit whitelisted: the environment a resubmitted job gets ("NAME=value"), the
     // registering shell's as sbatch would export it. SLURM_* and SUPERVISOR_* are dropped.

@@ -1,0 +1,112 @@
+// Stall detection: a RUNNING job whose logs stop growing — or, when its registration declares
+// a progress pattern, stop printing new lines that match it — for its stall timeout has hung.
+// StallTracker watches the sizes of each such job's std_out/std_err with stat() and reads only
+// the bytes they grew by (at most k_max_scan_bytes a look, and only with a pattern), so a
+// look costs the same whatever the size of the log.
+//
+// The tracking lives in memory: the clock of a job starts when the tracker first sees it
+// running (or running again after a restart), so restarting the daemon restarts every stall
+// clock — never early, possibly late. Time comes from the injected common::Clock only.
+//
+// parse_stall_timeout() fails for anything but a non-negative number with an optional unit
+// (s, m, h; none means minutes).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "recovery/diagnosis.h"
+#include "recovery/planner.h"
+#include "recovery/progress_pattern.h"
+#include "slurm/types.h"
+#include "state/records.h"
+
+namespace supervisor {
+
+// "30" and "30m": 30 minutes; "20s", "2h"; "0": off.
+[[nodiscard]] common::Result<std::chrono::seconds> parse_stall_timeout(std::string_view text);
+// "30m", "20s", "1h30m", "0" (the inverse of parse_stall_timeout, as a person writes it).
+[[nodiscard]] std::string format_stall_timeout(std::chrono::seconds timeout);
+
+// What the tracker found: the job showed no activity for at least its timeout.
+struct Stall {
+    std::chrono::seconds timeout{0};
+    std::chrono::seconds silent_for{0};
+    common::TimePoint since{};              // the last activity seen (or when tracking began)
+    std::uint64_t log_bytes = 0;            // size of its logs, all files together
+    bool logs_grew = false;                 // with a pattern: output, but no new step line
+    std::string progress_pattern;           // empty: log growth alone counted
+    std::optional<std::string> last_step;   // the last step line seen, when a pattern is set
+    std::vector<std::string> files;         // the logs watched
+    std::string summary;                    // one sentence for a person
+};
+
+class StallTracker {
+  public:
+    static constexpr std::uint64_t k_max_scan_bytes = 1024 * 1024;
+
+    explicit StallTracker(const common::Clock& clock) : m_clock(clock) {}
+
+    // One look at a watched job. Returns the stall when the job is RUNNING, its registration
+    // has a timeout, and nothing happened in its logs for that long; the clock then starts
+    // again, so the same stall is reported once. Cheap when not due: a job is looked at every
+    // timeout/10 (between 1 s and 60 s). A log that cannot be stat'ed restarts the clock (no
+    // verdict without evidence).
+    [[nodiscard]] std::optional<Stall> check(const state::Registration& registration,
+                                             const slurm::JobSnapshot& job);
+
+    // Forgets every job not in `tracked` (ended, unregistered, recovering).
+    void retain(const std::set<common::JobId>& tracked);
+    [[nodiscard]] bool tracking(const common::JobId& job) const {
+        return m_tracks.contains(job);
+    }
+
+  private:
+    struct File {
+        std::string path;
+        std::uint64_t size = 0;
+        std::uint64_t scanned = 0;  // bytes already searched for step lines
+    };
+    struct Track {
+        std::uint32_t restart_count = 0;
+        std::uint32_t attempt = 0;
+        std::string pattern;
+        std::vector<File> files;
+        std::optional<std::string> last_step;
+        bool grew = false;  // some log grew since `since` (output, but no step line)
+        common::TimePoint since{};
+        common::TimePoint next_look{};
+    };
+
+    [[nodiscard]] bool look(Track& track, const recovery::ProgressPattern* pattern, bool& grew);
+    const recovery::ProgressPattern* pattern_for(const std::string& text);
+
+    const common::Clock& m_clock;
+    std::map<common::JobId, Track> m_tracks;
+    std::map<std::string, std::optional<recovery::ProgressPattern>> m_patterns;
+};
+
+// The stall as the journal's data.
+[[nodiscard]] nlohmann::json stall_json(const Stall& stall);
+
+// The diagnosis of a stall: cause hang, the stall as its evidence (plus the last lines the log
+// engine picked out, as context), suggested action requeue. `logs` is the diagnosis the engine
+// made of the same logs; its step is kept.
+[[nodiscard]] recovery::Diagnosis stall_diagnosis(const Stall& stall,
+                                                  const recovery::Diagnosis& logs);
+
+// A plan for a hung job that restarts it by resubmitting would leave the hung one running
+// beside the new one: such a plan becomes an escalation that says what it would have done.
+void restrict_stall_plan(recovery::Plan& plan);
+
+}  // namespace supervisor
