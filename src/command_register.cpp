@@ -7,6 +7,7 @@
 extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 
 #include "commands.h"
+#include "registration_options.h"
 #include "session.h"
 #include "supervisor/registrar.h"
 
@@ -15,13 +16,7 @@ namespace {
 
 struct RegisterOptions {
     std::string job;
-    std::string checkpoint_dir;
-    std::string checkpoint_pattern;
-    std::string checkpoint_marker;
-    std::vector<std::string> allow{"requeue"};
-    std::vector<std::string> knobs;
-    std::uint32_t max_attempts = 3;
-    std::vector<std::string> notify;
+    RegistrationOptions how;  // shared with the #SUPERVISOR directives of `supervisor sbatch`
 };
 
 std::string joined(const std::vector<std::string>& items) {
@@ -49,21 +44,16 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     if (!config) {
         return tl::unexpected(config.error());
     }
-    supervisor::RegisterRequest request;
-    request.job = *job;
-    request.checkpoint_dir = options.checkpoint_dir;
-    request.checkpoint_pattern = options.checkpoint_pattern;
-    request.checkpoint_marker = options.checkpoint_marker;
-    request.allowed_actions = options.allow;
-    request.knobs = options.knobs;
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-        request.environment.emplace_back(*entry);
+    auto request = registration_request(*job, options.how);
+    if (!request) {
+        return tl::unexpected(request.error());
     }
-    request.max_attempts = options.max_attempts;
-    request.notify = options.notify;
-    request.caller = ::getuid();
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        request->environment.emplace_back(*entry);
+    }
+    request->caller = ::getuid();
     common::SystemClock clock;
-    const auto registration = supervisor::register_job(**store, **client, clock, *config, request);
+    const auto registration = supervisor::register_job(**store, **client, clock, *config, *request);
     if (!registration) {
         return tl::unexpected(registration.error());
     }
@@ -108,30 +98,7 @@ void add_register(CLI::App& app, const GlobalOptions& global, Action& action) {
         "register", "Watch a Slurm job and recover it when it fails, within what you allow");
     command->add_option("JOBID", options->job, "job id, e.g. 1234, or 1234_7 for an array task")
         ->required();
-    command->add_option("--checkpoint-dir", options->checkpoint_dir,
-                        "where the job writes its checkpoints; the newest complete one is "
-                        "passed to the next attempt as SUPERVISOR_RESUME_FROM");
-    command->add_option("--checkpoint-pattern", options->checkpoint_pattern,
-                        "glob of checkpoint names when the layout is not detected "
-                        "automatically (see `supervisor checkpoints --help`)");
-    command->add_option("--checkpoint-marker", options->checkpoint_marker,
-                        "file whose presence marks a checkpoint complete (with "
-                        "--checkpoint-pattern)");
-    command
-        ->add_option("--allow", options->allow,
-                     "actions the supervisor may take, comma-separated (default: requeue): "
-                     "requeue, exclude_node, reduce_batch_size, reduce_workers, set_env, "
-                     "set_env:NAME[=VALUE], restore_older_checkpoint, extend_time_limit, "
-                     "drain_node, resubmit")
-        ->delimiter(',');
-    command->add_option("--knob", options->knobs,
-                        "a setting the supervisor may turn, passed to the job as a variable: "
-                        "batch_size=64:env=BATCH_SIZE:min=8[:compensate=GRAD_ACCUM] or "
-                        "workers=8:env=NUM_WORKERS[:min=1]; repeatable");
-    command->add_option("--max-attempts", options->max_attempts,
-                        "runs in total, the first included, before giving up (default: 3)");
-    command->add_option("--notify", options->notify,
-                        "where to report (mailto:you@site, sms:+15551234, https://hook...)");
+    add_registration_options(*command, options->how);
     command->callback([&global, &action, options] {
         action = [&global, options] { return register_command(global, *options); };
     });

@@ -85,6 +85,8 @@ nlohmann::json registration_json(const state::Registration& r,
             {"excluded_nodes", r.excluded_nodes},
             {"previous_job", r.previous_job},
             {"next_job", r.next_job},
+            {"stall_timeout_s", r.stall_timeout_s},
+            {"progress_pattern", r.progress_pattern},
             {"last_decision", decision},
             {"attempts", runs}};
 }

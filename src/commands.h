@@ -26,6 +26,8 @@ void add_diagnose(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_checkpoints(CLI::App& app, const GlobalOptions& global, Action& action);
 // `register` and `unregister`.
 void add_register(CLI::App& app, const GlobalOptions& global, Action& action);
+// `sbatch`: submit with sbatch and register (#SUPERVISOR directives).
+void add_sbatch(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_status(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_events(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_env(CLI::App& app, const GlobalOptions& global, Action& action);

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
     cli::add_diagnose(app, global, action);
     cli::add_checkpoints(app, global, action);
     cli::add_register(app, global, action);
+    cli::add_sbatch(app, global, action);
     cli::add_status(app, global, action);
     cli::add_events(app, global, action);
     cli::add_env(app, global, action);

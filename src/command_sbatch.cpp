@@ -1,0 +1,260 @@
+// `supervisor sbatch [sbatch options] SCRIPT [ARGS]`: sbatch, then `supervisor register` with
+// the script's #SUPERVISOR directives. sbatch's stderr and exit status reach the user as they
+// are, and stdout shows what sbatch alone would have printed; the supervisor adds --parsable
+// (to read the job id), --requeue and --open-mode=append (so a requeue neither is refused nor
+// truncates the log) only where neither the command line nor the script's #SBATCH lines nor
+// sbatch's environment variables decide otherwise.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register stores it
+
+#include "commands.h"
+#include "registration_options.h"
+#include "sbatch_arguments.h"
+#include "sbatch_directives.h"
+#include "session.h"
+#include "supervisor/registrar.h"
+
+namespace cli {
+namespace {
+
+struct SbatchOptions {
+    std::string sbatch;  // --sbatch / $SUPERVISOR_SBATCH; empty: `sbatch` on PATH
+    std::vector<std::string> args;
+};
+
+struct Finished {
+    int status = 0;  // the exit status, or 128 + signal
+    std::string out;
+};
+
+common::Result<Finished> run_sbatch(const std::string& program,
+                                    const std::vector<std::string>& args) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+        return common::fail(std::string("cannot create a pipe for sbatch: ") +
+                            std::strerror(errno));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    std::vector<char*> argv;
+    for (const auto& arg : args) {
+        argv.push_back(const_cast<char*>(arg.c_str()));
+    }
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const bool search = program.find('/') == std::string::npos;
+    const int spawned = search ? ::posix_spawnp(&pid, program.c_str(), &actions, nullptr,
+                                                argv.data(), environ)
+                               : ::posix_spawn(&pid, program.c_str(), &actions, nullptr,
+                                               argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (spawned != 0) {
+        ::close(fds[0]);
+        return common::fail("cannot run " + program + ": " + std::strerror(spawned),
+                            search ? "put sbatch on PATH, or name it with --sbatch PATH or "
+                                     "$SUPERVISOR_SBATCH"
+                                   : "check --sbatch / $SUPERVISOR_SBATCH");
+    }
+    Finished finished;
+    char buffer[4096];
+    for (;;) {
+        const auto n = ::read(fds[0], buffer, sizeof buffer);
+        if (n > 0) {
+            finished.out.append(buffer, static_cast<std::size_t>(n));
+        } else if (n == 0 || errno != EINTR) {
+            break;
+        }
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    finished.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return finished;
+}
+
+void print(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+bool env_set(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0';
+}
+
+// What sbatch's environment variables decide (sbatch: command line > environment > script).
+SbatchFlags environment_flags() {
+    SbatchFlags flags;
+    flags.requeue = env_set("SBATCH_REQUEUE");
+    flags.no_requeue = env_set("SBATCH_NO_REQUEUE");
+    flags.open_mode = env_set("SBATCH_OPEN_MODE");
+    return flags;
+}
+
+common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOptions& options) {
+    const auto split = split_sbatch_arguments(options.args);
+    const std::string program = options.sbatch.empty() ? "sbatch" : options.sbatch;
+    std::vector<std::string> command{program};
+    if (split.flags.info) {  // --help, --version: sbatch's answer is all there is
+        command.insert(command.end(), options.args.begin(), options.args.end());
+        const auto done = run_sbatch(program, command);
+        if (!done) {
+            return tl::unexpected(done.error());
+        }
+        print(done->out);
+        return done->status;
+    }
+
+    // Everything that can be wrong on our side is found before anything is submitted.
+    Directives directives;
+    if (split.script) {
+        std::ifstream in(*split.script, std::ios::binary);
+        if (in) {  // else sbatch says why it cannot read it
+            std::stringstream text;
+            text << in.rdbuf();
+            auto parsed = parse_directives(text.str(), *split.script);
+            if (!parsed) {
+                return tl::unexpected(parsed.error());
+            }
+            directives = std::move(*parsed);
+        }
+    }
+    auto flags = directives.sbatch;  // the script's #SBATCH lines, then the environment's,
+    flags.merge(environment_flags());
+    flags.merge(split.flags);  // then the command line's
+    std::unique_ptr<state::Store> store;
+    std::unique_ptr<slurm::LibslurmClient> client;
+    std::optional<supervisor::Config> config;
+    if (!flags.test_only) {
+        auto opened = open_store(global);
+        if (!opened) {
+            return tl::unexpected(opened.error());
+        }
+        store = std::move(*opened);
+        auto connected = connect_slurm(global);
+        if (!connected) {
+            return tl::unexpected(connected.error());
+        }
+        client = std::move(*connected);
+        auto loaded = daemon_config(global, "", {});
+        if (!loaded) {
+            return tl::unexpected(loaded.error());
+        }
+        config = std::move(*loaded);
+    }
+
+    if (!split.flags.parsable) {
+        command.emplace_back("--parsable");
+    }
+    if (!flags.requeue && !flags.no_requeue) {
+        command.emplace_back("--requeue");
+    }
+    if (!flags.open_mode) {
+        command.emplace_back("--open-mode=append");
+    }
+    command.insert(command.end(), options.args.begin(), options.args.end());
+    const auto done = run_sbatch(program, command);
+    if (!done) {
+        return tl::unexpected(done.error());
+    }
+    const auto line = done->out.substr(0, done->out.find('\n'));
+    const auto separator = line.find(';');
+    const auto job = common::JobId::parse(line.substr(0, separator));
+    if (done->status != 0 || flags.test_only || !job) {
+        print(done->out);  // sbatch's own words (its errors went to stderr already)
+        return done->status;
+    }
+    if (flags.parsable) {
+        print(done->out);
+    } else {
+        print("Submitted batch job " + job->to_string() +
+              (separator == std::string::npos ? "" : " on cluster " + line.substr(separator + 1)) +
+              "\n");
+    }
+
+    const auto retry = register_command_line(*job, directives.options);
+    auto request = registration_request(*job, directives.options);
+    if (!request) {
+        return tl::unexpected(request.error());  // checked above; kept for safety
+    }
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        request->environment.emplace_back(*entry);
+    }
+    request->caller = ::getuid();
+    common::SystemClock clock;
+    const auto registration =
+        supervisor::register_job(*store, *client, clock, *config, *request);
+    if (!registration) {
+        return common::fail("job " + job->to_string() + " was submitted but is NOT supervised: " +
+                                registration.error().message,
+                            registration.error().hint + (registration.error().hint.empty()
+                                                             ? ""
+                                                             : "; then ") +
+                                "register it with: " + retry);
+    }
+    if (registration->status == state::Status::credential_error) {
+        return common::fail("job " + job->to_string() +
+                                " was submitted and registered, but cannot be supervised: " +
+                                registration->status_reason,
+                            "fix it, then run: " + retry);
+    }
+    if (!flags.quiet) {
+        std::string allowed;
+        for (const auto& action : registration->allowed_actions) {
+            allowed += (allowed.empty() ? "" : ",") + action;
+        }
+        std::fprintf(stderr, "supervisor: watching job %s (allowed: %s; max attempts %u; stall "
+                             "timeout %s)\n",
+                     job->to_string().c_str(), allowed.c_str(), registration->max_attempts,
+                     directives.options.stall_timeout.c_str());
+        if (flags.no_requeue &&
+            std::ranges::find(registration->allowed_actions, "resubmit") !=
+                registration->allowed_actions.end()) {
+            std::fprintf(stderr, "supervisor: the job is not requeueable (--no-requeue): it can "
+                                 "only be recovered by resubmitting it as a new job\n");
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_sbatch(CLI::App& app, const GlobalOptions& global, Action& action) {
+    auto options = std::make_shared<SbatchOptions>();
+    auto* command = app.add_subcommand(
+        "sbatch",
+        "Submit a batch job with sbatch (same options, same output) and supervise it, with the "
+        "registration options of its #SUPERVISOR lines (those of `supervisor register`)");
+    command->add_option("--sbatch", options->sbatch, "the sbatch to run (default: sbatch on PATH)")
+        ->envname("SUPERVISOR_SBATCH");
+    command->allow_extras();
+    command->prefix_command();
+    command->footer(
+        "Everything else goes to sbatch unchanged. Unless you decide otherwise (on the command "
+        "line, in #SBATCH lines or with SBATCH_* variables) the job is submitted with --requeue "
+        "--open-mode=append. Directives sit in the script's leading comment block, like #SBATCH:\n"
+        "  #SUPERVISOR --checkpoint-dir /scratch/run1/ckpt\n"
+        "  #SUPERVISOR --allow requeue,reduce_batch_size --max-attempts 4\n"
+        "  #SUPERVISOR --knob batch_size=64:env=BATCH_SIZE:min=8 --stall-timeout 45m");
+    command->callback([&global, &action, options, command] {
+        options->args = command->remaining();
+        action = [&global, options] { return sbatch_command(global, *options); };
+    });
+}
+
+}  // namespace cli

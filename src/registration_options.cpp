@@ -1,0 +1,140 @@
+// The option texts live here and nowhere else: `supervisor register --help` and an error about
+// an #SUPERVISOR directive then name the same options.
+#include "registration_options.h"
+
+#include "recovery/knob.h"
+#include "recovery/progress_pattern.h"
+#include "recovery/whitelist.h"
+#include "supervisor/stall.h"
+
+namespace cli {
+namespace {
+
+std::string shell_quoted(const std::string& word) {
+    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+                                                "XYZ0123456789_-+=:,./@%") == std::string::npos) {
+        return word;
+    }
+    std::string quoted = "'";
+    for (const char c : word) {
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return quoted + "'";
+}
+
+}  // namespace
+
+void add_registration_options(CLI::App& command, RegistrationOptions& options) {
+    command.add_option("--checkpoint-dir", options.checkpoint_dir,
+                       "where the job writes its checkpoints; the newest complete one is "
+                       "passed to the next attempt as SUPERVISOR_RESUME_FROM");
+    command.add_option("--checkpoint-pattern", options.checkpoint_pattern,
+                       "glob of checkpoint names when the layout is not detected "
+                       "automatically (see `supervisor checkpoints --help`)");
+    command.add_option("--checkpoint-marker", options.checkpoint_marker,
+                       "file whose presence marks a checkpoint complete (with "
+                       "--checkpoint-pattern)");
+    command
+        .add_option("--allow", options.allow,
+                    "actions the supervisor may take, comma-separated (default: requeue): "
+                    "requeue, exclude_node, reduce_batch_size, reduce_workers, set_env, "
+                    "set_env:NAME[=VALUE], restore_older_checkpoint, extend_time_limit, "
+                    "drain_node, resubmit")
+        ->delimiter(',');
+    command.add_option("--knob", options.knobs,
+                       "a setting the supervisor may turn, passed to the job as a variable: "
+                       "batch_size=64:env=BATCH_SIZE:min=8[:compensate=GRAD_ACCUM] or "
+                       "workers=8:env=NUM_WORKERS[:min=1]; repeatable");
+    command.add_option("--max-attempts", options.max_attempts,
+                       "runs in total, the first included, before giving up (default: 3)");
+    command.add_option("--notify", options.notify,
+                       "where to report (mailto:you@site, sms:+15551234, https://hook...)");
+    command.add_option("--stall-timeout", options.stall_timeout,
+                       "a RUNNING job whose logs do not grow for this long has hung: minutes "
+                       "(30), or 20s, 30m, 2h; 0 turns stall detection off (default: 30m)");
+    command.add_option("--progress-pattern", options.progress_pattern,
+                       "regular expression (RE2) of a training step's log line; with it, only "
+                       "new matching lines count as progress, not any output");
+}
+
+common::Result<void> check_registration_options(const RegistrationOptions& options) {
+    if (auto whitelist = recovery::parse_whitelist(options.allow); !whitelist) {
+        return tl::unexpected(whitelist.error());
+    }
+    for (const auto& spec : options.knobs) {
+        if (auto knob = recovery::parse_knob(spec); !knob) {
+            return tl::unexpected(knob.error());
+        }
+    }
+    if (auto timeout = supervisor::parse_stall_timeout(options.stall_timeout); !timeout) {
+        return tl::unexpected(timeout.error());
+    }
+    if (!options.progress_pattern.empty()) {
+        if (auto pattern = recovery::ProgressPattern::compile(options.progress_pattern);
+            !pattern) {
+            return tl::unexpected(pattern.error());
+        }
+    }
+    if (options.max_attempts < 1 || options.max_attempts > 1000) {
+        return common::fail("--max-attempts must be between 1 and 1000",
+                            "it counts every run, the first one included");
+    }
+    return {};
+}
+
+common::Result<supervisor::RegisterRequest> registration_request(
+    const common::JobId& job, const RegistrationOptions& options) {
+    const auto timeout = supervisor::parse_stall_timeout(options.stall_timeout);
+    if (!timeout) {
+        return tl::unexpected(timeout.error());
+    }
+    supervisor::RegisterRequest request;
+    request.job = job;
+    request.checkpoint_dir = options.checkpoint_dir;
+    request.checkpoint_pattern = options.checkpoint_pattern;
+    request.checkpoint_marker = options.checkpoint_marker;
+    request.allowed_actions = options.allow;
+    request.knobs = options.knobs;
+    request.max_attempts = options.max_attempts;
+    request.notify = options.notify;
+    request.stall_timeout_s = timeout->count();
+    request.progress_pattern = options.progress_pattern;
+    return request;
+}
+
+std::string register_command_line(const common::JobId& job, const RegistrationOptions& options) {
+    std::string line = "supervisor register " + job.to_string();
+    auto add = [&line](const std::string& option, const std::string& value) {
+        line += " " + option + " " + shell_quoted(value);
+    };
+    if (!options.checkpoint_dir.empty()) {
+        add("--checkpoint-dir", options.checkpoint_dir);
+    }
+    if (!options.checkpoint_pattern.empty()) {
+        add("--checkpoint-pattern", options.checkpoint_pattern);
+    }
+    if (!options.checkpoint_marker.empty()) {
+        add("--checkpoint-marker", options.checkpoint_marker);
+    }
+    std::string allow;
+    for (const auto& action : options.allow) {
+        allow += (allow.empty() ? "" : ",") + action;
+    }
+    if (!allow.empty()) {
+        add("--allow", allow);
+    }
+    for (const auto& knob : options.knobs) {
+        add("--knob", knob);
+    }
+    add("--max-attempts", std::to_string(options.max_attempts));
+    for (const auto& target : options.notify) {
+        add("--notify", target);
+    }
+    add("--stall-timeout", options.stall_timeout);
+    if (!options.progress_pattern.empty()) {
+        add("--progress-pattern", options.progress_pattern);
+    }
+    return line;
+}
+
+}  // namespace cli
