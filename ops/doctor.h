@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "notify/settings.h"
 #include "recovery/catalogue.h"
 #include "slurm/client.h"
 #include "state/store.h"
@@ -73,5 +74,10 @@ struct DoctorReport {
 // other users' jobs (FAIL without operator rights) and drain_node (reported, not done).
 [[nodiscard]] Check check_operator(slurm::Client* client,
                                    std::span<const state::Registration> registrations, uid_t uid);
+
+// --- notification channels (doctor_notify.cpp) -------------------------------------------
+// Email and SMS: configured or not (ok either way), and their secrets files readable and
+// private (FAIL with notify's own message and `chmod 600` fix). Sends nothing.
+[[nodiscard]] std::vector<Check> check_notify(const notify::Settings& settings);
 
 }  // namespace ops

@@ -47,6 +47,9 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
     }
     if (config) {
         checks.push_back(ops::check_metrics_file(config->metrics_file));
+        for (auto& check : ops::check_notify(config->notify)) {
+            checks.push_back(std::move(check));
+        }
     }
 
     checks.push_back(ops::check_slurm_version(slurm::compiled_slurm_version(),

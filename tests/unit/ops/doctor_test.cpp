@@ -230,6 +230,31 @@ TEST(Doctor, OperatorRightsAgainstTheRegistrations) {
     EXPECT_EQ(check_operator(nullptr, {}, me).status, CheckStatus::warn);
 }
 
+TEST(Doctor, NotificationChannels) {
+    supervisor::test::TempDir dir;
+    notify::Settings settings;
+    auto checks = check_notify(settings);
+    ASSERT_EQ(checks.size(), 2U);
+    EXPECT_EQ(checks[0].status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(checks[0], "not configured"));
+
+    const auto secrets = dir.path() / "smtp.secrets";
+    std::ofstream(secrets) << "user = bot\npassword = x\n";
+    ::chmod(secrets.c_str(), 0600);
+    settings.smtp_url = "smtp://127.0.0.1:2525";
+    settings.smtp_secrets_file = secrets;
+    EXPECT_EQ(check_notify(settings)[0].status, CheckStatus::ok);
+    ::chmod(secrets.c_str(), 0644);  // readable by others: the dispatcher refuses it
+    const auto open = check_notify(settings)[0];
+    EXPECT_EQ(open.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(open, "chmod 600")) << open.message << " / " << open.fix;
+
+    settings.twilio_account_sid = "AC123";
+    EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);  // no token file
+    settings.twilio_secrets_file = dir.path() / "missing";
+    EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);
+}
+
 TEST(Doctor, RenderingsAndExitStatus) {
     DoctorReport report;
     report.checks.push_back({"config", CheckStatus::ok, "loaded", ""});
