@@ -148,6 +148,7 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     job.comment = text(record.comment);
     job.std_in = text(record.std_in);
     job.group_id = record.group_id;
+    job.command = text(record.command);
 
     OutputPathContext context;
     context.job_id = record.job_id;

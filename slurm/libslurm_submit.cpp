@@ -107,6 +107,18 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     environment.push_back(nullptr);
     d.environment = environment.data();
     d.env_size = static_cast<std::uint32_t>(environment_values.size());
+    // As sbatch: argv[0] is the script's path as given; slurmctld shows them joined as Command=
+    // and slurmd starts the script with the rest.
+    std::vector<std::string> argv_values(r.argv.begin(), r.argv.end());
+    std::vector<char*> argv;
+    for (auto& word : argv_values) {
+        argv.push_back(word.data());
+    }
+    argv.push_back(nullptr);
+    if (!argv_values.empty()) {
+        d.argv = argv.data();
+        d.argc = static_cast<std::uint32_t>(argv_values.size());
+    }
 
     submit_response_msg_t* raw = nullptr;
     errno = 0;

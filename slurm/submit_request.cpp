@@ -2,6 +2,7 @@
 // from libslurm so it can be tested without a cluster.
 #include "slurm/submit_request.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace slurm {
@@ -42,7 +43,23 @@ SubmitRequest submit_request_from(const JobSnapshot& job, std::string script,
     request.hold = false;
     request.user_id = job.user_id;
     request.group_id = job.group_id;
+    request.argv = command_words(job.command);
     return request;
+}
+
+std::vector<std::string> command_words(std::string_view command) {
+    std::vector<std::string> words;
+    std::size_t at = 0;
+    while (at < command.size()) {
+        const auto start = command.find_first_not_of(' ', at);
+        if (start == std::string_view::npos) {
+            break;
+        }
+        const auto end = std::min(command.find(' ', start), command.size());
+        words.emplace_back(command.substr(start, end - start));
+        at = end;
+    }
+    return words;
 }
 
 }  // namespace slurm

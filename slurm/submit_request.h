@@ -43,6 +43,10 @@ struct SubmitRequest {
     std::string comment;                  // --comment
     bool requeue = true;                  // --requeue (true) or --no-requeue (false)
     bool hold = false;                    // -H: submitted held (priority 0) until release()
+    // The script's argv as sbatch sends it: [0] the script's path as given (what scontrol shows
+    // as Command=; the script may read it back), then the script's arguments. Empty: none, as
+    // for a script read from stdin.
+    std::vector<std::string> argv;
     // The job's environment, "NAME=value" each. Slurm refuses a batch job without one; sbatch
     // sends its own whole environment (--export=ALL).
     std::vector<std::string> environment;
@@ -58,10 +62,15 @@ struct SubmitRequest {
 // paths (already expanded, so the new job writes where the old one did, appending so the old
 // run's log is kept), time limit, node/task/CPU/memory/GRES requests, node lists, comment,
 // requeueability, user and group, with `script` and `environment` (Slurm keeps neither where a
-// job query can read them: see Client::batch_script). Never held. An array task gives a plain
-// job: the new job is not part of any array.
+// job query can read them: see Client::batch_script), and the argv split from its Command= at
+// blanks (see command_words). Never held. An array task gives a plain job: the new job is not
+// part of any array.
 [[nodiscard]] SubmitRequest submit_request_from(const JobSnapshot& job, std::string script,
                                                 std::vector<std::string> environment);
+
+// A Command= text split at blanks: the script's path, then its arguments. Exact unless an
+// argument (or the path) contains a blank, which Slurm's joined text cannot show.
+[[nodiscard]] std::vector<std::string> command_words(std::string_view command);
 
 // JSON object with one key per field (nullopt as null); submit_request_from_json(to_json(r))
 // gives r back.

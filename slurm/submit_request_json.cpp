@@ -153,6 +153,7 @@ json to_json(const SubmitRequest& r) {
         {"requeue", r.requeue},
         {"hold", r.hold},
         {"environment", r.environment},
+        {"argv", r.argv},
         {"user_id", or_null(r.user_id)},
         {"group_id", or_null(r.group_id)},
     };
@@ -197,6 +198,7 @@ common::Result<SubmitRequest> submit_request_from_json(const json& object) {
     read.flag("requeue", r.requeue);
     read.flag("hold", r.hold);
     read.texts("environment", r.environment);
+    read.texts("argv", r.argv);
     read.optional_number("user_id", r.user_id);
     read.optional_number("group_id", r.group_id);
     if (auto problem = read.problem(); !problem.empty()) {

@@ -64,6 +64,10 @@ struct JobSnapshot {
     std::string comment;
     std::string std_in;                              // as given to -i (raw, not expanded)
     std::uint32_t group_id = 0;
+    // Command=: the batch script's path as given to sbatch, then its arguments, joined by one
+    // blank each (Slurm keeps the argv itself nowhere a query reads it, so an argument with a
+    // blank inside cannot be told apart); empty for a script read from stdin.
+    std::string command;
 
     bool operator==(const JobSnapshot&) const = default;
 };

@@ -195,6 +195,11 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
         request->environment.emplace_back(*entry);
     }
+    if (split.script) {
+        request->script_argv.push_back(*split.script);
+        request->script_argv.insert(request->script_argv.end(), split.script_args.begin(),
+                                    split.script_args.end());
+    }
     request->caller = ::getuid();
     common::SystemClock clock;
     const auto registration =

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include "notify/target.h"
 #include "recovery/cause.h"
@@ -49,11 +50,20 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
     return knobs;
 }
 
+// The registering shell's environment as a resubmitted job gets it. SLURM_* are sbatch's and
+// slurmd's to set for the new job, and the job contract's own variables come from `supervisor
+// env` on every run, so a value left over from a shell inside a job must not stand in for
+// them. The rest stays, SUPERVISOR_STATE_DIR and SUPERVISOR_BIN included: without them the
+// new job's `supervisor env` would look in another state directory and resume from scratch.
 std::vector<std::string> exported_environment(const std::vector<std::string>& environment) {
     std::vector<std::string> kept;
     for (const auto& entry : environment) {
-        if (!entry.starts_with("SLURM_") && !entry.starts_with("SUPERVISOR_") &&
-            entry.find('=') != std::string::npos) {
+        const auto equals = entry.find('=');
+        if (equals == std::string::npos || entry.starts_with("SLURM_")) {
+            continue;
+        }
+        const auto name = std::string_view(entry).substr(0, equals);
+        if (name != k_resume_from && name != k_attempt) {
             kept.push_back(entry);
         }
     }
@@ -76,8 +86,11 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
                                 "the job's batch script: " + script.error().message,
                             "register it as its owner, or leave resubmit out of --allow");
     }
-    const auto submit = slurm::submit_request_from(job, *script,
-                                                   exported_environment(request.environment));
+    auto submit = slurm::submit_request_from(job, *script,
+                                             exported_environment(request.environment));
+    if (!request.script_argv.empty()) {
+        submit.argv = request.script_argv;  // exact, where Command= joined them with blanks
+    }
     state::JobSpec spec;
     spec.job = request.job;
     spec.script = std::move(*script);

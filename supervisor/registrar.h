@@ -38,8 +38,12 @@ struct RegisterRequest {
     std::string progress_pattern;
     uid_t caller = 0;
     // With resubmit whitelisted: the environment a resubmitted job gets ("NAME=value"), the
-    // registering shell's as sbatch would export it. SLURM_* and SUPERVISOR_* are dropped.
+    // registering shell's as sbatch would export it. SLURM_* and the job contract's own
+    // SUPERVISOR_RESUME_FROM and SUPERVISOR_ATTEMPT are dropped.
     std::vector<std::string> environment;
+    // With resubmit whitelisted: the script's path and arguments exactly as submitted (`supervisor
+    // sbatch` knows them). Empty: taken from Slurm's Command=, split at blanks.
+    std::vector<std::string> script_argv;
 };
 
 [[nodiscard]] common::Result<state::Registration> register_job(state::Store& store,

@@ -81,8 +81,10 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
     request.excluded_nodes = "n3";
     request.requeue = false;
     request.comment = "options";
+    request.argv = {"./train.sbatch", "--steps", "20", "--lr=3e-4"};
     const auto id = submit(request);
     const auto job = load(id);
+    EXPECT_EQ(job.command, "./train.sbatch --steps 20 --lr=3e-4");
     EXPECT_EQ(job.num_nodes, 2U);
     EXPECT_EQ(job.max_nodes, 2U);
     EXPECT_EQ(job.num_tasks, 2U);

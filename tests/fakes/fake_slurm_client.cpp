@@ -292,6 +292,9 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
     job.qos = request.qos;
     job.comment = request.comment;
     job.std_in = request.std_in.empty() ? "/dev/null" : request.std_in;
+    for (const auto& word : request.argv) {  // slurmctld joins argv into Command= with blanks
+        job.command += (job.command.empty() ? "" : " ") + word;
+    }
     slurm::OutputPathContext context;
     context.job_id = job.id.job;
     context.job_name = job.name;

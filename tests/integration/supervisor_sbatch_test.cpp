@@ -185,13 +185,22 @@ TEST_F(SbatchTest, ParsableIsHonouredAndTheScriptsOwnChoicesAreKept) {
     // --no-requeue in the script itself: respected, and the wrapper says what follows.
     const auto path = script("#SBATCH --no-requeue\n#SUPERVISOR --allow requeue,resubmit\n");
     const auto submitted = supervisor_sbatch("--parsable " + sbatch_options() + " -H " +
-                                             path.string());
+                                             path.string() + " --steps 5 --run-name 'two words'");
     ASSERT_EQ(submitted.exit_status, 0) << submitted.out << submitted.err;
     ASSERT_TRUE(std::regex_match(submitted.out, std::regex(R"(^[0-9]+\n$)"))) << submitted.out;
     const auto job = adopt(submitted.out.substr(0, submitted.out.find('\n')));
     EXPECT_FALSE(slurm_job(job)["requeueable"].get<bool>());
     EXPECT_NE(submitted.err.find("resubmitting"), std::string::npos) << submitted.err;
     EXPECT_EQ(status(job)["status"], "enabled") << status(job).dump(2);
+    // Stored for resubmit: the script's arguments exactly as given, which Slurm's own
+    // Command= cannot tell apart ("two words" would come back as two).
+    const auto stored = run_command("sqlite3 " + state_dir() +
+                                    "/supervisor.db \"SELECT request_json FROM job_specs WHERE "
+                                    "job = '" + job.to_string() + "'\"");
+    const auto request = nlohmann::json::parse(stored.output, nullptr, false);
+    ASSERT_TRUE(request.is_object()) << stored.output;
+    EXPECT_EQ(request["argv"], nlohmann::json::array({path.string(), "--steps", "5",
+                                                      "--run-name", "two words"}));
 }
 
 TEST_F(SbatchTest, SbatchErrorsReachTheUserUnchangedAndNothingIsRegistered) {

@@ -37,6 +37,7 @@ slurm::SubmitRequest full_request() {
     r.requeue = false;
     r.hold = true;
     r.environment = {"PATH=/usr/bin", "EMPTY=", "WITH_EQUALS=a=b"};
+    r.argv = {"./train.sbatch", "--lr", "3e-4", "two words"};
     r.user_id = 1000;
     r.group_id = 100;
     return r;
@@ -141,6 +142,7 @@ slurm::JobSnapshot snapshot() {
     job.required_nodes = "n[1-2]";
     job.comment = "first run";
     job.requeueable = true;
+    job.command = "/home/u/run/train.sbatch --steps 20  --lr=3e-4";
     return job;
 }
 
@@ -175,7 +177,19 @@ TEST(SubmitRequestFrom, CopiesTheOptionsScriptAndEnvironment) {
     expected.hold = false;  // a held snapshot still gives a job that runs
     expected.user_id = 1000;
     expected.group_id = 100;
+    expected.argv = {"/home/u/run/train.sbatch", "--steps", "20", "--lr=3e-4"};
     EXPECT_EQ(request, expected);
+}
+
+TEST(SubmitRequestFrom, CommandIsSplitAtBlanksAndAStdinScriptHasNoArgv) {
+    EXPECT_EQ(slurm::command_words("./run.sh a  b "),
+              (std::vector<std::string>{"./run.sh", "a", "b"}));
+    EXPECT_EQ(slurm::command_words("/x/run.sh"), (std::vector<std::string>{"/x/run.sh"}));
+    EXPECT_TRUE(slurm::command_words("").empty());
+    EXPECT_TRUE(slurm::command_words("   ").empty());
+    auto job = snapshot();
+    job.command.clear();  // sbatch < script: Slurm shows Command=(null)
+    EXPECT_TRUE(slurm::submit_request_from(job, "#!/bin/sh\n", {"A=1"}).argv.empty());
 }
 
 TEST(SubmitRequestFrom, UnsplitStderrIsLeftOutAndUnlimitedTimeStaysUnset) {

@@ -1,6 +1,7 @@
 // The fixes end to end over the fake Slurm client (fixture in poll_cycle_fixture.h): the
 // batch knob halved into the resume environment, a node excluded through requeue-hold and
 // release, the "would have done" report, the repeated-failure stop, backoff, and resubmit.
+#include "slurm/submit_request.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace {
@@ -177,12 +178,21 @@ TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     m_slurm.set_script(id, "#!/bin/bash\necho train\n");
     auto r = request(id);
     r.allowed_actions = {"requeue", "resubmit"};
-    r.environment = {"HOME=/home/owner", "SLURM_JOB_ID=99", "TRAIN_PY=/opt/train.py"};
+    r.environment = {"HOME=/home/owner", "SLURM_JOB_ID=99", "TRAIN_PY=/opt/train.py",
+                     "SUPERVISOR_STATE_DIR=/home/owner/state", "SUPERVISOR_ATTEMPT=7",
+                     "SUPERVISOR_RESUME_FROM=/old.pt"};
+    r.script_argv = {"./train.sbatch", "--name", "two words"};
     register_job(r);
     const auto spec = m_store->job_spec(id);
     ASSERT_TRUE(spec);
     EXPECT_EQ(spec->script, "#!/bin/bash\necho train\n");
-    EXPECT_EQ(spec->request_json.find("SLURM_JOB_ID"), std::string::npos) << "dropped";
+    const auto stored = slurm::submit_request_from_json_text(spec->request_json).value();
+    // Slurm's and the job contract's own variables are set anew for the new job; the rest,
+    // the state directory the job's `supervisor env` reads included, is kept.
+    EXPECT_EQ(stored.environment,
+              (std::vector<std::string>{"HOME=/home/owner", "TRAIN_PY=/opt/train.py",
+                                        "SUPERVISOR_STATE_DIR=/home/owner/state"}));
+    EXPECT_EQ(stored.argv, r.script_argv) << "the exact argv wins over Command=";
 
     run_on(id, "n1");
     fail(id, k_nccl_log);
@@ -204,6 +214,7 @@ TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     const auto submitted = m_slurm.job(next);
     EXPECT_FALSE(submitted.held) << "released once registered";
     EXPECT_EQ(m_slurm.batch_script(next).value(), "#!/bin/bash\necho train\n");
+    EXPECT_EQ(submitted.command, "./train.sbatch --name two words") << "same arguments";
 
     // The new job is watched like any other: validated, then recovered or completed.
     cycle();
