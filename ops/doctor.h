@@ -17,7 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "common/error.h"
+#include "notify/sender.h"
 #include "notify/settings.h"
 #include "recovery/catalogue.h"
 #include "slurm/client.h"
@@ -79,5 +81,14 @@ struct DoctorReport {
 // Email and SMS: configured or not (ok either way), and their secrets files readable and
 // private (FAIL with notify's own message and `chmod 600` fix). Sends nothing.
 [[nodiscard]] std::vector<Check> check_notify(const notify::Settings& settings);
+// `--send-test`: one test message (notify/test_message.h) to each target through `sender`,
+// one check per target, "notify_test": ok when the server accepted it, FAIL with the server's
+// or libcurl's reason and what to fix (a target that does not parse fails before any send).
+// No target given: the settings' default_targets; none there either is one FAIL.
+[[nodiscard]] std::vector<Check> send_test_messages(notify::Sender& sender,
+                                                    const notify::Settings& settings,
+                                                    const std::vector<std::string>& targets,
+                                                    const std::string& host,
+                                                    common::TimePoint at);
 
 }  // namespace ops

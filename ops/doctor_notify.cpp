@@ -1,7 +1,10 @@
 // The notification channels as `supervisor run` would use them: configured or not, and each
 // secrets file readable and private (notify::read_secrets, the dispatcher's own reader, so the
-// verdict is the one the dispatcher will reach on its next send).
+// verdict is the one the dispatcher will reach on its next send). On request, a test message
+// through the same sender the dispatcher uses: only a server's answer proves a channel works.
 #include "notify/secrets.h"
+#include "notify/target.h"
+#include "notify/test_message.h"
 #include "ops/doctor.h"
 
 namespace ops {
@@ -46,6 +49,68 @@ std::vector<Check> check_notify(const notify::Settings& settings) {
         checks.push_back(secrets_check("notify_sms",
                                        "Twilio account " + settings.twilio_account_sid,
                                        settings.twilio_secrets_file));
+    }
+    return checks;
+}
+
+}  // namespace ops
+
+namespace ops {
+namespace {
+
+// Where to look when a channel refused or could not be reached.
+std::string send_fix(const notify::Target& target, const notify::SendError& error) {
+    if (error.permanent) {
+        return "the server refused this message for good: check the " +
+               std::string(notify::to_string(target.channel)) +
+               " target itself (address, number or URL) against the reason";
+    }
+    switch (target.channel) {
+        case notify::Channel::email:
+            return "check smtp_url, smtp_tls and smtp_secrets_file in [notify] and that the "
+                   "mail server is up";
+        case notify::Channel::sms:
+            return "check twilio_account_sid, twilio_from and twilio_secrets_file in [notify] "
+                   "and that the Twilio API is reachable";
+        case notify::Channel::webhook:
+            return "check that the URL is reachable from this host and accepts a JSON POST";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::vector<Check> send_test_messages(notify::Sender& sender, const notify::Settings& settings,
+                                      const std::vector<std::string>& targets,
+                                      const std::string& host, common::TimePoint at) {
+    const auto& chosen = targets.empty() ? settings.default_targets : targets;
+    if (chosen.empty()) {
+        return {{"notify_test", CheckStatus::fail, "no target to send a test message to",
+                 "name one (--send-test mailto:you@example.org) or set default_targets in "
+                 "[notify]"}};
+    }
+    const auto message = notify::test_message(host, at);
+    const auto millis =
+        std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
+    std::vector<Check> checks;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+        const auto target = notify::parse_target(chosen[i]);
+        if (!target) {
+            checks.push_back({"notify_test", CheckStatus::fail,
+                              chosen[i] + ": " + target.error().message, target.error().hint});
+            continue;
+        }
+        const auto key = "doctor." + std::to_string(millis) + "." + std::to_string(i);
+        const auto sent = sender.send(*target, notify::outgoing_of(message, key));
+        if (sent) {
+            checks.push_back({"notify_test", CheckStatus::ok,
+                              "test message to " + target->text + " accepted by the server", ""});
+        } else {
+            checks.push_back({"notify_test", CheckStatus::fail,
+                              "test message to " + target->text + " not delivered: " +
+                                  sent.error().reason,
+                              send_fix(*target, sent.error())});
+        }
     }
     return checks;
 }

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "ops/doctor.h"
 #include "session.h"
+#include "notify/curl_sender.h"
 #include "slurm/libslurm_client.h"
 
 namespace cli {
@@ -18,7 +19,14 @@ struct DoctorOptions {
     std::vector<std::string> rules;
     std::string metrics_file;
     bool json = false;
+    bool send_test = false;                 // --send-test given (with or without targets)
+    std::vector<std::string> test_targets;  // empty: [notify] default_targets
 };
+
+std::string host_name() {
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
+}
 
 common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOptions& options) {
     ops::DoctorReport report;
@@ -50,6 +58,19 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
         for (auto& check : ops::check_notify(config->notify)) {
             checks.push_back(std::move(check));
         }
+        if (options.send_test) {
+            common::SystemClock clock;
+            const auto sender = notify::make_curl_sender(config->notify, clock);
+            for (auto& check : ops::send_test_messages(*sender, config->notify,
+                                                       options.test_targets, host_name(),
+                                                       clock.now())) {
+                checks.push_back(std::move(check));
+            }
+        }
+    } else if (options.send_test) {
+        checks.push_back({"notify_test", ops::CheckStatus::fail,
+                          "no test message sent: the config did not load",
+                          "fix the config first (see the config check)"});
     }
 
     checks.push_back(ops::check_slurm_version(slurm::compiled_slurm_version(),
@@ -78,15 +99,25 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Check the installation (config, rules, state directory, database, metrics "
-        "file, Slurm, munge, operator rights) and say what to fix; exit 1 when a "
-        "check failed");
+        "file, notification channels, Slurm, munge, operator rights) and say what to fix; "
+        "exit 1 when a check failed");
     doctor->add_option("--config", options->config_file,
                        "the config `supervisor run` would use (default: "
                        "$XDG_CONFIG_HOME/slurm-supervisor/config.toml if it exists)");
     doctor->add_option("--rules", options->rules, "extra diagnosis rules files, as for run");
     doctor->add_option("--metrics-file", options->metrics_file, "as for run");
     doctor->add_flag("--json", options->json, "one JSON object: ok, checks");
-    doctor->callback([&global, &action, options] {
+    auto* send_test =
+        doctor->add_option("--send-test", options->test_targets,
+                           "also send a test message to each TARGET (mailto:..., sms:+..., "
+                           "https://...; none named: [notify] default_targets) and report the "
+                           "server's answer")
+            ->expected(0, -1)
+            ->type_name("TARGET");
+    doctor->callback([&global, &action, options, send_test] {
+        options->send_test = send_test->count() > 0;
+        // A bare --send-test leaves one empty value behind (CLI11): it means "no target named".
+        std::erase(options->test_targets, std::string());
         action = [&global, options] { return doctor_command(global, *options); };
     });
 }

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/doctor.h"
+#include "tests/unit/notify/support.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/unit/supervisor/temp_dir.h"
 
@@ -253,6 +254,54 @@ TEST(Doctor, NotificationChannels) {
     EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);  // no token file
     settings.twilio_secrets_file = dir.path() / "missing";
     EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);
+}
+
+TEST(Doctor, SendTestReportsEachTargetWithTheServersAnswer) {
+    notify::test::FakeSender sender;
+    sender.script = {notify::SendResult{},
+                     tl::unexpected(notify::SendError{"SMTP 550: no such user", true}),
+                     tl::unexpected(notify::SendError{"HTTP: connection refused", false})};
+    notify::Settings settings;
+    const common::FakeClock clock;
+    const auto checks = send_test_messages(
+        sender, settings,
+        {"mailto:a@example.org", "mailto:b@example.org", "https://hooks.example/x", "fax:123"},
+        "login1", clock.now());
+    ASSERT_EQ(checks.size(), 4U);
+    EXPECT_EQ(checks[0].status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(checks[0], "mailto:a@example.org accepted")) << checks[0].message;
+    EXPECT_EQ(checks[1].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[1], "SMTP 550: no such user"));
+    EXPECT_TRUE(mentions(checks[1], "refused this message for good")) << checks[1].fix;
+    EXPECT_EQ(checks[2].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[2], "reachable from this host")) << checks[2].fix;
+    EXPECT_EQ(checks[3].status, CheckStatus::fail) << "a bad target is never sent";
+    EXPECT_TRUE(mentions(checks[3], "fax:123"));
+    ASSERT_EQ(sender.calls.size(), 3U);
+    const auto& first = sender.calls[0].message;
+    EXPECT_NE(first.subject.find("test message"), std::string::npos) << first.subject;
+    EXPECT_NE(first.body.find("login1"), std::string::npos) << first.body;
+    EXPECT_FALSE(first.sms.empty());
+    EXPECT_NE(first.json.find("\"text\""), std::string::npos) << first.json;
+    EXPECT_NE(first.unique_key, sender.calls[1].message.unique_key);
+}
+
+TEST(Doctor, SendTestWithoutTargetsUsesTheDefaultsOrSaysThereAreNone) {
+    notify::test::FakeSender sender;
+    notify::Settings settings;
+    const common::FakeClock clock;
+    auto checks = send_test_messages(sender, settings, {}, "login1", clock.now());
+    ASSERT_EQ(checks.size(), 1U);
+    EXPECT_EQ(checks[0].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[0], "default_targets"));
+    EXPECT_TRUE(sender.calls.empty());
+
+    settings.default_targets = {"sms:+15551234567"};
+    checks = send_test_messages(sender, settings, {}, "login1", clock.now());
+    ASSERT_EQ(checks.size(), 1U);
+    EXPECT_EQ(checks[0].status, CheckStatus::ok);
+    ASSERT_EQ(sender.calls.size(), 1U);
+    EXPECT_EQ(sender.calls[0].target.address, "+15551234567");
 }
 
 TEST(Doctor, RenderingsAndExitStatus) {

@@ -1,0 +1,40 @@
+#include "notify/test_message.h"
+
+#include <ctime>
+
+namespace notify {
+namespace {
+
+std::string utc_text(common::TimePoint at) {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(at);
+    std::tm utc{};
+    ::gmtime_r(&seconds, &utc);
+    char text[32] = {};
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &utc);
+    return text;
+}
+
+}  // namespace
+
+Message test_message(const std::string& host, common::TimePoint at) {
+    Message message;
+    message.job = "test";
+    message.status = "test";
+    message.headline = "test message from supervisor doctor";
+    message.reason = "sent by `supervisor doctor --send-test` on " + host + " at " +
+                     utc_text(at) + "; no job is affected";
+    message.next_step = "nothing: this channel works";
+    return message;
+}
+
+Outgoing outgoing_of(const Message& message, const std::string& unique_key) {
+    Outgoing out;
+    out.unique_key = unique_key;
+    out.subject = email_subject(message);
+    out.body = email_body(message);
+    out.sms = sms_text(message);
+    out.json = webhook_payload(message, 0).dump();
+    return out;
+}
+
+}  // namespace notify
