@@ -7,25 +7,40 @@
 #include "supervisor/failure_history.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
-#include "supervisor/plan_steps.h"
 #include "supervisor/observe.h"
+#include "supervisor/plan_steps.h"
+#include "supervisor/poll_cycle_detail.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
-namespace {
 
-bool is_watched(const state::Registration& registration) {
-    return registration.watching && (registration.status == state::Status::pending ||
-                                     registration.status == state::Status::enabled ||
-                                     registration.status == state::Status::recovering);
-}
+namespace detail {
 
 std::string exit_text(const slurm::JobSnapshot& job) {
     if (!job.exit_code) {
         return "";
     }
     return " exit " + std::to_string(*job.exit_code) + ":" + std::to_string(job.signal.value_or(0));
+}
+
+std::optional<state::Attempt> find_attempt(const std::vector<state::Attempt>& attempts,
+                                           std::uint32_t number) {
+    const auto it = std::ranges::find(attempts, number, &state::Attempt::number);
+    return it == attempts.end() ? std::nullopt : std::optional(*it);
+}
+
+}  // namespace detail
+
+using detail::exit_text;
+using detail::find_attempt;
+
+namespace {
+
+bool is_watched(const state::Registration& registration) {
+    return registration.watching && (registration.status == state::Status::pending ||
+                                     registration.status == state::Status::enabled ||
+                                     registration.status == state::Status::recovering);
 }
 
 std::string reason_for(Observation observation, const std::optional<slurm::JobSnapshot>& job,
@@ -65,10 +80,10 @@ std::string purged_reason(const std::string& base,
     }
     const auto& record = **accounting;
     const std::string state(slurm::to_string(record.state));
-    std::string text = base + "; accounting says it " +
-                       (slurm::is_finished(record.state)
-                            ? "ended " + state
-                            : "was last " + state + ", no end recorded");
+    std::string text =
+        base + "; accounting says it " +
+        (slurm::is_finished(record.state) ? "ended " + state
+                                          : "was last " + state + ", no end recorded");
     if (record.exit_code) {
         text += " exit " + std::to_string(*record.exit_code) + ":" +
                 std::to_string(record.signal.value_or(0));
@@ -80,21 +95,13 @@ nlohmann::json accounting_json(const slurm::AccountingRecord& record) {
     auto optional_int = [](const std::optional<int>& value) {
         return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
     };
-    const auto end = record.end_time ? nlohmann::json(std::chrono::system_clock::to_time_t(
-                                           *record.end_time))
-                                     : nlohmann::json(nullptr);
-    return {{"state", slurm::to_string(record.state)},
-            {"exit_code", optional_int(record.exit_code)},
-            {"signal", optional_int(record.signal)},
-            {"nodes", record.nodes},
-            {"records", record.record_count},
-            {"end_time_unix", end}};
-}
-
-std::optional<state::Attempt> find_attempt(const std::vector<state::Attempt>& attempts,
-                                           std::uint32_t number) {
-    const auto it = std::ranges::find(attempts, number, &state::Attempt::number);
-    return it == attempts.end() ? std::nullopt : std::optional(*it);
+    const auto end = record.end_time
+                         ? nlohmann::json(std::chrono::system_clock::to_time_t(*record.end_time))
+                         : nlohmann::json(nullptr);
+    return {
+        {"state", slurm::to_string(record.state)}, {"exit_code", optional_int(record.exit_code)},
+        {"signal", optional_int(record.signal)},   {"nodes", record.nodes},
+        {"records", record.record_count},          {"end_time_unix", end}};
 }
 
 // Inside a transaction: what accounting says of a purged job, as an "observed" event, and the
@@ -124,72 +131,6 @@ void record_accounting(state::Store& store, state::Registration& registration,
     }
     store.upsert_attempt(attempt);
     registration.last_slurm_state = state;
-}
-
-// The text a notification carries: what was found and what is done about it.
-std::string details_of(const FailureAnalysis& analysis) {
-    std::string text = "Diagnosis: " + analysis.diagnosis.summary + "\n";
-    for (const auto& line : analysis.diagnosis.evidence) {
-        if (line.supports_cause) {
-            text += "  " + line.file + ":" + std::to_string(line.line) + ": " + line.text + "\n";
-        }
-    }
-    if (!analysis.diagnosis.nodes.empty()) {
-        std::string nodes;
-        for (const auto& node : analysis.diagnosis.nodes) {
-            nodes += (nodes.empty() ? "" : ", ") + node;
-        }
-        text += "Nodes: " + nodes + "\n";
-    }
-    for (const auto& rejected : analysis.rejected_checkpoints) {
-        text += "Checkpoint rejected: " + rejected + "\n";
-    }
-    if (analysis.plan.resume_from) {
-        text += "Resume from: " + *analysis.plan.resume_from + "\n";
-    } else if (analysis.checkpoint) {
-        text += "Newest usable checkpoint: " + *analysis.checkpoint + "\n";
-    }
-    text += (analysis.plan.escalate ? "Not recovered: " : "Plan: ") + analysis.plan.reason + "\n";
-    for (const auto& action : analysis.plan.actions) {
-        text += "Action: " + recovery::describe(action) + "\n";
-    }
-    for (const auto& line : analysis.plan.would_have_done) {
-        text += "Would have done: " + line + "\n";
-    }
-    for (const auto& line : analysis.plan.notes) {
-        text += "Note: " + line + "\n";
-    }
-    if (analysis.plan.escalate) {
-        text += "Next step: look at the evidence above; when the cause is fixed, resubmit the "
-                "job and register it again (or whitelist the fix with `supervisor register "
-                "--allow`).\n";
-    }
-    return text;
-}
-
-nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
-    nlohmann::json evidence = nlohmann::json::array();
-    for (const auto& line : analysis.diagnosis.evidence) {
-        evidence.push_back({{"file", line.file}, {"line", line.line}, {"text", line.text},
-                            {"rule", line.rule_id}, {"supports_cause", line.supports_cause}});
-    }
-    nlohmann::json actions = nlohmann::json::array();
-    for (const auto& action : analysis.diagnosis.suggested_actions) {
-        actions.push_back(recovery::to_string(action));
-    }
-    return {{"cause", recovery::to_string(analysis.diagnosis.cause)},
-            {"confidence", analysis.diagnosis.confidence},
-            {"nodes", analysis.diagnosis.nodes},
-            {"node_condemned", analysis.diagnosis.node_condemned},
-            {"step", analysis.diagnosis.step ? nlohmann::json(*analysis.diagnosis.step)
-                                             : nlohmann::json(nullptr)},
-            {"evidence", evidence},
-            {"suggested_actions", actions},
-            {"slurm_facts", analysis.diagnosis.slurm_facts_used},
-            {"checkpoint", analysis.checkpoint ? nlohmann::json(*analysis.checkpoint)
-                                               : nlohmann::json(nullptr)},
-            {"rejected_checkpoints", analysis.rejected_checkpoints},
-            {"notes", analysis.notes}};
 }
 
 }  // namespace
@@ -451,157 +392,6 @@ void PollCycle::track_running(state::Registration& registration, const slurm::Jo
                      (attempt.resumed_from.empty() ? ", from scratch"
                                                    : ", resuming from " + attempt.resumed_from),
                  {{"attempt", attempt.number}, {"nodes", job.nodes}});
-}
-
-void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                               Observation observation, const Stall* stall) {
-    const auto now = m_clock.now();
-    const bool slurm_requeued = observation == Observation::slurm_requeued;
-    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
-                       .value_or(new_attempt(registration.job, registration.attempt));
-
-    FailureContext context;
-    context.registration = &registration;
-    context.job = &job;
-    context.nodes = &nodes();
-    context.run_nodes = !attempt.nodes.empty() ? attempt.nodes : job.nodes;
-    context.slurm_requeued = slurm_requeued;
-    context.restart_delta = job.restart_count - std::min(job.restart_count,
-                                                         registration.seen_restart_count);
-    context.store = &m_store;
-    context.now = now;
-    context.can_resubmit = m_store.job_spec(registration.job).has_value();
-    context.stall = stall;
-    if (std::ranges::find(registration.allowed_actions, "drain_node") !=
-        registration.allowed_actions.end()) {
-        context.is_operator = is_operator();
-    }
-    const auto analysis = analyse_failure(context, m_catalogue, m_config);
-    const auto& correlation = analysis.correlation;
-    const auto correlated = describe(correlation);
-    const std::string cause(recovery::to_string(analysis.diagnosis.cause));
-    const auto details =
-        details_of(analysis) + (correlated.empty() ? "" : "Correlation: " + correlated + "\n");
-
-    auto transaction = m_store.begin();
-    if (!still_current(registration)) {
-        return;  // changed by another process since this cycle read it: look again next cycle
-    }
-    nlohmann::json observed = {{"state", analysis.slurm_state},
-                               {"restart_count", job.restart_count}};
-    if (stall != nullptr) {
-        observed["stall"] = stall_json(*stall);
-    }
-    record_event(m_store, registration.job, now, "observed",
-                 "attempt " + std::to_string(attempt.number) +
-                     (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
-                     (slurm_requeued ? "" : exit_text(job)) +
-                     (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
-                     (slurm_requeued ? " (Slurm requeued the job itself, restart count " +
-                                           std::to_string(job.restart_count) + ")"
-                                     : "") +
-                     (stall != nullptr ? ", " + stall->summary : ""),
-                 observed);
-    auto diagnosis_data = diagnosis_json(analysis);
-    diagnosis_data["attempt"] = attempt.number;
-    diagnosis_data["correlation"] = correlation_json(correlation);
-    record_event(m_store, registration.job, now, "diagnosis",
-                 with_correlation(cause + ": " + analysis.diagnosis.summary, correlation),
-                 diagnosis_data);
-
-    // A running job's end_time is Slurm's forecast; a hung one ends now, when it is stopped.
-    attempt.ended_at = stall != nullptr ? now : job.end_time.value_or(now);
-    attempt.final_state = analysis.slurm_state;
-    if (!slurm_requeued) {
-        attempt.exit_code = job.exit_code;
-        attempt.signal = job.signal;
-    }
-    attempt.nodes = context.run_nodes;
-    attempt.cause = cause;
-    attempt.failed_step = analysis.diagnosis.step;
-    m_store.upsert_attempt(attempt);
-
-    const auto expected_restart_count = registration.seen_restart_count;
-    if (slurm_requeued) {
-        registration.seen_restart_count = job.restart_count;
-    }
-    registration.last_cause = cause;
-    registration.last_slurm_state = std::string(slurm::to_string(job.state));
-    apply_transition(m_store, registration, observation,
-                     "attempt " + std::to_string(attempt.number) +
-                         (stall != nullptr ? " hung (" + cause + ", no progress for " +
-                                                 format_stall_timeout(stall->silent_for) + ")"
-                                           : " failed (" + cause + ")"),
-                     now, details);
-
-    nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
-                                {"reason", analysis.plan.reason},
-                                {"would_have_done", analysis.plan.would_have_done},
-                                {"notes", analysis.plan.notes}};
-    if (analysis.plan.escalate) {
-        record_event(m_store, registration.job, now, "decision",
-                     "escalate: " + analysis.plan.reason, plan_data);
-        apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
-                         details);
-    } else {
-        // The plan's effects first: the steps below read them.
-        for (const auto& node : analysis.plan.exclude_nodes) {
-            registration.excluded_nodes.push_back(node);
-        }
-        registration.knobs_json = knobs_to_json(analysis.plan.knobs);
-        nlohmann::json steps = nlohmann::json::array();
-        const auto planned = steps_for(analysis.plan, analysis.diagnosis, registration,
-                                       expected_restart_count);
-        for (std::uint32_t step = 0; step < planned.size(); ++step) {
-            state::Action action;
-            action.job = registration.job;
-            action.attempt = attempt.number;
-            action.step = step;
-            action.kind = planned[step].kind;
-            auto params = planned[step].params;
-            if (stall != nullptr && planned[step].kind == "requeue") {
-                params["stop_running"] = true;  // Slurm kills a running job it requeues
-            }
-            action.params_json = params.dump();
-            action.created_at = action.updated_at = now;
-            m_store.insert_action(action);
-            steps.push_back(action.kind);
-        }
-        plan_data["actions"] = steps;
-        plan_data["start_delay_s"] = analysis.plan.start_delay.count();
-        record_event(m_store, registration.job, now, "decision", "plan: " + analysis.plan.reason,
-                     plan_data);
-
-        const std::uint32_t next = attempt.number + 1;
-        auto env = m_store.resume_env(registration.job);
-        env[k_attempt] = std::to_string(next);
-        for (const auto& [name, value] : analysis.plan.env) {
-            env[name] = value;
-        }
-        const auto resume_from = analysis.plan.resume_from;
-        if (resume_from) {
-            env[k_resume_from] = *resume_from;
-        } else {
-            env.erase(k_resume_from);
-        }
-        m_store.set_resume_env(registration.job, env);
-        auto following = new_attempt(registration.job, next);
-        following.restart_count = slurm_requeued ? job.restart_count : expected_restart_count + 1;
-        following.resumed_from = resume_from.value_or("");
-        m_store.upsert_attempt(following);
-        registration.attempt = next;
-        registration.last_checkpoint = resume_from.value_or("");
-    }
-    registration.updated_at = now;
-    m_store.update_registration(registration);
-    transaction.commit();
-
-    if (!analysis.plan.escalate && analysis.plan.actions.empty()) {
-        // Slurm requeued the job and no action of ours will run: the job still needs its
-        // resume environment before it starts.
-        (void)write_env_file(env_file_path(m_config.state_dir, registration.job),
-                             m_store.resume_env(registration.job));
-    }
 }
 
 }  // namespace supervisor
