@@ -309,8 +309,17 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     }
     diagnosis.suggested_actions = choose_actions(*winner, winners, diagnosis.nodes);
 
+    // A line that several rules match is evidence once (the first rule's view of it): the
+    // reader of a notification wants lines, not rules. Confidence was combined over the
+    // findings above, so this changes only what is shown.
+    const auto already_shown = [&diagnosis](const EvidenceLine& line) {
+        return std::ranges::any_of(diagnosis.evidence, [&line](const EvidenceLine& shown) {
+            return shown.file == line.file && shown.line == line.line;
+        });
+    };
     for (const auto* finding : winners) {
-        if (finding->line && diagnosis.evidence.size() < k_max_supporting_lines) {
+        if (finding->line && diagnosis.evidence.size() < k_max_supporting_lines &&
+            !already_shown(*finding->line)) {
             diagnosis.evidence.push_back(*finding->line);
         }
     }
@@ -322,7 +331,8 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             continue;
         }
         ++symptoms;
-        if (shown.size() < k_max_context_lines && shown.insert(finding.cause).second) {
+        if (shown.size() < k_max_context_lines && !already_shown(*finding.line) &&
+            shown.insert(finding.cause).second) {
             auto line = *finding.line;
             line.supports_cause = false;
             diagnosis.evidence.push_back(std::move(line));

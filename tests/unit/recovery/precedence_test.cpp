@@ -38,6 +38,21 @@ TEST(Precedence, XidOnOneRankBeatsTimeoutsOnAllOthers) {
     EXPECT_NE(d.summary.find("63 other error lines"), std::string::npos) << d.summary;
 }
 
+TEST(Precedence, ALineSeveralRulesMatchIsShownOnce) {
+    // PyTorch's out-of-memory exception line: the message rule and the exception-name rule both
+    // match it, and the traceback line before it matches the second as well.
+    const auto d = test::diagnose_text(
+        "    raise torch.cuda.OutOfMemoryError(\n"
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has "
+        "a total capacity of 79.15 GiB of which 1.33 GiB is free.\n");
+    EXPECT_EQ(d.cause, Cause::cuda_oom);
+    std::vector<std::int64_t> lines;
+    for (const auto& line : d.evidence) {
+        lines.push_back(line.line);
+    }
+    EXPECT_EQ(lines, (std::vector<std::int64_t>{1, 2}));
+}
+
 TEST(Precedence, OomOnOneRankBeatsPeersConnectionErrors) {
     const auto d = test::diagnose_text(
         "n1:1:2 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer "
