@@ -4,8 +4,11 @@
 # (contrib/examples) with a failure injected at step 25 (CUDA out of memory while the batch is
 # above 32), registers it with batch-size reduction allowed, and runs the supervisor until the
 # job has been diagnosed, its batch halved (gradient accumulation doubled), requeued from its last
-# checkpoint, and has finished. Then shows `supervisor status` and `supervisor events`. About a minute once
-# installed. Leaves the cluster running; stop it with contrib/dev-cluster/down.sh.
+# checkpoint, and has finished. Its owner's notifications go by email to a mail server on
+# loopback (aiosmtpd from Debian's python3-aiosmtpd, writing a Maildir under the demo directory;
+# DEMO_SMTP_PORT, default 18025). Then shows `supervisor status`, `supervisor events` and the
+# first email. About a minute once installed. Leaves the cluster running; stop it with
+# contrib/dev-cluster/down.sh.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +25,16 @@ rm -rf "$demo_dir"
 mkdir -p "$demo_dir/checkpoints"
 export SUPERVISOR_STATE_DIR="$demo_dir/state"
 
+# The owner's mailbox: a real SMTP server on loopback that keeps what it accepts in a Maildir.
+smtp_port="${DEMO_SMTP_PORT:-18025}"
+/usr/bin/python3 -m aiosmtpd -n -l "127.0.0.1:$smtp_port" -c aiosmtpd.handlers.Mailbox \
+    "$demo_dir/mail" >"$demo_dir/smtp.log" 2>&1 &
+smtp=$!
+daemon=""
+trap 'kill $daemon "$smtp" 2>/dev/null || true' EXIT
+printf '[notify]\nsmtp_url = "smtp://127.0.0.1:%s"\nsmtp_from = "slurm-supervisor@localhost"\nsmtp_tls = "none"\n' \
+    "$smtp_port" >"$demo_dir/config.toml"
+
 echo
 echo "== 1. submit the example training job with BATCH_SIZE=64; at step 25 it runs out of GPU"
 echo "   memory, and will again every time while the batch is above 32"
@@ -35,13 +48,14 @@ echo "== 2. register it: checkpoints in $demo_dir/checkpoints; requeue and batch
 echo "   allowed; the batch size is a knob (floor 8) compensated by gradient accumulation"
 "$supervisor" register "$job" --checkpoint-dir "$demo_dir/checkpoints" \
     --allow requeue,reduce_batch_size \
-    --knob batch_size=64:env=BATCH_SIZE:min=8:compensate=GRAD_ACCUM
+    --knob batch_size=64:env=BATCH_SIZE:min=8:compensate=GRAD_ACCUM \
+    --notify mailto:you@localhost
 
 echo
 echo "== 3. run the supervisor until the job is finished (its log: $demo_dir/daemon.log)"
-"$supervisor" run --poll-interval-ms 1000 >"$demo_dir/daemon.log" 2>&1 &
+"$supervisor" run --config "$demo_dir/config.toml" --poll-interval-ms 1000 \
+    >"$demo_dir/daemon.log" 2>&1 &
 daemon=$!
-trap 'kill "$daemon" 2>/dev/null || true' EXIT
 last=""
 for _ in $(seq 300); do
     now=$("$supervisor" status "$job" | sed -n 2p | awk '{print $3, $4, $5}')
@@ -49,6 +63,7 @@ for _ in $(seq 300); do
     [[ "$now" == completed/* ]] && break
     sleep 1
 done
+sleep 2  # the outbox is sent after every cycle: let the last message go out
 kill "$daemon"
 wait "$daemon" 2>/dev/null || true
 
@@ -63,6 +78,12 @@ echo "== 6. the job's own log: attempt 1 ran out of memory with batch 64; attemp
 echo "   from the checkpoint with batch 32 and accumulation 2 (the same global batch)"
 grep -E "^(supervisor-example|starting|resumed|training finished)|out of memory|^step (2[0-9]|60)/" \
     "$demo_dir/train-$job.out"
+echo
+mails=("$demo_dir"/mail/new/*)
+echo "== 7. the owner's mailbox ($demo_dir/mail): ${#mails[@]} emails; the first one, sent when"
+echo "   the job failed:"
+first=$(grep -l "failed; recovering" "${mails[@]}" | head -1)
+sed -n '/^Subject:/p; /^$/,$p' "$first"
 echo
 echo "The cluster keeps running: export SLURM_CONF=$SLURM_CONF SUPERVISOR_STATE_DIR=$SUPERVISOR_STATE_DIR"
 echo "Stop it with: $root/contrib/dev-cluster/down.sh"
