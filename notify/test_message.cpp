@@ -21,8 +21,8 @@ Message test_message(const std::string& host, common::TimePoint at) {
     message.job = "test";
     message.status = "test";
     message.headline = "test message from supervisor doctor";
-    message.reason = "sent by `supervisor doctor --send-test` on " + host + " at " +
-                     utc_text(at) + "; no job is affected";
+    message.reason = "sent by `supervisor doctor --send-test` on " + host + " at " + utc_text(at) +
+                     "; no job is affected";
     message.next_step = "nothing: this channel works";
     return message;
 }

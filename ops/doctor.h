@@ -88,7 +88,6 @@ struct DoctorReport {
 [[nodiscard]] std::vector<Check> send_test_messages(notify::Sender& sender,
                                                     const notify::Settings& settings,
                                                     const std::vector<std::string>& targets,
-                                                    const std::string& host,
-                                                    common::TimePoint at);
+                                                    const std::string& host, common::TimePoint at);
 
 }  // namespace ops

@@ -106,10 +106,10 @@ std::vector<Check> send_test_messages(notify::Sender& sender, const notify::Sett
             checks.push_back({"notify_test", CheckStatus::ok,
                               "test message to " + target->text + " accepted by the server", ""});
         } else {
-            checks.push_back({"notify_test", CheckStatus::fail,
-                              "test message to " + target->text + " not delivered: " +
-                                  sent.error().reason,
-                              send_fix(*target, sent.error())});
+            checks.push_back(
+                {"notify_test", CheckStatus::fail,
+                 "test message to " + target->text + " not delivered: " + sent.error().reason,
+                 send_fix(*target, sent.error())});
         }
     }
     return checks;

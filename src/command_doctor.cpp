@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "commands.h"
+#include "notify/curl_sender.h"
 #include "ops/doctor.h"
 #include "session.h"
-#include "notify/curl_sender.h"
 #include "slurm/libslurm_client.h"
 
 namespace cli {
@@ -61,9 +61,8 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
         if (options.send_test) {
             common::SystemClock clock;
             const auto sender = notify::make_curl_sender(config->notify, clock);
-            for (auto& check : ops::send_test_messages(*sender, config->notify,
-                                                       options.test_targets, host_name(),
-                                                       clock.now())) {
+            for (auto& check : ops::send_test_messages(
+                     *sender, config->notify, options.test_targets, host_name(), clock.now())) {
                 checks.push_back(std::move(check));
             }
         }
@@ -108,10 +107,11 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     doctor->add_option("--metrics-file", options->metrics_file, "as for run");
     doctor->add_flag("--json", options->json, "one JSON object: ok, checks");
     auto* send_test =
-        doctor->add_option("--send-test", options->test_targets,
-                           "also send a test message to each TARGET (mailto:..., sms:+..., "
-                           "https://...; none named: [notify] default_targets) and report the "
-                           "server's answer")
+        doctor
+            ->add_option("--send-test", options->test_targets,
+                         "also send a test message to each TARGET (mailto:..., sms:+..., "
+                         "https://...; none named: [notify] default_targets) and report the "
+                         "server's answer")
             ->expected(0, -1)
             ->type_name("TARGET");
     doctor->callback([&global, &action, options, send_test] {

@@ -20,10 +20,12 @@ using test_support::count_events;
 using test_support::dump;
 using test_support::SupervisorHarness;
 
-bool completed(const nlohmann::json& status) { return status.value("status", "") == "completed"; }
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
 
 class SupervisorNotify : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
 };
 
@@ -71,7 +73,7 @@ TEST_F(SupervisorNotify, OwnerIsMailedOnFailureOnRunningAgainAndOnSuccessEachOnc
     const auto checkpoint = (h.checkpoints() / "step_000010.pt").string();
     for (const std::string& expected : std::vector<std::string>{
              "X-Envelope-To: owner@example.org", "Watchdog caught collective operation timeout",
-          "Resume from: " + checkpoint, "Action: requeue"}) {
+             "Resume from: " + checkpoint, "Action: requeue"}) {
         EXPECT_NE(failed.find(expected), std::string::npos) << expected << "\n" << failed;
     }
     EXPECT_FALSE(mail_with_subject(mails, label + ": is running again").empty());
@@ -79,7 +81,8 @@ TEST_F(SupervisorNotify, OwnerIsMailedOnFailureOnRunningAgainAndOnSuccessEachOnc
     EXPECT_NE(done.find("Status: completed/succeeded"), std::string::npos) << done;
 
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "notification", "to mailto:owner@example.org sent (email)"), 3) << dump(events);
+    EXPECT_EQ(count_events(events, "notification", "to mailto:owner@example.org sent (email)"), 3)
+        << dump(events);
 }
 
 }  // namespace

@@ -19,9 +19,9 @@ class DoctorSendTest : public ::testing::Test {
   protected:
     void SetUp() override {
         m_dir = cli::test::fresh_directory("doctor-send-test");
-        smtp = std::make_unique<Server>(SMTP_SINK_SCRIPT, free_port(), m_dir / "smtp",
-                                        std::vector<std::string>{"--user", "robot",
-                                                                 "--password", "s3cret"});
+        smtp = std::make_unique<Server>(
+            SMTP_SINK_SCRIPT, free_port(), m_dir / "smtp",
+            std::vector<std::string>{"--user", "robot", "--password", "s3cret"});
         http = std::make_unique<Server>(HTTP_RECEIVER_SCRIPT, free_port(), m_dir / "http");
         secret("smtp.secret", "user = robot\npassword = s3cret\n");
         secret("twilio.secret", "password = token-123\n");
@@ -34,25 +34,34 @@ class DoctorSendTest : public ::testing::Test {
     }
 
     void write_config(const std::string& extra = {}) {
-        cli::test::write_file(
-            m_dir / "config.toml",
-            "[notify]\n"
-            "smtp_url = \"smtp://127.0.0.1:" + std::to_string(smtp->port()) + "\"\n"
-            "smtp_from = \"supervisor@example.org\"\n"
-            "smtp_secrets_file = \"" + (m_dir / "smtp.secret").string() + "\"\n"
-            "smtp_tls = \"try\"\n"
-            "twilio_base_url = \"http://127.0.0.1:" + std::to_string(http->port()) + "\"\n"
-            "twilio_account_sid = \"AC123\"\n"
-            "twilio_from = \"+15550001111\"\n"
-            "twilio_secrets_file = \"" + (m_dir / "twilio.secret").string() + "\"\n"
-            "timeout_s = 5\n" + extra);
+        cli::test::write_file(m_dir / "config.toml",
+                              "[notify]\n"
+                              "smtp_url = \"smtp://127.0.0.1:" +
+                                  std::to_string(smtp->port()) +
+                                  "\"\n"
+                                  "smtp_from = \"supervisor@example.org\"\n"
+                                  "smtp_secrets_file = \"" +
+                                  (m_dir / "smtp.secret").string() +
+                                  "\"\n"
+                                  "smtp_tls = \"try\"\n"
+                                  "twilio_base_url = \"http://127.0.0.1:" +
+                                  std::to_string(http->port()) +
+                                  "\"\n"
+                                  "twilio_account_sid = \"AC123\"\n"
+                                  "twilio_from = \"+15550001111\"\n"
+                                  "twilio_secrets_file = \"" +
+                                  (m_dir / "twilio.secret").string() +
+                                  "\"\n"
+                                  "timeout_s = 5\n" +
+                                  extra);
     }
 
     // The doctor's notify_test checks, from its --json output.
     std::vector<nlohmann::json> send_test(const std::vector<std::string>& targets) {
-        std::vector<std::string> args{"--state-dir", (m_dir / "state").string(), "--slurm-conf",
-                                      (m_dir / "no-slurm.conf").string(), "doctor", "--json",
-                                      "--config", (m_dir / "config.toml").string(),
+        std::vector<std::string> args{"--state-dir",  (m_dir / "state").string(),
+                                      "--slurm-conf", (m_dir / "no-slurm.conf").string(),
+                                      "doctor",       "--json",
+                                      "--config",     (m_dir / "config.toml").string(),
                                       "--send-test"};
         args.insert(args.end(), targets.begin(), targets.end());
         const auto run = cli::test::run_supervisor(args);
@@ -92,8 +101,7 @@ TEST_F(DoctorSendTest, EveryChannelsTestMessageArrivesAndIsReportedOk) {
     const auto mails = smtp->received(".eml");
     ASSERT_EQ(mails.size(), 1U);
     EXPECT_NE(mails[0].find("X-Envelope-To: owner@example.org"), std::string::npos) << mails[0];
-    EXPECT_NE(mails[0].find("test message from supervisor doctor"), std::string::npos)
-        << mails[0];
+    EXPECT_NE(mails[0].find("test message from supervisor doctor"), std::string::npos) << mails[0];
     const auto posts = http->received(".json");
     ASSERT_EQ(posts.size(), 2U);
     EXPECT_EQ(nlohmann::json::parse(posts[0])["path"], "/2010-04-01/Accounts/AC123/Messages.json");
