@@ -155,7 +155,19 @@ TEST_F(SlurmClientContract, TimeLimitOfAPendingJobCanBeChanged) {
 }
 
 TEST_F(SlurmClientContract, NodesAreListedWithTheirState) {
-    const auto nodes = client().load_nodes();
+    // The operations suite drains n3 and resumes it while this runs beside it (ctest -j), and
+    // slurmctld shows a resumed node NOT_RESPONDING until its next ping (under a second): wait
+    // up to 10 s for every node to answer, then assert.
+    auto nodes = client().load_nodes();
+    const auto all_up = [&nodes] {
+        return nodes && std::ranges::all_of(*nodes, [](const slurm::NodeSnapshot& node) {
+                   return node.state != slurm::NodeState::down && !node.not_responding;
+               });
+    };
+    for (int i = 0; i < 50 && !all_up(); ++i) {
+        m_backend->pause();
+        nodes = client().load_nodes();
+    }
     ASSERT_TRUE(nodes) << nodes.error().message;
     for (const char* name : {"n1", "n2", "n3"}) {
         const auto it = std::ranges::find(*nodes, std::string(name), &slurm::NodeSnapshot::name);
