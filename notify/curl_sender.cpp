@@ -22,14 +22,6 @@ std::string excerpt(const std::string& body) {
     return text + (body.size() > 300 ? "..." : "");
 }
 
-std::string host_name() {
-    char buffer[256] = {};
-    if (::gethostname(buffer, sizeof buffer - 1) != 0 || buffer[0] == '\0') {
-        return "localhost";
-    }
-    return buffer;
-}
-
 SendResult http_result(const tl::expected<detail::Reply, SendError>& reply, const char* what) {
     if (!reply) {
         return tl::unexpected(SendError{std::string(what) + ": " + reply.error().reason, false});
@@ -54,7 +46,7 @@ SendResult not_configured(const char* channel, const char* keys) {
 class CurlSender final : public Sender {
   public:
     CurlSender(Settings settings, const common::Clock& clock)
-        : m_settings(std::move(settings)), m_clock(clock), m_host(host_name()) {}
+        : m_settings(std::move(settings)), m_clock(clock), m_host(local_host_name()) {}
 
     SendResult send(const Target& target, const Outgoing& message) override {
         switch (target.channel) {
@@ -150,6 +142,14 @@ class CurlSender final : public Sender {
 
 std::unique_ptr<Sender> make_curl_sender(Settings settings, const common::Clock& clock) {
     return std::make_unique<CurlSender>(std::move(settings), clock);
+}
+
+std::string local_host_name() {
+    char buffer[256] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0 || buffer[0] == '\0') {
+        return "localhost";
+    }
+    return buffer;
 }
 
 }  // namespace notify

@@ -13,12 +13,17 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "common/clock.h"
 #include "notify/sender.h"
 #include "notify/settings.h"
 
 namespace notify {
+
+// This host's name as messages name it (the Message-ID's domain, the test message's sender);
+// "localhost" when gethostname fails.
+[[nodiscard]] std::string local_host_name();
 
 [[nodiscard]] std::unique_ptr<Sender> make_curl_sender(Settings settings,
                                                        const common::Clock& clock);

@@ -1,27 +1,16 @@
 #include "notify/test_message.h"
 
-#include <ctime>
+#include "notify/email_payload.h"
 
 namespace notify {
-namespace {
-
-std::string utc_text(common::TimePoint at) {
-    const std::time_t seconds = std::chrono::system_clock::to_time_t(at);
-    std::tm utc{};
-    ::gmtime_r(&seconds, &utc);
-    char text[32] = {};
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &utc);
-    return text;
-}
-
-}  // namespace
 
 Message test_message(const std::string& host, common::TimePoint at) {
     Message message;
     message.job = "test";
     message.status = "test";
     message.headline = "test message from supervisor doctor";
-    message.reason = "sent by `supervisor doctor --send-test` on " + host + " at " + utc_text(at) +
+    message.reason = "sent by `supervisor doctor --send-test` on " + host + " at " +
+                     rfc5322_date(std::chrono::system_clock::to_time_t(at)) +
                      "; no job is affected";
     message.next_step = "nothing: this channel works";
     return message;

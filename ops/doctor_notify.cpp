@@ -53,9 +53,6 @@ std::vector<Check> check_notify(const notify::Settings& settings) {
     return checks;
 }
 
-}  // namespace ops
-
-namespace ops {
 namespace {
 
 // Where to look when a channel refused or could not be reached.

@@ -23,9 +23,19 @@ public:
     char* add(const std::string& value) {
         return value.empty() ? nullptr : m_values.emplace_back(value).data();
     }
+    // A NULL-terminated array of the values (empty ones kept as ""), as environ and argv are.
+    char** add_array(const std::vector<std::string>& values) {
+        auto& pointers = m_arrays.emplace_back();
+        for (const auto& value : values) {
+            pointers.push_back(m_values.emplace_back(value).data());
+        }
+        pointers.push_back(nullptr);
+        return pointers.data();
+    }
 
 private:
     std::deque<std::string> m_values;
+    std::deque<std::vector<char*>> m_arrays;
 };
 
 }  // namespace
@@ -98,26 +108,13 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     d.user_id = r.user_id ? *r.user_id : ::getuid();
     d.group_id = r.group_id ? *r.group_id : ::getgid();
 
-    std::vector<char*> environment;
-    environment.reserve(r.environment.size() + 1);
-    std::vector<std::string> environment_values(r.environment.begin(), r.environment.end());
-    for (auto& entry : environment_values) {
-        environment.push_back(entry.data());
-    }
-    environment.push_back(nullptr);
-    d.environment = environment.data();
-    d.env_size = static_cast<std::uint32_t>(environment_values.size());
+    d.environment = strings.add_array(r.environment);
+    d.env_size = static_cast<std::uint32_t>(r.environment.size());
     // As sbatch: argv[0] is the script's path as given; slurmctld shows them joined as Command=
     // and slurmd starts the script with the rest.
-    std::vector<std::string> argv_values(r.argv.begin(), r.argv.end());
-    std::vector<char*> argv;
-    for (auto& word : argv_values) {
-        argv.push_back(word.data());
-    }
-    argv.push_back(nullptr);
-    if (!argv_values.empty()) {
-        d.argv = argv.data();
-        d.argc = static_cast<std::uint32_t>(argv_values.size());
+    if (!r.argv.empty()) {
+        d.argv = strings.add_array(r.argv);
+        d.argc = static_cast<std::uint32_t>(r.argv.size());
     }
 
     submit_response_msg_t* raw = nullptr;

@@ -23,11 +23,6 @@ struct DoctorOptions {
     std::vector<std::string> test_targets;  // empty: [notify] default_targets
 };
 
-std::string host_name() {
-    char name[256] = {};
-    return ::gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
-}
-
 common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOptions& options) {
     ops::DoctorReport report;
     auto& checks = report.checks;
@@ -62,7 +57,7 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
             common::SystemClock clock;
             const auto sender = notify::make_curl_sender(config->notify, clock);
             for (auto& check : ops::send_test_messages(
-                     *sender, config->notify, options.test_targets, host_name(), clock.now())) {
+                     *sender, config->notify, options.test_targets, notify::local_host_name(), clock.now())) {
                 checks.push_back(std::move(check));
             }
         }
