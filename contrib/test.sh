@@ -25,7 +25,11 @@ export SLURM_TEST_CTLD_PORT="${SLURM_TEST_CTLD_PORT:-16917}"
 export SLURM_TEST_SLURMD_PORT="${SLURM_TEST_SLURMD_PORT:-16921}"
 stop_cluster() { CLEAN=1 "$root/contrib/dev-cluster/down.sh" >&2 || true; }
 trap stop_cluster EXIT
-eval "$(CLEAN=1 "$root/contrib/dev-cluster/up.sh")"
+cluster_env="$(CLEAN=1 "$root/contrib/dev-cluster/up.sh")" || {
+    echo "test.sh: the dev cluster did not start (its messages are above)" >&2
+    exit 1
+}
+eval "$cluster_env"
 echo "test.sh: dev cluster up, SLURM_CONF=$SLURM_CONF" >&2
 
 # One run of every suite (extra arguments narrow it, e.g. -L unit). Tests that stop cluster

@@ -16,9 +16,9 @@ constexpr state::Status k_statuses[] = {state::Status::pending, state::Status::e
 constexpr state::Outcome k_outcomes[] = {state::Outcome::succeeded, state::Outcome::cancelled,
                                          state::Outcome::unrecoverable, state::Outcome::lost,
                                          state::Outcome::resubmitted};
-constexpr const char* k_slurm_error_kinds[] = {"controller_unreachable", "job_not_found",
-                                               "access_denied",          "authentication_failure",
-                                               "operation_refused",      "other"};
+constexpr const char* k_slurm_error_kinds[] = {
+    "controller_unreachable", "job_not_found",   "access_denied",    "authentication_failure",
+    "operation_refused",      "controller_busy", "release_mismatch", "other"};
 
 double unix_seconds(common::TimePoint at) {
     return std::chrono::duration<double>(at.time_since_epoch()).count();

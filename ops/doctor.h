@@ -68,6 +68,12 @@ struct DoctorReport {
 // --- checks of Slurm (doctor_slurm.cpp) --------------------------------------------------
 // The release compiled against and the libslurm API running.
 [[nodiscard]] Check check_slurm_version(const std::string& compiled, const std::string& runtime);
+// Whether slurmctld's release works with the one we were built against (slurm/release.h): ok
+// for the same family, warn for an older build slurmctld still accepts, FAIL when slurmctld
+// will refuse us (or already does: a protocol-version error), with what to rebuild against.
+// warn "not checked" when there is no client or slurmctld cannot be reached. `supervisor run`
+// refuses to start on FAIL and logs a warn.
+[[nodiscard]] Check check_slurm_release(slurm::Client* client, const slurm::Release& compiled);
 // slurmctld answers a node query, and accepts our munge credential: two checks. `client` is
 // null when it could not be created (`create_error` says why).
 [[nodiscard]] std::vector<Check> check_slurm(slurm::Client* client,

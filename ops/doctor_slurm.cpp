@@ -15,6 +15,36 @@ Check check_slurm_version(const std::string& compiled, const std::string& runtim
             ""};
 }
 
+Check check_slurm_release(slurm::Client* client, const slurm::Release& compiled) {
+    const std::string name = "slurm_release";
+    if (!client) {
+        return {name, CheckStatus::warn, "not checked (no Slurm client)", "fix slurmctld first"};
+    }
+    const auto controller = client->controller_release();
+    if (!controller) {
+        if (controller.error().kind == slurm::ErrorKind::release_mismatch) {
+            return {name, CheckStatus::fail,
+                    "built against Slurm " + compiled.to_string() + "; " +
+                        controller.error().message,
+                    "rebuild slurm-supervisor against the Slurm release slurmctld runs "
+                    "(`scontrol --version` on a node of the cluster)"};
+        }
+        return {name, CheckStatus::warn,
+                "not checked (could not ask slurmctld: " + controller.error().message + ")",
+                "fix slurmctld first"};
+    }
+    const auto verdict = slurm::check_compatibility(compiled, *controller);
+    switch (verdict.compatibility) {
+        case slurm::Compatibility::same:
+            return {name, CheckStatus::ok, verdict.explanation, ""};
+        case slurm::Compatibility::older_client:
+            return {name, CheckStatus::warn, verdict.explanation, verdict.fix};
+        case slurm::Compatibility::unsupported:
+            break;
+    }
+    return {name, CheckStatus::fail, verdict.explanation, verdict.fix};
+}
+
 std::vector<Check> check_slurm(slurm::Client* client, const std::string& create_error) {
     if (!client) {
         return {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "slurm/release.h"
 #include "slurm/submit_request.h"
 #include "slurm/types.h"
 
@@ -84,6 +85,11 @@ public:
     // at (such a user answers false although slurmctld would accept them). Fails only when
     // slurmctld cannot be asked for its SlurmUser.
     [[nodiscard]] virtual Result<bool> is_operator() = 0;
+
+    // The Slurm release slurmctld runs ("24.11.5"), for check_compatibility() (release.h).
+    // Fails with controller_unreachable while slurmctld cannot be reached, release_mismatch
+    // when it speaks a protocol version this build cannot (then it cannot even say which).
+    [[nodiscard]] virtual Result<Release> controller_release() = 0;
 };
 
 }  // namespace slurm

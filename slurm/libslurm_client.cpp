@@ -102,13 +102,7 @@ Result<void> update_job(const JobId& id, const std::string& operation, Fill&& fi
 
 }  // namespace
 
-std::string compiled_slurm_version() {
-    char text[16];
-    std::snprintf(text, sizeof text, "%d.%02d.%d", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
-                  SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
-                  SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
-    return text;
-}
+std::string compiled_slurm_version() { return compiled_release().to_string(); }
 
 std::string runtime_slurm_api_version() {
     // slurm_api_version() packs the library's API (= soname) number in the high byte.
@@ -135,6 +129,10 @@ common::Result<std::unique_ptr<LibslurmClient>> LibslurmClient::create(
     std::call_once(g_init_once, [&] {
         // libslurm reads $SLURM_CONF in places that do not take the argument (e.g. plugins).
         ::setenv("SLURM_CONF", path.c_str(), 1);
+        // The task list of an unsplit array record (array_task_str) is cut to 64 characters
+        // and "..." in every release unless this is 0 (read once, at the first job load):
+        // match_records() would not find a task past the cut.
+        ::setenv("SLURM_BITSTR_LEN", "0", 1);
         slurm_init(path.c_str());
         g_initialised_conf = path;
     });
@@ -369,6 +367,8 @@ std::string_view to_string(ErrorKind kind) {
         case ErrorKind::access_denied: return "access_denied";
         case ErrorKind::authentication_failure: return "authentication_failure";
         case ErrorKind::operation_refused: return "operation_refused";
+        case ErrorKind::controller_busy: return "controller_busy";
+        case ErrorKind::release_mismatch: return "release_mismatch";
         case ErrorKind::other: return "other";
     }
     return "other";

@@ -61,6 +61,8 @@ public:
                                           const std::string& reason) override;
     // uid 0, else our uid against SlurmUser (asked of slurmctld once, then cached).
     [[nodiscard]] Result<bool> is_operator() override;
+    // One slurm_load_ctl_conf RPC (not cached: slurmctld may be upgraded under us).
+    [[nodiscard]] Result<Release> controller_release() override;
 
     // Forget the cached answer so the next load_jobs() does a full query.
     void invalidate_cache() { m_last_update = 0; }

@@ -93,6 +93,15 @@ std::string first_node_of(const slurm_job_info_t& record) {
 
 }  // namespace
 
+std::string job_reason_text(std::uint32_t reason) {
+    const auto value = static_cast<job_state_reason>(reason);
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0)
+    return text(slurm_job_reason_string(value));
+#else
+    return text(slurm_job_state_reason_string(value));
+#endif
+}
+
 JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) {
     JobSnapshot job;
     job.id = requested;
@@ -103,7 +112,7 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     job.completing = (record.job_state & JOB_COMPLETING) != 0;
     job.requeued = (record.job_state & JOB_REQUEUE) != 0;
     job.held = record.priority == 0 && job.state == JobState::pending;
-    job.state_reason = text(slurm_job_reason_string(static_cast<job_state_reason>(record.state_reason)));
+    job.state_reason = job_reason_text(record.state_reason);
     if (is_finished(job.state)) {
         // exit_code is a wait(2) status: high byte the exit code, low 7 bits the signal.
         job.exit_code = static_cast<int>((record.exit_code >> 8) & 0xff);

@@ -49,4 +49,21 @@ Result<bool> LibslurmClient::is_operator() {
     return uid == *m_slurm_user_id;
 }
 
+Result<Release> LibslurmClient::controller_release() {
+    slurm_conf_t* raw = nullptr;
+    errno = 0;
+    const int rc = slurm_load_ctl_conf(0, &raw);
+    detail::ConfigMessage config(raw);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(detail::last_error(rc),
+                                                 "asking slurmctld for its Slurm release"));
+    }
+    const char* text = config->version ? config->version : "";
+    if (auto release = parse_release(text)) {
+        return *release;
+    }
+    return tl::unexpected(Error{ErrorKind::other, std::string("slurmctld reported Slurm release '") +
+                                                      text + "', which is not major.minor.micro"});
+}
+
 }  // namespace slurm

@@ -43,7 +43,9 @@ SubmitRequest submit_request_from(const JobSnapshot& job, std::string script,
     request.hold = false;
     request.user_id = job.user_id;
     request.group_id = job.group_id;
-    request.argv = command_words(job.command);
+    request.argv = job.command_has_arguments || job.command.empty()
+                       ? command_words(job.command)
+                       : std::vector<std::string>{job.command};
     return request;
 }
 

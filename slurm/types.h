@@ -19,6 +19,9 @@ namespace slurm {
 using common::JobId;
 using common::TimePoint;
 
+// Whether this build's Slurm reports a job's script arguments in Command= (JobSnapshot).
+[[nodiscard]] bool job_command_has_arguments();
+
 // One job as slurmctld sees it at the moment of the query.
 struct JobSnapshot {
     JobId id;                          // as registered: "1234" or "1234_7"
@@ -64,10 +67,14 @@ struct JobSnapshot {
     std::string comment;
     std::string std_in;                              // as given to -i (raw, not expanded)
     std::uint32_t group_id = 0;
-    // Command=: the batch script's path as given to sbatch, then its arguments, joined by one
-    // blank each (Slurm keeps the argv itself nowhere a query reads it, so an argument with a
-    // blank inside cannot be told apart); empty for a script read from stdin.
+    // Command=: the batch script's path as given to sbatch, then (only where
+    // command_has_arguments) its arguments, joined by one blank each (Slurm keeps the argv
+    // itself nowhere a query reads it, so an argument with a blank inside cannot be told
+    // apart); empty for a script read from stdin.
     std::string command;
+    // Whether slurmctld put the script's arguments into `command`: true up to Slurm 23.11;
+    // from 24.05 it reports the script's path alone and the arguments cannot be read back.
+    bool command_has_arguments = job_command_has_arguments();
 
     bool operator==(const JobSnapshot&) const = default;
 };
@@ -108,6 +115,8 @@ enum class ErrorKind {
     access_denied,           // not the owner and not an operator
     authentication_failure,  // munge credential rejected, expired or absent
     operation_refused,       // Slurm refused this operation in the job's state (not requeueable...)
+    controller_busy,         // slurmctld's RPC rate limiter said "back off" (23.02+): try later
+    release_mismatch,        // slurmctld speaks a protocol this build cannot: rebuild against it
     other,
 };
 

@@ -10,6 +10,7 @@
 #include "ops/doctor.h"
 #include "session.h"
 #include "slurm/libslurm_client.h"
+#include "slurm/release.h"
 
 namespace cli {
 namespace {
@@ -74,6 +75,7 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
     for (auto& check : ops::check_slurm(slurm, client ? "" : client.error().message)) {
         checks.push_back(std::move(check));
     }
+    checks.push_back(ops::check_slurm_release(slurm, slurm::compiled_release()));
     const auto registrations =
         store ? store->registrations(true) : std::vector<state::Registration>{};
     checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));

@@ -3,10 +3,14 @@
 #include <memory>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
+#include "ops/doctor.h"
 #include "ops/service_reporter.h"
 #include "recovery/catalogue.h"
 #include "session.h"
+#include "slurm/release.h"
 #include "supervisor/daemon.h"
 
 namespace cli {
@@ -41,6 +45,15 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     auto client = connect_slurm(global);
     if (!client) {
         return tl::unexpected(client.error());
+    }
+    // A supervisor slurmctld will refuse would only ever back off; say so now and stop.
+    // Unreachable is not a reason to stop: the daemon waits for slurmctld.
+    const auto release = ops::check_slurm_release(client->get(), slurm::compiled_release());
+    if (release.status == ops::CheckStatus::fail) {
+        return common::fail(release.message, release.fix);
+    }
+    if (release.status == ops::CheckStatus::warn) {
+        spdlog::warn("{}; {}", release.message, release.fix);
     }
     supervisor::DaemonOptions daemon;
     daemon.once = options.once;

@@ -30,6 +30,12 @@ common::Error slurm_failure(const slurm::Error& error) {
             return {error.message, "check that munged is running and uses the cluster's key"};
         case slurm::ErrorKind::access_denied:
             return {error.message, "act as the job's owner, or as a Slurm operator"};
+        case slurm::ErrorKind::controller_busy:
+            return {error.message,
+                    "slurmctld's RPC rate limiter refused us; try again in a few seconds, or ask "
+                    "the administrators about SlurmctldParameters=rl_* (`sdiag` shows it)"};
+        case slurm::ErrorKind::release_mismatch:
+            return {error.message, slurm::release_mismatch_hint()};
         default:
             return {error.message, ""};
     }

@@ -125,8 +125,10 @@ std::string ActionExecutor::set_start(const common::JobId& job, const nlohmann::
 
 bool ActionExecutor::slurm_failed(const state::Action& action, const slurm::Error& error,
                                   const std::string& what, bool escalate) {
-    if (error.kind == slurm::ErrorKind::controller_unreachable) {
-        return false;  // try again next cycle
+    if (error.kind == slurm::ErrorKind::controller_unreachable ||
+        error.kind == slurm::ErrorKind::controller_busy ||
+        error.kind == slurm::ErrorKind::release_mismatch) {
+        return false;  // nothing was decided about the job: try again next cycle
     }
     finish(action, state::ActionStatus::failed, what + ": " + error.message, std::nullopt,
            escalate);

@@ -4,6 +4,8 @@
 #include <set>
 #include <string_view>
 
+#include <spdlog/spdlog.h>
+
 #include "notify/target.h"
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
@@ -90,6 +92,11 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
                                              exported_environment(request.environment));
     if (!request.script_argv.empty()) {
         submit.argv = request.script_argv;  // exact, where Command= joined them with blanks
+    } else if (!job.command_has_arguments) {
+        spdlog::warn("job {}: this Slurm release does not report a batch script's arguments, so "
+                     "a resubmitted job would run {} without any; if it takes arguments, submit "
+                     "it with `supervisor sbatch`, which keeps them",
+                     id, job.command);
     }
     state::JobSpec spec;
     spec.job = request.job;

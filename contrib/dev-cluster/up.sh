@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start (or complete) a private 3-node Slurm 22.05 cluster on loopback for
+# Start (or complete) a private 3-node Slurm cluster (22.05 or 24.11) on loopback for
 # slurm-supervisor development and integration tests. See README.md.
 set -euo pipefail
 
@@ -317,11 +317,13 @@ out="slurmctld port $CTLD_PORT not listening"
 declare -A node_state=()
 deadline=$(($(date +%s) + UP_TIMEOUT))
 while :; do
-    # daemons that died right after starting
-    dc_running_pid slurmctld >/dev/null ||
+    # daemons that died right after starting (24.11's daemons fork once more after writing
+    # their PID file and write it again: look twice, a second apart, before giving up)
+    still_running() { dc_running_pid "$1" >/dev/null || { sleep 1; dc_running_pid "$1" >/dev/null; }; }
+    still_running slurmctld ||
         fail "slurmctld is not running; see $DC_DIR/log/slurmctld.log" "$DC_DIR/log/slurmctld.stdout" "$DC_DIR/log/slurmctld.log"
     for n in "${DC_NODES[@]}"; do
-        dc_running_pid "slurmd-$n" >/dev/null ||
+        still_running "slurmd-$n" ||
             fail "slurmd $n is not running; see $DC_DIR/log/slurmd-$n.log" "$DC_DIR/log/slurmd-$n.stdout" "$DC_DIR/log/slurmd-$n.log"
     done
     # (only ping once the port listens: against a closed port scontrol retries for ~4 s)

@@ -2,6 +2,7 @@
 // libslurm allocation we receive and the functions libslurm 22.05 exports without declaring.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -17,9 +18,12 @@
 #error "slurm-supervisor needs libslurm 22.05 or newer"
 #endif
 
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 2, 0)
-// Exported by libslurm.so.38 (22.05) but missing from its headers; declared in 23.02 and later.
+// The text of a job's state reason ("BeginTime", "JobHeldUser"...). libslurm exports it in
+// every release but declares it in no public header, and 24.05 renamed it.
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0)
 extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
+#else
+extern "C" const char* slurm_job_state_reason_string(enum job_state_reason inx);
 #endif
 
 namespace slurm::detail {
@@ -105,6 +109,9 @@ private:
 
 // Turns a Slurm error number into our ErrorKind, with Slurm's own text after `operation`.
 [[nodiscard]] Error make_error(int slurm_errno, const std::string& operation);
+
+// Slurm's text for a job state reason number; "" for none.
+[[nodiscard]] std::string job_reason_text(std::uint32_t reason);
 
 // Converts one job record. `requested` is the id the caller asked for.
 [[nodiscard]] JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested);

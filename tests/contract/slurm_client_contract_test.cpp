@@ -177,6 +177,17 @@ TEST_F(SlurmClientContract, NodesAreListedWithTheirState) {
     }
 }
 
+TEST_F(SlurmClientContract, ControllerReleaseIsTheReleaseWeWereBuiltAgainst) {
+    // The dev cluster runs the slurmctld of the same packages as the libslurm-dev we build
+    // with (Debian 12: 22.05, Debian 13: 24.11), and the fake claims the compiled release.
+    const auto release = client().controller_release();
+    ASSERT_TRUE(release) << release.error().message;
+    EXPECT_TRUE(release->same_family(slurm::compiled_release()))
+        << release->to_string() << " vs " << slurm::compiled_release().to_string();
+    EXPECT_EQ(slurm::check_compatibility(slurm::compiled_release(), *release).compatibility,
+              slurm::Compatibility::same);
+}
+
 TEST_F(SlurmClientContract, AccountingOfAFinishedJobIsAbsentOrMatchesItsState) {
     const auto id = m_backend->finished_job(3);
     const auto job = load(id);

@@ -84,7 +84,10 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
     request.argv = {"./train.sbatch", "--steps", "20", "--lr=3e-4"};
     const auto id = submit(request);
     const auto job = load(id);
-    EXPECT_EQ(job.command, "./train.sbatch --steps 20 --lr=3e-4");
+    // Up to 23.11 slurmctld reports the arguments after the path; from 24.05 the path alone.
+    EXPECT_EQ(job.command, job.command_has_arguments ? "./train.sbatch --steps 20 --lr=3e-4"
+                                                     : "./train.sbatch");
+    EXPECT_EQ(job.command_has_arguments, slurm::job_command_has_arguments());
     EXPECT_EQ(job.num_nodes, 2U);
     EXPECT_EQ(job.max_nodes, 2U);
     EXPECT_EQ(job.num_tasks, 2U);
@@ -108,6 +111,9 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
     expected.partition = job.partition;
     expected.user_id = ::getuid();
     expected.group_id = ::getgid();
+    if (!job.command_has_arguments) {
+        expected.argv = {"./train.sbatch"};  // what slurmctld still tells (see above)
+    }
     EXPECT_EQ(slurm::to_json_text(again), slurm::to_json_text(expected));
 }
 

@@ -292,8 +292,12 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
     job.qos = request.qos;
     job.comment = request.comment;
     job.std_in = request.std_in.empty() ? "/dev/null" : request.std_in;
-    for (const auto& word : request.argv) {  // slurmctld joins argv into Command= with blanks
+    // slurmctld joins argv into Command= with blanks, or (24.05+) shows the path alone.
+    for (const auto& word : request.argv) {
         job.command += (job.command.empty() ? "" : " ") + word;
+        if (!slurm::job_command_has_arguments()) {
+            break;
+        }
     }
     slurm::OutputPathContext context;
     context.job_id = job.id.job;
@@ -354,6 +358,14 @@ slurm::Result<bool> FakeSlurmClient::is_operator() {
     }
     m_calls.push_back("is-operator");
     return m_operator;
+}
+
+slurm::Result<slurm::Release> FakeSlurmClient::controller_release() {
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("asking slurmctld for its Slurm release"));
+    }
+    m_calls.push_back("controller-release");
+    return m_controller_release;
 }
 
 slurm::JobId FakeSlurmClient::submit(const std::string& name, bool requeueable) {

@@ -50,6 +50,9 @@ public:
                                                  const std::string& reason) override;
     // What set_operator() said; true by default (the dev cluster runs everything as root).
     [[nodiscard]] slurm::Result<bool> is_operator() override;
+    // What set_controller_release() said; the release this binary was built against by
+    // default (a cluster installed from the same packages, as the dev cluster is).
+    [[nodiscard]] slurm::Result<slurm::Release> controller_release() override;
 
     // --- simulation ----------------------------------------------------------------------
     // Adds a pending batch job, requeueable unless told otherwise; returns its id.
@@ -70,6 +73,8 @@ public:
     void set_operator(bool is_operator) { m_operator = is_operator; }
     // The uid the fake's caller has (default: this process's): owner of what it submits.
     void set_caller_uid(std::uint32_t uid) { m_caller_uid = uid; }
+    // The release slurmctld claims to run (controller_release()).
+    void set_controller_release(const slurm::Release& release) { m_controller_release = release; }
     // Running -> finished with the given state, exit code and signal.
     void finish(const slurm::JobId& id, slurm::JobState state, int exit_code, int signal = 0);
     // What slurmctld does when a node stops responding: the node goes DOWN (Not responding)
@@ -110,6 +115,7 @@ private:
     std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
     std::map<slurm::JobId, std::string> m_scripts;  // batch scripts, by job
     bool m_operator = true;
+    slurm::Release m_controller_release = slurm::compiled_release();
     std::uint32_t m_caller_uid;
 };
 

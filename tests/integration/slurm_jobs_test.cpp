@@ -177,4 +177,28 @@ TEST_F(SlurmJobs, ArrayTasksAreFoundByTheirArrayIds) {
     }
 }
 
+TEST_F(SlurmJobs, TaskOfALongUnsplitArrayIsFoundPastSlurmsSixtyFourCharacters) {
+    // Held, so the tasks stay in one unsplit record whose task list ("1,3,5,...,199") is far
+    // longer than the 64 characters libslurm keeps by default.
+    std::string tasks;
+    for (int task = 1; task < 200; task += 2) {
+        tasks += (tasks.empty() ? "" : ",") + std::to_string(task);
+    }
+    const auto master = submit("--hold -a " + tasks + " --wrap 'exit 0'");
+    const slurm::JobId early{master.job, 3U};
+    const slurm::JobId late{master.job, 197U};
+    const slurm::JobId absent{master.job, 198U};
+    const slurm::JobId ids[] = {early, late, absent};
+    const auto query = m_client->load_jobs(ids);
+    ASSERT_TRUE(query) << query.error().message;
+    ASSERT_EQ(query->jobs.size(), 2U);
+    for (const auto& job : query->jobs) {
+        EXPECT_TRUE(job.id == early || job.id == late) << job.id.to_string();
+        EXPECT_EQ(job.state, JobState::pending);
+        EXPECT_TRUE(job.held);
+    }
+    ASSERT_EQ(query->missing.size(), 1U);
+    EXPECT_EQ(query->missing[0], absent);
+}
+
 }  // namespace

@@ -65,6 +65,9 @@ class RefusingClient final : public slurm::Client {
         return tl::unexpected(m_error);
     }
     slurm::Result<bool> is_operator() override { return tl::unexpected(m_error); }
+    slurm::Result<slurm::Release> controller_release() override {
+        return tl::unexpected(m_error);
+    }
 
   private:
     slurm::Error m_error;
@@ -196,6 +199,42 @@ TEST(Doctor, SlurmReachableUnreachableAndAuth) {
 
     EXPECT_EQ(check_slurm_version("22.05.8", "38").status, CheckStatus::ok);
     EXPECT_TRUE(mentions(check_slurm_version("22.05.8", "38"), "22.05.8"));
+}
+
+TEST(Doctor, SlurmReleaseAgainstTheControllers) {
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    const slurm::Release built{23, 11, 4};
+
+    fake.set_controller_release({23, 11, 10});
+    auto check = check_slurm_release(&fake, built);
+    EXPECT_EQ(check.status, CheckStatus::ok) << check.message;
+    EXPECT_TRUE(mentions(check, "23.11.4"));
+    EXPECT_TRUE(mentions(check, "23.11.10"));
+
+    fake.set_controller_release({24, 11, 5});  // two families newer: still accepts us
+    check = check_slurm_release(&fake, built);
+    EXPECT_EQ(check.status, CheckStatus::warn) << check.message;
+    EXPECT_TRUE(mentions(check, "24.11"));
+
+    fake.set_controller_release({23, 2, 7});  // slurmctld older than us: refused
+    check = check_slurm_release(&fake, built);
+    EXPECT_EQ(check.status, CheckStatus::fail) << check.message;
+    EXPECT_TRUE(mentions(check, "rebuild slurm-supervisor against Slurm 23.02"));
+
+    fake.set_controller_release({25, 11, 0});  // four families newer: we are too old
+    check = check_slurm_release(&fake, built);
+    EXPECT_EQ(check.status, CheckStatus::fail) << check.message;
+    EXPECT_TRUE(mentions(check, "25.11"));
+
+    RefusingClient protocol(slurm::ErrorKind::release_mismatch);
+    check = check_slurm_release(&protocol, built);
+    EXPECT_EQ(check.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(check, "rebuild"));
+
+    fake.set_unreachable(true);
+    EXPECT_EQ(check_slurm_release(&fake, built).status, CheckStatus::warn);
+    EXPECT_EQ(check_slurm_release(nullptr, built).status, CheckStatus::warn);
 }
 
 TEST(Doctor, OperatorRightsAgainstTheRegistrations) {

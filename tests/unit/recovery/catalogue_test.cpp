@@ -1,4 +1,6 @@
 // Loading catalogues: layering overrides, and every error naming file, rule and problem.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "recovery/catalogue.h"

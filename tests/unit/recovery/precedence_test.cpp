@@ -1,4 +1,5 @@
 // Root causes beat the symptoms they produce; Slurm's verdicts beat log noise.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>

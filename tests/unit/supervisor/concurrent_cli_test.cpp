@@ -65,6 +65,9 @@ public:
         return m_fake.drain_node(node, reason);
     }
     slurm::Result<bool> is_operator() override { return m_fake.is_operator(); }
+    slurm::Result<slurm::Release> controller_release() override {
+        return m_fake.controller_release();
+    }
 
 private:
     fakes::FakeSlurmClient& m_fake;
