@@ -102,6 +102,21 @@ Result<void> update_job(const JobId& id, const std::string& operation, Fill&& fi
 
 }  // namespace
 
+namespace detail {
+
+Result<ConfigMessage> load_controller_config(const std::string& operation) {
+    slurm_conf_t* raw = nullptr;
+    errno = 0;
+    const int rc = slurm_load_ctl_conf(0, &raw);
+    ConfigMessage config(raw);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(make_error(last_error(rc), operation));
+    }
+    return config;
+}
+
+}  // namespace detail
+
 std::string compiled_slurm_version() { return compiled_release().to_string(); }
 
 std::string runtime_slurm_api_version() {
@@ -276,17 +291,15 @@ Result<std::optional<AccountingRecord>> LibslurmClient::load_accounting(const Jo
     const std::string id_text = id.to_string();
     const std::string operation = "loading accounting of job " + id_text;
     if (!m_accounting_enabled) {
-        slurm_conf_t* raw = nullptr;
-        errno = 0;
-        const int rc = slurm_load_ctl_conf(0, &raw);
-        detail::ConfigMessage config(raw);
-        if (rc != SLURM_SUCCESS) {
-            return tl::unexpected(detail::make_error(
-                last_error(rc), operation + " (reading AccountingStorageType from slurmctld)"));
+        auto config = detail::load_controller_config(
+            operation + " (reading AccountingStorageType from slurmctld)");
+        if (!config) {
+            return tl::unexpected(std::move(config.error()));
         }
-        m_accounting_enabled = config->accounting_storage_type &&
-                               config->accounting_storage_type == k_slurmdbd_storage;
-        m_cluster_name = config->cluster_name ? config->cluster_name : "";
+        const auto& conf = **config;
+        m_accounting_enabled = conf.accounting_storage_type &&
+                               conf.accounting_storage_type == k_slurmdbd_storage;
+        m_cluster_name = conf.cluster_name ? conf.cluster_name : "";
     }
     if (!*m_accounting_enabled) {
         return std::nullopt;

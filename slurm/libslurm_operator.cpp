@@ -36,29 +36,21 @@ Result<bool> LibslurmClient::is_operator() {
         return true;
     }
     if (!m_slurm_user_id) {
-        slurm_conf_t* raw = nullptr;
-        errno = 0;
-        const int rc = slurm_load_ctl_conf(0, &raw);
-        detail::ConfigMessage config(raw);
-        if (rc != SLURM_SUCCESS) {
-            return tl::unexpected(detail::make_error(detail::last_error(rc),
-                                                     "reading SlurmUser from slurmctld"));
+        auto config = detail::load_controller_config("reading SlurmUser from slurmctld");
+        if (!config) {
+            return tl::unexpected(std::move(config.error()));
         }
-        m_slurm_user_id = config->slurm_user_id;
+        m_slurm_user_id = (*config)->slurm_user_id;
     }
     return uid == *m_slurm_user_id;
 }
 
 Result<Release> LibslurmClient::controller_release() {
-    slurm_conf_t* raw = nullptr;
-    errno = 0;
-    const int rc = slurm_load_ctl_conf(0, &raw);
-    detail::ConfigMessage config(raw);
-    if (rc != SLURM_SUCCESS) {
-        return tl::unexpected(detail::make_error(detail::last_error(rc),
-                                                 "asking slurmctld for its Slurm release"));
+    auto config = detail::load_controller_config("asking slurmctld for its Slurm release");
+    if (!config) {
+        return tl::unexpected(std::move(config.error()));
     }
-    const char* text = config->version ? config->version : "";
+    const char* text = (*config)->version ? (*config)->version : "";
     if (auto release = parse_release(text)) {
         return *release;
     }

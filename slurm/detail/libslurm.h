@@ -110,6 +110,9 @@ private:
 // Turns a Slurm error number into our ErrorKind, with Slurm's own text after `operation`.
 [[nodiscard]] Error make_error(int slurm_errno, const std::string& operation);
 
+// slurmctld's configuration (one slurm_load_ctl_conf RPC); the error names `operation`.
+[[nodiscard]] Result<ConfigMessage> load_controller_config(const std::string& operation);
+
 // Slurm's text for a job state reason number; "" for none.
 [[nodiscard]] std::string job_reason_text(std::uint32_t reason);
 
