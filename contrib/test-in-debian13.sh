@@ -24,7 +24,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-rootfs="${DEBIAN13_ROOT:-/var/tmp/slurm-supervisor-debian13}"
+# Resolved, because /proc/PID/root (how cleanup finds what runs inside) shows resolved paths.
+rootfs="$(realpath -m "${DEBIAN13_ROOT:-/var/tmp/slurm-supervisor-debian13}")"
 mirror="${DEBIAN13_MIRROR:-http://deb.debian.org/debian}"
 suite=trixie
 complete_marker="$rootfs/.slurm-supervisor-rootfs-complete"

@@ -117,8 +117,6 @@ Result<ConfigMessage> load_controller_config(const std::string& operation) {
 
 }  // namespace detail
 
-std::string compiled_slurm_version() { return compiled_release().to_string(); }
-
 std::string runtime_slurm_api_version() {
     // slurm_api_version() packs the library's API (= soname) number in the high byte.
     return std::to_string(SLURM_VERSION_MAJOR(slurm_api_version()));

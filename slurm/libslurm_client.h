@@ -16,10 +16,9 @@
 
 namespace slurm {
 
-// The Slurm release this binary was compiled against ("22.05.8"), and the API number of the
-// libslurm it runs with ("38" for libslurm.so.38). The ABI changes with every major release, so
-// a binary must run against the libslurm it was built with.
-[[nodiscard]] std::string compiled_slurm_version();
+// The API number of the libslurm this binary runs with ("38" for libslurm.so.38; the release
+// it was compiled against is compiled_release(), release.h). The ABI changes with every major
+// release, so a binary must run against the libslurm it was built with.
 [[nodiscard]] std::string runtime_slurm_api_version();
 
 // Where libslurm will read its configuration: $SLURM_CONF, else the compiled-in default.

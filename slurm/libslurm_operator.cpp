@@ -54,8 +54,10 @@ Result<Release> LibslurmClient::controller_release() {
     if (auto release = parse_release(text)) {
         return *release;
     }
-    return tl::unexpected(Error{ErrorKind::other, std::string("slurmctld reported Slurm release '") +
-                                                      text + "', which is not major.minor.micro"});
+    return tl::unexpected(
+        Error{ErrorKind::other, std::string("slurmctld reported Slurm release '") + text +
+                                    "', which is not major.minor[.micro]: compare `scontrol "
+                                    "--version` with `supervisor --version` by hand"});
 }
 
 }  // namespace slurm

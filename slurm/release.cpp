@@ -4,8 +4,6 @@
 // from that order rather than from the numbers.
 #include "slurm/release.h"
 
-#include "slurm/types.h"
-
 #include <array>
 #include <charconv>
 #include <cstdio>

@@ -34,6 +34,10 @@ struct Release {
 // The release this binary was compiled against (SLURM_VERSION_NUMBER of its slurm.h).
 [[nodiscard]] Release compiled_release();
 
+// Whether this build's Slurm reports a job's script arguments in Command= (JobSnapshot's
+// command_has_arguments): up to 23.11 yes; from 24.05 slurmctld sends the script's path alone.
+[[nodiscard]] bool job_command_has_arguments();
+
 // How many release families slurmctld of `controller` goes back for its clients: 2 before
 // 24.11, 3 from 24.11.
 [[nodiscard]] int families_accepted_back(const Release& controller);

@@ -13,14 +13,12 @@
 #include "common/clock.h"
 #include "common/job_id.h"
 #include "slurm/job_state.h"
+#include "slurm/release.h"
 
 namespace slurm {
 
 using common::JobId;
 using common::TimePoint;
-
-// Whether this build's Slurm reports a job's script arguments in Command= (JobSnapshot).
-[[nodiscard]] bool job_command_has_arguments();
 
 // One job as slurmctld sees it at the moment of the query.
 struct JobSnapshot {

@@ -68,7 +68,7 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
                           "fix the config first (see the config check)"});
     }
 
-    checks.push_back(ops::check_slurm_version(slurm::compiled_slurm_version(),
+    checks.push_back(ops::check_slurm_version(slurm::compiled_release().to_string(),
                                               slurm::runtime_slurm_api_version()));
     auto client = connect_slurm(global);
     slurm::Client* slurm = client ? client->get() : nullptr;

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "ops/log_setup.h"
 #include "slurm/libslurm_client.h"
+#include "slurm/release.h"
 
 int main(int argc, char** argv) {
     CLI::App app{
@@ -17,7 +18,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version",
                          std::string("supervisor ") + SUPERVISOR_VERSION + " (built against Slurm " +
-                             slurm::compiled_slurm_version() + ", libslurm API " +
+                             slurm::compiled_release().to_string() + ", libslurm API " +
                              slurm::runtime_slurm_api_version() + ")");
 
     cli::GlobalOptions global;

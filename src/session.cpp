@@ -35,7 +35,8 @@ common::Error slurm_failure(const slurm::Error& error) {
                     "slurmctld's RPC rate limiter refused us; try again in a few seconds, or ask "
                     "the administrators about SlurmctldParameters=rl_* (`sdiag` shows it)"};
         case slurm::ErrorKind::release_mismatch:
-            return {error.message, slurm::release_mismatch_hint()};
+            // The message already says what to rebuild against (release_mismatch_hint).
+            return {error.message, "`supervisor doctor` compares the two releases"};
         default:
             return {error.message, ""};
     }

@@ -312,14 +312,15 @@ fail() {
     dc_log "ERROR: $msg"
     exit 1
 }
+# 24.11's daemons fork once more after writing their PID file and write it again: look twice,
+# a second apart, before calling one dead.
+still_running() { dc_running_pid "$1" >/dev/null || { sleep 1; dc_running_pid "$1" >/dev/null; }; }
 ctld_ready=0
 out="slurmctld port $CTLD_PORT not listening"
 declare -A node_state=()
 deadline=$(($(date +%s) + UP_TIMEOUT))
 while :; do
-    # daemons that died right after starting (24.11's daemons fork once more after writing
-    # their PID file and write it again: look twice, a second apart, before giving up)
-    still_running() { dc_running_pid "$1" >/dev/null || { sleep 1; dc_running_pid "$1" >/dev/null; }; }
+    # daemons that died right after starting
     still_running slurmctld ||
         fail "slurmctld is not running; see $DC_DIR/log/slurmctld.log" "$DC_DIR/log/slurmctld.stdout" "$DC_DIR/log/slurmctld.log"
     for n in "${DC_NODES[@]}"; do

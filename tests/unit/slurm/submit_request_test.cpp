@@ -143,6 +143,7 @@ slurm::JobSnapshot snapshot() {
     job.comment = "first run";
     job.requeueable = true;
     job.command = "/home/u/run/train.sbatch --steps 20  --lr=3e-4";
+    job.command_has_arguments = true;  // as slurmctld up to 23.11 reports it, on any build
     return job;
 }
 
@@ -189,6 +190,18 @@ TEST(SubmitRequestFrom, CommandIsSplitAtBlanksAndAStdinScriptHasNoArgv) {
     EXPECT_TRUE(slurm::command_words("   ").empty());
     auto job = snapshot();
     job.command.clear();  // sbatch < script: Slurm shows Command=(null)
+    EXPECT_TRUE(slurm::submit_request_from(job, "#!/bin/sh\n", {"A=1"}).argv.empty());
+}
+
+TEST(SubmitRequestFrom, APathAloneIsKeptWholeBlanksAndAll) {
+    // From 24.05 Command= is the script's path alone: a path with blanks (the owner chose it)
+    // is one word, never split into a path and made-up arguments.
+    auto job = snapshot();
+    job.command_has_arguments = false;
+    job.command = "/home/u/my run/train --steps 20.sbatch";
+    EXPECT_EQ(slurm::submit_request_from(job, "#!/bin/sh\n", {"A=1"}).argv,
+              (std::vector<std::string>{"/home/u/my run/train --steps 20.sbatch"}));
+    job.command.clear();  // a script read from stdin still has no argv
     EXPECT_TRUE(slurm::submit_request_from(job, "#!/bin/sh\n", {"A=1"}).argv.empty());
 }
 
