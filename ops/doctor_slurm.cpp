@@ -23,11 +23,11 @@ Check check_slurm_release(slurm::Client* client, const slurm::Release& compiled)
     const auto controller = client->controller_release();
     if (!controller) {
         if (controller.error().kind == slurm::ErrorKind::release_mismatch) {
-            return {name, CheckStatus::fail,
-                    "built against Slurm " + compiled.to_string() + "; " +
-                        controller.error().message,
-                    "rebuild slurm-supervisor against the Slurm release slurmctld runs "
-                    "(`scontrol --version` on a node of the cluster)"};
+            return {
+                name, CheckStatus::fail,
+                "built against Slurm " + compiled.to_string() + "; " + controller.error().message,
+                "rebuild slurm-supervisor against the Slurm release slurmctld runs "
+                "(`scontrol --version` on a node of the cluster)"};
         }
         return {name, CheckStatus::warn,
                 "not checked (could not ask slurmctld: " + controller.error().message + ")",

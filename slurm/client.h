@@ -19,7 +19,7 @@
 namespace slurm {
 
 class Client {
-public:
+  public:
     virtual ~Client() = default;
 
     // The requested jobs in one batched query. Ids slurmctld does not know are listed in

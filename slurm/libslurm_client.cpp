@@ -4,19 +4,19 @@
 // makes an idle poll nearly free whatever the number of watched jobs.
 #include "slurm/libslurm_client.h"
 
+#include <unistd.h>
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 #include "slurm/array_tasks.h"
 #include "slurm/detail/libslurm.h"
@@ -261,10 +261,9 @@ Result<void> LibslurmClient::set_required_nodes(const JobId& id, const std::stri
 
 Result<void> LibslurmClient::set_time_limit(const JobId& id, std::chrono::minutes limit) {
     m_last_update = 0;
-    return update_job(id,
-                      "setting time limit " + std::to_string(limit.count()) + " min on job " +
-                          id.to_string(),
-                      [&](job_desc_msg_t& d) { d.time_limit = static_cast<uint32_t>(limit.count()); });
+    return update_job(
+        id, "setting time limit " + std::to_string(limit.count()) + " min on job " + id.to_string(),
+        [&](job_desc_msg_t& d) { d.time_limit = static_cast<uint32_t>(limit.count()); });
 }
 
 Result<void> LibslurmClient::set_start_time(const JobId& id, TimePoint when) {
@@ -295,8 +294,8 @@ Result<std::optional<AccountingRecord>> LibslurmClient::load_accounting(const Jo
             return tl::unexpected(std::move(config.error()));
         }
         const auto& conf = **config;
-        m_accounting_enabled = conf.accounting_storage_type &&
-                               conf.accounting_storage_type == k_slurmdbd_storage;
+        m_accounting_enabled =
+            conf.accounting_storage_type && conf.accounting_storage_type == k_slurmdbd_storage;
         m_cluster_name = conf.cluster_name ? conf.cluster_name : "";
     }
     if (!*m_accounting_enabled) {
@@ -350,8 +349,8 @@ Result<std::optional<AccountingRecord>> LibslurmClient::load_accounting(const Jo
     const slurmdb_job_rec_t* last = nullptr;
     std::uint32_t count = 0;
     detail::OwnedListIterator iterator(slurm_list_iterator_create(records.get()));
-    while (const auto* record = static_cast<const slurmdb_job_rec_t*>(
-               slurm_list_next(iterator.get()))) {
+    while (const auto* record =
+               static_cast<const slurmdb_job_rec_t*>(slurm_list_next(iterator.get()))) {
         const bool same = id.array_task ? record->array_job_id == id.job &&
                                               record->array_task_id == *id.array_task
                                         : record->jobid == id.job;
@@ -373,14 +372,22 @@ Result<std::optional<AccountingRecord>> LibslurmClient::load_accounting(const Jo
 
 std::string_view to_string(ErrorKind kind) {
     switch (kind) {
-        case ErrorKind::controller_unreachable: return "controller_unreachable";
-        case ErrorKind::job_not_found: return "job_not_found";
-        case ErrorKind::access_denied: return "access_denied";
-        case ErrorKind::authentication_failure: return "authentication_failure";
-        case ErrorKind::operation_refused: return "operation_refused";
-        case ErrorKind::controller_busy: return "controller_busy";
-        case ErrorKind::release_mismatch: return "release_mismatch";
-        case ErrorKind::other: return "other";
+        case ErrorKind::controller_unreachable:
+            return "controller_unreachable";
+        case ErrorKind::job_not_found:
+            return "job_not_found";
+        case ErrorKind::access_denied:
+            return "access_denied";
+        case ErrorKind::authentication_failure:
+            return "authentication_failure";
+        case ErrorKind::operation_refused:
+            return "operation_refused";
+        case ErrorKind::controller_busy:
+            return "controller_busy";
+        case ErrorKind::release_mismatch:
+            return "release_mismatch";
+        case ErrorKind::other:
+            return "other";
     }
     return "other";
 }

@@ -25,7 +25,7 @@ namespace slurm {
 [[nodiscard]] std::string default_slurm_conf_path();
 
 class LibslurmClient final : public Client {
-public:
+  public:
     // conf_path: a slurm.conf to use (empty: $SLURM_CONF or the default path). Fails when the
     // file does not exist or cannot be read, naming the path and how to point us at the right
     // one. libslurm is initialised once per process; a second create() must name the same file.
@@ -40,16 +40,14 @@ public:
                                                   const std::string& nodes) override;
     [[nodiscard]] Result<void> set_required_nodes(const JobId& id,
                                                   const std::string& nodes) override;
-    [[nodiscard]] Result<void> set_time_limit(const JobId& id,
-                                              std::chrono::minutes limit) override;
+    [[nodiscard]] Result<void> set_time_limit(const JobId& id, std::chrono::minutes limit) override;
     [[nodiscard]] Result<void> set_start_time(const JobId& id, TimePoint when) override;
     [[nodiscard]] Result<void> cancel(const JobId& id) override;
     // Asks slurmctld once for AccountingStorageType (cached for this client's life): nullopt at
     // once unless it is accounting_storage/slurmdbd. Otherwise one connection to slurmdbd and
     // one query per call (every run of the id, the last one returned). slurmdbd down or
     // unreachable is controller_unreachable, like slurmctld: accounting may answer later.
-    [[nodiscard]] Result<std::optional<AccountingRecord>> load_accounting(
-        const JobId& id) override;
+    [[nodiscard]] Result<std::optional<AccountingRecord>> load_accounting(const JobId& id) override;
 
     // One slurm_submit_batch_job RPC. Our own uid/gid unless the request names others; an
     // empty work_dir is our current directory, as with sbatch.
@@ -66,12 +64,12 @@ public:
     // Forget the cached answer so the next load_jobs() does a full query.
     void invalidate_cache() { m_last_update = 0; }
 
-private:
+  private:
     LibslurmClient() = default;
 
     // What the last full answer said about each id we were asked for (nullopt: unknown).
     std::map<JobId, std::optional<JobSnapshot>> m_known;
-    long m_last_update = 0;  // slurmctld's last_update of that answer (time_t)
+    long m_last_update = 0;                    // slurmctld's last_update of that answer (time_t)
     std::optional<bool> m_accounting_enabled;  // AccountingStorageType is slurmdbd
     std::string m_cluster_name;                // ClusterName: accounting is asked about it only
     std::optional<std::uint32_t> m_slurm_user_id;  // SlurmUser's uid, once asked

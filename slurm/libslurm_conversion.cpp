@@ -15,7 +15,9 @@
 namespace slurm::detail {
 namespace {
 
-std::string text(const char* value) { return value ? std::string(value) : std::string(); }
+std::string text(const char* value) {
+    return value ? std::string(value) : std::string();
+}
 
 std::optional<TimePoint> time_of(time_t value) {
     if (value <= 0) {
@@ -26,31 +28,51 @@ std::optional<TimePoint> time_of(time_t value) {
 
 JobState job_state_of(uint32_t raw) {
     switch (raw & JOB_STATE_BASE) {
-        case JOB_PENDING: return JobState::pending;
-        case JOB_RUNNING: return JobState::running;
-        case JOB_SUSPENDED: return JobState::suspended;
-        case JOB_COMPLETE: return JobState::completed;
-        case JOB_CANCELLED: return JobState::cancelled;
-        case JOB_FAILED: return JobState::failed;
-        case JOB_TIMEOUT: return JobState::timeout;
-        case JOB_NODE_FAIL: return JobState::node_fail;
-        case JOB_PREEMPTED: return JobState::preempted;
-        case JOB_BOOT_FAIL: return JobState::boot_fail;
-        case JOB_DEADLINE: return JobState::deadline;
-        case JOB_OOM: return JobState::out_of_memory;
-        default: return JobState::failed;  // a state newer than this build: treat as ended
+        case JOB_PENDING:
+            return JobState::pending;
+        case JOB_RUNNING:
+            return JobState::running;
+        case JOB_SUSPENDED:
+            return JobState::suspended;
+        case JOB_COMPLETE:
+            return JobState::completed;
+        case JOB_CANCELLED:
+            return JobState::cancelled;
+        case JOB_FAILED:
+            return JobState::failed;
+        case JOB_TIMEOUT:
+            return JobState::timeout;
+        case JOB_NODE_FAIL:
+            return JobState::node_fail;
+        case JOB_PREEMPTED:
+            return JobState::preempted;
+        case JOB_BOOT_FAIL:
+            return JobState::boot_fail;
+        case JOB_DEADLINE:
+            return JobState::deadline;
+        case JOB_OOM:
+            return JobState::out_of_memory;
+        default:
+            return JobState::failed;  // a state newer than this build: treat as ended
     }
 }
 
 NodeState node_state_of(uint32_t raw) {
     switch (raw & NODE_STATE_BASE) {
-        case NODE_STATE_DOWN: return NodeState::down;
-        case NODE_STATE_IDLE: return NodeState::idle;
-        case NODE_STATE_ALLOCATED: return NodeState::allocated;
-        case NODE_STATE_ERROR: return NodeState::error;
-        case NODE_STATE_MIXED: return NodeState::mixed;
-        case NODE_STATE_FUTURE: return NodeState::future;
-        default: return NodeState::unknown;
+        case NODE_STATE_DOWN:
+            return NodeState::down;
+        case NODE_STATE_IDLE:
+            return NodeState::idle;
+        case NODE_STATE_ALLOCATED:
+            return NodeState::allocated;
+        case NODE_STATE_ERROR:
+            return NodeState::error;
+        case NODE_STATE_MIXED:
+            return NodeState::mixed;
+        case NODE_STATE_FUTURE:
+            return NodeState::future;
+        default:
+            return NodeState::unknown;
     }
 }
 
@@ -147,8 +169,7 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     job.cpus_per_task = count_of(record.cpus_per_task);
     job.mem_per_cpu = (record.pn_min_memory & MEM_PER_CPU) != 0;
     const std::uint64_t memory = record.pn_min_memory & ~MEM_PER_CPU;
-    if (memory != 0 && record.pn_min_memory != NO_VAL64 &&
-        record.pn_min_memory != INFINITE64) {
+    if (memory != 0 && record.pn_min_memory != NO_VAL64 && record.pn_min_memory != INFINITE64) {
         job.pn_min_memory = memory;
     }
     job.tres_per_node = text(record.tres_per_node);

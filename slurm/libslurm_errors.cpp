@@ -78,7 +78,7 @@ ErrorKind classify(int code) {
         case ESLURM_AUTH_EXPIRED:  // 24.11: a credential past its TTL (munge clock skew)
 #endif
             return ErrorKind::authentication_failure;
-        case ESLURM_DISABLED:  // requeue of a --no-requeue job: "...presently disabled"
+        case ESLURM_DISABLED:            // requeue of a --no-requeue job: "...presently disabled"
         case ESLURM_JOB_SCRIPT_MISSING:  // batch script of an salloc/srun allocation
         case ESLURM_BATCH_ONLY:
         case ESLURM_JOB_PENDING:

@@ -22,48 +22,48 @@ using common::TimePoint;
 
 // One job as slurmctld sees it at the moment of the query.
 struct JobSnapshot {
-    JobId id;                          // as registered: "1234" or "1234_7"
-    std::uint32_t raw_job_id = 0;      // Slurm's own id of this record (differs for array tasks)
+    JobId id;                      // as registered: "1234" or "1234_7"
+    std::uint32_t raw_job_id = 0;  // Slurm's own id of this record (differs for array tasks)
     std::string name;
     std::uint32_t user_id = 0;
     JobState state = JobState::pending;
-    bool completing = false;           // JOB_COMPLETING flag: still cleaning up on its nodes
-    bool requeued = false;             // JOB_REQUEUE flag: being requeued right now
-    bool held = false;                 // priority 0: held by a user or an admin
-    std::string state_reason;          // "NonZeroExitCode", "BeginTime", "None", ...
-    std::optional<int> exit_code;      // exit status when the batch script exited
-    std::optional<int> signal;         // signal that ended it (TIMEOUT: 15), if any
-    std::uint32_t restart_count = 0;   // bumped by every requeue, ours or Slurm's
-    std::string nodes;                 // node list of the current/last run ("n[1-2]")
-    std::string excluded_nodes;        // ExcNodeList
-    std::string required_nodes;        // ReqNodeList (-w)
+    bool completing = false;          // JOB_COMPLETING flag: still cleaning up on its nodes
+    bool requeued = false;            // JOB_REQUEUE flag: being requeued right now
+    bool held = false;                // priority 0: held by a user or an admin
+    std::string state_reason;         // "NonZeroExitCode", "BeginTime", "None", ...
+    std::optional<int> exit_code;     // exit status when the batch script exited
+    std::optional<int> signal;        // signal that ended it (TIMEOUT: 15), if any
+    std::uint32_t restart_count = 0;  // bumped by every requeue, ours or Slurm's
+    std::string nodes;                // node list of the current/last run ("n[1-2]")
+    std::string excluded_nodes;       // ExcNodeList
+    std::string required_nodes;       // ReqNodeList (-w)
     std::string batch_host;
-    std::string std_out;               // expanded path, as scontrol shows it
-    std::string std_err;               // expanded path (same as std_out when not split)
+    std::string std_out;  // expanded path, as scontrol shows it
+    std::string std_err;  // expanded path (same as std_out when not split)
     std::string work_dir;
     std::string partition;
     std::optional<TimePoint> submit_time;
     std::optional<TimePoint> start_time;
     std::optional<TimePoint> end_time;
     std::optional<std::chrono::minutes> time_limit;  // nullopt: unlimited
-    bool requeueable = false;          // Slurm will accept a requeue of this job
-    bool batch = true;                 // batch script (sbatch), not an interactive allocation
+    bool requeueable = false;                        // Slurm will accept a requeue of this job
+    bool batch = true;  // batch script (sbatch), not an interactive allocation
 
     // What the job asked for, as submit_request_from() needs it to submit it again. Slurm's
     // "not given" values (0, NO_VAL) are nullopt or empty. 22.05 does not report the open mode
     // of the output files, so there is no field for it.
-    std::uint32_t num_nodes = 0;                     // minimum node count (-N min)
-    std::optional<std::uint32_t> max_nodes;          // -N min-max
-    std::optional<std::uint32_t> num_tasks;          // -n
-    std::optional<std::uint16_t> ntasks_per_node;    // --ntasks-per-node
-    std::optional<std::uint16_t> cpus_per_task;      // -c
-    std::optional<std::uint64_t> pn_min_memory;      // MB, per node or (mem_per_cpu) per CPU
-    bool mem_per_cpu = false;                        // pn_min_memory is --mem-per-cpu
-    std::string tres_per_node;                       // --gres, as Slurm stores it ("gres:gpu:2")
+    std::uint32_t num_nodes = 0;                   // minimum node count (-N min)
+    std::optional<std::uint32_t> max_nodes;        // -N min-max
+    std::optional<std::uint32_t> num_tasks;        // -n
+    std::optional<std::uint16_t> ntasks_per_node;  // --ntasks-per-node
+    std::optional<std::uint16_t> cpus_per_task;    // -c
+    std::optional<std::uint64_t> pn_min_memory;    // MB, per node or (mem_per_cpu) per CPU
+    bool mem_per_cpu = false;                      // pn_min_memory is --mem-per-cpu
+    std::string tres_per_node;                     // --gres, as Slurm stores it ("gres:gpu:2")
     std::string account;
     std::string qos;
     std::string comment;
-    std::string std_in;                              // as given to -i (raw, not expanded)
+    std::string std_in;  // as given to -i (raw, not expanded)
     std::uint32_t group_id = 0;
     // Command=: the batch script's path as given to sbatch, then (only where
     // command_has_arguments) its arguments, joined by one blank each (Slurm keeps the argv
@@ -79,9 +79,9 @@ struct JobSnapshot {
 
 // Result of one batched job query.
 struct JobQuery {
-    bool changed = true;               // false: slurmctld answered "no change since last time"
-    std::vector<JobSnapshot> jobs;     // the requested jobs slurmctld knows, in request order
-    std::vector<JobId> missing;        // requested ids slurmctld does not know (purged or never)
+    bool changed = true;            // false: slurmctld answered "no change since last time"
+    std::vector<JobSnapshot> jobs;  // the requested jobs slurmctld knows, in request order
+    std::vector<JobId> missing;     // requested ids slurmctld does not know (purged or never)
 };
 
 struct NodeSnapshot {
@@ -89,7 +89,7 @@ struct NodeSnapshot {
     NodeState state = NodeState::unknown;
     bool not_responding = false;
     bool drain = false;
-    std::string reason;                // admin- or slurmd-given reason ("Not responding")
+    std::string reason;  // admin- or slurmd-given reason ("Not responding")
 
     bool operator==(const NodeSnapshot&) const = default;
 };
@@ -98,10 +98,10 @@ struct NodeSnapshot {
 // slurmctld has purged them: the job's last record.
 struct AccountingRecord {
     JobState state = JobState::pending;
-    std::optional<int> exit_code;      // exit status of the batch script, when it ended
-    std::optional<int> signal;         // signal that ended it, if any
-    std::uint32_t record_count = 1;    // records accounting holds for the id (a requeue adds one)
-    std::string nodes;                 // node list of the last run ("n[1-2]"), empty if none
+    std::optional<int> exit_code;    // exit status of the batch script, when it ended
+    std::optional<int> signal;       // signal that ended it, if any
+    std::uint32_t record_count = 1;  // records accounting holds for the id (a requeue adds one)
+    std::string nodes;               // node list of the last run ("n[1-2]"), empty if none
     std::optional<TimePoint> end_time;
 
     bool operator==(const AccountingRecord&) const = default;

@@ -57,8 +57,9 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
         if (options.send_test) {
             common::SystemClock clock;
             const auto sender = notify::make_curl_sender(config->notify, clock);
-            for (auto& check : ops::send_test_messages(
-                     *sender, config->notify, options.test_targets, notify::local_host_name(), clock.now())) {
+            for (auto& check :
+                 ops::send_test_messages(*sender, config->notify, options.test_targets,
+                                         notify::local_host_name(), clock.now())) {
                 checks.push_back(std::move(check));
             }
         }

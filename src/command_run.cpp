@@ -72,8 +72,9 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
 void add_run(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto options = std::make_shared<RunOptions>();
     auto* run = app.add_subcommand(
-        "run", "Run the supervisor in the foreground: watch registered jobs and recover them "
-               "(SIGTERM/SIGINT stop it, SIGHUP reloads config and rules)");
+        "run",
+        "Run the supervisor in the foreground: watch registered jobs and recover them "
+        "(SIGTERM/SIGINT stop it, SIGHUP reloads config and rules)");
     run->add_option("--config", options->config_file,
                     "TOML config (default: $XDG_CONFIG_HOME/slurm-supervisor/config.toml if it "
                     "exists)");

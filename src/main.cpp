@@ -16,10 +16,10 @@ int main(int argc, char** argv) {
         "slurm-supervisor: watches Slurm training jobs, diagnoses why they die, and recovers them "
         "from their last good checkpoint within what their owner allowed."};
     app.require_subcommand(1);
-    app.set_version_flag("--version",
-                         std::string("supervisor ") + SUPERVISOR_VERSION + " (built against Slurm " +
-                             slurm::compiled_release().to_string() + ", libslurm API " +
-                             slurm::runtime_slurm_api_version() + ")");
+    app.set_version_flag(
+        "--version", std::string("supervisor ") + SUPERVISOR_VERSION + " (built against Slurm " +
+                         slurm::compiled_release().to_string() + ", libslurm API " +
+                         slurm::runtime_slurm_api_version() + ")");
 
     cli::GlobalOptions global;
     app.add_option("--slurm-conf", global.slurm_conf,

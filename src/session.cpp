@@ -46,8 +46,8 @@ std::filesystem::path default_config_file() {
     const char* xdg = std::getenv("XDG_CONFIG_HOME");
     const char* home = std::getenv("HOME");
     const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
-                                       : home       ? std::filesystem::path(home) / ".config"
-                                                    : std::filesystem::path("/nonexistent");
+                                       : home      ? std::filesystem::path(home) / ".config"
+                                                   : std::filesystem::path("/nonexistent");
     return base / "slurm-supervisor" / "config.toml";
 }
 

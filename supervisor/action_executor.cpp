@@ -24,9 +24,9 @@ nlohmann::json params_of(const state::Action& action) {
 bool is_environment_fix(const std::string& kind) {
     using recovery::ActionKind;
     const auto parsed = recovery::action_from_string(kind);
-    return parsed && (*parsed == ActionKind::reduce_batch_size ||
-                      *parsed == ActionKind::reduce_workers || *parsed == ActionKind::set_env ||
-                      *parsed == ActionKind::restore_older_checkpoint);
+    return parsed &&
+           (*parsed == ActionKind::reduce_batch_size || *parsed == ActionKind::reduce_workers ||
+            *parsed == ActionKind::set_env || *parsed == ActionKind::restore_older_checkpoint);
 }
 
 }  // namespace
@@ -141,10 +141,10 @@ void ActionExecutor::finish(const state::Action& action, state::ActionStatus sta
     const auto now = m_clock.now();
     auto transaction = m_store.begin();
     m_store.set_action_status(action.id, status, result, now);
-    record_event(m_store, action.job, now, "action",
-                 action.kind + " " + std::string(state::to_string(status)) + ": " + result,
-                 {{"action_id", action.id}, {"kind", action.kind},
-                  {"status", state::to_string(status)}});
+    record_event(
+        m_store, action.job, now, "action",
+        action.kind + " " + std::string(state::to_string(status)) + ": " + result,
+        {{"action_id", action.id}, {"kind", action.kind}, {"status", state::to_string(status)}});
     if (auto registration = m_store.registration(action.job)) {
         if (seen_restart_count && *seen_restart_count > registration->seen_restart_count) {
             registration->seen_restart_count = *seen_restart_count;

@@ -42,9 +42,9 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
                 return tl::unexpected(valid.error());
             }
             if (!variables.insert(variable).second) {
-                return common::fail("--knob " + spec + ": " + variable +
-                                        " is already used by another knob",
-                                    "give each knob its own variables");
+                return common::fail(
+                    "--knob " + spec + ": " + variable + " is already used by another knob",
+                    "give each knob its own variables");
             }
         }
         knobs.push_back(std::move(*knob));
@@ -84,19 +84,22 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
     const std::string id = request.job.to_string();
     auto script = client.batch_script(request.job);
     if (!script) {
-        return common::fail("job " + id + ": resubmit is whitelisted but slurmctld will not give "
-                                "the job's batch script: " + script.error().message,
+        return common::fail("job " + id +
+                                ": resubmit is whitelisted but slurmctld will not give "
+                                "the job's batch script: " +
+                                script.error().message,
                             "register it as its owner, or leave resubmit out of --allow");
     }
-    auto submit = slurm::submit_request_from(job, *script,
-                                             exported_environment(request.environment));
+    auto submit =
+        slurm::submit_request_from(job, *script, exported_environment(request.environment));
     if (!request.script_argv.empty()) {
         submit.argv = request.script_argv;  // exact, where Command= joined them with blanks
     } else if (!job.command_has_arguments) {
-        spdlog::warn("job {}: this Slurm release does not report a batch script's arguments, so "
-                     "a resubmitted job would run {} without any; if it takes arguments, submit "
-                     "it with `supervisor sbatch`, which keeps them",
-                     id, job.command);
+        spdlog::warn(
+            "job {}: this Slurm release does not report a batch script's arguments, so "
+            "a resubmitted job would run {} without any; if it takes arguments, submit "
+            "it with `supervisor sbatch`, which keeps them",
+            id, job.command);
     }
     state::JobSpec spec;
     spec.job = request.job;
@@ -109,8 +112,7 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
 }  // namespace
 
 common::Result<state::Registration> register_job(state::Store& store, slurm::Client& client,
-                                                 const common::Clock& clock,
-                                                 const Config& config,
+                                                 const common::Clock& clock, const Config& config,
                                                  const RegisterRequest& request) {
     const std::string id = request.job.to_string();
     const auto whitelist = recovery::parse_whitelist(request.allowed_actions);
@@ -128,8 +130,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
         return common::fail("--stall-timeout must not be negative", "0 turns it off");
     }
     if (!request.progress_pattern.empty()) {
-        if (auto pattern = recovery::ProgressPattern::compile(request.progress_pattern);
-            !pattern) {
+        if (auto pattern = recovery::ProgressPattern::compile(request.progress_pattern); !pattern) {
             return tl::unexpected(pattern.error());
         }
     }
@@ -217,8 +218,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
         if (!existing) {
             store.upsert_attempt(new_attempt(request.job, 1, job.restart_count));
         }
-        auto env = existing ? store.resume_env(request.job)
-                            : state::ResumeEnv{{k_attempt, "1"}};
+        auto env = existing ? store.resume_env(request.job) : state::ResumeEnv{{k_attempt, "1"}};
         export_knobs(*knobs, env);
         store.set_resume_env(request.job, env);
         if (*spec) {

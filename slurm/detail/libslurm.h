@@ -75,7 +75,7 @@ using SubmitResponse = std::unique_ptr<submit_response_msg_t, SubmitResponseDele
 // A FILE* writing into memory (open_memstream), for libslurm calls that print their answer
 // (slurm_job_batch_script). take() closes the stream and returns everything written.
 class MemoryStream {
-public:
+  public:
     MemoryStream() : m_file(::open_memstream(&m_buffer, &m_size)) {}
     ~MemoryStream() {
         if (m_file) {
@@ -97,7 +97,7 @@ public:
         return m_buffer ? std::string(m_buffer, m_size) : std::string();
     }
 
-private:
+  private:
     char* m_buffer = nullptr;
     std::size_t m_size = 0;
     FILE* m_file = nullptr;

@@ -89,7 +89,8 @@ TEST_F(SlurmClientContract, RequeueOfFinishedJobMakesItPendingWithOneMoreRestart
     // The state reason is not asserted: slurmctld keeps "NonZeroExitCode" until its next
     // scheduling pass sets "BeginTime", so nothing may depend on it right after a requeue.
     // Pending after a requeue, the start time can be moved (Slurm's default delay is 120 s).
-    EXPECT_TRUE(client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
+    EXPECT_TRUE(
+        client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
 }
 
 TEST_F(SlurmClientContract, RequeueHoldExcludeReleaseAppliesTheExclusion) {
@@ -102,7 +103,8 @@ TEST_F(SlurmClientContract, RequeueHoldExcludeReleaseAppliesTheExclusion) {
     const auto excluded = client().set_excluded_nodes(id, "n1,n3");
     ASSERT_TRUE(excluded) << excluded.error().message;
     // Keep it from starting when released, so the release itself can be observed.
-    ASSERT_TRUE(client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
+    ASSERT_TRUE(
+        client().set_start_time(id, std::chrono::system_clock::now() + std::chrono::hours(1)));
     ASSERT_TRUE(client().release(id));
     job = load(id);
     EXPECT_EQ(job.excluded_nodes, "n1,n3");

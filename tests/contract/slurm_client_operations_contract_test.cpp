@@ -19,7 +19,7 @@ using slurm::ErrorKind;
 using slurm::JobState;
 
 class SlurmOperationsContract : public SlurmClientContract {
-protected:
+  protected:
     // A job that sleeps until cancelled, with its output in the backend's directory.
     slurm::SubmitRequest sleeper(const std::string& name) {
         slurm::SubmitRequest request;
@@ -85,8 +85,8 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
     const auto id = submit(request);
     const auto job = load(id);
     // Up to 23.11 slurmctld reports the arguments after the path; from 24.05 the path alone.
-    EXPECT_EQ(job.command, job.command_has_arguments ? "./train.sbatch --steps 20 --lr=3e-4"
-                                                     : "./train.sbatch");
+    EXPECT_EQ(job.command,
+              job.command_has_arguments ? "./train.sbatch --steps 20 --lr=3e-4" : "./train.sbatch");
     EXPECT_EQ(job.command_has_arguments, slurm::job_command_has_arguments());
     EXPECT_EQ(job.num_nodes, 2U);
     EXPECT_EQ(job.max_nodes, 2U);

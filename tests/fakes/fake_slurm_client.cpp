@@ -20,11 +20,16 @@ slurm::Error error(ErrorKind kind, const std::string& operation, const std::stri
 
 std::string reason_for(JobState state) {
     switch (state) {
-        case JobState::failed: return "NonZeroExitCode";
-        case JobState::timeout: return "TimeLimit";
-        case JobState::node_fail: return "NodeDown";
-        case JobState::out_of_memory: return "OutOfMemory";
-        default: return "None";
+        case JobState::failed:
+            return "NonZeroExitCode";
+        case JobState::timeout:
+            return "TimeLimit";
+        case JobState::node_fail:
+            return "NodeDown";
+        case JobState::out_of_memory:
+            return "OutOfMemory";
+        default:
+            return "None";
     }
 }
 
@@ -45,8 +50,8 @@ slurm::AccountingRecord accounting_of(const slurm::JobSnapshot& job) {
 FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count)
     : m_clock(clock), m_caller_uid(::getuid()) {
     for (int i = 1; i <= node_count; ++i) {
-        m_nodes.push_back(slurm::NodeSnapshot{"n" + std::to_string(i), slurm::NodeState::idle,
-                                              false, false, ""});
+        m_nodes.push_back(
+            slurm::NodeSnapshot{"n" + std::to_string(i), slurm::NodeState::idle, false, false, ""});
     }
 }
 
@@ -73,8 +78,8 @@ slurm::Result<slurm::JobSnapshot*> FakeSlurmClient::find_pending(const slurm::Jo
                                                                  const std::string& operation) {
     auto job = find(id, operation);
     if (job && (*job)->state != JobState::pending) {
-        return tl::unexpected(error(ErrorKind::operation_refused, operation,
-                                    "Job is no longer pending execution"));
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Job is no longer pending execution"));
     }
     return job;
 }
@@ -126,8 +131,8 @@ slurm::Result<void> FakeSlurmClient::requeue(const slurm::JobId& id, slurm::Requ
                                     "Requested operation is presently disabled"));
     }
     if (j.state == JobState::pending) {
-        return tl::unexpected(error(ErrorKind::operation_refused, m_calls.back(),
-                                    "Job is pending execution"));
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, m_calls.back(), "Job is pending execution"));
     }
     j.state = JobState::pending;
     j.restart_count += 1;
@@ -254,8 +259,8 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
             error(ErrorKind::operation_refused, operation, "the environment is empty"));
     }
     if (!request.partition.empty() && request.partition != "debug") {
-        return tl::unexpected(error(ErrorKind::operation_refused, operation,
-                                    "Invalid partition name specified"));
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid partition name specified"));
     }
     if ((request.user_id && *request.user_id != m_caller_uid && !m_operator) ||
         (request.group_id && *request.group_id != ::getgid() && !m_operator)) {
@@ -304,8 +309,8 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
     context.job_name = job.name;
     context.work_dir = job.work_dir;
     job.std_out = slurm::expand_output_path(request.std_out, context);
-    job.std_err = request.std_err.empty() ? job.std_out
-                                          : slurm::expand_output_path(request.std_err, context);
+    job.std_err =
+        request.std_err.empty() ? job.std_out : slurm::expand_output_path(request.std_err, context);
     m_scripts[job.id] = request.script;
     put(job);
     return job.id;

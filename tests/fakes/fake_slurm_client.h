@@ -16,7 +16,7 @@
 namespace fakes {
 
 class FakeSlurmClient final : public slurm::Client {
-public:
+  public:
     explicit FakeSlurmClient(const common::Clock& clock, int node_count = 3);
 
     // --- slurm::Client -------------------------------------------------------------------
@@ -93,7 +93,7 @@ public:
     [[nodiscard]] const std::vector<std::string>& calls() const { return m_calls; }
     [[nodiscard]] int load_count() const { return m_load_count; }
 
-private:
+  private:
     [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find(const slurm::JobId& id,
                                                           const std::string& operation);
     [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find_pending(const slurm::JobId& id,
@@ -106,14 +106,14 @@ private:
     std::vector<slurm::NodeSnapshot> m_nodes;
     std::vector<std::string> m_calls;
     std::uint32_t m_next_id = 1000;
-    std::uint64_t m_version = 1;         // bumped by every change to the job table
+    std::uint64_t m_version = 1;           // bumped by every change to the job table
     std::uint64_t m_answered_version = 0;  // version of the last full answer
     std::vector<slurm::JobId> m_answered_ids;
     int m_load_count = 0;
     bool m_unreachable = false;
     bool m_accounting_enabled = true;
     std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
-    std::map<slurm::JobId, std::string> m_scripts;  // batch scripts, by job
+    std::map<slurm::JobId, std::string> m_scripts;             // batch scripts, by job
     bool m_operator = true;
     slurm::Release m_controller_release = slurm::compiled_release();
     std::uint32_t m_caller_uid;

@@ -17,7 +17,7 @@ using test_support::sbatch;
 using test_support::wait_for_job;
 
 class SlurmJobs : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         REQUIRE_DEV_CLUSTER();
         auto client = slurm::LibslurmClient::create();
@@ -34,10 +34,10 @@ protected:
                                   const std::function<bool(const slurm::JobSnapshot&)>& done,
                                   std::chrono::milliseconds timeout = 60s) {
         const auto job = wait_for_job(*m_client, id, done, timeout);
-        EXPECT_TRUE(job && done(*job)) << "job " << id.to_string() << " last seen as "
-                                       << (job ? std::string(slurm::to_string(job->state)) +
-                                                     " reason=" + job->state_reason
-                                               : std::string("never"));
+        EXPECT_TRUE(job && done(*job))
+            << "job " << id.to_string() << " last seen as "
+            << (job ? std::string(slurm::to_string(job->state)) + " reason=" + job->state_reason
+                    : std::string("never"));
         return job.value_or(slurm::JobSnapshot{});
     }
     static bool ended(const slurm::JobSnapshot& j) {
@@ -118,7 +118,8 @@ TEST_F(SlurmJobs, HoldExcludeReleaseMovesTheJobToAnotherNode) {
     ASSERT_EQ(job.nodes, "n1");
 
     ASSERT_TRUE(m_client->requeue(id, slurm::RequeueMode::hold));
-    job = wait_until(id, [](const auto& j) { return j.state == JobState::pending && !j.completing; });
+    job =
+        wait_until(id, [](const auto& j) { return j.state == JobState::pending && !j.completing; });
     EXPECT_TRUE(job.held);
     // A required-node list naming the excluded node would leave the job pending forever.
     ASSERT_TRUE(m_client->set_required_nodes(id, ""));
@@ -127,7 +128,8 @@ TEST_F(SlurmJobs, HoldExcludeReleaseMovesTheJobToAnotherNode) {
     ASSERT_TRUE(m_client->release(id));
     ASSERT_TRUE(m_client->set_start_time(id, std::chrono::system_clock::now() + 2s));
 
-    job = wait_until(id, [](const auto& j) { return j.state == JobState::running; }, 30s);
+    job = wait_until(
+        id, [](const auto& j) { return j.state == JobState::running; }, 30s);
     EXPECT_EQ(job.restart_count, 1U);
     EXPECT_EQ(job.excluded_nodes, "n1");
     EXPECT_TRUE(job.nodes == "n2" || job.nodes == "n3") << job.nodes;

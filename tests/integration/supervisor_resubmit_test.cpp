@@ -20,17 +20,19 @@ using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
 
-bool completed(const nlohmann::json& status) { return status.value("status", "") == "completed"; }
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
 
 class SupervisorResubmit : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
 };
 
 TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     SupervisorHarness h("resubmit");
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout", k_train_args,
-                              "--no-requeue");
+    const auto job =
+        h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout", k_train_args, "--no-requeue");
     // The new job gets the environment of the process that registered the old one: everything
     // train.sbatch needs must be in it.
     std::string environment = "FAIL_AT_STEP=12 FAIL_MODE=nccl_timeout";
@@ -45,9 +47,9 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     // registered after a plain sbatch is resubmitted without them, and register says so
     // (`supervisor sbatch` keeps them: SbatchTest checks that on every release).
     const bool arguments_known = slurm::job_command_has_arguments();
-    EXPECT_EQ(registered.output.find("does not report a batch script's arguments") ==
-                  std::string::npos,
-              arguments_known)
+    EXPECT_EQ(
+        registered.output.find("does not report a batch script's arguments") == std::string::npos,
+        arguments_known)
         << registered.output;
     h.start_daemon();
 
@@ -70,8 +72,8 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     EXPECT_EQ(status["attempt"], 2) << dump(status);
     const auto checkpoint = (h.checkpoints() / "step_000010.pt").string();
     const auto attempts = status["attempts"];
-    const auto second = std::ranges::find_if(
-        attempts, [](const auto& a) { return a.value("number", 0) == 2; });
+    const auto second =
+        std::ranges::find_if(attempts, [](const auto& a) { return a.value("number", 0) == 2; });
     ASSERT_NE(second, attempts.end()) << dump(status);
     EXPECT_EQ((*second)["resumed_from"], checkpoint) << dump(status);
 
@@ -96,8 +98,8 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     EXPECT_EQ(log.finished(), std::vector<int>{second_run_steps}) << text;
 
     const auto old_events = h.events();
-    EXPECT_EQ(count_events(old_events, "action", "resubmit done: resubmitted as job " +
-                                                     next->to_string()),
+    EXPECT_EQ(count_events(old_events, "action",
+                           "resubmit done: resubmitted as job " + next->to_string()),
               1)
         << dump(old_events);
     EXPECT_EQ(count_events(old_events, "transition", "-> completed/resubmitted"), 1)

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "ops/doctor.h"
-#include "tests/unit/notify/support.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/notify/support.h"
 #include "tests/unit/supervisor/temp_dir.h"
 
 namespace ops {
@@ -65,9 +65,7 @@ class RefusingClient final : public slurm::Client {
         return tl::unexpected(m_error);
     }
     slurm::Result<bool> is_operator() override { return tl::unexpected(m_error); }
-    slurm::Result<slurm::Release> controller_release() override {
-        return tl::unexpected(m_error);
-    }
+    slurm::Result<slurm::Release> controller_release() override { return tl::unexpected(m_error); }
 
   private:
     slurm::Error m_error;

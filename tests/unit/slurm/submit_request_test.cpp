@@ -90,7 +90,7 @@ TEST(SubmitRequestJson, WrongTypesAndRangesAreRefusedNamingTheKey) {
         {"hold", "yes"},
         {"min_nodes", -1},
         {"min_nodes", 1.5},
-        {"min_nodes", nullptr},  // not optional
+        {"min_nodes", nullptr},      // not optional
         {"ntasks_per_node", 70000},  // a uint16_t field
         {"time_limit", "1h"},
         {"environment", "A=1"},

@@ -17,7 +17,7 @@ namespace {
 // A slurm::Client that runs `before_query` once, right before the first job query it serves:
 // the moment another process (the CLI) writes to the database in the middle of a cycle.
 class InterleavingClient final : public slurm::Client {
-public:
+  public:
     explicit InterleavingClient(fakes::FakeSlurmClient& fake) : m_fake(fake) {}
     std::function<void()> before_query;
 
@@ -69,7 +69,7 @@ public:
         return m_fake.controller_release();
     }
 
-private:
+  private:
     fakes::FakeSlurmClient& m_fake;
 };
 

@@ -109,9 +109,9 @@ TEST_F(PollCycleTest, CondemnedNodeIsExcludedWhileTheJobIsHeldThenReleased) {
     const auto s = id.to_string();
     const std::vector<std::string> calls(m_slurm.calls().begin() + static_cast<long>(before),
                                          m_slurm.calls().end());
-    EXPECT_EQ(calls, (std::vector<std::string>{"requeue " + s + " hold", "exclude " + s + " n2",
-                                               "require " + s + " ", "release " + s,
-                                               "start-time " + s}));
+    EXPECT_EQ(calls,
+              (std::vector<std::string>{"requeue " + s + " hold", "exclude " + s + " n2",
+                                        "require " + s + " ", "release " + s, "start-time " + s}));
     const auto after = m_slurm.job(id);
     EXPECT_EQ(after.excluded_nodes, "n2");
     EXPECT_EQ(after.required_nodes, "");
@@ -143,8 +143,7 @@ TEST_F(PollCycleTest, ExclusionNotWhitelistedSaysItWouldHaveExcludedTheNode) {
     // The owner's message says it too.
     const auto notifications = m_store->notifications(id);
     ASSERT_FALSE(notifications.empty());
-    EXPECT_NE(notifications.back().body.find("Would have done: exclude_node n2"),
-              std::string::npos)
+    EXPECT_NE(notifications.back().body.find("Would have done: exclude_node n2"), std::string::npos)
         << notifications.back().body;
 }
 
@@ -161,8 +160,7 @@ TEST_F(PollCycleTest, TheSameFailureAtTheSameStepStopsAfterThreeAttempts) {
     const auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::completed) << reg.status_reason;
     EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
-    EXPECT_NE(reg.status_reason.find("same failure (nccl_timeout at step 120)"),
-              std::string::npos)
+    EXPECT_NE(reg.status_reason.find("same failure (nccl_timeout at step 120)"), std::string::npos)
         << reg.status_reason;
     EXPECT_EQ(m_slurm.job(id).restart_count, 2U) << "two requeues, not a loop";
     // Backoff: the first restart after 2 s, the second after requeue_backoff.
@@ -178,9 +176,9 @@ TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     m_slurm.set_script(id, "#!/bin/bash\necho train\n");
     auto r = request(id);
     r.allowed_actions = {"requeue", "resubmit"};
-    r.environment = {"HOME=/home/owner", "SLURM_JOB_ID=99", "TRAIN_PY=/opt/train.py",
-                     "SUPERVISOR_STATE_DIR=/home/owner/state", "SUPERVISOR_ATTEMPT=7",
-                     "SUPERVISOR_RESUME_FROM=/old.pt"};
+    r.environment = {"HOME=/home/owner",       "SLURM_JOB_ID=99",
+                     "TRAIN_PY=/opt/train.py", "SUPERVISOR_STATE_DIR=/home/owner/state",
+                     "SUPERVISOR_ATTEMPT=7",   "SUPERVISOR_RESUME_FROM=/old.pt"};
     r.script_argv = {"./train.sbatch", "--name", "two words"};
     register_job(r);
     const auto spec = m_store->job_spec(id);
