@@ -208,14 +208,17 @@ CycleReport PollCycle::run() {
     for (const auto& job : query->jobs) {
         jobs.emplace(job.id, job);
     }
-    if (!query->changed && !must_look && m_store.unfinished_actions().empty()) {
-        // Nothing moved since the last look; only a hung job can need a decision, and a hung
-        // job changes nothing in Slurm (the tracker stats its logs only when due).
+    if (!query->changed && !must_look && registrations == m_registrations_last_looked_at &&
+        m_store.unfinished_actions().empty()) {
+        // Nothing moved since the last look, in Slurm or in the store (a row another process
+        // changed during that look was left to this one); only a hung job can need a decision,
+        // and a hung job changes nothing in Slurm (the tracker stats its logs only when due).
         if (check_stalls(registrations, jobs, report) > 0) {
             report.actions_finished += m_executor.run(jobs);
         }
         return report;
     }
+    m_registrations_last_looked_at = registrations;
 
     // Actions left in flight (by the previous cycle, or by a process that was killed) first,
     // reconciled against what Slurm shows, before anything new is decided.

@@ -31,23 +31,23 @@ namespace supervisor {
 
 struct CycleReport {
     bool slurm_reachable = true;
-    std::string slurm_error;      // when unreachable
+    std::string slurm_error;       // when unreachable
     std::string slurm_error_kind;  // when unreachable: slurm::to_string(ErrorKind)
-    bool slurm_changed = false;   // slurmctld's job table changed since the last cycle
+    bool slurm_changed = false;    // slurmctld's job table changed since the last cycle
     int watched = 0;
     int transitions = 0;
     int actions_finished = 0;
-    int stalls = 0;               // running jobs found hung (stall.h)
+    int stalls = 0;  // running jobs found hung (stall.h)
 };
 
 class PollCycle {
-public:
+  public:
     PollCycle(state::Store& store, slurm::Client& client, const common::Clock& clock,
               const recovery::Catalogue& catalogue, const Config& config, uid_t user);
 
     [[nodiscard]] CycleReport run();
 
-private:
+  private:
     void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
                  bool plan_in_progress, CycleReport& report);
     void validate(state::Registration& registration, const slurm::JobSnapshot& job);
@@ -57,8 +57,7 @@ private:
                         Observation observation, const Stall* stall = nullptr);
     // Stall detection over the watched `registrations`; returns how many recoveries it began.
     int check_stalls(const std::vector<state::Registration>& registrations,
-                     const std::map<common::JobId, slurm::JobSnapshot>& jobs,
-                     CycleReport& report);
+                     const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
     bool is_operator();
     // Inside a transaction: the stored row still equals `registration` (no other process, such
@@ -75,6 +74,9 @@ private:
     StallTracker m_stalls;  // in memory: a restarted daemon restarts the stall clocks
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
+    // The registrations as the last cycle that looked at every job read them: a quiet cycle is
+    // skipped only while they are unchanged (this process's own writes cost one more look).
+    std::vector<state::Registration> m_registrations_last_looked_at;
 };
 
 }  // namespace supervisor

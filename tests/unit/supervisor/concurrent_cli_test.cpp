@@ -14,12 +14,15 @@
 
 namespace {
 
-// A slurm::Client that runs `before_query` once, right before the first job query it serves:
-// the moment another process (the CLI) writes to the database in the middle of a cycle.
+// A slurm::Client that runs `before_query` once, right after the first job query it serves,
+// and `before_node_query` once, at the first node query (which a cycle makes while it diagnoses
+// a failure, before it records it): the moments another process (the CLI) writes to the
+// database in the middle of a cycle.
 class InterleavingClient final : public slurm::Client {
   public:
     explicit InterleavingClient(fakes::FakeSlurmClient& fake) : m_fake(fake) {}
     std::function<void()> before_query;
+    std::function<void()> before_node_query;
 
     slurm::Result<slurm::JobQuery> load_jobs(std::span<const slurm::JobId> ids) override {
         auto answer = m_fake.load_jobs(ids);
@@ -29,6 +32,9 @@ class InterleavingClient final : public slurm::Client {
         return answer;
     }
     slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override {
+        if (before_node_query) {
+            std::exchange(before_node_query, nullptr)();
+        }
         return m_fake.load_nodes();
     }
     slurm::Result<void> requeue(const slurm::JobId& id, slurm::RequeueMode mode) override {
@@ -114,6 +120,53 @@ TEST(ConcurrentCli, JobRegisteredDuringACycleIsNotTakenForPurgedNorOverwritten) 
     registration = (*cli_store)->registration(late);
     EXPECT_EQ(registration->status, state::Status::enabled) << registration->status_reason;
     EXPECT_EQ(registration->last_slurm_state, "RUNNING");
+}
+
+// A cycle that finds a failure but leaves it because the CLI changed the registration at that
+// moment must look again next cycle, even when Slurm reports nothing new: the failure is still
+// there to be handled, and nothing in Slurm will move until it is.
+TEST(ConcurrentCli, FailureLeftBecauseTheCliChangedTheRowIsHandledOnTheNextQuietCycle) {
+    supervisor::test::TempDir dir;
+    common::FakeClock clock;
+    fakes::FakeSlurmClient fake(clock);
+    InterleavingClient client(fake);
+    supervisor::Config config;
+    config.state_dir = dir.path();
+    const auto file = dir.path() / "supervisor.db";
+    auto daemon_store = state::Store::open(file);
+    auto cli_store = state::Store::open(file);
+    ASSERT_TRUE(daemon_store && cli_store);
+
+    const auto id = fake.submit("train");
+    fake.start(id, "n1");
+    supervisor::RegisterRequest request;
+    request.job = id;
+    request.allowed_actions = {"requeue"};
+    ASSERT_TRUE(supervisor::register_job(**cli_store, fake, clock, config, request));
+    recovery::Catalogue catalogue;
+    supervisor::PollCycle cycle(**daemon_store, client, clock, catalogue, config, 0);
+    clock.advance(std::chrono::seconds(10));
+    (void)cycle.run();
+
+    fake.finish(id, slurm::JobState::failed, 1);
+    client.before_node_query = [&] {
+        auto row = (*cli_store)->registration(id);
+        ASSERT_TRUE(row);
+        row->updated_at = clock.now() + std::chrono::seconds(1);  // e.g. `status` options edited
+        (*cli_store)->update_registration(*row);
+    };
+    clock.advance(std::chrono::seconds(10));
+    (void)cycle.run();
+    ASSERT_EQ((*cli_store)->registration(id)->status, state::Status::enabled)
+        << "the cycle was meant to leave the row the CLI changed";
+
+    clock.advance(std::chrono::seconds(10));
+    const auto quiet = cycle.run();
+    EXPECT_FALSE(quiet.slurm_changed);
+    const auto handled = (*cli_store)->registration(id);
+    // A bare exit 1 is diagnosed "unknown": escalated to the owner, never requeued.
+    EXPECT_EQ(handled->status, state::Status::completed) << handled->status_reason;
+    EXPECT_EQ(handled->outcome, state::Outcome::unrecoverable) << handled->status_reason;
 }
 
 }  // namespace
