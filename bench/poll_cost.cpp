@@ -1,15 +1,25 @@
-// bench_poll_cost: what one poll cycle of N watched jobs costs through LibslurmClient.
+// bench_poll_cost: what one poll cycle of N watched jobs costs through LibslurmClient, in one
+// form of job query.
 //
-// Reads job ids (one per line) from a file, then times `cycles` calls of load_jobs() for all of
-// them in three situations: the cluster unchanged since the previous cycle (slurmctld answers
-// "no change"), the cluster changed (the cache is dropped so the whole job table travels, which
-// is what any change costs), and the first query of a fresh client. Prints one JSON object.
-// bench/poll_cost.sh drives it on the dev cluster next to the naive `squeue -j` per job.
+//   bench_poll_cost IDS_FILE FORM CYCLES SDIAG_OUT
+//
+// Reads job ids (one per line), warms the client up (one whole-table query, which teaches it
+// the table's size and the owners), resets slurmctld's RPC statistics (`sdiag -r`), times
+// CYCLES queries of all ids in FORM, then writes `sdiag` to SDIAG_OUT so that the caller can
+// read slurmctld's own time for exactly those queries. Prints one JSON object.
+//
+// FORM: whole_unchanged (the whole table, nothing changed since the previous query: slurmctld
+// answers "no change"), whole_changed (the whole table after a change: the client's cache is
+// dropped before each query, which is what any change in the table costs), per_owner, per_job,
+// auto_busy (what load_jobs() chooses on a busy cluster: the cache is dropped before each
+// query, so a whole-table choice pays for the whole table every time).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,15 +39,27 @@ double median_ms(std::vector<double> samples) {
     return samples[samples.size() / 2];
 }
 
-double max_ms(const std::vector<double>& samples) {
-    return samples.empty() ? 0.0 : *std::ranges::max_element(samples);
+std::optional<slurm::JobQueryForm> forced_form(const std::string& name) {
+    if (name == "whole_unchanged" || name == "whole_changed") {
+        return slurm::JobQueryForm::whole_table;
+    }
+    if (name == "per_owner") {
+        return slurm::JobQueryForm::per_owner;
+    }
+    if (name == "per_job") {
+        return slurm::JobQueryForm::per_job;
+    }
+    return std::nullopt;  // auto_busy
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s IDS_FILE [CYCLES]\n", argv[0]);
+    if (argc != 5) {
+        std::fprintf(stderr,
+                     "usage: %s IDS_FILE whole_unchanged|whole_changed|per_owner|per_job|"
+                     "auto_busy CYCLES SDIAG_OUT\n",
+                     argv[0]);
         return 2;
     }
     std::ifstream in(argv[1]);
@@ -47,7 +69,14 @@ int main(int argc, char** argv) {
             ids.push_back(*id);
         }
     }
-    const int cycles = argc > 2 ? std::stoi(argv[2]) : 20;
+    const std::string form_name = argv[2];
+    const int cycles = std::stoi(argv[3]);
+    const std::string sdiag_out = argv[4];
+    const auto forced = forced_form(form_name);
+    if (!forced && form_name != "auto_busy") {
+        std::fprintf(stderr, "unknown form %s\n", form_name.c_str());
+        return 2;
+    }
 
     auto client = slurm::LibslurmClient::create();
     if (!client) {
@@ -55,44 +84,48 @@ int main(int argc, char** argv) {
         return 1;
     }
     auto& c = **client;
+    auto query = [&] { return forced ? c.load_jobs_as(ids, *forced) : c.load_jobs(ids); };
 
-    auto time_one = [&](std::size_t& found) {
-        const auto start = Clock::now();
-        const auto query = c.load_jobs(ids);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        if (!query) {
-            std::fprintf(stderr, "load_jobs failed: %s\n", query.error().message.c_str());
-            std::exit(1);
-        }
-        found = query->jobs.size();
-        return std::make_pair(ms, query->changed);
-    };
-
-    std::size_t found = 0;
-    const auto [first_ms, first_changed] = time_one(found);
-    std::vector<double> unchanged, changed;
-    int reported_unchanged = 0;
-    for (int i = 0; i < cycles; ++i) {
-        const auto [ms, was_changed] = time_one(found);
-        unchanged.push_back(ms);
-        reported_unchanged += was_changed ? 0 : 1;
+    // Warm up: the whole table once (table size, owners), then one query in the form measured.
+    if (!c.load_jobs_as(ids, slurm::JobQueryForm::whole_table) || !query()) {
+        std::fprintf(stderr, "warm-up query failed\n");
+        return 1;
     }
+    if (std::system("sdiag -r >/dev/null") != 0) {
+        std::fprintf(stderr, "sdiag -r failed\n");
+        return 1;
+    }
+    std::vector<double> samples;
+    int answered_no_change = 0;
+    std::size_t found = 0;
     for (int i = 0; i < cycles; ++i) {
-        c.invalidate_cache();
-        changed.push_back(time_one(found).first);
+        if (form_name == "whole_changed" || form_name == "auto_busy") {
+            c.invalidate_cache();
+        }
+        const auto start = Clock::now();
+        const auto answer = query();
+        samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        if (!answer) {
+            std::fprintf(stderr, "load_jobs failed: %s\n", answer.error().message.c_str());
+            return 1;
+        }
+        answered_no_change += answer->changed ? 0 : 1;
+        found = answer->jobs.size();
+    }
+    if (std::system(("sdiag >" + sdiag_out).c_str()) != 0) {
+        std::fprintf(stderr, "sdiag failed\n");
+        return 1;
     }
 
     nlohmann::json out{
+        {"form", form_name},
+        {"chosen", std::string(slurm::to_string(c.last_query_form()))},
         {"watched_jobs", ids.size()},
         {"found", found},
         {"cycles", cycles},
-        {"first_query_ms", first_ms},
-        {"unchanged_median_ms", median_ms(unchanged)},
-        {"unchanged_max_ms", max_ms(unchanged)},
-        {"unchanged_cycles_answered_no_change", reported_unchanged},
-        {"changed_median_ms", median_ms(changed)},
-        {"changed_max_ms", max_ms(changed)},
-        {"rpcs_per_cycle_expected", 1},
+        {"median_ms", median_ms(samples)},
+        {"max_ms", *std::ranges::max_element(samples)},
+        {"answered_no_change", answered_no_change},
     };
     std::cout << out.dump() << '\n';
     return 0;

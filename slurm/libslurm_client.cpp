@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -66,6 +67,16 @@ std::map<JobId, const slurm_job_info_t*> match_records(const job_info_msg_t& mes
         }
     }
     return found;
+}
+
+// What `message` says about each of `wanted`: its snapshot, or nullopt when no record answers.
+void add_snapshots(const job_info_msg_t& message, std::span<const JobId> wanted,
+                   std::map<JobId, std::optional<JobSnapshot>>& found) {
+    const auto records = match_records(message, wanted);
+    for (const auto& id : wanted) {
+        const auto* record = records.at(id);
+        found.emplace(id, record ? std::optional(detail::to_snapshot(*record, id)) : std::nullopt);
+    }
 }
 
 Result<void> check_array_response(const detail::ArrayResponse& response,
@@ -158,11 +169,61 @@ common::Result<std::unique_ptr<LibslurmClient>> LibslurmClient::create(
 }
 
 Result<JobQuery> LibslurmClient::load_jobs(std::span<const JobId> ids) {
-    JobQuery query;
     if (ids.empty()) {
+        JobQuery query;
         query.changed = false;
         return query;
     }
+    return load_jobs_as(ids,
+                        choose_job_query_form(watched_jobs(ids), m_knowledge, max_round_trips()));
+}
+
+std::size_t LibslurmClient::max_round_trips() const {
+    const auto uid = static_cast<std::uint32_t>(::getuid());
+    const bool exempt = uid == 0 || (m_slurm_user_id && *m_slurm_user_id == uid);
+    return exempt ? k_max_round_trips_exempt : k_max_round_trips_rate_limited;
+}
+
+Result<JobQuery> LibslurmClient::load_jobs_as(std::span<const JobId> ids, JobQueryForm form) {
+    m_last_form = form;
+    switch (form) {
+        case JobQueryForm::whole_table:
+            return load_whole_table(ids);
+        case JobQueryForm::per_owner:
+            return load_per_owner(ids);
+        case JobQueryForm::per_job:
+            break;
+    }
+    ++m_knowledge.queries_since_whole_table;
+    auto found = load_one_by_one(ids);
+    if (!found) {
+        return tl::unexpected(std::move(found.error()));
+    }
+    return answer_from(ids, std::move(*found));
+}
+
+WatchedJobs LibslurmClient::watched_jobs(std::span<const JobId> ids) const {
+    std::set<std::uint32_t> numbers;
+    std::set<std::uint32_t> owners;
+    bool owners_known = true;
+    for (const auto& id : ids) {
+        numbers.insert(id.job);
+        const auto it = m_known.find(id);
+        owners_known = owners_known && it != m_known.end() && it->second.has_value();
+        if (owners_known) {
+            owners.insert(it->second->user_id);
+        }
+    }
+    WatchedJobs watched;
+    watched.job_numbers = numbers.size();
+    if (owners_known) {
+        watched.owners = std::move(owners);
+    }
+    return watched;
+}
+
+Result<JobQuery> LibslurmClient::load_whole_table(std::span<const JobId> ids) {
+    JobQuery query;
     bool cache_answers_all = m_last_update != 0;
     for (const auto& id : ids) {
         cache_answers_all = cache_answers_all && m_known.contains(id);
@@ -172,11 +233,13 @@ Result<JobQuery> LibslurmClient::load_jobs(std::span<const JobId> ids) {
     errno = 0;
     const int rc = slurm_load_jobs(cache_answers_all ? m_last_update : 0, &raw, SHOW_ALL);
     detail::JobInfoMessage message(raw);
+    m_knowledge.queries_since_whole_table = 0;
     if (rc != SLURM_SUCCESS) {
         const int code = last_error(rc);
         if (code != SLURM_NO_CHANGE_IN_DATA || !cache_answers_all) {
             return tl::unexpected(detail::make_error(code, "loading jobs from slurmctld"));
         }
+        m_knowledge.table_was_quiet = true;
         query.changed = false;
         for (const auto& id : ids) {
             if (const auto& known = m_known.at(id)) {
@@ -189,6 +252,12 @@ Result<JobQuery> LibslurmClient::load_jobs(std::span<const JobId> ids) {
     }
 
     m_last_update = static_cast<long>(message->last_update);
+    m_knowledge.table_was_quiet = false;
+    m_knowledge.table_records = message->record_count;
+    m_knowledge.records_per_owner.clear();
+    for (uint32_t i = 0; i < message->record_count; ++i) {
+        ++m_knowledge.records_per_owner[message->job_array[i].user_id];
+    }
     m_known.clear();
     const auto records = match_records(*message, ids);
     for (const auto& id : ids) {
@@ -200,6 +269,90 @@ Result<JobQuery> LibslurmClient::load_jobs(std::span<const JobId> ids) {
             query.missing.push_back(id);
         }
         m_known[id] = std::move(found);
+    }
+    return query;
+}
+
+Result<JobQuery> LibslurmClient::load_per_owner(std::span<const JobId> ids) {
+    ++m_knowledge.queries_since_whole_table;
+    std::map<std::uint32_t, std::vector<JobId>> by_owner;
+    std::vector<JobId> owner_unknown;
+    for (const auto& id : ids) {
+        const auto it = m_known.find(id);
+        if (it != m_known.end() && it->second) {
+            by_owner[it->second->user_id].push_back(id);
+        } else {
+            owner_unknown.push_back(id);
+        }
+    }
+    // A job whose owner we have not seen yet (or that was missing) is asked on its own.
+    auto found = load_one_by_one(owner_unknown);
+    if (!found) {
+        return tl::unexpected(std::move(found.error()));
+    }
+    for (const auto& [owner, owned] : by_owner) {
+        job_info_msg_t* raw = nullptr;
+        errno = 0;
+        // SHOW_LOCAL: without it libslurm first asks slurmctld whether it is in a federation.
+        const int rc = slurm_load_job_user(&raw, owner, SHOW_ALL | SHOW_LOCAL);
+        detail::JobInfoMessage message(raw);
+        if (rc != SLURM_SUCCESS) {
+            return tl::unexpected(detail::make_error(
+                last_error(rc),
+                "loading the jobs of uid " + std::to_string(owner) + " from slurmctld"));
+        }
+        m_knowledge.records_per_owner[owner] = message->record_count;
+        add_snapshots(*message, owned, *found);
+    }
+    return answer_from(ids, std::move(*found));
+}
+
+Result<std::map<JobId, std::optional<JobSnapshot>>> LibslurmClient::load_one_by_one(
+    std::span<const JobId> ids) {
+    std::map<std::uint32_t, std::vector<JobId>> by_number;
+    for (const auto& id : ids) {
+        by_number[id.job].push_back(id);
+    }
+    std::map<JobId, std::optional<JobSnapshot>> found;
+    for (const auto& [number, wanted] : by_number) {
+        job_info_msg_t* raw = nullptr;
+        errno = 0;
+        // One job number brings the job, or every record of the array it names. SHOW_LOCAL:
+        // without it libslurm first asks slurmctld whether it is in a federation.
+        const int rc = slurm_load_job(&raw, number, SHOW_ALL | SHOW_LOCAL);
+        detail::JobInfoMessage message(raw);
+        if (rc != SLURM_SUCCESS) {
+            const int code = last_error(rc);
+            if (code != ESLURM_INVALID_JOB_ID) {
+                return tl::unexpected(detail::make_error(
+                    code, "loading job " + std::to_string(number) + " from slurmctld"));
+            }
+            for (const auto& id : wanted) {
+                found.emplace(id, std::nullopt);
+            }
+            continue;
+        }
+        add_snapshots(*message, wanted, found);
+    }
+    return found;
+}
+
+JobQuery LibslurmClient::answer_from(std::span<const JobId> ids,
+                                     std::map<JobId, std::optional<JobSnapshot>> found) {
+    // These forms have no "no change" answer from slurmctld: a query is unchanged when every
+    // job it asks about is exactly as the previous answer about it showed.
+    JobQuery query;
+    query.changed = false;
+    for (const auto& id : ids) {
+        auto& snapshot = found.at(id);
+        const auto previous = m_known.find(id);
+        query.changed = query.changed || previous == m_known.end() || previous->second != snapshot;
+        if (snapshot) {
+            query.jobs.push_back(*snapshot);
+        } else {
+            query.missing.push_back(id);
+        }
+        m_known[id] = std::move(snapshot);
     }
     return query;
 }

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "slurm/client.h"
+#include "slurm/job_query_form.h"
 
 namespace slurm {
 
@@ -32,7 +33,15 @@ class LibslurmClient final : public Client {
     [[nodiscard]] static common::Result<std::unique_ptr<LibslurmClient>> create(
         const std::string& conf_path = {});
 
+    // The cheapest of three forms of query for these ids (job_query_form.h): 1 RPC for the
+    // whole table (a few bytes when slurmctld says nothing changed), 1 per owner, or 1 per job
+    // number (at most 16 RPCs, 256 for root or SlurmUser, whom the rate limiter exempts).
     [[nodiscard]] Result<JobQuery> load_jobs(std::span<const JobId> ids) override;
+    // load_jobs in the form given, whatever it costs (benchmarks and tests compare the forms).
+    [[nodiscard]] Result<JobQuery> load_jobs_as(std::span<const JobId> ids, JobQueryForm form);
+    // The form of the last job query, and what the answers so far taught about the table.
+    [[nodiscard]] JobQueryForm last_query_form() const { return m_last_form; }
+    [[nodiscard]] const JobTableKnowledge& job_table_knowledge() const { return m_knowledge; }
     [[nodiscard]] Result<std::vector<NodeSnapshot>> load_nodes() override;
     [[nodiscard]] Result<void> requeue(const JobId& id, RequeueMode mode) override;
     [[nodiscard]] Result<void> release(const JobId& id) override;
@@ -67,11 +76,28 @@ class LibslurmClient final : public Client {
   private:
     LibslurmClient() = default;
 
-    // What the last full answer said about each id we were asked for (nullopt: unknown).
+    [[nodiscard]] WatchedJobs watched_jobs(std::span<const JobId> ids) const;
+    // k_max_round_trips_exempt for root or SlurmUser (when already known), else the
+    // rate-limited cap. No RPC.
+    [[nodiscard]] std::size_t max_round_trips() const;
+    [[nodiscard]] Result<JobQuery> load_whole_table(std::span<const JobId> ids);
+    [[nodiscard]] Result<JobQuery> load_per_owner(std::span<const JobId> ids);
+    // One slurm_load_job per distinct job number; nullopt for an id slurmctld does not know.
+    [[nodiscard]] Result<std::map<JobId, std::optional<JobSnapshot>>> load_one_by_one(
+        std::span<const JobId> ids);
+    // The answer in request order, recorded in m_known; changed unless every job is as the
+    // previous answer about it showed.
+    [[nodiscard]] JobQuery answer_from(std::span<const JobId> ids,
+                                       std::map<JobId, std::optional<JobSnapshot>> found);
+
+    // What the latest answers said about each id we were asked for (nullopt: unknown to
+    // slurmctld); a whole-table answer replaces it all.
     std::map<JobId, std::optional<JobSnapshot>> m_known;
-    long m_last_update = 0;                    // slurmctld's last_update of that answer (time_t)
-    std::optional<bool> m_accounting_enabled;  // AccountingStorageType is slurmdbd
-    std::string m_cluster_name;                // ClusterName: accounting is asked about it only
+    long m_last_update = 0;  // last_update of the latest whole-table answer (time_t)
+    JobTableKnowledge m_knowledge;
+    JobQueryForm m_last_form = JobQueryForm::whole_table;
+    std::optional<bool> m_accounting_enabled;      // AccountingStorageType is slurmdbd
+    std::string m_cluster_name;                    // ClusterName: accounting is asked about it only
     std::optional<std::uint32_t> m_slurm_user_id;  // SlurmUser's uid, once asked
 };
 

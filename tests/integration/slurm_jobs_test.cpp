@@ -1,6 +1,7 @@
 // Real jobs on the dev cluster, observed through LibslurmClient: every job end the supervisor
 // must recognise, and the requeue sequences it will use.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -135,10 +136,11 @@ TEST_F(SlurmJobs, HoldExcludeReleaseMovesTheJobToAnotherNode) {
     EXPECT_TRUE(job.nodes == "n2" || job.nodes == "n3") << job.nodes;
 }
 
-TEST_F(SlurmJobs, QueryReportsChangeAfterNoChange) {
+TEST_F(SlurmJobs, WholeTableQueryReportsChangeAfterNoChange) {
     const auto id = submit("--wrap 'exit 0'");
     wait_until(id, ended);
     const slurm::JobId ids[] = {id};
+    const auto whole = slurm::JobQueryForm::whole_table;
     // slurmctld bumps its update time for a few seconds after a submission, and tests running
     // beside this one change the cluster too: retry for up to 20 s until a quiet moment.
     bool saw_no_change = false;
@@ -146,19 +148,80 @@ TEST_F(SlurmJobs, QueryReportsChangeAfterNoChange) {
         if (attempt > 0) {
             std::this_thread::sleep_for(200ms);
         }
-        ASSERT_TRUE(m_client->load_jobs(ids));
-        const auto unchanged = m_client->load_jobs(ids);
+        ASSERT_TRUE(m_client->load_jobs_as(ids, whole));
+        const auto unchanged = m_client->load_jobs_as(ids, whole);
         ASSERT_TRUE(unchanged);
         saw_no_change = !unchanged->changed;
     }
     ASSERT_TRUE(saw_no_change);
 
     submit("--hold --wrap 'exit 0'");  // any change to the job table
-    const auto changed = m_client->load_jobs(ids);
+    const auto changed = m_client->load_jobs_as(ids, whole);
     ASSERT_TRUE(changed);
     EXPECT_TRUE(changed->changed);
     ASSERT_EQ(changed->jobs.size(), 1U);
     EXPECT_EQ(changed->jobs[0].state, JobState::completed);
+}
+
+TEST_F(SlurmJobs, JobAskedOnItsOwnIsUnchangedUntilItChanges) {
+    const auto id = submit("--hold --wrap 'exit 0'");
+    const slurm::JobId ids[] = {id};
+    const auto first = m_client->load_jobs(ids);
+    ASSERT_TRUE(first) << first.error().message;
+    // One job, nothing known about the table yet: one small query, not the whole table.
+    EXPECT_EQ(m_client->last_query_form(), slurm::JobQueryForm::per_job);
+    EXPECT_TRUE(first->changed);
+
+    submit("--hold --wrap 'exit 0'");  // the table changes, this job does not
+    const auto again = m_client->load_jobs_as(ids, slurm::JobQueryForm::per_job);
+    ASSERT_TRUE(again);
+    EXPECT_FALSE(again->changed);
+    ASSERT_EQ(again->jobs.size(), 1U);
+    EXPECT_EQ(again->jobs[0], first->jobs[0]);
+
+    ASSERT_TRUE(m_client->set_time_limit(id, 7min));
+    const auto changed = m_client->load_jobs_as(ids, slurm::JobQueryForm::per_job);
+    ASSERT_TRUE(changed);
+    EXPECT_TRUE(changed->changed);
+    ASSERT_EQ(changed->jobs.size(), 1U);
+    EXPECT_EQ(changed->jobs[0].time_limit, 7min);
+}
+
+TEST_F(SlurmJobs, EveryFormOfJobQueryGivesTheSameAnswer) {
+    const auto held = submit("--hold --wrap 'exit 0'");
+    const auto finished = submit("--wrap 'exit 4'");
+    const auto unsplit = submit("--hold -a 1,3,5 --wrap 'exit 0'");
+    const auto split = submit("-a 0-2 --wrap 'exit $SLURM_ARRAY_TASK_ID'");
+    wait_until(finished, ended);
+    for (std::uint32_t task : {0U, 1U, 2U}) {
+        wait_until(slurm::JobId{split.job, task}, ended);
+    }
+    const slurm::JobId ids[] = {held,
+                                finished,
+                                {unsplit.job, 3U},
+                                {unsplit.job, 4U},  // no such task
+                                {split.job, 0U},
+                                {split.job, 2U},
+                                {split.job + 100'000, std::nullopt}};  // no such job
+    const auto whole = m_client->load_jobs_as(ids, slurm::JobQueryForm::whole_table);
+    ASSERT_TRUE(whole) << whole.error().message;
+    ASSERT_EQ(whole->jobs.size(), 5U);
+    ASSERT_EQ(whole->missing.size(), 2U);
+    const auto learned = m_client->job_table_knowledge();
+    ASSERT_TRUE(learned.table_records);
+    EXPECT_GE(*learned.table_records, 6U);
+    EXPECT_GE(learned.records_per_owner.at(::getuid()), 6U);
+
+    for (const auto form : {slurm::JobQueryForm::per_owner, slurm::JobQueryForm::per_job}) {
+        const auto other = m_client->load_jobs_as(ids, form);
+        ASSERT_TRUE(other) << to_string(form) << ": " << other.error().message;
+        EXPECT_EQ(other->jobs, whole->jobs) << to_string(form);
+        EXPECT_EQ(other->missing, whole->missing) << to_string(form);
+        EXPECT_FALSE(other->changed) << to_string(form);
+    }
+    // The per-owner answer counted this owner's jobs again (other tests may add some).
+    EXPECT_GE(m_client->job_table_knowledge().records_per_owner.at(::getuid()), 6U);
+    EXPECT_EQ(m_client->job_table_knowledge().queries_since_whole_table, 2);
 }
 
 TEST_F(SlurmJobs, ArrayTasksAreFoundByTheirArrayIds) {
