@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "notify/backoff.h"
 #include "notify/message.h"
 #include "notify/target.h"
@@ -37,9 +38,12 @@ std::string shown(const std::string& target) {
 // Which failures are one outage: one SMTP server, one Twilio, one webhook host.
 std::string channel_key(const Target& target) {
     switch (target.channel) {
-        case Channel::email: return "smtp";
-        case Channel::sms: return "twilio";
-        case Channel::webhook: return shown(target.address);
+        case Channel::email:
+            return "smtp";
+        case Channel::sms:
+            return "twilio";
+        case Channel::webhook:
+            return shown(target.address);
     }
     return "unknown";
 }
@@ -63,7 +67,7 @@ void record(state::Store& store, const Notification& row, common::TimePoint at,
     event.at = at;
     event.kind = "notification";
     event.message = message;
-    event.data_json = data.dump();
+    event.data_json = common::json_text(data);
     store.append_event(event);
 }
 
@@ -85,10 +89,10 @@ Outgoing outgoing_of(const std::vector<Notification>& group) {
         group.size() > 1 ? "(+" + std::to_string(group.size() - 1) + " earlier) " : "";
     out.sms = prefix + (has_message ? sms_text(message, k_sms_limit - prefix.size())
                                     : newest.subject.substr(0, k_sms_limit - prefix.size()));
-    out.json = (has_message ? webhook_payload(message, newest.id)
-                            : nlohmann::json{{"text", newest.subject + "\n" + newest.body},
-                                             {"id", newest.id}})
-                   .dump();
+    out.json = common::json_text(
+        has_message
+            ? webhook_payload(message, newest.id)
+            : nlohmann::json{{"text", newest.subject + "\n" + newest.body}, {"id", newest.id}});
     return out;
 }
 
@@ -179,8 +183,8 @@ bool Dispatcher::expand_default_targets(const Notification& row, DispatchReport&
                     : "sent to the default targets as " + ids;
     m_store.update_notification(placeholder);
     record(m_store, placeholder, now,
-           "notification #" + std::to_string(row.id) + " (" + row.subject + "): " +
-               placeholder.last_error,
+           "notification #" + std::to_string(row.id) + " (" + row.subject +
+               "): " + placeholder.last_error,
            {});
     transaction.commit();
     ++report.suppressed;
@@ -223,8 +227,10 @@ bool Dispatcher::defer_over_sms_limit(Notification& row, DispatchReport& report)
     row.next_try_at = oldest.sent_at.value_or(now) + k_sms_window;
     row.last_error = "deferred: " + std::to_string(window.size()) +
                      " SMS sent for this job to this number in the last hour (sms_per_hour = " +
-                     std::to_string(m_settings.sms_per_hour) + "); it goes out, folded with "
-                     "any later ones, in " + std::to_string(seconds(row.next_try_at - now)) + " s";
+                     std::to_string(m_settings.sms_per_hour) +
+                     "); it goes out, folded with "
+                     "any later ones, in " +
+                     std::to_string(seconds(row.next_try_at - now)) + " s";
     m_store.update_notification(row);
     record(m_store, row, now, label(row) + " " + row.last_error,
            {{"next_try_at", millis(row.next_try_at)}});
@@ -248,8 +254,8 @@ void Dispatcher::deliver(std::vector<Notification> group, const Target& target,
                 row.last_error.clear();
                 m_store.update_notification(row);
                 record(m_store, row, now,
-                       label(row) + " sent (" + std::string(to_string(target.channel)) + "): " +
-                           row.subject,
+                       label(row) + " sent (" + std::string(to_string(target.channel)) +
+                           "): " + row.subject,
                        {{"channel", to_string(target.channel)}});
             } else {
                 row.status = NotificationStatus::suppressed;
@@ -278,8 +284,8 @@ void Dispatcher::deliver(std::vector<Notification> group, const Target& target,
         row.next_try_at = now + delay;
         m_store.update_notification(row);
         record(m_store, row, now,
-               label(row) + " not sent (try " + std::to_string(row.tries) + "): " +
-                   row.last_error + "; next try in " + std::to_string(delay.count()) + " s",
+               label(row) + " not sent (try " + std::to_string(row.tries) + "): " + row.last_error +
+                   "; next try in " + std::to_string(delay.count()) + " s",
                {{"next_try_at", millis(row.next_try_at)}});
         ++report.retried;
         m_down_until[channel_key(target)] = row.next_try_at;

@@ -1,5 +1,6 @@
 #include "notify/test_message.h"
 
+#include "common/json_text.h"
 #include "notify/email_payload.h"
 
 namespace notify {
@@ -22,7 +23,7 @@ Outgoing outgoing_of(const Message& message, const std::string& unique_key) {
     out.subject = email_subject(message);
     out.body = email_body(message);
     out.sms = sms_text(message);
-    out.json = webhook_payload(message, 0).dump();
+    out.json = common::json_text(webhook_payload(message, 0));
     return out;
 }
 

@@ -1,8 +1,11 @@
 // SubmitRequest <-> JSON. The supervisor stores a request as text and may read it back after an
 // upgrade, so reading is strict: every key must be present with the right type, and a key this
-// version does not know is an error rather than silently dropped.
+// version does not know is an error rather than silently dropped. Paths, arguments and the
+// environment may hold any bytes (JSON strings hold only UTF-8), and a resubmit must use them
+// exactly: a text that is not UTF-8 is written as {"bytes_hex": "..."} instead of a string.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -15,15 +18,84 @@ namespace {
 
 using nlohmann::json;
 
+constexpr const char* k_bytes_key = "bytes_hex";
+
+bool is_utf8(const std::string& text) {
+    try {
+        (void)json(text).dump();  // the library's own UTF-8 check
+        return true;
+    } catch (const json::type_error&) {
+        return false;
+    }
+}
+
+json text_value(const std::string& text) {
+    if (is_utf8(text)) {
+        return text;
+    }
+    static constexpr char k_digits[] = "0123456789abcdef";
+    std::string hex;
+    hex.reserve(text.size() * 2);
+    for (const unsigned char byte : text) {
+        hex += k_digits[byte >> 4];
+        hex += k_digits[byte & 0xF];
+    }
+    return json{{k_bytes_key, hex}};
+}
+
+json text_values(const std::vector<std::string>& texts) {
+    json array = json::array();
+    for (const auto& text : texts) {
+        array.push_back(text_value(text));
+    }
+    return array;
+}
+
+// A string, or the {"bytes_hex": ...} form of text_value(); nullopt for anything else.
+std::optional<std::string> text_from(const json& value) {
+    if (value.is_string()) {
+        return value.get<std::string>();
+    }
+    if (!value.is_object() || value.size() != 1 || !value.contains(k_bytes_key) ||
+        !value[k_bytes_key].is_string()) {
+        return std::nullopt;
+    }
+    const auto& hex = value[k_bytes_key].get_ref<const std::string&>();
+    if (hex.size() % 2 != 0) {
+        return std::nullopt;
+    }
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return -1;
+    };
+    std::string text;
+    text.reserve(hex.size() / 2);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        const int high = nibble(hex[i]);
+        const int low = nibble(hex[i + 1]);
+        if (high < 0 || low < 0) {
+            return std::nullopt;
+        }
+        text += static_cast<char>((high << 4) | low);
+    }
+    return text;
+}
+
 // Reads one key of the object, remembering which keys were read so unknown ones stand out.
 class Reader {
-public:
+  public:
     explicit Reader(const json& object) : m_object(object) {}
 
     void text(const char* key, std::string& out) {
-        if (const json* value = take(key, "a string");
-            value && check(value->is_string(), key, "a string")) {
-            out = value->get<std::string>();
+        if (const json* value = take(key, k_text)) {
+            if (auto text = text_from(*value); check(text.has_value(), key, k_text)) {
+                out = std::move(*text);
+            }
         }
     }
     void flag(const char* key, bool& out) {
@@ -51,16 +123,17 @@ public:
         }
     }
     void texts(const char* key, std::vector<std::string>& out) {
-        const json* value = take(key, "an array of strings");
-        if (!value || !check(value->is_array(), key, "an array of strings")) {
+        const json* value = take(key, k_texts);
+        if (!value || !check(value->is_array(), key, k_texts)) {
             return;
         }
         out.clear();
         for (const auto& item : *value) {
-            if (!check(item.is_string(), key, "an array of strings")) {
+            auto text = text_from(item);
+            if (!check(text.has_value(), key, k_texts)) {
                 return;
             }
-            out.push_back(item.get<std::string>());
+            out.push_back(std::move(*text));
         }
     }
 
@@ -77,7 +150,10 @@ public:
         return {};
     }
 
-private:
+  private:
+    static constexpr const char* k_text = "a string (or {\"bytes_hex\": \"...\"})";
+    static constexpr const char* k_texts = "an array of strings (or {\"bytes_hex\": \"...\"})";
+
     const json* take(const char* key, const char* expected) {
         m_read.insert(key);
         const auto it = m_object.find(key);
@@ -128,15 +204,15 @@ json or_null(const std::optional<T>& value) {
 
 json to_json(const SubmitRequest& r) {
     return json{
-        {"script", r.script},
-        {"name", r.name},
-        {"partition", r.partition},
-        {"account", r.account},
-        {"qos", r.qos},
-        {"work_dir", r.work_dir},
-        {"std_out", r.std_out},
-        {"std_err", r.std_err},
-        {"std_in", r.std_in},
+        {"script", text_value(r.script)},
+        {"name", text_value(r.name)},
+        {"partition", text_value(r.partition)},
+        {"account", text_value(r.account)},
+        {"qos", text_value(r.qos)},
+        {"work_dir", text_value(r.work_dir)},
+        {"std_out", text_value(r.std_out)},
+        {"std_err", text_value(r.std_err)},
+        {"std_in", text_value(r.std_in)},
         {"open_mode_append", r.open_mode_append},
         {"time_limit", or_null(r.time_limit)},
         {"min_nodes", r.min_nodes},
@@ -146,20 +222,22 @@ json to_json(const SubmitRequest& r) {
         {"cpus_per_task", or_null(r.cpus_per_task)},
         {"pn_min_memory", or_null(r.pn_min_memory)},
         {"mem_per_cpu", r.mem_per_cpu},
-        {"tres_per_node", r.tres_per_node},
-        {"excluded_nodes", r.excluded_nodes},
-        {"required_nodes", r.required_nodes},
-        {"comment", r.comment},
+        {"tres_per_node", text_value(r.tres_per_node)},
+        {"excluded_nodes", text_value(r.excluded_nodes)},
+        {"required_nodes", text_value(r.required_nodes)},
+        {"comment", text_value(r.comment)},
         {"requeue", r.requeue},
         {"hold", r.hold},
-        {"environment", r.environment},
-        {"argv", r.argv},
+        {"environment", text_values(r.environment)},
+        {"argv", text_values(r.argv)},
         {"user_id", or_null(r.user_id)},
         {"group_id", or_null(r.group_id)},
     };
 }
 
-std::string to_json_text(const SubmitRequest& request) { return to_json(request).dump(); }
+std::string to_json_text(const SubmitRequest& request) {
+    return to_json(request).dump();
+}
 
 common::Result<SubmitRequest> submit_request_from_json(const json& object) {
     const std::string what = "stored submit request";
@@ -167,9 +245,8 @@ common::Result<SubmitRequest> submit_request_from_json(const json& object) {
         "the request was written by another version of slurm-supervisor or edited by hand; "
         "submit the job again yourself";
     if (!object.is_object()) {
-        return common::fail(what + ": expected a JSON object, got " +
-                                std::string(object.type_name()),
-                            hint);
+        return common::fail(
+            what + ": expected a JSON object, got " + std::string(object.type_name()), hint);
     }
     SubmitRequest r;
     Reader read(object);

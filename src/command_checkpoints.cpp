@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "common/clock.h"
+#include "common/json_text.h"
 #include "json_output.h"
 #include "recovery/checkpoints/scan.h"
 
@@ -96,7 +97,7 @@ common::Result<int> run_checkpoints(const CheckpointsOptions& options) {
         return tl::unexpected(scan.error());
     }
     if (options.json) {
-        std::cout << to_json(*scan, directory).dump(2) << '\n';
+        std::cout << common::json_text(to_json(*scan, directory), 2) << '\n';
     } else {
         print_text(*scan, directory);
     }

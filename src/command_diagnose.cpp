@@ -5,8 +5,8 @@
 // would make and the correlation with the journal. Read-only: nothing is written to the store.
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "common/clock.h"
+#include "common/json_text.h"
 #include "diagnosis_json.h"
 #include "diagnosis_text.h"
 #include "json_output.h"
@@ -190,9 +191,7 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
         return tl::unexpected(diagnosis.error());
     }
     if (options.json) {
-        std::cout
-            << to_json(*diagnosis).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-            << '\n';
+        std::cout << common::json_text(to_json(*diagnosis), 2) << '\n';
     } else {
         std::cout << format_note(*diagnosis);
     }
@@ -217,7 +216,7 @@ common::Result<supervisor::Config> job_config(const GlobalOptions& global,
 }
 
 std::string dump(const nlohmann::json& value) {
-    return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    return common::json_text(value, 2);
 }
 
 // Slurm no longer knows the job: show what the daemon recorded when it last diagnosed it.
@@ -252,8 +251,8 @@ common::Result<int> print_last_diagnosis(const state::Store& store, const common
         std::cout << "Evidence:\n";
         for (const auto& line : data["evidence"]) {
             if (line.value("supports_cause", false)) {
-                std::cout << "  " << line.value("file", "") << ":" << line.value("line", 0)
-                          << ": " << line.value("text", "") << '\n';
+                std::cout << "  " << line.value("file", "") << ":" << line.value("line", 0) << ": "
+                          << line.value("text", "") << '\n';
             }
         }
     }
@@ -283,7 +282,8 @@ std::string plan_text(const supervisor::FailureAnalysis& analysis) {
             plan.reason + "\n";
     for (std::size_t i = 0; i < plan.actions.size(); ++i) {
         const auto& action = plan.actions[i];
-        text += "  " + std::to_string(i + 1) + ". " + std::string(recovery::to_string(action.kind)) +
+        text += "  " + std::to_string(i + 1) + ". " +
+                std::string(recovery::to_string(action.kind)) +
                 (action.argument.empty() ? "" : " " + action.argument) + "\n";
     }
     for (const auto& line : plan.would_have_done) {
@@ -295,11 +295,12 @@ std::string plan_text(const supervisor::FailureAnalysis& analysis) {
 common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOptions& options) {
     if (!options.logs.empty() || !options.slurm_state.empty() || options.exit_code ||
         options.signal || !options.nodes.empty() || !options.node_states.empty()) {
-        return common::fail("JOBID and --log/--slurm-state/--exit-code/--signal/--nodes/"
-                            "--node-state do not go together",
-                            "for a registered job the logs and facts come from Slurm: "
-                            "supervisor diagnose " +
-                                options.job_id + "; for logs by hand drop the JOBID");
+        return common::fail(
+            "JOBID and --log/--slurm-state/--exit-code/--signal/--nodes/"
+            "--node-state do not go together",
+            "for a registered job the logs and facts come from Slurm: "
+            "supervisor diagnose " +
+                options.job_id + "; for logs by hand drop the JOBID");
     }
     auto job_id = parse_job(options.job_id);
     if (!job_id) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "common/json_text.h"
 #include "notify/curl_sender.h"
 #include "ops/doctor.h"
 #include "session.h"
@@ -82,7 +83,7 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
     checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));
 
     if (options.json) {
-        std::printf("%s\n", ops::render_json(report).dump(2).c_str());
+        std::printf("%s\n", common::json_text(ops::render_json(report), 2).c_str());
     } else {
         std::fputs(ops::render_text(report).c_str(), stdout);
     }

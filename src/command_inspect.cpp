@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "common/json_text.h"
 #include "json_output.h"
 #include "session.h"
 #include "slurm/libslurm_client.h"
@@ -20,8 +21,8 @@ struct InspectOptions {
 };
 
 void print_job_text(const slurm::JobSnapshot& job) {
-    std::printf("%s  %s  %s", job.id.to_string().c_str(), std::string(slurm::to_string(job.state)).c_str(),
-                job.name.c_str());
+    std::printf("%s  %s  %s", job.id.to_string().c_str(),
+                std::string(slurm::to_string(job.state)).c_str(), job.name.c_str());
     std::printf("  reason=%s restarts=%u nodes=%s", job.state_reason.c_str(), job.restart_count,
                 job.nodes.empty() ? "-" : job.nodes.c_str());
     if (job.exit_code) {
@@ -58,7 +59,7 @@ common::Result<int> inspect_jobs(const GlobalOptions& global, const InspectOptio
         for (const auto& id : query->missing) {
             out["missing"].push_back(id.to_string());
         }
-        std::cout << out.dump(2) << '\n';
+        std::cout << common::json_text(out, 2) << '\n';
     } else {
         for (const auto& job : query->jobs) {
             print_job_text(job);
@@ -85,7 +86,7 @@ common::Result<int> inspect_nodes(const GlobalOptions& global, bool json) {
         for (const auto& node : *nodes) {
             out.push_back(to_json(node));
         }
-        std::cout << out.dump(2) << '\n';
+        std::cout << common::json_text(out, 2) << '\n';
         return 0;
     }
     for (const auto& node : *nodes) {
@@ -118,8 +119,8 @@ common::Result<int> inspect_accounting(const GlobalOptions& global, const std::s
         if (record) {
             out["accounting"] = {
                 {"state", slurm::to_string(record->state)},
-                {"exit_code", record->exit_code ? nlohmann::json(*record->exit_code)
-                                                : nlohmann::json(nullptr)},
+                {"exit_code",
+                 record->exit_code ? nlohmann::json(*record->exit_code) : nlohmann::json(nullptr)},
                 {"signal",
                  record->signal ? nlohmann::json(*record->signal) : nlohmann::json(nullptr)},
                 {"records", record->record_count},
@@ -127,7 +128,7 @@ common::Result<int> inspect_accounting(const GlobalOptions& global, const std::s
                 {"end_time", record->end_time ? nlohmann::json(format_time(*record->end_time))
                                               : nlohmann::json(nullptr)}};
         }
-        std::cout << out.dump(2) << '\n';
+        std::cout << common::json_text(out, 2) << '\n';
     } else if (record) {
         std::printf("%s  %s  records=%u nodes=%s", id->to_string().c_str(),
                     std::string(slurm::to_string(record->state)).c_str(), record->record_count,
@@ -135,8 +136,7 @@ common::Result<int> inspect_accounting(const GlobalOptions& global, const std::s
         if (record->exit_code) {
             std::printf(" exit=%d:%d", *record->exit_code, record->signal.value_or(0));
         }
-        std::printf(" end=%s\n",
-                    record->end_time ? format_time(*record->end_time).c_str() : "-");
+        std::printf(" end=%s\n", record->end_time ? format_time(*record->end_time).c_str() : "-");
     } else {
         std::printf("%s  no accounting record (no slurmdbd on this cluster, or unknown job)\n",
                     id->to_string().c_str());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "common/json_text.h"
 #include "json_output.h"
 #include "session.h"
 
@@ -50,21 +51,21 @@ nlohmann::json registration_json(const state::Registration& r,
                                  const nlohmann::json& decision) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& a : attempts) {
-        runs.push_back({{"number", a.number},
-                        {"restart_count", a.restart_count},
-                        {"started_at", a.started_at ? nlohmann::json(format_time(*a.started_at))
-                                                    : nlohmann::json(nullptr)},
-                        {"ended_at", a.ended_at ? nlohmann::json(format_time(*a.ended_at))
-                                                : nlohmann::json(nullptr)},
-                        {"final_state", a.final_state},
-                        {"exit_code", a.exit_code ? nlohmann::json(*a.exit_code)
-                                                  : nlohmann::json(nullptr)},
-                        {"signal", a.signal ? nlohmann::json(*a.signal) : nlohmann::json(nullptr)},
-                        {"nodes", a.nodes},
-                        {"resumed_from", a.resumed_from},
-                        {"cause", a.cause},
-                        {"failed_step", a.failed_step ? nlohmann::json(*a.failed_step)
-                                                      : nlohmann::json(nullptr)}});
+        runs.push_back(
+            {{"number", a.number},
+             {"restart_count", a.restart_count},
+             {"started_at",
+              a.started_at ? nlohmann::json(format_time(*a.started_at)) : nlohmann::json(nullptr)},
+             {"ended_at",
+              a.ended_at ? nlohmann::json(format_time(*a.ended_at)) : nlohmann::json(nullptr)},
+             {"final_state", a.final_state},
+             {"exit_code", a.exit_code ? nlohmann::json(*a.exit_code) : nlohmann::json(nullptr)},
+             {"signal", a.signal ? nlohmann::json(*a.signal) : nlohmann::json(nullptr)},
+             {"nodes", a.nodes},
+             {"resumed_from", a.resumed_from},
+             {"cause", a.cause},
+             {"failed_step",
+              a.failed_step ? nlohmann::json(*a.failed_step) : nlohmann::json(nullptr)}});
     }
     return {{"job", r.job.to_string()},
             {"name", r.job_name},
@@ -166,7 +167,7 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
             out.push_back(
                 registration_json(r, (*store)->attempts(r.job), last_decision(**store, r.job)));
         }
-        std::cout << out.dump(2) << '\n';
+        std::cout << common::json_text(out, 2) << '\n';
         return 0;
     }
     if (registrations.empty()) {
@@ -176,7 +177,8 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
     std::printf("%-12s %-16s %-26s %-8s %-14s %s\n", "JOB", "NAME", "STATUS", "ATTEMPT",
                 "LAST CAUSE", "CHECKPOINT");
     for (const auto& r : registrations) {
-        const std::string attempt = std::to_string(r.attempt) + "/" + std::to_string(r.max_attempts);
+        const std::string attempt =
+            std::to_string(r.attempt) + "/" + std::to_string(r.max_attempts);
         std::printf("%-12s %-16s %-26s %-8s %-14s %s\n", r.job.to_string().c_str(),
                     r.job_name.substr(0, 16).c_str(), status_text(r).c_str(), attempt.c_str(),
                     r.last_cause.empty() ? "-" : r.last_cause.c_str(),
@@ -212,12 +214,11 @@ common::Result<int> events_command(const GlobalOptions& global, const StatusOpti
                            {"message", e.message},
                            {"data", nlohmann::json::parse(e.data_json, nullptr, false)}});
         }
-        std::cout << out.dump(2) << '\n';
+        std::cout << common::json_text(out, 2) << '\n';
         return 0;
     }
     for (const auto& e : events) {
-        std::printf("%s  %-11s %s\n", format_time(e.at).c_str(), e.kind.c_str(),
-                    e.message.c_str());
+        std::printf("%s  %-11s %s\n", format_time(e.at).c_str(), e.kind.c_str(), e.message.c_str());
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "state/store.h"
 
 namespace state::rows {
@@ -43,7 +44,7 @@ JobId parse_job(const std::string& text) {
 }
 
 std::string to_json_list(const std::vector<std::string>& items) {
-    return nlohmann::json(items).dump();
+    return common::json_text(nlohmann::json(items));
 }
 
 std::vector<std::string> from_json_list(const std::string& text, std::string_view column) {

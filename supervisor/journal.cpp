@@ -1,5 +1,6 @@
 #include "supervisor/journal.h"
 
+#include "common/json_text.h"
 #include "notify/message.h"
 #include "supervisor/owner_message.h"
 
@@ -24,9 +25,9 @@ void notify_owner(state::Store& store, const state::Registration& registration,
     notification.job = registration.job;
     notification.subject = notify::email_subject(message);
     notification.body = notify::email_body(message);
-    notification.data_json = notify::to_json(message).dump();
-    notification.dedup_key = registration.job.to_string() + ":" + status_text(registration) +
-                             ":" + std::to_string(registration.attempt);
+    notification.data_json = common::json_text(notify::to_json(message));
+    notification.dedup_key = registration.job.to_string() + ":" + status_text(registration) + ":" +
+                             std::to_string(registration.attempt);
     notification.next_try_at = at;
     notification.created_at = at;
     const std::vector<std::string> none{""};
@@ -39,20 +40,19 @@ void notify_owner(state::Store& store, const state::Registration& registration,
 }  // namespace
 
 void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
-                  const std::string& kind, const std::string& message,
-                  const nlohmann::json& data) {
+                  const std::string& kind, const std::string& message, const nlohmann::json& data) {
     state::Event event;
     event.job = job;
     event.at = at;
     event.kind = kind;
     event.message = message;
-    event.data_json = data.dump();
+    event.data_json = common::json_text(data);
     store.append_event(event);
 }
 
 Verdict apply_transition(state::Store& store, state::Registration& registration,
-                         Observation observation, const std::string& reason,
-                         common::TimePoint at, const std::string& details) {
+                         Observation observation, const std::string& reason, common::TimePoint at,
+                         const std::string& details) {
     const auto row = transition(registration.status, observation);
     const std::string from = status_text(registration);
     if (row.verdict == Verdict::reject) {

@@ -1,4 +1,5 @@
 #include "supervisor/knobs.h"
+#include "common/json_text.h"
 
 #include <stdexcept>
 
@@ -21,7 +22,7 @@ std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
         }
         array.push_back(std::move(item));
     }
-    return array.dump();
+    return common::json_text(array);
 }
 
 std::vector<recovery::Knob> knobs_of(const state::Registration& registration) {

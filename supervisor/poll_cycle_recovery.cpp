@@ -6,6 +6,7 @@
 // a complete record to resume from.
 #include <algorithm>
 
+#include "common/json_text.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/journal.h"
@@ -202,7 +203,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
             if (stall != nullptr && planned[step].kind == "requeue") {
                 params["stop_running"] = true;  // Slurm kills a running job it requeues
             }
-            action.params_json = params.dump();
+            action.params_json = common::json_text(params);
             action.created_at = action.updated_at = now;
             m_store.insert_action(action);
             steps.push_back(action.kind);

@@ -1,4 +1,5 @@
 #include "supervisor/resume_env.h"
+#include "common/json_text.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,9 +15,9 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<std::string_view, 9> k_reserved{
-    "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS", "HOME", "SHELL", "BASH_ENV", "ENV",
-    "PYTHONPATH"};
+constexpr std::array<std::string_view, 9> k_reserved{"PATH",     "LD_PRELOAD", "LD_LIBRARY_PATH",
+                                                     "IFS",      "HOME",       "SHELL",
+                                                     "BASH_ENV", "ENV",        "PYTHONPATH"};
 
 std::string single_quoted(const std::string& value) {
     std::string out = "'";
@@ -35,9 +36,8 @@ std::string single_quoted(const std::string& value) {
 common::Result<void> validate_env_entry(const std::string& name, const std::string& value) {
     const bool valid_name =
         !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
-        std::all_of(name.begin(), name.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-        });
+        std::all_of(name.begin(), name.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
     if (!valid_name) {
         return common::fail("'" + name + "' is not a valid environment variable name",
                             "use letters, digits and underscores, not starting with a digit");
@@ -68,7 +68,7 @@ std::string format_json(const state::ResumeEnv& env) {
     for (const auto& [name, value] : env) {
         object[name] = value;
     }
-    return object.dump();
+    return common::json_text(object);
 }
 
 std::filesystem::path env_file_path(const std::filesystem::path& state_dir,
@@ -81,22 +81,22 @@ common::Result<void> write_env_file(const std::filesystem::path& path,
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     const std::string temporary = path.string() + ".tmp";
-    const std::string text = "# written by slurm-supervisor; sourced by the job on (re)start\n" +
-                             format_shell(env);
+    const std::string text =
+        "# written by slurm-supervisor; sourced by the job on (re)start\n" + format_shell(env);
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         return common::fail("cannot write " + temporary + ": " + std::strerror(errno),
                             "check that the state directory is writable");
     }
-    const bool written = ::write(fd, text.data(), text.size()) ==
-                             static_cast<ssize_t>(text.size()) &&
-                         ::fsync(fd) == 0;
+    const bool written =
+        ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+        ::fsync(fd) == 0;
     const int saved_errno = errno;
     ::close(fd);
     if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
-        return common::fail("cannot write " + path.string() + ": " +
-                                std::strerror(written ? errno : saved_errno),
-                            "check free space and permissions of the state directory");
+        return common::fail(
+            "cannot write " + path.string() + ": " + std::strerror(written ? errno : saved_errno),
+            "check free space and permissions of the state directory");
     }
     return {};
 }

@@ -91,6 +91,18 @@ TEST(CheckpointsCli, JsonIsTheStableObject) {
     EXPECT_TRUE(j.at("notes").is_array());
 }
 
+TEST(CheckpointsCli, FileNameThatIsNotUtf8IsListedInValidJson) {
+    const auto dir = fresh_directory("checkpoints-not-utf8");
+    write_file(dir / "step_000099\xff.pt", fixture("torch_zip.pt"));
+    set_year(dir / "step_000099\xff.pt", 2020);
+    const auto run = run_supervisor({"checkpoints", dir.string(), "--json"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto j = nlohmann::json::parse(run.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << run.out;
+    // The byte that is not UTF-8 is shown as U+FFFD.
+    EXPECT_EQ(j.at("chosen"), (dir / "step_000099\xef\xbf\xbd.pt").string());
+}
+
 TEST(CheckpointsCli, NoUsableCheckpointListsAndExitsOne) {
     const auto dir = make_tree();
     fs::remove(dir / "step_000100.pt");

@@ -50,6 +50,36 @@ TEST(SubmitRequestJson, RoundTripKeepsEveryField) {
     EXPECT_EQ(*back, request);
 }
 
+TEST(SubmitRequestJson, BytesThatAreNotUtf8RoundTripExactly) {
+    // A script path, an argument and an environment value a job's owner may give: a resubmit
+    // must use them byte for byte, and writing them must not throw.
+    auto request = full_request();
+    request.script = "#!/bin/sh\necho \xff\n";
+    request.work_dir = "/work/run\xfe";
+    request.argv = {"/work/train\xff.sh", "--tag=\xc3(", "plain"};
+    request.environment = {"A=1", "LABEL=\xed\xa0\x80"};
+    const auto json = slurm::to_json(request);
+    EXPECT_EQ(json.at("work_dir").at("bytes_hex"), "2f776f726b2f72756efe");
+    EXPECT_EQ(json.at("argv").at(2), "plain");
+    std::string text;
+    ASSERT_NO_THROW(text = slurm::to_json_text(request));
+    const auto back = slurm::submit_request_from_json_text(text);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, request);
+}
+
+TEST(SubmitRequestJson, MalformedBytesFormIsRefusedNamingTheKey) {
+    for (const char* bad : {R"({"bytes_hex": "abc"})", R"({"bytes_hex": "zz"})",
+                            R"({"bytes_hex": "ff", "more": 1})", R"({"bytes_hex": 7})"}) {
+        auto json = slurm::to_json(full_request());
+        json["work_dir"] = nlohmann::json::parse(bad);
+        const auto back = slurm::submit_request_from_json(json);
+        ASSERT_FALSE(back) << bad;
+        EXPECT_NE(back.error().message.find("\"work_dir\""), std::string::npos)
+            << back.error().message;
+    }
+}
+
 TEST(SubmitRequestJson, RoundTripKeepsUnsetOptionalsUnset) {
     slurm::SubmitRequest request;
     request.script = "#!/bin/sh\n";
