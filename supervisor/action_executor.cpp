@@ -36,7 +36,18 @@ int ActionExecutor::run(const std::map<common::JobId, slurm::JobSnapshot>& jobs)
     for (const auto& action : m_store.unfinished_actions()) {
         const auto it = jobs.find(action.job);
         const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
-        if (!execute(action, job)) {
+        bool go_on = true;
+        try {
+            go_on = execute(action, job);
+        } catch (const state::DatabaseError&) {
+            throw;
+        } catch (const std::exception& error) {
+            // Contained to this action: it fails (a person is told by the failure's
+            // escalation) instead of blocking every action queued behind it, cycle after cycle.
+            finish(action, state::ActionStatus::failed,
+                   std::string("internal error: ") + error.what(), std::nullopt, true);
+        }
+        if (!go_on) {
             break;
         }
         ++finished;

@@ -19,8 +19,12 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_reload = 0;
 
-extern "C" void on_stop(int) { g_stop = 1; }
-extern "C" void on_reload(int) { g_reload = 1; }
+extern "C" void on_stop(int) {
+    g_stop = 1;
+}
+extern "C" void on_reload(int) {
+    g_reload = 1;
+}
 
 void install_handlers() {
     struct sigaction action {};
@@ -48,11 +52,12 @@ void send_notifications(notify::Dispatcher& dispatcher) {
     try {
         const auto sent = dispatcher.run();
         if (sent != notify::DispatchReport{}) {
-            spdlog::info("notifications: {} sent, {} to retry, {} failed, {} suppressed, {} "
-                         "deferred",
-                         sent.sent, sent.retried, sent.failed, sent.suppressed, sent.deferred);
+            spdlog::info(
+                "notifications: {} sent, {} to retry, {} failed, {} suppressed, {} "
+                "deferred",
+                sent.sent, sent.retried, sent.failed, sent.suppressed, sent.deferred);
         }
-    } catch (const state::DatabaseError& e) {
+    } catch (const std::exception& e) {  // the database, or a bug: mail waits, nothing is lost
         spdlog::error("sending notifications stopped, the rest stay queued: {}", e.what());
     }
 }
@@ -87,9 +92,9 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
         if (g_reload) {
             g_reload = 0;
             auto reloaded = options.load_config();
-            auto fresh = reloaded ? options.load_catalogue(*reloaded)
-                                  : common::Result<recovery::Catalogue>(
-                                        tl::unexpected(reloaded.error()));
+            auto fresh =
+                reloaded ? options.load_catalogue(*reloaded)
+                         : common::Result<recovery::Catalogue>(tl::unexpected(reloaded.error()));
             if (!fresh) {
                 spdlog::error("reload failed, keeping the old settings: {}", fresh.error().message);
             } else {
@@ -117,9 +122,10 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
             if (!report.slurm_reachable) {
                 if (!unreachable_since) {
                     unreachable_since = std::chrono::steady_clock::now();
-                    spdlog::warn("slurmctld unreachable, backing off (nothing is treated as "
-                                 "failed meanwhile): {}",
-                                 report.slurm_error);
+                    spdlog::warn(
+                        "slurmctld unreachable, backing off (nothing is treated as "
+                        "failed meanwhile): {}",
+                        report.slurm_error);
                 }
                 backoff = std::min(config.max_backoff, backoff * 2);
                 wait = backoff;
@@ -136,8 +142,22 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                                  report.watched, report.transitions, report.actions_finished);
                 }
             }
+            for (const auto& error : report.internal_errors) {
+                spdlog::error(
+                    "handling job {} (other jobs go on; retried later; please "
+                    "report it)",
+                    error);
+            }
         } catch (const state::DatabaseError& e) {
             spdlog::error("cycle aborted, nothing of it was recorded; retrying: {}", e.what());
+            if (options.observer) {
+                options.observer->cycle_failed(e.what());
+            }
+        } catch (const std::exception& e) {
+            // Not one job's handling (that is contained in the cycle): the cycle's own steps.
+            // The daemon never exits for it; the transaction in progress rolled back.
+            spdlog::error("cycle aborted by an internal error, retrying (please report it): {}",
+                          e.what());
             if (options.observer) {
                 options.observer->cycle_failed(e.what());
             }

@@ -2,6 +2,7 @@
 
 #include "common/json_text.h"
 #include "notify/message.h"
+#include "supervisor/job_troubles.h"
 #include "supervisor/owner_message.h"
 
 namespace supervisor {
@@ -13,6 +14,15 @@ std::string status_text(const state::Registration& registration) {
         text += "/" + std::string(state::to_string(registration.outcome));
     }
     return text;
+}
+
+void enqueue_for_targets(state::Store& store, const state::Registration& registration,
+                         state::Notification notification) {
+    const std::vector<std::string> none{""};
+    for (const auto& target : registration.notify.empty() ? none : registration.notify) {
+        notification.target = target;
+        store.enqueue_notification(notification);
+    }
 }
 
 // One row per target of the registration; a registration with none gets one row with an empty
@@ -30,11 +40,7 @@ void notify_owner(state::Store& store, const state::Registration& registration,
                              std::to_string(registration.attempt);
     notification.next_try_at = at;
     notification.created_at = at;
-    const std::vector<std::string> none{""};
-    for (const auto& target : registration.notify.empty() ? none : registration.notify) {
-        notification.target = target;
-        store.enqueue_notification(notification);
-    }
+    enqueue_for_targets(store, registration, notification);
 }
 
 }  // namespace
@@ -78,6 +84,45 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
         notify_owner(store, registration, reason, details, at);
     }
     return row.verdict;
+}
+
+void record_internal_error(state::Store& store, const state::Registration& registration,
+                           const std::string& what, int failures, int pause_cycles, bool tell_owner,
+                           common::TimePoint at) {
+    const std::string job = registration.job.to_string();
+    record_event(store, registration.job, at, "internal_error",
+                 "handling this job failed (" + std::to_string(failures) +
+                     " in a row); the other jobs are not affected; retrying in " +
+                     std::to_string(pause_cycles) + " cycle(s): " + what,
+                 {{"error", what}, {"failures", failures}, {"pause_cycles", pause_cycles}});
+    if (!tell_owner) {
+        return;
+    }
+    notify::Message message;
+    message.job = job;
+    message.job_name = registration.job_name;
+    message.status = status_text(registration);
+    message.headline = "could not be handled by the supervisor";
+    message.reason = "handling the job failed " + std::to_string(failures) +
+                     " times in a row with an internal error: " + what;
+    message.attempt = registration.attempt;
+    message.notes = {"The supervisor keeps retrying, with pauses of up to " +
+                     std::to_string(JobTroubles::k_max_pause_cycles) +
+                     " poll cycles; until it succeeds, a failure of this job may not be "
+                     "recovered automatically."};
+    message.next_step = "check the job yourself (`squeue -j " + job +
+                        "`), and report this "
+                        "error with the output of `supervisor events " +
+                        job + "`.";
+    state::Notification notification;
+    notification.job = registration.job;
+    notification.subject = notify::email_subject(message);
+    notification.body = notify::email_body(message);
+    notification.data_json = common::json_text(notify::to_json(message));
+    notification.dedup_key = job + ":internal_error:" + std::to_string(registration.attempt);
+    notification.next_try_at = at;
+    notification.created_at = at;
+    enqueue_for_targets(store, registration, notification);
 }
 
 }  // namespace supervisor

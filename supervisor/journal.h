@@ -32,7 +32,15 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
 // registration's targets — or one with no target, for the config's defaults; a reject records
 // a "rejected" event (a bug). Returns the verdict.
 Verdict apply_transition(state::Store& store, state::Registration& registration,
-                         Observation observation, const std::string& reason,
-                         common::TimePoint at, const std::string& details = {});
+                         Observation observation, const std::string& reason, common::TimePoint at,
+                         const std::string& details = {});
+
+// Records that handling `registration`'s job failed with `what` (the `failures`-th time in a
+// row; the job is retried in `pause_cycles` cycles): an "internal_error" event and, when
+// `tell_owner`, one notification saying that a person should look and what to report. The
+// registration itself is not changed. Call inside a transaction.
+void record_internal_error(state::Store& store, const state::Registration& registration,
+                           const std::string& what, int failures, int pause_cycles, bool tell_owner,
+                           common::TimePoint at);
 
 }  // namespace supervisor

@@ -209,7 +209,7 @@ CycleReport PollCycle::run() {
         jobs.emplace(job.id, job);
     }
     if (!query->changed && !must_look && registrations == m_registrations_last_looked_at &&
-        m_store.unfinished_actions().empty()) {
+        m_troubles.empty() && m_store.unfinished_actions().empty()) {
         // Nothing moved since the last look, in Slurm or in the store (a row another process
         // changed during that look was left to this one); only a hung job can need a decision,
         // and a hung job changes nothing in Slurm (the tracker stats its logs only when due).
@@ -250,7 +250,8 @@ CycleReport PollCycle::run() {
         }
         const auto it = jobs.find(registration.job);
         const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
-        look_at(registration, job, in_flight.contains(registration.job), report);
+        contain(registration, report,
+                [&] { look_at(registration, job, in_flight.contains(registration.job), report); });
     }
     check_stalls(m_store.registrations(true), jobs, report);
     report.actions_finished += m_executor.run(jobs);
@@ -273,17 +274,19 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
             continue;
         }
         tracked.insert(registration.job);
-        const auto stall = m_stalls.check(registration, it->second);
-        if (!stall) {
-            continue;
-        }
-        ++report.stalls;
-        auto current = registration;
-        begin_recovery(current, it->second, Observation::job_failed, &*stall);
-        if (current.status != registration.status) {
-            ++report.transitions;
-            ++begun;
-        }
+        contain(registration, report, [&] {
+            const auto stall = m_stalls.check(registration, it->second);
+            if (!stall) {
+                return;
+            }
+            ++report.stalls;
+            auto current = registration;
+            begin_recovery(current, it->second, Observation::job_failed, &*stall);
+            if (current.status != registration.status) {
+                ++report.transitions;
+                ++begun;
+            }
+        });
     }
     m_stalls.retain(tracked);
     return begun;
@@ -352,6 +355,32 @@ void PollCycle::look_at(state::Registration registration,
         // The recovered run has already ended: look again, now as enabled.
         look_at(registration, job, false, report);
     }
+}
+
+void PollCycle::contain(const state::Registration& registration, CycleReport& report,
+                        const std::function<void()>& step) {
+    if (m_troubles.skip_this_cycle(registration.job)) {
+        ++report.jobs_paused;
+        return;
+    }
+    std::string what;
+    try {
+        step();
+        m_troubles.succeeded(registration.job);
+        return;
+    } catch (const state::DatabaseError&) {
+        throw;  // the store itself: the whole cycle is retried (daemon.cpp)
+    } catch (const std::exception& error) {
+        what = error.what();
+    } catch (...) {
+        what = "an exception of unknown type";
+    }
+    const auto failure = m_troubles.failed(registration.job);
+    report.internal_errors.push_back(registration.job.to_string() + ": " + what);
+    auto transaction = m_store.begin();
+    record_internal_error(m_store, registration, what, failure.failures, failure.pause_cycles,
+                          failure.tell_owner, m_clock.now());
+    transaction.commit();
 }
 
 bool PollCycle::still_current(const state::Registration& registration) const {

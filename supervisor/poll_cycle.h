@@ -10,9 +10,11 @@
 //  hung job changes nothing in Slurm).
 //
 // Slurm being unreachable is reported, never taken for a failure. Database errors throw
-// (state::DatabaseError) out of run(); each transaction rolls back on its own.
+// (state::DatabaseError) out of run(); each transaction rolls back on its own. Any other
+// failure while handling one job is contained to that job (CycleReport::internal_errors).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@
 #include "state/store.h"
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
+#include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
 #include "supervisor/stall.h"
 
@@ -38,6 +41,10 @@ struct CycleReport {
     int transitions = 0;
     int actions_finished = 0;
     int stalls = 0;  // running jobs found hung (stall.h)
+    // One line per job whose handling failed in this cycle ("1234: what"), contained to that
+    // job (job_troubles.h), and how many jobs were left alone because they failed lately.
+    std::vector<std::string> internal_errors;
+    int jobs_paused = 0;
 };
 
 class PollCycle {
@@ -60,6 +67,10 @@ class PollCycle {
                      const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
     bool is_operator();
+    // Runs `step` for one job, containing any failure but a database error to that job: a job
+    // that failed lately is skipped for a while, a failure is journalled (job_troubles.h).
+    void contain(const state::Registration& registration, CycleReport& report,
+                 const std::function<void()>& step);
     // Inside a transaction: the stored row still equals `registration` (no other process, such
     // as the CLI, changed it since this cycle read it).
     [[nodiscard]] bool still_current(const state::Registration& registration) const;
@@ -71,7 +82,8 @@ class PollCycle {
     const Config& m_config;
     uid_t m_user;
     ActionExecutor m_executor;
-    StallTracker m_stalls;  // in memory: a restarted daemon restarts the stall clocks
+    StallTracker m_stalls;   // in memory: a restarted daemon restarts the stall clocks
+    JobTroubles m_troubles;  // jobs whose handling failed lately
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     // The registrations as the last cycle that looked at every job read them: a quiet cycle is

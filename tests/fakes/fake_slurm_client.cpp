@@ -229,6 +229,10 @@ slurm::Result<void> FakeSlurmClient::cancel(const slurm::JobId& id) {
 slurm::Result<std::optional<slurm::AccountingRecord>> FakeSlurmClient::load_accounting(
     const slurm::JobId& id) {
     // Not in calls(): accounting is slurmdbd, not the controller, and changes nothing.
+    if (m_throwing_job == id) {
+        throw std::runtime_error("injected fault while loading accounting of job " +
+                                 id.to_string());
+    }
     if (m_unreachable) {
         return tl::unexpected(unreachable_error("loading accounting of job " + id.to_string()));
     }

@@ -87,6 +87,9 @@ class FakeSlurmClient final : public slurm::Client {
     void set_accounting(bool enabled) { m_accounting_enabled = enabled; }
     // While true every call fails with controller_unreachable.
     void set_unreachable(bool unreachable) { m_unreachable = unreachable; }
+    // Fault injection, to prove that a failure in one job's handling is contained to it:
+    // load_accounting() of this job throws std::runtime_error (nullopt: no longer).
+    void throw_from_accounting_of(std::optional<slurm::JobId> id) { m_throwing_job = id; }
 
     [[nodiscard]] const slurm::JobSnapshot& job(const slurm::JobId& id) const;
     // One line per call that reached the "controller", e.g. "requeue 12 hold".
@@ -112,6 +115,7 @@ class FakeSlurmClient final : public slurm::Client {
     int m_load_count = 0;
     bool m_unreachable = false;
     bool m_accounting_enabled = true;
+    std::optional<slurm::JobId> m_throwing_job;
     std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
     std::map<slurm::JobId, std::string> m_scripts;             // batch scripts, by job
     bool m_operator = true;

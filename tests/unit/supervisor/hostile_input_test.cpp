@@ -42,4 +42,81 @@ TEST_F(PollCycleTest, BytesThatAreNotUtf8InNameLogAndCheckpointAreRecordedNotFat
     }
 }
 
+// Whatever goes wrong while one job is handled (here an exception from the Slurm client, as a
+// bug or an unforeseen input would throw) costs that job only: the others are handled in the
+// same cycle, the failure is journalled, the job is retried after growing pauses, its owner is
+// told once, and it is handled normally once the fault is gone.
+TEST_F(PollCycleTest, AFailureWhileHandlingOneJobIsContainedToThatJob) {
+    checkpoint("step_000020.pt");
+    const auto troubled = submit();
+    const auto healthy = submit();
+    auto r = request(troubled);
+    r.notify = {"mailto:owner@example.org"};
+    register_job(r);
+    register_job(request(healthy));
+    m_slurm.start(troubled, "n1");
+    run_on(healthy, "n2");
+
+    m_slurm.purge(troubled);  // its handling asks accounting, which throws
+    m_slurm.throw_from_accounting_of(troubled);
+    fail(healthy, k_nccl_log);
+    supervisor::CycleReport report;
+    ASSERT_NO_THROW(report = cycle());
+    ASSERT_EQ(report.internal_errors.size(), 1U);
+    EXPECT_NE(report.internal_errors[0].find(troubled.to_string() + ": injected fault"),
+              std::string::npos)
+        << report.internal_errors[0];
+    EXPECT_EQ(registration(healthy).status, Status::recovering);
+    EXPECT_EQ(registration(troubled).status, Status::enabled);
+    ASSERT_EQ(events_of_kind(troubled, "internal_error").size(), 1U);
+
+    // Retried after 1, 2 cycles... the owner told once, at the third failure in a row.
+    int failures = 1;
+    int paused = 0;
+    for (int i = 0; i < 12; ++i) {
+        const auto next = cycle();
+        failures += static_cast<int>(next.internal_errors.size());
+        paused += next.jobs_paused;
+    }
+    // Tried again in the 2nd, 5th and 10th of these cycles, after pauses of 1, 2 and 4 cycles;
+    // the last two cycles are the first of a pause of 8.
+    EXPECT_EQ(failures, 4);
+    EXPECT_EQ(paused, 1 + 2 + 4 + 2);
+    const auto told = std::ranges::count_if(m_store->notifications(troubled), [](const auto& n) {
+        return n.dedup_key.find("internal_error") != std::string::npos;
+    });
+    EXPECT_EQ(told, 1);
+
+    m_slurm.throw_from_accounting_of(std::nullopt);
+    for (int i = 0; i < 8 && registration(troubled).status == Status::enabled; ++i) {
+        cycle();
+    }
+    EXPECT_EQ(registration(troubled).status, Status::completed);
+    EXPECT_EQ(registration(troubled).outcome, state::Outcome::lost);
+}
+
+// An action whose stored parameters do not have the expected types (a row edited by hand, or
+// written by another version) fails on its own; it neither stops the cycle nor blocks the
+// actions queued behind it.
+TEST_F(PollCycleTest, AnActionThatCannotBeCarriedOutFailsAloneAndTheCycleGoesOn) {
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    state::Action bad;
+    bad.job = id;
+    bad.attempt = 1;
+    bad.step = 0;
+    bad.kind = "requeue";
+    bad.params_json = R"({"expected_restart_count": "zero", "start_delay_s": "soon"})";
+    bad.created_at = bad.updated_at = m_clock.now();
+    m_store->insert_action(bad);
+
+    ASSERT_NO_THROW(cycle());
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_EQ(actions[0].status, state::ActionStatus::failed);
+    EXPECT_NE(actions[0].result.find("internal error"), std::string::npos) << actions[0].result;
+    EXPECT_TRUE(m_store->unfinished_actions().empty());
+}
+
 }  // namespace
