@@ -1,34 +1,19 @@
 // Bounded log reading. Regular files are read with two pread() calls (head and tail) after one
 // fstat(), so a 2 GB log costs the same as a 5 MB one. Pipes cannot seek, so they are streamed
-// through a rolling tail buffer that never holds more than twice the tail bound.
+// through a rolling tail buffer that never holds more than twice the tail bound, and stop at
+// limits.stream_bytes. Opening never blocks and refuses devices (common/input_file.h).
 #include "recovery/log_excerpt.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "common/input_file.h"
+
 namespace recovery {
 namespace {
-
-class Fd {
-  public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    [[nodiscard]] int get() const { return m_fd; }
-
-  private:
-    int m_fd;
-};
 
 common::Error io_error(const std::filesystem::path& path, std::string_view what, int err) {
     return common::Error{
@@ -64,7 +49,7 @@ common::Result<std::string> pread_exact(int fd, const std::filesystem::path& pat
 // last tail_bytes (compacted whenever it reaches twice that, so memory stays bounded).
 common::Result<void> read_stream(int fd, const std::filesystem::path& path,
                                  const ExcerptLimits& limits, std::string& head, std::string& tail,
-                                 std::uint64_t& total) {
+                                 std::uint64_t& total, bool& capped) {
     std::string buffer(64 * 1024, '\0');
     for (;;) {
         const auto got = ::read(fd, buffer.data(), buffer.size());
@@ -78,6 +63,9 @@ common::Result<void> read_stream(int fd, const std::filesystem::path& path,
             break;
         }
         std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
+        if (total + chunk.size() > limits.stream_bytes) {
+            chunk = chunk.substr(0, limits.stream_bytes - total);
+        }
         total += chunk.size();
         if (head.size() < limits.head_bytes) {
             const auto take =
@@ -89,6 +77,10 @@ common::Result<void> read_stream(int fd, const std::filesystem::path& path,
         if (tail.size() >= 2 * limits.tail_bytes + buffer.size()) {
             tail.erase(0, tail.size() - limits.tail_bytes - 1);
         }
+        if (total >= limits.stream_bytes) {
+            capped = true;  // a stream that does not end (or is too long): what we have
+            break;
+        }
     }
     return {};
 }
@@ -97,22 +89,26 @@ common::Result<void> read_stream(int fd, const std::filesystem::path& path,
 
 common::Result<LogExcerpt> LogExcerpt::read(const std::filesystem::path& path,
                                             ExcerptLimits limits) {
-    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) {
-        return tl::unexpected(io_error(path, "open", errno));
+    auto file =
+        common::InputFile::open(path, limits.streams_allowed ? common::FileKinds::regular_or_stream
+                                                             : common::FileKinds::regular_only);
+    if (!file) {
+        return tl::unexpected(common::Error{"log: " + file.error().message,
+                                            file.error().hint.empty()
+                                                ? "check that the path exists and that the "
+                                                  "supervisor's user can read it"
+                                                : file.error().hint});
     }
-    struct stat info {};
-    if (::fstat(fd.get(), &info) != 0) {
-        return tl::unexpected(io_error(path, "stat", errno));
-    }
-    if (!S_ISREG(info.st_mode)) {
+    const int fd = file->fd();
+    if (!file->is_regular()) {
         std::string head;
         std::string tail;
         std::uint64_t total = 0;
-        if (auto streamed = read_stream(fd.get(), path, limits, head, tail, total); !streamed) {
+        bool capped = false;
+        if (auto streamed = read_stream(fd, path, limits, head, tail, total, capped); !streamed) {
             return tl::unexpected(streamed.error());
         }
-        if (head.size() + tail.size() == total && tail.size() <= limits.tail_bytes) {
+        if (!capped && head.size() + tail.size() == total && tail.size() <= limits.tail_bytes) {
             head += tail;
             return assemble(path.string(), std::move(head), {}, total, true);
         }
@@ -124,23 +120,24 @@ common::Result<LogExcerpt> LogExcerpt::read(const std::filesystem::path& path,
         return assemble(path.string(), std::move(head), std::move(tail), total, false);
     }
 
-    const auto size = static_cast<std::uint64_t>(info.st_size);
-    if (size <= limits.head_bytes + limits.tail_bytes) {
-        auto all = pread_exact(fd.get(), path, 0, size);
+    const auto size = file->size();
+    // Written so that no sum can wrap around (the limits come from the command line).
+    if (size <= limits.head_bytes || size - limits.head_bytes <= limits.tail_bytes) {
+        auto all = pread_exact(fd, path, 0, size);
         if (!all) {
             return tl::unexpected(all.error());
         }
         const auto actual = all->size();
         return assemble(path.string(), std::move(*all), {}, actual, true);
     }
-    auto head = pread_exact(fd.get(), path, 0, limits.head_bytes);
+    auto head = pread_exact(fd, path, 0, limits.head_bytes);
     if (!head) {
         return tl::unexpected(head.error());
     }
     // One byte more than the bound, from before the tail: if it is a newline, the tail starts on
     // a line boundary and its first line is whole (size > head + tail, so this stays clear of
     // the head).
-    auto tail = pread_exact(fd.get(), path, size - limits.tail_bytes - 1, limits.tail_bytes + 1);
+    auto tail = pread_exact(fd, path, size - limits.tail_bytes - 1, limits.tail_bytes + 1);
     if (!tail) {
         return tl::unexpected(tail.error());
     }

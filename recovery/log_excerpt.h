@@ -14,7 +14,8 @@
 // The partial line at each cut (end of head, start of tail) is dropped rather than shown
 // truncated. A trailing "\r" is stripped from every line.
 //
-// read() fails (Result error naming the path) when the file cannot be opened or read.
+// read() fails (Result error naming the path) when the file cannot be opened or read, or is not
+// a regular file (a stream only where limits.streams_allowed).
 #pragma once
 
 #include <cstddef>
@@ -31,9 +32,15 @@ namespace recovery {
 struct ExcerptLimits {
     static constexpr std::uint64_t k_default_head_bytes = 64 * 1024;
     static constexpr std::uint64_t k_default_tail_bytes = 4 * 1024 * 1024;
+    static constexpr std::uint64_t k_default_stream_bytes = 1024ULL * 1024 * 1024;
 
     std::uint64_t head_bytes = k_default_head_bytes;
     std::uint64_t tail_bytes = k_default_tail_bytes;
+    // A FIFO or socket (`diagnose --log <(zcat log.gz)`) is read only when allowed, and then
+    // at most this many bytes (a stream may never end). The daemon allows none: a job's FIFO
+    // could block it forever. Devices (/dev/zero) are never read.
+    bool streams_allowed = false;
+    std::uint64_t stream_bytes = k_default_stream_bytes;
 };
 
 class LogExcerpt {

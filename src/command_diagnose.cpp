@@ -151,13 +151,25 @@ common::Result<recovery::Evidence> gather_evidence(const DiagnoseOptions& option
         return common::fail("--head-bytes and --tail-bytes are both 0: nothing would be read",
                             "leave them at their defaults, or give one a positive size");
     }
+    // Both are held in memory: a bound far above any useful excerpt, not an allocation the
+    // size of whatever number was typed.
+    constexpr std::uint64_t k_max_excerpt_bytes = 1024ULL * 1024 * 1024;
+    if (options.head_bytes > k_max_excerpt_bytes || options.tail_bytes > k_max_excerpt_bytes) {
+        return common::fail("--head-bytes and --tail-bytes must each be at most " +
+                                std::to_string(k_max_excerpt_bytes) + " (1 GiB)",
+                            "a few MB finds the failure in practice; the defaults are " +
+                                std::to_string(recovery::ExcerptLimits::k_default_head_bytes) +
+                                " and " +
+                                std::to_string(recovery::ExcerptLimits::k_default_tail_bytes));
+    }
     auto facts = slurm_facts(options);
     if (!facts) {
         return tl::unexpected(facts.error());
     }
     recovery::Evidence evidence;
     evidence.slurm = std::move(*facts);
-    const recovery::ExcerptLimits limits{options.head_bytes, options.tail_bytes};
+    recovery::ExcerptLimits limits{options.head_bytes, options.tail_bytes};
+    limits.streams_allowed = true;  // a person's own pipe: `--log <(zcat train.log.gz)`
     for (const auto& path : options.logs) {
         auto log = recovery::LogExcerpt::read(path, limits);
         if (!log) {

@@ -1,10 +1,13 @@
 #include "supervisor/registration_check.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+
+#include "common/input_file.h"
 
 namespace supervisor {
 namespace {
@@ -33,9 +36,8 @@ std::optional<common::Error> check_registration(const state::Registration& regis
         return common::Error{"job " + id + " is not a batch job; Slurm cannot requeue it",
                              "submit the training job with sbatch"};
     }
-    const bool resubmit_allowed =
-        std::ranges::find(registration.allowed_actions, "resubmit") !=
-        registration.allowed_actions.end();
+    const bool resubmit_allowed = std::ranges::find(registration.allowed_actions, "resubmit") !=
+                                  registration.allowed_actions.end();
     if (!job.requeueable && !resubmit_allowed) {
         return common::Error{
             "job " + id + " is not requeueable (submitted with --no-requeue, or JobRequeue=0)",
@@ -44,6 +46,15 @@ std::optional<common::Error> check_registration(const state::Registration& regis
                 "(--allow requeue,resubmit), then register again"};
     }
     for (const auto& log : {job.std_out, job.std_err}) {
+        struct stat info {};
+        if (!log.empty() && log != "/dev/null" && ::stat(log.c_str(), &info) == 0 &&
+            !S_ISREG(info.st_mode)) {
+            return common::Error{"the job's output " + log + " is " +
+                                     std::string(common::file_kind_name(info.st_mode)) +
+                                     ": the supervisor reads only regular files (a FIFO could "
+                                     "block it, a device never ends)",
+                                 "send the output to a file (sbatch -o/-e), then register again"};
+        }
         if (!log.empty() && log != "/dev/null" && !readable_or_creatable(log)) {
             return common::Error{"the job's output " + log + " cannot be read by the supervisor",
                                  "make the file (or its directory) readable, then register "

@@ -5,11 +5,12 @@
 #include "supervisor/stall.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 
+#include "common/input_file.h"
 #include "recovery/precedence.h"
 
 namespace supervisor {
@@ -23,7 +24,9 @@ constexpr std::int64_t k_max_timeout_s = 30LL * 24 * 3600;
 
 std::optional<std::uint64_t> size_of(const std::string& path) {
     struct stat info {};
-    if (path.empty() || ::stat(path.c_str(), &info) != 0) {
+    // Not a regular file (/dev/null, a FIFO): its size says nothing about the job's activity,
+    // so there is no verdict on it, ever. Such a job is never called hung.
+    if (path.empty() || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
         return std::nullopt;
     }
     return static_cast<std::uint64_t>(info.st_size);
@@ -36,11 +39,13 @@ std::string new_lines(const std::string& path, std::uint64_t from, std::uint64_t
     if (to - from > limit) {
         from = to - limit;
     }
-    std::ifstream in(path, std::ios::binary);
+    // Opened without blocking and only while it is a regular file: it may have been replaced
+    // by a FIFO since the stat.
+    const auto file = common::InputFile::open(path, common::FileKinds::regular_only);
     std::string text(to - from, '\0');
-    if (!in.seekg(static_cast<std::streamoff>(from)) ||
-        !in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
-        scanned = to;  // vanished or shrank under us: the next look starts afresh
+    if (!file || ::pread(file->fd(), text.data(), text.size(), static_cast<off_t>(from)) !=
+                     static_cast<ssize_t>(text.size())) {
+        scanned = to;  // vanished, replaced or shrank under us: the next look starts afresh
         return {};
     }
     const auto last_newline = text.rfind('\n');
@@ -57,9 +62,8 @@ std::string new_lines(const std::string& path, std::uint64_t from, std::uint64_t
 std::string duration_text(seconds duration) {
     const auto s = duration.count();
     if (s >= 3600 && s % 60 == 0) {
-        return std::to_string(s / 3600) + " h" + (s % 3600 ? " " + std::to_string(s % 3600 / 60) +
-                                                                 " min"
-                                                           : "");
+        return std::to_string(s / 3600) + " h" +
+               (s % 3600 ? " " + std::to_string(s % 3600 / 60) + " min" : "");
     }
     if (s >= 60 && s % 60 == 0) {
         return std::to_string(s / 60) + " min";
@@ -71,8 +75,7 @@ std::string duration_text(seconds duration) {
 
 common::Result<seconds> parse_stall_timeout(std::string_view text) {
     auto bad = [&] {
-        return common::fail("--stall-timeout '" + std::string(text) +
-                                "' is not a duration",
+        return common::fail("--stall-timeout '" + std::string(text) + "' is not a duration",
                             "minutes (30), or a number with a unit: 20s, 30m, 2h; 0 turns stall "
                             "detection off");
     };
@@ -122,8 +125,7 @@ const recovery::ProgressPattern* StallTracker::pattern_for(const std::string& te
     if (it == m_patterns.end()) {
         // Registration validated it; one this build cannot compile counts as none.
         auto compiled = recovery::ProgressPattern::compile(text);
-        it = m_patterns.emplace(text, compiled ? std::optional(std::move(*compiled))
-                                               : std::nullopt)
+        it = m_patterns.emplace(text, compiled ? std::optional(std::move(*compiled)) : std::nullopt)
                  .first;
     }
     return it->second ? &*it->second : nullptr;
@@ -153,8 +155,8 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         track.attempt = registration.attempt;
         track.pattern = registration.progress_pattern;
         for (const auto& path : {job.std_out, job.std_err}) {
-            if (!path.empty() && std::ranges::find(track.files, path, &File::path) ==
-                                     track.files.end()) {
+            if (!path.empty() &&
+                std::ranges::find(track.files, path, &File::path) == track.files.end()) {
                 const auto size = size_of(path).value_or(0);
                 track.files.push_back({path, size, size});  // what was there is not news
             }
@@ -198,9 +200,9 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
     }
     if (pattern != nullptr) {
         stall.summary = "no new step line (matching '" + stall.progress_pattern + "') for " +
-                        duration_text(silent) + " (stall timeout " + duration_text(timeout) +
-                        ")" + (stall.last_step ? "; last one: " + *stall.last_step : "") +
-                        "; logs " + logs + " at " + std::to_string(stall.log_bytes) + " bytes";
+                        duration_text(silent) + " (stall timeout " + duration_text(timeout) + ")" +
+                        (stall.last_step ? "; last one: " + *stall.last_step : "") + "; logs " +
+                        logs + " at " + std::to_string(stall.log_bytes) + " bytes";
     } else {
         stall.summary = "no new output for " + duration_text(silent) + " (stall timeout " +
                         duration_text(timeout) + "): logs " + logs + " unchanged at " +
@@ -234,8 +236,7 @@ bool StallTracker::look(Track& track, const recovery::ProgressPattern* pattern, 
             active = true;
             continue;
         }
-        const auto text = new_lines(file.path, file.scanned, *size, k_max_scan_bytes,
-                                    file.scanned);
+        const auto text = new_lines(file.path, file.scanned, *size, k_max_scan_bytes, file.scanned);
         if (auto step = pattern->last_match(text)) {
             track.last_step = std::move(*step);
             active = true;
@@ -249,17 +250,17 @@ void StallTracker::retain(const std::set<common::JobId>& tracked) {
 }
 
 nlohmann::json stall_json(const Stall& stall) {
-    return {{"timeout_s", stall.timeout.count()},
-            {"silent_s", stall.silent_for.count()},
-            {"since_unix_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  stall.since.time_since_epoch())
-                                  .count()},
-            {"log_bytes", stall.log_bytes},
-            {"logs_grew", stall.logs_grew},
-            {"progress_pattern", stall.progress_pattern},
-            {"last_step", stall.last_step ? nlohmann::json(*stall.last_step)
-                                          : nlohmann::json(nullptr)},
-            {"files", stall.files}};
+    return {
+        {"timeout_s", stall.timeout.count()},
+        {"silent_s", stall.silent_for.count()},
+        {"since_unix_ms",
+         std::chrono::duration_cast<std::chrono::milliseconds>(stall.since.time_since_epoch())
+             .count()},
+        {"log_bytes", stall.log_bytes},
+        {"logs_grew", stall.logs_grew},
+        {"progress_pattern", stall.progress_pattern},
+        {"last_step", stall.last_step ? nlohmann::json(*stall.last_step) : nlohmann::json(nullptr)},
+        {"files", stall.files}};
 }
 
 recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosis& logs) {
@@ -269,8 +270,8 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
     diagnosis.step = logs.step;
     diagnosis.nodes = logs.nodes;
     diagnosis.suggested_actions = recovery::default_actions(recovery::Cause::hang);
-    diagnosis.slurm_facts_used = {"state RUNNING", "stall timeout " +
-                                                       format_stall_timeout(stall.timeout)};
+    diagnosis.slurm_facts_used = {"state RUNNING",
+                                  "stall timeout " + format_stall_timeout(stall.timeout)};
     recovery::EvidenceLine line;
     line.file = stall.files.empty() ? "" : stall.files.front();
     line.text = stall.summary;
@@ -284,12 +285,12 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
         context.supports_cause = false;
         diagnosis.evidence.push_back(std::move(context));
     }
-    diagnosis.summary = "the job hung: " + stall.summary +
-                        (logs.cause != recovery::Cause::unknown
-                             ? "; the log also shows " +
-                                   std::string(recovery::to_string(logs.cause)) + " (" +
-                                   logs.summary + ")"
-                             : "");
+    diagnosis.summary =
+        "the job hung: " + stall.summary +
+        (logs.cause != recovery::Cause::unknown
+             ? "; the log also shows " + std::string(recovery::to_string(logs.cause)) + " (" +
+                   logs.summary + ")"
+             : "");
     return diagnosis;
 }
 
@@ -303,9 +304,10 @@ void restrict_stall_plan(recovery::Plan& plan) {
     }
     plan.actions.clear();
     plan.escalate = true;
-    plan.reason = "the job hung and is not requeueable: resubmitting it would run a second copy "
-                  "beside the hung one; cancel it (scancel) and resubmit it, or submit it with "
-                  "--requeue";
+    plan.reason =
+        "the job hung and is not requeueable: resubmitting it would run a second copy "
+        "beside the hung one; cancel it (scancel) and resubmit it, or submit it with "
+        "--requeue";
 }
 
 }  // namespace supervisor

@@ -154,6 +154,20 @@ TEST(DiagnoseErrors, UnreadableLogNamesPathAndReason) {
     EXPECT_NE(run.err.find("No such file or directory"), std::string::npos) << run.err;
 }
 
+TEST(DiagnoseErrors, ADeviceIsRefusedAtOnceNotReadForever) {
+    const auto run = run_supervisor({"diagnose", "--log", "/dev/zero"});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_NE(run.err.find("/dev/zero is a character device"), std::string::npos) << run.err;
+}
+
+TEST(DiagnoseErrors, ExcerptSizesPastTheirBoundAreAClearErrorNotAnInternalOne) {
+    const auto run = run_supervisor({"diagnose", "--log", corpus_log("code_shape_mismatch"),
+                                     "--head-bytes", "18446744073709551615", "--tail-bytes", "1"});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_NE(run.err.find("at most 1073741824 (1 GiB)"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("internal error"), std::string::npos) << run.err;
+}
+
 TEST(DiagnoseErrors, BadNodeStateShowsTheExpectedForm) {
     for (const std::string bad : {"n2DOWN", "=DOWN", "n2=", "n2=DOWN NOW", "n1,n2=DOWN"}) {
         const auto run = run_supervisor(

@@ -5,6 +5,7 @@
 #include "recovery/checkpoints/scan.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
@@ -257,6 +258,21 @@ TEST_F(Checkpoints, HuggingFaceShardedIndexNeedsEveryShard) {
     EXPECT_TRUE(contains(named(s, "checkpoint-5").reason, "model-00002-of-00002.safetensors"));
 }
 
+// Checkpoint candidates, trackers and symlinks a job's owner controls: a FIFO would block a
+// plain open() forever and /dev/zero never ends. The scan finishes and rejects them by name.
+TEST_F(Checkpoints, FifosAndDevicesAreRejectedWithoutBlocking) {
+    write("step_5.pt", good_pt(), 5);
+    ASSERT_EQ(::mkfifo((m_dir / "step_99.pt").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", m_dir / "step_98.pt");
+    const auto s = scanned(m_dir, check_all());
+    EXPECT_EQ(named(s, "step_99.pt").verdict, Verdict::rejected);
+    EXPECT_TRUE(contains(named(s, "step_99.pt").reason, "FIFO")) << named(s, "step_99.pt").reason;
+    EXPECT_EQ(named(s, "step_98.pt").verdict, Verdict::rejected);
+    EXPECT_TRUE(contains(named(s, "step_98.pt").reason, "character device"))
+        << named(s, "step_98.pt").reason;
+    EXPECT_EQ(chosen_name(s), "step_5.pt");
+}
+
 class DeepSpeed : public TempTree {
   protected:
     void save(const std::string& tag, const std::string& model_states = torch_like_zip()) {
@@ -290,6 +306,13 @@ TEST_F(DeepSpeed, TrackerNamingAMissingDirectoryIsANote) {
     EXPECT_TRUE(
         has_note(s, "DeepSpeed tracker 'latest' names global_step40, which does not exist"));
     EXPECT_EQ(chosen_name(s), "global_step20");
+}
+
+TEST_F(DeepSpeed, TrackerThatIsAFifoIsANoteNotAHang) {
+    save("global_step10");
+    ASSERT_EQ(::mkfifo((m_dir / "latest").c_str(), 0600), 0);
+    const auto s = scanned(m_dir);
+    EXPECT_EQ(chosen_name(s), "global_step10");
 }
 
 TEST_F(DeepSpeed, MissingTrackerIsANoteAndShardsAreValidated) {

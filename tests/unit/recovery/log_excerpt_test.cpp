@@ -3,6 +3,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "recovery/log_excerpt.h"
 
@@ -83,6 +84,37 @@ TEST_F(LogExcerptTest, MissingFileIsAnErrorNamingThePath) {
     ASSERT_FALSE(log);
     EXPECT_NE(log.error().message.find("/nonexistent/dir/job-12.out"), std::string::npos);
     EXPECT_FALSE(log.error().hint.empty());
+}
+
+// A job's output path may name a FIFO (a plain open() would wait for a writer forever) or a
+// device that never ends: both are refused at once, naming what they are.
+TEST_F(LogExcerptTest, FifoAndDevicesAreRefusedWithoutBlocking) {
+    const auto fifo = write("placeholder", "").parent_path() / "output.fifo";
+    std::filesystem::remove(fifo);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto from_fifo = LogExcerpt::read(fifo, {});
+    ASSERT_FALSE(from_fifo);
+    EXPECT_NE(from_fifo.error().message.find("is a FIFO"), std::string::npos)
+        << from_fifo.error().message;
+    ExcerptLimits streams;
+    streams.streams_allowed = true;  // `diagnose --log`: still never a device
+    for (const auto& limits : {ExcerptLimits{}, streams}) {
+        const auto from_zero = LogExcerpt::read("/dev/zero", limits);
+        ASSERT_FALSE(from_zero);
+        EXPECT_NE(from_zero.error().message.find("/dev/zero is a character device"),
+                  std::string::npos)
+            << from_zero.error().message;
+    }
+    std::filesystem::remove(fifo);
+}
+
+TEST_F(LogExcerptTest, LimitsNearTheLargestNumberDoNotWrapAround) {
+    const auto path = write("small-huge-limits.log", "one\ntwo\n");
+    const auto log = LogExcerpt::read(path, ExcerptLimits{~std::uint64_t{0}, 1});
+    ASSERT_TRUE(log) << log.error().message;
+    EXPECT_TRUE(log->complete());
+    EXPECT_EQ(numbered(*log),
+              (std::vector<std::pair<std::int64_t, std::string>>{{1, "one"}, {2, "two"}}));
 }
 
 TEST_F(LogExcerptTest, FromTextNumbersEveryLine) {

@@ -2,6 +2,8 @@
 // credential_error with the fix.
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
+#include <sys/stat.h>
+
 namespace {
 
 using namespace supervisor::test;
@@ -72,6 +74,24 @@ TEST_F(PollCycleTest, UnreadableCheckpointDirIsACredentialError) {
     const auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::credential_error);
     EXPECT_NE(reg.status_reason.find("no-such-dir"), std::string::npos) << reg.status_reason;
+}
+
+TEST_F(PollCycleTest, OutputThatIsADeviceOrAFifoIsACredentialErrorSayingWhy) {
+    const auto fifo = m_dir.path() / "out.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const auto& output : {std::string("/dev/zero"), fifo.string()}) {
+        const auto id = submit();
+        auto job = m_slurm.job(id);
+        job.std_out = job.std_err = output;
+        m_slurm.put(job);
+        const auto result =
+            supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(id));
+        ASSERT_TRUE(result) << result.error().message;
+        const auto reg = registration(id);
+        EXPECT_EQ(reg.status, Status::credential_error) << output;
+        EXPECT_NE(reg.status_reason.find(output + " is a"), std::string::npos) << reg.status_reason;
+        EXPECT_NE(reg.status_reason.find("regular files"), std::string::npos) << reg.status_reason;
+    }
 }
 
 TEST_F(PollCycleTest, RegisteringSomeoneElsesJobAsAnotherUserIsACredentialError) {

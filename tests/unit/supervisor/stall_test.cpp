@@ -18,7 +18,8 @@ using state::Status;
 class StallTest : public PollCycleTest {
   protected:
     // A registered job running on n1 with a step line in its log, checkpoint at step 20.
-    common::JobId running_job(std::int64_t timeout_s, std::vector<std::string> allowed = {"requeue"},
+    common::JobId running_job(std::int64_t timeout_s,
+                              std::vector<std::string> allowed = {"requeue"},
                               const std::string& pattern = {}) {
         checkpoint("step_000020.pt");
         const auto id = submit();
@@ -33,7 +34,8 @@ class StallTest : public PollCycleTest {
     }
 
     // `n` cycles of 10 s; `each` runs before every one.
-    void cycles(int n, const std::function<void()>& each = [] {}) {
+    void cycles(
+        int n, const std::function<void()>& each = [] {}) {
         for (int i = 0; i < n; ++i) {
             each();
             cycle();
@@ -66,10 +68,28 @@ TEST_F(StallTest, GrowingLogIsNoStall) {
     EXPECT_EQ(m_slurm.job(id).state, JobState::running);
 }
 
+// Output to /dev/null (or a FIFO) never grows, whatever the job does: stall detection cannot
+// see anything there, and must never call such a job hung.
+TEST_F(StallTest, OutputThatIsNotARegularFileIsNeverAHang) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto job = m_slurm.job(id);
+    job.std_out = job.std_err = "/dev/null";
+    m_slurm.put(job);
+    auto r = request(id);
+    r.stall_timeout_s = 60;
+    register_job(r);
+    run_on(id, "n1");
+    cycles(30);  // 5 minutes of "silence", five times the timeout
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    EXPECT_EQ(m_slurm.job(id).state, JobState::running);
+}
+
 TEST_F(StallTest, SilentLogPastTheTimeoutIsAHangAndTheRunningJobIsRequeued) {
     const auto id = running_job(60);
     EXPECT_EQ(registration(id).stall_timeout_s, 60);  // stored (schema version 4)
-    cycles(5);  // 50 s of silence: not yet
+    cycles(5);                                        // 50 s of silence: not yet
     EXPECT_EQ(registration(id).status, Status::enabled);
     EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
 
@@ -90,7 +110,8 @@ TEST_F(StallTest, SilentLogPastTheTimeoutIsAHangAndTheRunningJobIsRequeued) {
     const auto diagnosis = events_of_kind(id, "diagnosis");
     ASSERT_EQ(diagnosis.size(), 1U);
     EXPECT_NE(diagnosis[0].message.find("hang: the job hung: no new output for 1 min"),
-              std::string::npos) << diagnosis[0].message;
+              std::string::npos)
+        << diagnosis[0].message;
     bool observed = false;
     for (const auto& event : events_of_kind(id, "observed")) {
         if (event.message.find("attempt 1 hung: still RUNNING on n1") != std::string::npos) {
