@@ -16,7 +16,8 @@ jobs="${JOBS:-$(nproc)}"
 
 "$root/contrib/install-deps.sh"
 
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERVISOR_WERROR=ON
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERVISOR_WERROR=ON \
+    -DSUPERVISOR_FAILPOINTS=ON
 cmake --build "$build_dir" -j "$jobs"
 
 # A cluster of our own: distinct directory and ports from the default dev cluster.

@@ -10,6 +10,7 @@
 #include "ops/log_setup.h"
 #include "slurm/libslurm_client.h"
 #include "slurm/release.h"
+#include "supervisor/failpoint.h"
 
 int main(int argc, char** argv) {
     CLI::App app{
@@ -19,7 +20,11 @@ int main(int argc, char** argv) {
     app.set_version_flag(
         "--version", std::string("supervisor ") + SUPERVISOR_VERSION + " (built against Slurm " +
                          slurm::compiled_release().to_string() + ", libslurm API " +
-                         slurm::runtime_slurm_api_version() + ")");
+                         slurm::runtime_slurm_api_version() + ")" +
+                         (supervisor::k_failpoints_compiled
+                              ? "\nTEST BUILD: crash-test failpoints compiled in "
+                                "(SUPERVISOR_FAILPOINTS=ON); do not install this binary"
+                              : ""));
 
     cli::GlobalOptions global;
     app.add_option("--slurm-conf", global.slurm_conf,

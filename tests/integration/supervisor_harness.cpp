@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #ifndef SUPERVISOR_BINARY
@@ -15,7 +16,9 @@
 
 namespace test_support {
 
-std::string supervisor_binary() { return SUPERVISOR_BINARY; }
+std::string supervisor_binary() {
+    return SUPERVISOR_BINARY;
+}
 
 SupervisorHarness::SupervisorHarness(const std::string& name) {
     m_dir = std::filesystem::path(job_output_dir()) / name;
@@ -46,11 +49,11 @@ common::JobId SupervisorHarness::submit(const std::string& env, const std::strin
     for (const auto& entry : job_environment()) {
         exported += "," + entry;
     }
-    const std::string command =
-        "sbatch --parsable --chdir " + m_dir.string() + " -o " + (m_dir / "job.out").string() +
-        " " + sbatch_options + " --export=" + exported + (env.empty() ? "" : "," + env) + " " +
-        source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
-        m_checkpoints.string() + " " + train_args;
+    const std::string command = "sbatch --parsable --chdir " + m_dir.string() + " -o " +
+                                (m_dir / "job.out").string() + " " + sbatch_options +
+                                " --export=" + exported + (env.empty() ? "" : "," + env) + " " +
+                                source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
+                                m_checkpoints.string() + " " + train_args;
     const auto result = run_command(command);
     auto id = common::JobId::parse(result.output.substr(0, result.output.find_first_of(";\n")));
     if (result.exit_status != 0 || !id) {
@@ -66,6 +69,11 @@ CommandResult SupervisorHarness::cli(const std::string& args, const std::string&
 }
 
 void SupervisorHarness::start_daemon(const std::string& failpoint) {
+    if (!failpoint.empty() && !SUPERVISOR_FAILPOINTS_BUILT) {
+        throw std::runtime_error("failpoint " + failpoint +
+                                 " needs a test build: configure with "
+                                 "-DSUPERVISOR_FAILPOINTS=ON (contrib/test.sh does)");
+    }
     stop_daemon();
     const auto log = (m_dir / "daemon.log").string();
     const std::string state = (m_dir / "state").string();
@@ -134,7 +142,7 @@ nlohmann::json SupervisorHarness::status(const std::optional<common::JobId>& job
     const auto result = cli("status " + job.value_or(*m_job).to_string() + " --json");
     const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
     return result.exit_status == 0 && parsed.is_array() && !parsed.empty() ? parsed[0]
-                                                                            : nlohmann::json();
+                                                                           : nlohmann::json();
 }
 
 nlohmann::json SupervisorHarness::wait_status(
@@ -174,7 +182,9 @@ int count_events(const nlohmann::json& events, const std::string& kind,
     return count;
 }
 
-std::string dump(const nlohmann::json& value) { return value.dump(2); }
+std::string dump(const nlohmann::json& value) {
+    return value.dump(2);
+}
 
 namespace {
 
@@ -187,8 +197,12 @@ std::string read_text(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::string SupervisorHarness::job_log() const { return read_text(m_dir / "job.out"); }
-std::string SupervisorHarness::daemon_log() const { return read_text(m_dir / "daemon.log"); }
+std::string SupervisorHarness::job_log() const {
+    return read_text(m_dir / "job.out");
+}
+std::string SupervisorHarness::daemon_log() const {
+    return read_text(m_dir / "daemon.log");
+}
 
 std::uint32_t SupervisorHarness::restart_count() const {
     const auto result = cli("inspect job " + m_job->to_string() + " --json");
