@@ -149,6 +149,18 @@ Check check_metrics_file(const std::filesystem::path& file) {
                     "create the directory and let the supervisor's user write it (the "
                     "textfile collector's directory, e.g. /var/lib/prometheus/node-exporter)");
     }
+    struct stat info {};
+    if (::stat(directory.c_str(), &info) == 0 && (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+        (info.st_mode & S_ISVTX) == 0) {
+        return fail("metrics_file",
+                    directory.string() +
+                        " is writable by its group or by others (without the "
+                        "sticky bit): another user could replace or redirect "
+                        "the metrics file",
+                    "chmod go-w " + directory.string() +
+                        " (or chmod +t), or write the metrics somewhere only the supervisor "
+                        "and the collector's group can reach");
+    }
     if (file.extension() != ".prom") {
         return warn("metrics_file", file.string() + " does not end in .prom",
                     "node_exporter's textfile collector reads *.prom files only");

@@ -5,7 +5,7 @@
 #include <fmt/chrono.h>
 #include <spdlog/spdlog.h>
 
-#include "ops/atomic_file.h"
+#include "common/atomic_file.h"
 #include "ops/log_setup.h"
 
 namespace ops {
@@ -79,7 +79,8 @@ void ServiceReporter::write_metrics() {
     common::Result<void> written;
     try {
         m_metrics.catch_up(m_store);
-        written = write_file_atomically(m_metrics_file, m_metrics.render(count_store(m_store)));
+        written =
+            common::write_file_atomically(m_metrics_file, m_metrics.render(count_store(m_store)));
     } catch (const state::DatabaseError& e) {
         written = common::fail(std::string("reading the database for the metrics: ") + e.what());
     }

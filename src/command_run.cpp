@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "ops/daemon_lock.h"
 #include "ops/doctor.h"
 #include "ops/service_reporter.h"
 #include "recovery/catalogue.h"
@@ -38,9 +39,14 @@ common::Result<supervisor::Config> build_config(const GlobalOptions& global,
 }
 
 common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
-    auto store = open_store(global);
+    auto store = open_store(global);  // creates the state directory (0700) if needed
     if (!store) {
         return tl::unexpected(store.error());
+    }
+    // Before Slurm is even asked: a second daemon on the same store must not act.
+    auto lock = ops::DaemonLock::acquire(state_dir(global));
+    if (!lock) {
+        return tl::unexpected(lock.error());
     }
     auto client = connect_slurm(global);
     if (!client) {

@@ -1,9 +1,10 @@
 #include "supervisor/knobs.h"
-#include "common/json_text.h"
 
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "common/json_text.h"
 
 namespace supervisor {
 

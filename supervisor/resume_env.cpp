@@ -1,8 +1,4 @@
 #include "supervisor/resume_env.h"
-#include "common/json_text.h"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -11,6 +7,9 @@
 #include <cstring>
 
 #include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "common/json_text.h"
 
 namespace supervisor {
 namespace {
@@ -80,23 +79,13 @@ common::Result<void> write_env_file(const std::filesystem::path& path,
                                     const state::ResumeEnv& env) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
-    const std::string temporary = path.string() + ".tmp";
     const std::string text =
         "# written by slurm-supervisor; sourced by the job on (re)start\n" + format_shell(env);
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        return common::fail("cannot write " + temporary + ": " + std::strerror(errno),
-                            "check that the state directory is writable");
-    }
-    const bool written =
-        ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-        ::fsync(fd) == 0;
-    const int saved_errno = errno;
-    ::close(fd);
-    if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
-        return common::fail(
-            "cannot write " + path.string() + ": " + std::strerror(written ? errno : saved_errno),
-            "check free space and permissions of the state directory");
+    // A fresh temporary name each time (two daemons, or a daemon and the CLI, never share one).
+    auto written = common::write_file_atomically(path, text, 0644, common::Durability::synced);
+    if (!written) {
+        return common::fail(written.error().message,
+                            "check free space and permissions of the state directory");
     }
     return {};
 }

@@ -168,6 +168,17 @@ TEST(Doctor, MetricsFile) {
     const auto missing = check_metrics_file(dir.path() / "no" / "s.prom");
     EXPECT_EQ(missing.status, CheckStatus::fail);
     EXPECT_TRUE(mentions(missing, (dir.path() / "no").string()));
+
+    // A directory others may write: they could plant or swap the file. Sticky (like /tmp): ok.
+    const auto shared = dir.path() / "shared";
+    std::filesystem::create_directory(shared);
+    std::filesystem::permissions(shared, std::filesystem::perms::all);
+    const auto open_to_all = check_metrics_file(shared / "s.prom");
+    EXPECT_EQ(open_to_all.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(open_to_all, "writable by its group or by others"));
+    std::filesystem::permissions(shared, std::filesystem::perms::sticky_bit,
+                                 std::filesystem::perm_options::add);
+    EXPECT_EQ(check_metrics_file(shared / "s.prom").status, CheckStatus::ok);
 }
 
 TEST(Doctor, SlurmReachableUnreachableAndAuth) {

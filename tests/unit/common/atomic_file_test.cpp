@@ -1,16 +1,17 @@
 // write_file_atomically: the new content replaces the old in one rename, with the mode asked
 // for whatever the umask, no temporary file left behind, and the old file untouched on failure.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "ops/atomic_file.h"
+#include "common/atomic_file.h"
 #include "tests/unit/supervisor/temp_dir.h"
 
-namespace ops {
+namespace common {
 namespace {
 
 std::string read(const std::filesystem::path& path) {
@@ -60,6 +61,23 @@ TEST(AtomicFile, FailsNamingThePathWhenTheDirectoryIsMissing) {
     EXPECT_FALSE(written.error().hint.empty());
 }
 
+// In a directory others can write, the temporary name must not be guessable: a symlink planted
+// at the old fixed name ("<path>.tmp.<pid>") pointed the write at any file.
+TEST(AtomicFile, APlantedSymlinkIsNeitherFollowedNorOverwritten) {
+    supervisor::test::TempDir dir;
+    const auto file = dir.path() / "m.prom";
+    const auto victim = dir.path() / "victim";
+    std::ofstream(victim) << "precious\n";
+    for (const auto& planted :
+         {file.string() + ".tmp." + std::to_string(::getpid()), file.string() + ".tmp"}) {
+        std::filesystem::create_symlink(victim, planted);
+    }
+    ASSERT_TRUE(write_file_atomically(file, "metrics\n"));
+    EXPECT_EQ(read(victim), "precious\n");
+    EXPECT_EQ(read(file), "metrics\n");
+    EXPECT_FALSE(std::filesystem::is_symlink(file));
+}
+
 TEST(AtomicFile, FailureToRenameLeavesTheOldFileAndNoTemporary) {
     supervisor::test::TempDir dir;
     const auto target = dir.path() / "m.prom";
@@ -75,4 +93,4 @@ TEST(AtomicFile, FailureToRenameLeavesTheOldFileAndNoTemporary) {
 }
 
 }  // namespace
-}  // namespace ops
+}  // namespace common

@@ -1,33 +1,33 @@
 // POSIX calls rather than std::ofstream so each failure has its errno, and fchmod sets the mode
 // whatever the umask (a systemd service often runs with UMask=0077).
-#include "ops/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
-namespace ops {
+namespace common {
 namespace {
 
-common::Error failure(const std::string& what, const std::filesystem::path& path, int error) {
+Error failure(const std::string& what, const std::filesystem::path& path, int error) {
     return {what + " " + path.string() + ": " + std::strerror(error),
-            "make the directory exist and writable for the supervisor's user, or change "
-            "metrics_file / --metrics-file"};
+            "make the directory exist and writable for the supervisor's user"};
 }
 
 }  // namespace
 
-common::Result<void> write_file_atomically(const std::filesystem::path& path,
-                                           std::string_view content, unsigned mode) {
-    const std::filesystem::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content,
+                                   unsigned mode, Durability durability) {
+    std::string temporary =
+        (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
+    const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
     if (fd < 0) {
-        return tl::unexpected(failure("cannot create", temporary, errno));
+        return tl::unexpected(failure("cannot create a temporary file for", path, errno));
     }
     auto abandon = [&](const std::string& what) {
         const int error = errno;
@@ -49,8 +49,9 @@ common::Result<void> write_file_atomically(const std::filesystem::path& path,
     if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
         return abandon("cannot set the mode of");
     }
-    // No fsync: after a crash the collector may read the previous cycle's numbers, which the
-    // next cycle replaces; a sync per cycle would cost more than that is worth.
+    if (durability == Durability::synced && ::fsync(fd) != 0) {
+        return abandon("cannot sync");
+    }
     if (::close(fd) != 0) {
         const int error = errno;
         ::unlink(temporary.c_str());
@@ -64,4 +65,4 @@ common::Result<void> write_file_atomically(const std::filesystem::path& path,
     return {};
 }
 
-}  // namespace ops
+}  // namespace common
