@@ -1,5 +1,6 @@
 #include "slurm/output_path.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace slurm {
@@ -27,11 +28,13 @@ std::string expand_output_path(const std::string& pattern, const OutputPathConte
             out += source[i];
             continue;
         }
-        // slurmstepd accepts a decimal width between '%' and the specifier.
+        // slurmstepd accepts a decimal width between '%' and the specifier, and caps it at 10
+        // (MAX_WIDTH in its fname.c): "%99999999999j" pads to 10, it does not allocate.
+        constexpr std::size_t k_max_width = 10;
         std::size_t j = i + 1;
         std::size_t width = 0;
         while (j < source.size() && std::isdigit(static_cast<unsigned char>(source[j]))) {
-            width = width * 10 + static_cast<std::size_t>(source[j] - '0');
+            width = std::min(k_max_width, width * 10 + static_cast<std::size_t>(source[j] - '0'));
             ++j;
         }
         if (j == source.size()) {

@@ -43,6 +43,13 @@ TEST(OutputPath, ZeroPadsWithWidth) {
     EXPECT_EQ(expand_output_path("/l/%4a.%6j", context), "/l/0003.000042");
 }
 
+TEST(OutputPath, AHugeWidthIsCappedAtTenAsSlurmstepdDoes) {
+    // A job owner's pattern: it must neither allocate without bound nor wrap around.
+    EXPECT_EQ(expand_output_path("/l/%99999999999j.out", plain_job()), "/l/0000000042.out");
+    EXPECT_EQ(expand_output_path("/l/%184467440737095516160j", plain_job()), "/l/0000000042");
+    EXPECT_EQ(expand_output_path("/l/%11x", plain_job()), "/l/train");
+}
+
 TEST(OutputPath, RelativePatternIsAnchoredAtWorkDir) {
     EXPECT_EQ(expand_output_path("logs/%j.out", plain_job()), "/home/alice/run/logs/42.out");
     auto context = plain_job();
