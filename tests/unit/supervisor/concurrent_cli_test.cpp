@@ -79,45 +79,58 @@ class InterleavingClient final : public slurm::Client {
     fakes::FakeSlurmClient& m_fake;
 };
 
-TEST(ConcurrentCli, JobRegisteredDuringACycleIsNotTakenForPurgedNorOverwritten) {
-    supervisor::test::TempDir dir;
-    common::FakeClock clock;
-    fakes::FakeSlurmClient fake(clock);
-    InterleavingClient client(fake);
-    supervisor::Config config;
-    config.state_dir = dir.path();
-    const auto file = dir.path() / "supervisor.db";
-    auto daemon_store = state::Store::open(file);
-    auto cli_store = state::Store::open(file);
-    ASSERT_TRUE(daemon_store && cli_store);
+// The daemon's and the CLI's connections to one database file, over one fake Slurm.
+class ConcurrentCli : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_config.state_dir = m_dir.path();
+        const auto file = m_dir.path() / "supervisor.db";
+        auto daemon_store = state::Store::open(file);
+        auto cli_store = state::Store::open(file);
+        ASSERT_TRUE(daemon_store && cli_store);
+        m_daemon_store = std::move(*daemon_store);
+        m_cli_store = std::move(*cli_store);
+    }
 
+    supervisor::test::TempDir m_dir;
+    common::FakeClock m_clock;
+    fakes::FakeSlurmClient m_fake{m_clock};
+    InterleavingClient m_client{m_fake};
+    supervisor::Config m_config;
+    std::unique_ptr<state::Store> m_daemon_store;
+    std::unique_ptr<state::Store> m_cli_store;
+};
+
+TEST_F(ConcurrentCli, JobRegisteredDuringACycleIsNotTakenForPurgedNorOverwritten) {
     auto request = [](const common::JobId& id) {
         supervisor::RegisterRequest r;
         r.job = id;
         r.allowed_actions = {"requeue"};
         return r;
     };
-    const auto watched = fake.submit("watched");
-    fake.start(watched, "n1");
-    ASSERT_TRUE(supervisor::register_job(**cli_store, fake, clock, config, request(watched)));
-    const auto late = fake.submit("late");
-    fake.start(late, "n2");
+    const auto watched = m_fake.submit("watched");
+    m_fake.start(watched, "n1");
+    ASSERT_TRUE(
+        supervisor::register_job(*m_cli_store, m_fake, m_clock, m_config, request(watched)));
+    const auto late = m_fake.submit("late");
+    m_fake.start(late, "n2");
 
     recovery::Catalogue catalogue;
-    supervisor::PollCycle cycle(**daemon_store, client, clock, catalogue, config, 0);
-    client.before_query = [&] {
-        ASSERT_TRUE(supervisor::register_job(**cli_store, fake, clock, config, request(late)));
+    supervisor::PollCycle cycle(*m_daemon_store, m_client, m_clock, catalogue, m_config, 0);
+    m_client.before_query = [&] {
+        ASSERT_TRUE(
+            supervisor::register_job(*m_cli_store, m_fake, m_clock, m_config, request(late)));
     };
-    clock.advance(std::chrono::seconds(10));
+    m_clock.advance(std::chrono::seconds(10));
     (void)cycle.run();
 
-    auto registration = (*cli_store)->registration(late);
+    auto registration = m_cli_store->registration(late);
     ASSERT_TRUE(registration);
     EXPECT_EQ(registration->status, state::Status::enabled) << registration->status_reason;
 
-    clock.advance(std::chrono::seconds(10));
+    m_clock.advance(std::chrono::seconds(10));
     (void)cycle.run();
-    registration = (*cli_store)->registration(late);
+    registration = m_cli_store->registration(late);
     EXPECT_EQ(registration->status, state::Status::enabled) << registration->status_reason;
     EXPECT_EQ(registration->last_slurm_state, "RUNNING");
 }
@@ -125,45 +138,34 @@ TEST(ConcurrentCli, JobRegisteredDuringACycleIsNotTakenForPurgedNorOverwritten) 
 // A cycle that finds a failure but leaves it because the CLI changed the registration at that
 // moment must look again next cycle, even when Slurm reports nothing new: the failure is still
 // there to be handled, and nothing in Slurm will move until it is.
-TEST(ConcurrentCli, FailureLeftBecauseTheCliChangedTheRowIsHandledOnTheNextQuietCycle) {
-    supervisor::test::TempDir dir;
-    common::FakeClock clock;
-    fakes::FakeSlurmClient fake(clock);
-    InterleavingClient client(fake);
-    supervisor::Config config;
-    config.state_dir = dir.path();
-    const auto file = dir.path() / "supervisor.db";
-    auto daemon_store = state::Store::open(file);
-    auto cli_store = state::Store::open(file);
-    ASSERT_TRUE(daemon_store && cli_store);
-
-    const auto id = fake.submit("train");
-    fake.start(id, "n1");
+TEST_F(ConcurrentCli, FailureLeftBecauseTheCliChangedTheRowIsHandledOnTheNextQuietCycle) {
+    const auto id = m_fake.submit("train");
+    m_fake.start(id, "n1");
     supervisor::RegisterRequest request;
     request.job = id;
     request.allowed_actions = {"requeue"};
-    ASSERT_TRUE(supervisor::register_job(**cli_store, fake, clock, config, request));
+    ASSERT_TRUE(supervisor::register_job(*m_cli_store, m_fake, m_clock, m_config, request));
     recovery::Catalogue catalogue;
-    supervisor::PollCycle cycle(**daemon_store, client, clock, catalogue, config, 0);
-    clock.advance(std::chrono::seconds(10));
+    supervisor::PollCycle cycle(*m_daemon_store, m_client, m_clock, catalogue, m_config, 0);
+    m_clock.advance(std::chrono::seconds(10));
     (void)cycle.run();
 
-    fake.finish(id, slurm::JobState::failed, 1);
-    client.before_node_query = [&] {
-        auto row = (*cli_store)->registration(id);
+    m_fake.finish(id, slurm::JobState::failed, 1);
+    m_client.before_node_query = [&] {
+        auto row = m_cli_store->registration(id);
         ASSERT_TRUE(row);
-        row->updated_at = clock.now() + std::chrono::seconds(1);  // e.g. `status` options edited
-        (*cli_store)->update_registration(*row);
+        row->updated_at = m_clock.now() + std::chrono::seconds(1);  // e.g. `status` options edited
+        m_cli_store->update_registration(*row);
     };
-    clock.advance(std::chrono::seconds(10));
+    m_clock.advance(std::chrono::seconds(10));
     (void)cycle.run();
-    ASSERT_EQ((*cli_store)->registration(id)->status, state::Status::enabled)
+    ASSERT_EQ(m_cli_store->registration(id)->status, state::Status::enabled)
         << "the cycle was meant to leave the row the CLI changed";
 
-    clock.advance(std::chrono::seconds(10));
+    m_clock.advance(std::chrono::seconds(10));
     const auto quiet = cycle.run();
     EXPECT_FALSE(quiet.slurm_changed);
-    const auto handled = (*cli_store)->registration(id);
+    const auto handled = m_cli_store->registration(id);
     // A bare exit 1 is diagnosed "unknown": escalated to the owner, never requeued.
     EXPECT_EQ(handled->status, state::Status::completed) << handled->status_reason;
     EXPECT_EQ(handled->outcome, state::Outcome::unrecoverable) << handled->status_reason;
