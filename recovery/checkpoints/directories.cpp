@@ -85,8 +85,9 @@ class Tally {
 };
 
 // A small whole file, or nullopt when missing or too large; counts what it read.
-std::optional<std::string> read_side_file(const fs::path& path, std::uint64_t& bytes_read) {
-    auto file = ReadOnlyFile::open(path);
+std::optional<std::string> read_side_file(const fs::path& path, std::uint64_t& bytes_read,
+                                          ReadBudget& budget) {
+    auto file = ReadOnlyFile::open(path, budget);
     if (!file || file->size() > k_max_side_file) {
         return std::nullopt;
     }
@@ -94,6 +95,27 @@ std::optional<std::string> read_side_file(const fs::path& path, std::uint64_t& b
     const bool ok = file->read_at(0, file->size(), text);
     bytes_read += file->bytes_read();
     return ok ? std::optional(text) : std::nullopt;
+}
+
+// The shard file names of a *.index.json's weight_map, without building the JSON tree: every
+// value below the top level is dropped as soon as it is parsed (an index maps every tensor to
+// its shard, so the tree of a large one would cost many times the file). False when the text
+// is not JSON or has no weight_map object.
+bool shards_listed_in_index(const std::string& text, std::set<std::string>& shards) {
+    bool in_weight_map = false;
+    const auto keep = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        if (depth == 1 && event == Event::key) {
+            in_weight_map = parsed == "weight_map";
+        }
+        if (depth >= 2 && event == Event::value && in_weight_map && parsed.is_string()) {
+            shards.insert(parsed.get<std::string>());
+        }
+        return depth < 2 || event == Event::key || event == Event::object_start ||
+               event == Event::array_start;
+    };
+    const auto index = nlohmann::json::parse(text, keep, false);
+    return index.is_object() && index.contains("weight_map") && index["weight_map"].is_object();
 }
 
 std::string trimmed(const std::string& text) {
@@ -106,7 +128,7 @@ std::string count(std::size_t n, const std::string& what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
-Validation validate_deepspeed(const fs::path& directory) {
+Validation validate_deepspeed(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
     std::size_t model_states = 0;
     for (const auto& name : files_in(directory)) {
@@ -114,7 +136,7 @@ Validation validate_deepspeed(const fs::path& directory) {
             continue;
         }
         model_states += name.find("model_states") != std::string::npos ? 1 : 0;
-        if (!tally.add(name, validate_torch_file(directory / name))) {
+        if (!tally.add(name, validate_torch_file(directory / name, budget))) {
             break;
         }
     }
@@ -126,7 +148,7 @@ Validation validate_deepspeed(const fs::path& directory) {
                         std::to_string(model_states) + " model states)");
 }
 
-Validation validate_dcp(const fs::path& directory) {
+Validation validate_dcp(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
     const auto metadata_path = directory / ".metadata";
     std::error_code ec;
@@ -158,7 +180,7 @@ Validation validate_dcp(const fs::path& directory) {
     // The pickle stores each relative_path string once (later uses are memo references), so
     // every shard name .metadata refers to appears in its bytes.
     std::uint64_t bytes_read = 0;
-    const auto metadata = read_side_file(metadata_path, bytes_read);
+    const auto metadata = read_side_file(metadata_path, bytes_read, budget);
     tally.add(".metadata", {true, "", bytes_read});
     if (!metadata) {
         return tally.result("DCP: .metadata + " + count(shards.size(), "shard") +
@@ -184,13 +206,13 @@ Validation validate_dcp(const fs::path& directory) {
                         " shard names in .metadata all present (offsets not checked)");
 }
 
-Validation validate_megatron(const fs::path& directory) {
+Validation validate_megatron(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
     const auto ranks = subdirectories_in(directory, "mp_rank_");
     if (ranks.empty()) {
         std::error_code ec;
         if (fs::exists(directory / ".metadata", ec) || fs::exists(directory / "common.pt", ec)) {
-            auto dcp = validate_dcp(directory);
+            auto dcp = validate_dcp(directory, budget);
             dcp.reason = "Megatron torch_dist: " + dcp.reason;
             return dcp;
         }
@@ -205,7 +227,8 @@ Validation validate_megatron(const fs::path& directory) {
         }
         for (const auto& name : files) {
             if (ends_with(name, ".pt") &&
-                !tally.add(rank + "/" + name, validate_torch_file(directory / rank / name))) {
+                !tally.add(rank + "/" + name,
+                           validate_torch_file(directory / rank / name, budget))) {
                 return tally.result("");
             }
         }
@@ -214,16 +237,16 @@ Validation validate_megatron(const fs::path& directory) {
                         count(tally.files(), "torch file") + " valid");
 }
 
-Validation validate_huggingface(const fs::path& directory) {
+Validation validate_huggingface(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
     std::uint64_t bytes_read = 0;
-    const auto state = read_side_file(directory / "trainer_state.json", bytes_read);
+    const auto state = read_side_file(directory / "trainer_state.json", bytes_read, budget);
     tally.add("trainer_state.json", {true, "", bytes_read});
     if (!state) {
         return tally.fail(
             "trainer_state.json missing (the Trainer writes it at the end of a save)");
     }
-    if (nlohmann::json::parse(*state, nullptr, false).is_discarded()) {
+    if (!nlohmann::json::accept(*state)) {
         return tally.fail("trainer_state.json is not valid JSON: cut short");
     }
     const auto files = files_in(directory);
@@ -235,18 +258,11 @@ Validation validate_huggingface(const fs::path& directory) {
             continue;
         }
         bytes_read = 0;
-        const auto text = read_side_file(directory / name, bytes_read);
+        const auto text = read_side_file(directory / name, bytes_read, budget);
         tally.add(name, {true, "", bytes_read});
-        const auto index = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-        if (!index.is_object() || !index.contains("weight_map") ||
-            !index["weight_map"].is_object()) {
-            return tally.fail(name + " has no weight_map");
-        }
         std::set<std::string> listed;
-        for (const auto& [tensor, file] : index["weight_map"].items()) {
-            if (file.is_string()) {
-                listed.insert(file.get<std::string>());
-            }
+        if (!text || !shards_listed_in_index(*text, listed)) {
+            return tally.fail(name + " has no weight_map");
         }
         for (const auto& shard : listed) {
             if (!present.contains(shard)) {
@@ -261,13 +277,16 @@ Validation validate_huggingface(const fs::path& directory) {
     std::string deepspeed_tag;
     if (present.contains("latest")) {
         bytes_read = 0;
-        const auto tag = read_side_file(directory / "latest", bytes_read);
+        const auto tag = read_side_file(directory / "latest", bytes_read, budget);
         tally.add("latest", {true, "", bytes_read});
         deepspeed_tag = tag ? trimmed(*tag) : std::string();
-        if (deepspeed_tag.empty() || deepspeed_tag.find('/') != std::string::npos) {
+        // The tag names a directory inside this one: '.', '..' or a path would make the
+        // checkpoint's own directory or its parent stand in for the engine state.
+        if (deepspeed_tag.empty() || deepspeed_tag == "." || deepspeed_tag == ".." ||
+            deepspeed_tag.find_first_of(std::string_view("/\0", 2)) != std::string::npos) {
             return tally.fail("DeepSpeed tracker 'latest' is empty or not a tag");
         }
-        if (!tally.add(deepspeed_tag, validate_deepspeed(directory / deepspeed_tag))) {
+        if (!tally.add(deepspeed_tag, validate_deepspeed(directory / deepspeed_tag, budget))) {
             return tally.result("");
         }
         has_weights = true;
@@ -286,7 +305,7 @@ Validation validate_huggingface(const fs::path& directory) {
         if (!is_weight_like(name)) {
             continue;
         }
-        if (!tally.add(name, validate_file(directory / name))) {
+        if (!tally.add(name, validate_file(directory / name, budget))) {
             return tally.result("");
         }
         ++weights;
@@ -298,10 +317,10 @@ Validation validate_huggingface(const fs::path& directory) {
         count(weights, "weight/state file") + " valid");
 }
 
-Validation validate_declared(const fs::path& directory) {
+Validation validate_declared(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
     for (const auto& name : files_in(directory)) {
-        if (is_weight_like(name) && !tally.add(name, validate_file(directory / name))) {
+        if (is_weight_like(name) && !tally.add(name, validate_file(directory / name, budget))) {
             return tally.result("");
         }
     }
@@ -313,13 +332,13 @@ Validation validate_declared(const fs::path& directory) {
 
 }  // namespace
 
-Validation validate_file(const fs::path& file) {
+Validation validate_file(const fs::path& file, ReadBudget& budget) {
     const auto name = file.filename().string();
     if (ends_with(name, ".safetensors")) {
-        return validate_safetensors(file);
+        return validate_safetensors(file, budget);
     }
     if (is_weight_like(name)) {
-        return validate_torch_file(file);
+        return validate_torch_file(file, budget);
     }
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
@@ -330,18 +349,18 @@ Validation validate_file(const fs::path& file) {
             "format unknown: only checked to be non-empty (" + std::to_string(size) + " bytes)", 0};
 }
 
-Validation validate_directory(const fs::path& directory, Layout layout) {
+Validation validate_directory(const fs::path& directory, Layout layout, ReadBudget& budget) {
     switch (layout) {
         case Layout::deepspeed:
-            return validate_deepspeed(directory);
+            return validate_deepspeed(directory, budget);
         case Layout::megatron:
-            return validate_megatron(directory);
+            return validate_megatron(directory, budget);
         case Layout::huggingface:
-            return validate_huggingface(directory);
+            return validate_huggingface(directory, budget);
         case Layout::torch_dcp:
-            return validate_dcp(directory);
+            return validate_dcp(directory, budget);
         default:
-            return validate_declared(directory);
+            return validate_declared(directory, budget);
     }
 }
 

@@ -1,5 +1,6 @@
 // Validators for directory candidates, one per layout, built on the single-file validators.
-// Each returns a Validation (never fails otherwise); bytes_read sums every file read.
+// Each returns a Validation (never fails otherwise); bytes_read sums every file read, all of
+// it charged to `budget` (read_budget.h).
 //
 //   deepspeed    at least one *model_states.pt; every *.pt inside a valid torch file
 //   megatron     every mp_rank_*/ holds a valid model_optim_rng.pt (and its other *.pt are
@@ -18,13 +19,15 @@
 
 #include <filesystem>
 
+#include "recovery/checkpoints/read_budget.h"
 #include "recovery/checkpoints/types.h"
 
 namespace recovery::checkpoints {
 
-[[nodiscard]] Validation validate_directory(const std::filesystem::path& directory, Layout layout);
+[[nodiscard]] Validation validate_directory(const std::filesystem::path& directory, Layout layout,
+                                            ReadBudget& budget);
 // A file by its extension: torch files and .ckpt as zip/legacy torch, .safetensors as such,
 // anything else only checked to be non-empty.
-[[nodiscard]] Validation validate_file(const std::filesystem::path& file);
+[[nodiscard]] Validation validate_file(const std::filesystem::path& file, ReadBudget& budget);
 
 }  // namespace recovery::checkpoints

@@ -10,16 +10,17 @@
 
 namespace recovery::checkpoints {
 
-common::Result<ReadOnlyFile> ReadOnlyFile::open(const std::filesystem::path& path) {
+common::Result<ReadOnlyFile> ReadOnlyFile::open(const std::filesystem::path& path,
+                                                ReadBudget& budget) {
     auto file = common::InputFile::open(path, common::FileKinds::regular_only, /*no_atime=*/true);
     if (!file) {
         return tl::unexpected(std::move(file.error()));
     }
-    return ReadOnlyFile(std::move(*file));
+    return ReadOnlyFile(std::move(*file), budget);
 }
 
 bool ReadOnlyFile::read_at(std::uint64_t offset, std::uint64_t size, std::string& out) {
-    if (offset > m_file.size() || size > m_file.size() - offset) {
+    if (offset > m_file.size() || size > m_file.size() - offset || !m_budget->charge(size)) {
         return false;
     }
     out.resize(size);

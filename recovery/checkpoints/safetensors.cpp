@@ -3,7 +3,8 @@
 // then the tensors' bytes, offsets relative to the end of the header. The reference
 // implementation requires the offsets to tile the data exactly (no gaps, no overlaps), so the
 // largest end offset is the data size: a save cut short is shorter than its header promises.
-// Reads 8 + N bytes, whatever the file's size.
+// Reads 8 + N bytes, whatever the file's size, and parses the header as a stream of events
+// (no JSON tree), so its cost stays N bytes plus one small record per tensor.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -37,10 +38,172 @@ struct Span {
     std::string name;
 };
 
+// The header read as SAX events: only each tensor's dtype, shape and data_offsets are kept, so
+// a header of N bytes costs N bytes and its spans, not the many times N of a JSON tree (a 90 MB
+// header would take gigabytes). The first problem found ends the parse with its reason.
+class HeaderReader final : public nlohmann::json_sax<nlohmann::json> {
+  public:
+    using json = nlohmann::json;
+
+    [[nodiscard]] std::vector<Span>& spans() { return m_spans; }
+    [[nodiscard]] const std::string& failure() const { return m_failure; }
+
+    bool start_object(std::size_t) override { return open_container(true); }
+    bool start_array(std::size_t) override { return open_container(false); }
+    bool end_object() override { return close_container(); }
+    bool end_array() override { return close_container(); }
+    bool key(std::string& key) override {
+        if (m_depth == 1) {
+            m_name = key;
+            m_skipping = key == "__metadata__";
+        } else if (m_depth == 2) {
+            m_field = key;
+        }
+        return true;
+    }
+    bool number_unsigned(json::number_unsigned_t value) override {
+        if (!in_ours()) {
+            return value_elsewhere();
+        }
+        if (m_field == "shape") {
+            m_tensor.overflow =
+                m_tensor.overflow ||
+                __builtin_mul_overflow(m_tensor.elements, value, &m_tensor.elements);
+            return true;
+        }
+        if (m_tensor.offsets == 2) {
+            return fail("tensor '" + m_name + "' has no valid data_offsets");
+        }
+        m_tensor.offset[m_tensor.offsets++] = value;
+        return true;
+    }
+    bool number_integer(json::number_integer_t) override { return scalar(); }
+    bool number_float(json::number_float_t, const json::string_t&) override { return scalar(); }
+    bool boolean(bool) override { return scalar(); }
+    bool null() override { return scalar(); }
+    bool binary(json::binary_t&) override { return scalar(); }
+    bool string(json::string_t& value) override {
+        if (!m_skipping && m_depth == 2 && m_field == "dtype") {
+            m_tensor.dtype = value;
+            m_tensor.has_dtype = true;
+            return true;
+        }
+        return scalar();
+    }
+    bool parse_error(std::size_t position, const std::string&,
+                     const nlohmann::detail::exception&) override {
+        return fail("header is not valid JSON (error at byte " + std::to_string(position) + ")");
+    }
+
+  private:
+    struct Tensor {
+        std::string dtype;
+        bool has_dtype = false;
+        bool has_shape = false;
+        bool has_offsets = false;
+        std::uint64_t elements = 1;
+        bool overflow = false;
+        std::uint64_t offset[2] = {0, 0};
+        int offsets = 0;
+    };
+
+    bool fail(std::string why) {
+        if (m_failure.empty()) {
+            m_failure = std::move(why);
+        }
+        return false;
+    }
+    [[nodiscard]] bool ours(const std::string& field) const {
+        return field == "shape" || field == "data_offsets";
+    }
+    // Directly inside a tensor's shape or data_offsets array.
+    [[nodiscard]] bool in_ours() const { return !m_skipping && m_depth == 3 && ours(m_field); }
+    bool bad_field() {
+        return fail(m_field == "shape" ? "tensor '" + m_name + "' has a bad shape"
+                                       : "tensor '" + m_name + "' has no valid data_offsets");
+    }
+    // depth 0: the header itself; 1: a tensor; 2: a field of a tensor; deeper: inside a field.
+    bool value_elsewhere() {
+        if (m_depth == 0) {
+            return fail("header is not a JSON object");
+        }
+        if (m_skipping) {
+            return true;
+        }
+        if (m_depth == 1) {
+            return fail("tensor '" + m_name + "' is not an object");
+        }
+        return m_depth >= 3 && ours(m_field) ? bad_field() : true;
+    }
+    bool scalar() { return in_ours() ? bad_field() : value_elsewhere(); }
+
+    bool open_container(bool object) {
+        const auto depth = m_depth++;
+        if (depth == 0) {
+            return object ? true : fail("header is not a JSON object");
+        }
+        if (m_skipping) {
+            return true;
+        }
+        if (depth == 1) {
+            m_tensor = Tensor{};
+            return object ? true : fail("tensor '" + m_name + "' is not an object");
+        }
+        if (depth == 2 && ours(m_field)) {
+            (m_field == "shape" ? m_tensor.has_shape : m_tensor.has_offsets) = !object;
+            return object ? bad_field() : true;
+        }
+        return depth >= 3 && ours(m_field) ? bad_field() : true;
+    }
+    bool close_container() {
+        --m_depth;
+        if (m_depth != 1) {
+            return true;
+        }
+        if (m_skipping) {
+            m_skipping = false;
+            return true;
+        }
+        return finish_tensor();
+    }
+
+    bool finish_tensor() {
+        const auto& t = m_tensor;
+        if (!t.has_offsets || t.offsets != 2 || t.offset[0] > t.offset[1]) {
+            return fail("tensor '" + m_name + "' has no valid data_offsets");
+        }
+        if (!t.has_dtype || !t.has_shape) {
+            return fail("tensor '" + m_name + "' has no dtype or shape");
+        }
+        if (const auto size = element_size(t.dtype)) {
+            std::uint64_t bytes = 0;
+            if (t.overflow || __builtin_mul_overflow(t.elements, *size, &bytes)) {
+                return fail("tensor '" + m_name +
+                            "' has a shape whose size overflows 64 bits: corrupt");
+            }
+            if (bytes != t.offset[1] - t.offset[0]) {
+                return fail("tensor '" + m_name + "' spans " +
+                            std::to_string(t.offset[1] - t.offset[0]) +
+                            " bytes but its shape and dtype need " + std::to_string(bytes));
+            }
+        }
+        m_spans.push_back({t.offset[0], t.offset[1], m_name});
+        return true;
+    }
+
+    int m_depth = 0;
+    bool m_skipping = false;
+    std::string m_name;
+    std::string m_field;
+    Tensor m_tensor;
+    std::vector<Span> m_spans;
+    std::string m_failure;
+};
+
 }  // namespace
 
-Validation validate_safetensors(const std::filesystem::path& path) {
-    auto file = ReadOnlyFile::open(path);
+Validation validate_safetensors(const std::filesystem::path& path, ReadBudget& budget) {
+    auto file = ReadOnlyFile::open(path, budget);
     if (!file) {
         return {false, file.error().message, 0};
     }
@@ -65,42 +228,12 @@ Validation validate_safetensors(const std::filesystem::path& path) {
     if (!file->read_at(8, header_length, text)) {
         return fail("cannot read the header");
     }
-    const auto header = nlohmann::json::parse(text, nullptr, false);
-    if (header.is_discarded() || !header.is_object()) {
-        return fail("header is not a JSON object");
+    HeaderReader reader;
+    if (!nlohmann::json::sax_parse(text, &reader)) {
+        return fail(reader.failure().empty() ? "header is not a JSON object" : reader.failure());
     }
-    std::vector<Span> spans;
-    for (const auto& [name, tensor] : header.items()) {
-        if (name == "__metadata__") {
-            continue;
-        }
-        const auto offsets =
-            tensor.is_object() ? tensor.value("data_offsets", nlohmann::json()) : nlohmann::json();
-        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-            !offsets[1].is_number_unsigned() || offsets[0] > offsets[1]) {
-            return fail("tensor '" + name + "' has no valid data_offsets");
-        }
-        Span span{offsets[0].get<std::uint64_t>(), offsets[1].get<std::uint64_t>(), name};
-        const auto dtype = tensor.value("dtype", nlohmann::json());
-        const auto shape = tensor.value("shape", nlohmann::json());
-        if (!dtype.is_string() || !shape.is_array()) {
-            return fail("tensor '" + name + "' has no dtype or shape");
-        }
-        if (const auto size = element_size(dtype.get<std::string>())) {
-            std::uint64_t bytes = *size;
-            for (const auto& dimension : shape) {
-                if (!dimension.is_number_unsigned()) {
-                    return fail("tensor '" + name + "' has a bad shape");
-                }
-                bytes *= dimension.get<std::uint64_t>();
-            }
-            if (bytes != span.end - span.begin) {
-                return fail("tensor '" + name + "' spans " + std::to_string(span.end - span.begin) +
-                            " bytes but its shape and dtype need " + std::to_string(bytes));
-            }
-        }
-        spans.push_back(std::move(span));
-    }
+    text = std::string();
+    auto& spans = reader.spans();
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
     });

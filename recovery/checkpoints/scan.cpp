@@ -144,7 +144,10 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
     if (options.older_than) {
         apply_older_than(*options.older_than, candidates, result.notes);
     }
-    apply_trackers(directory, candidates, result.notes, result.bytes_read);
+    ReadBudget budget(options.limits, options.budget_clock
+                                          ? options.budget_clock
+                                          : ReadBudget::Now(&std::chrono::steady_clock::now));
+    apply_trackers(directory, candidates, result.notes, result.bytes_read, budget);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         auto& c = candidates[i];
         if (c.verdict != Verdict::not_checked) {
@@ -166,12 +169,23 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
         if (c.verdict != Verdict::not_checked) {
             continue;
         }
-        const auto validation =
-            found[i].directory ? validate_directory(c.path, c.layout) : validate_file(c.path);
-        c.verdict = validation.ok ? Verdict::usable : Verdict::rejected;
-        c.reason = found[i].symlink_note + validation.reason;
+        const auto validation = found[i].directory ? validate_directory(c.path, c.layout, budget)
+                                                   : validate_file(c.path, budget);
         c.bytes_read = validation.bytes_read;
         result.bytes_read += validation.bytes_read;
+        if (budget.exhausted()) {
+            // What this one could not finish says nothing about it; neither does silence
+            // about the older ones.
+            c.reason = budget.exhausted_because();
+            result.notes.push_back(
+                "validation stopped at " + c.path.filename().string() + ": " +
+                budget.exhausted_because() +
+                "; it and the older candidates were not checked (a directory built to be "
+                "expensive to read, or a very slow filesystem)");
+            break;
+        }
+        c.verdict = validation.ok ? Verdict::usable : Verdict::rejected;
+        c.reason = found[i].symlink_note + validation.reason;
         if (validation.ok && !result.chosen) {
             result.chosen = i;
             if (!options.check_all) {

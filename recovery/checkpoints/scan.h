@@ -12,6 +12,8 @@
 //    after ScanOptions::unfinished_after; candidates without the declared marker.
 // 4. Validate newest first (directories.h, validators.h) until one is usable, or all with
 //    check_all. The first usable one is `chosen`; the ones before it say why they were not.
+//    Every read is charged to one ReadBudget (ScanOptions::limits); when it runs out the
+//    validation stops there: that candidate and the older ones stay not_checked, with a note.
 //
 // Fails only when the directory does not exist or cannot be listed; an empty directory is a
 // Scan with no candidates and a note.

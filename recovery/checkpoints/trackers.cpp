@@ -38,9 +38,9 @@ std::string trimmed(const std::string& text) {
 
 // The tracker's text, or nullopt (with a note) when absent or unreadable.
 std::optional<std::string> read_tracker(const fs::path& path, const TrackerSpec& spec,
-                                        std::vector<std::string>& notes,
-                                        std::uint64_t& bytes_read) {
-    auto file = ReadOnlyFile::open(path);
+                                        std::vector<std::string>& notes, std::uint64_t& bytes_read,
+                                        ReadBudget& budget) {
+    auto file = ReadOnlyFile::open(path, budget);
     if (!file) {
         return std::nullopt;
     }
@@ -68,7 +68,7 @@ std::string megatron_directory(const std::string& text) {
 
 void apply_one(const fs::path& directory, const TrackerSpec& spec,
                std::vector<Candidate>& candidates, std::vector<std::string>& notes,
-               std::uint64_t& bytes_read) {
+               std::uint64_t& bytes_read, ReadBudget& budget) {
     const bool any = std::any_of(candidates.begin(), candidates.end(),
                                  [&](const Candidate& c) { return c.layout == spec.layout; });
     std::error_code ec;
@@ -81,7 +81,7 @@ void apply_one(const fs::path& directory, const TrackerSpec& spec,
         }
         return;
     }
-    const auto text = read_tracker(path, spec, notes, bytes_read);
+    const auto text = read_tracker(path, spec, notes, bytes_read, budget);
     if (!text) {
         return;
     }
@@ -121,9 +121,10 @@ void apply_one(const fs::path& directory, const TrackerSpec& spec,
 }  // namespace
 
 void apply_trackers(const fs::path& directory, std::vector<Candidate>& candidates,
-                    std::vector<std::string>& notes, std::uint64_t& bytes_read) {
+                    std::vector<std::string>& notes, std::uint64_t& bytes_read,
+                    ReadBudget& budget) {
     for (const auto& spec : k_trackers) {
-        apply_one(directory, spec, candidates, notes, bytes_read);
+        apply_one(directory, spec, candidates, notes, bytes_read, budget);
     }
 }
 

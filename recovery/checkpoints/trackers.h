@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "recovery/checkpoints/read_budget.h"
 #include "recovery/checkpoints/types.h"
 
 namespace recovery::checkpoints {
 
 // Updates the not-yet-judged deepspeed and megatron candidates; adds notes and bytes read.
 void apply_trackers(const std::filesystem::path& directory, std::vector<Candidate>& candidates,
-                    std::vector<std::string>& notes, std::uint64_t& bytes_read);
+                    std::vector<std::string>& notes, std::uint64_t& bytes_read, ReadBudget& budget);
 
 }  // namespace recovery::checkpoints

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "recovery/checkpoints/read_budget.h"
 
 namespace recovery::checkpoints {
 
@@ -59,6 +60,11 @@ struct ScanOptions {
     // Validate every candidate. Default: newest first, stop at the first usable one (the older
     // ones stay not_checked unless their name or time already rejects them).
     bool check_all = false;
+    // What the whole scan may read, in bytes and time (read_budget.h). When it runs out, the
+    // candidate being validated and every later one stay not_checked and a note says why.
+    ReadLimits limits;
+    // The clock the time limit is measured on; steady_clock when empty (tests move their own).
+    ReadBudget::Now budget_clock;
 };
 
 struct Scan {

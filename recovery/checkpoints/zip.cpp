@@ -3,11 +3,17 @@
 // the Zip64 end record and its locator, then the end-of-central-directory record with an
 // optional comment of up to 64 KiB. A save that stopped early has no end record; a corrupt one
 // has offsets that point past what is there. Everything is checked against the file size
-// before it is read, so a hostile file costs at most its central directory + 30 bytes and a
-// name per entry.
+// before it is read. The central directory is read front to back through a window of 1 MiB,
+// so a directory that is garbage from its first entry costs one window, not the size its end
+// record claims; a well-formed one costs its size + 30 bytes and a name per entry, all charged
+// to the scan's ReadBudget. Entries must not overlap (each local header + data ends before
+// the next begins), which also catches a directory whose entries all point at one header.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "recovery/checkpoints/read_only_file.h"
 #include "recovery/checkpoints/validators.h"
@@ -26,14 +32,18 @@ constexpr std::uint64_t k_zip64_eocd_size = 56;
 constexpr std::uint64_t k_central_size = 46;
 constexpr std::uint64_t k_local_size = 30;
 constexpr std::uint64_t k_max_comment = 0xFFFF;
-// A central directory larger than this is not a checkpoint we should read into memory.
-constexpr std::uint64_t k_max_central_directory = std::uint64_t{1} << 30;
+// A central directory larger than this, or with more entries, is not a checkpoint: torch.save
+// writes one entry per tensor storage (thousands for the largest models).
+constexpr std::uint64_t k_max_central_directory = std::uint64_t{256} << 20;
+constexpr std::uint64_t k_max_entries = 1'000'000;
+// How much of the central directory one read brings in.
+constexpr std::uint64_t k_directory_window = std::uint64_t{1} << 20;
 constexpr std::uint16_t k_zip64_extra_id = 0x0001;
 constexpr std::uint16_t k_data_descriptor_flag = 0x0008;
 // The smallest data descriptor (CRC + two 32-bit sizes, no signature).
 constexpr std::uint64_t k_min_data_descriptor = 12;
 
-std::uint64_t le(const std::string& buffer, std::uint64_t at, int bytes) {
+std::uint64_t le(std::string_view buffer, std::uint64_t at, int bytes) {
     std::uint64_t value = 0;
     for (int i = bytes - 1; i >= 0; --i) {
         value = (value << 8) | static_cast<unsigned char>(buffer[at + static_cast<unsigned>(i)]);
@@ -180,41 +190,98 @@ struct Walk {
     bool has_data_pkl = false;
 };
 
+// The central directory through a sliding window (see the top of this file).
+class DirectoryReader {
+  public:
+    DirectoryReader(ReadOnlyFile& file, std::uint64_t offset, std::uint64_t size)
+        : m_file(file), m_offset(offset), m_size(size) {}
+
+    // Bytes [at, at + length) of the directory; nullopt past its end or when the read fails.
+    // Valid until the next call.
+    std::optional<std::string_view> view(std::uint64_t at, std::uint64_t length) {
+        if (at > m_size || length > m_size - at) {
+            return std::nullopt;
+        }
+        if (!m_loaded || at < m_window_at || at + length > m_window_at + m_window.size()) {
+            const auto want = std::min(m_size - at, std::max(length, k_directory_window));
+            m_loaded = m_file.read_at(m_offset + at, want, m_window);
+            if (!m_loaded) {
+                return std::nullopt;
+            }
+            m_window_at = at;
+        }
+        return std::string_view(m_window).substr(at - m_window_at, length);
+    }
+
+  private:
+    ReadOnlyFile& m_file;
+    std::uint64_t m_offset;
+    std::uint64_t m_size;
+    std::string m_window;
+    std::uint64_t m_window_at = 0;
+    bool m_loaded = false;
+};
+
+// Where an entry's local header and data lie in the file, to check that none overlap.
+struct Extent {
+    std::uint64_t begin;
+    std::uint64_t end;
+    std::uint64_t entry;
+};
+
+Step<Walk> check_no_overlap(std::vector<Extent>& extents, Walk walk) {
+    std::sort(extents.begin(), extents.end(),
+              [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
+    for (std::size_t i = 1; i < extents.size(); ++i) {
+        if (extents[i].begin < extents[i - 1].end) {
+            return bad("entries " + std::to_string(extents[i - 1].entry) + " and " +
+                       std::to_string(extents[i].entry) + " overlap (local headers at " +
+                       with_commas(extents[i - 1].begin) + " and " + with_commas(extents[i].begin) +
+                       "): corrupt");
+        }
+    }
+    return walk;
+}
+
 Step<Walk> walk_entries(ReadOnlyFile& file, const Directory& directory) {
-    if (directory.size > k_max_central_directory) {
-        return bad("central directory of " + with_commas(directory.size) +
-                   " bytes is implausibly large");
+    if (directory.size > k_max_central_directory || directory.entries > k_max_entries) {
+        return bad("central directory of " + with_commas(directory.size) + " bytes and " +
+                   with_commas(directory.entries) +
+                   " entries is implausibly large for a checkpoint (at most " +
+                   with_commas(k_max_central_directory) + " bytes and " +
+                   with_commas(k_max_entries) + " entries are read)");
     }
     if (directory.entries > directory.size / k_central_size) {
         return bad(std::to_string(directory.entries) +
                    " entries cannot fit in a central directory of " +
                    std::to_string(directory.size) + " bytes: corrupt");
     }
-    std::string central;
-    if (!file.read_at(directory.offset, directory.size, central)) {
-        return bad("cannot read the central directory");
-    }
+    DirectoryReader central(file, directory.offset, directory.size);
     Walk walk;
+    std::vector<Extent> extents;
+    extents.reserve(directory.entries);
     std::uint64_t at = 0;
     std::string local;
     for (std::uint64_t k = 0; k < directory.entries; ++k) {
-        if (at + k_central_size > central.size() || le(central, at, 4) != k_central_signature) {
+        const auto fixed = central.view(at, k_central_size);
+        if (!fixed || le(*fixed, 0, 4) != k_central_signature) {
             return bad("central directory entry " + std::to_string(k) +
                        " is not where it should be: corrupt");
         }
-        const auto flags = le(central, at + 8, 2);
-        std::uint64_t compressed = le(central, at + 20, 4);
-        std::uint64_t uncompressed = le(central, at + 24, 4);
-        const auto name_length = le(central, at + 28, 2);
-        const auto extra_length = le(central, at + 30, 2);
-        const auto comment_length = le(central, at + 32, 2);
-        std::uint64_t local_offset = le(central, at + 42, 4);
-        const auto record_end = at + k_central_size + name_length + extra_length + comment_length;
-        if (record_end > central.size()) {
+        const auto flags = le(*fixed, 8, 2);
+        std::uint64_t compressed = le(*fixed, 20, 4);
+        std::uint64_t uncompressed = le(*fixed, 24, 4);
+        const auto name_length = le(*fixed, 28, 2);
+        const auto extra_length = le(*fixed, 30, 2);
+        const auto comment_length = le(*fixed, 32, 2);
+        std::uint64_t local_offset = le(*fixed, 42, 4);
+        const auto variable =
+            central.view(at + k_central_size, name_length + extra_length + comment_length);
+        if (!variable) {
             return bad("central directory entry " + std::to_string(k) + " runs past the directory");
         }
-        const auto name = central.substr(at + k_central_size, name_length);
-        if (!apply_zip64_extra(central.substr(at + k_central_size + name_length, extra_length),
+        const auto name = std::string(variable->substr(0, name_length));
+        if (!apply_zip64_extra(std::string(variable->substr(name_length, extra_length)),
                                uncompressed, compressed, local_offset)) {
             return bad("entry '" + name + "': Zip64 sizes missing from its extra field");
         }
@@ -231,25 +298,29 @@ Step<Walk> walk_entries(ReadOnlyFile& file, const Directory& directory) {
             local.compare(k_local_size, name_length, name) != 0) {
             return bad("entry '" + name + "': its local header names another file: corrupt");
         }
+        // No sum below can wrap: every term is checked against what is left before the
+        // directory first (a Zip64 size near 2^64 must not pass by wrapping around).
         const auto data_at = local_offset + k_local_size + name_length + le(local, 28, 2);
         const auto descriptor = (flags & k_data_descriptor_flag) ? k_min_data_descriptor : 0;
-        if (data_at > directory.offset || directory.offset - data_at < compressed + descriptor) {
+        if (data_at > directory.offset || compressed > directory.offset - data_at ||
+            descriptor > directory.offset - data_at - compressed) {
             return bad("entry '" + name + "': " + with_commas(compressed) +
                        " bytes of data at offset " + with_commas(data_at) +
                        " run into the central directory at " + with_commas(directory.offset) +
                        ": corrupt");
         }
+        extents.push_back({local_offset, data_at + compressed + descriptor, k});
         if (name.size() >= 8 && name.compare(name.size() - 8, 8, "data.pkl") == 0) {
             walk.has_data_pkl = true;
         }
         ++walk.entries;
-        at = record_end;
+        at += k_central_size + variable->size();
     }
-    if (at != central.size()) {
-        return bad("central directory has " + std::to_string(central.size() - at) +
+    if (at != directory.size) {
+        return bad("central directory has " + std::to_string(directory.size - at) +
                    " bytes after its " + std::to_string(directory.entries) + " entries: corrupt");
     }
-    return walk;
+    return check_no_overlap(extents, walk);
 }
 
 // torch.save's legacy format starts with pickle protocol 2 (0x80 0x02) and a pickled long
@@ -259,8 +330,8 @@ constexpr unsigned char k_legacy_magic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 
 
 }  // namespace
 
-Validation validate_zip(const std::filesystem::path& path) {
-    auto file = ReadOnlyFile::open(path);
+Validation validate_zip(const std::filesystem::path& path, ReadBudget& budget) {
+    auto file = ReadOnlyFile::open(path, budget);
     if (!file) {
         return {false, file.error().message, 0};
     }
@@ -290,8 +361,8 @@ Validation validate_zip(const std::filesystem::path& path) {
     return {true, reason + "; CRCs not checked", file->bytes_read()};
 }
 
-Validation validate_torch_file(const std::filesystem::path& path) {
-    auto file = ReadOnlyFile::open(path);
+Validation validate_torch_file(const std::filesystem::path& path, ReadBudget& budget) {
+    auto file = ReadOnlyFile::open(path, budget);
     if (!file) {
         return {false, file.error().message, 0};
     }
@@ -312,7 +383,7 @@ Validation validate_torch_file(const std::filesystem::path& path) {
                 file->bytes_read()};
     }
     const auto opened_bytes = file->bytes_read();
-    auto zip = validate_zip(path);
+    auto zip = validate_zip(path, budget);
     zip.bytes_read += opened_bytes;
     return zip;
 }

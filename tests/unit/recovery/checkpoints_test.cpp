@@ -416,6 +416,52 @@ TEST_F(Checkpoints, HuggingFaceWithDeepSpeedStateInside) {
         << named(s, "checkpoint-10").reason;
 }
 
+TEST_F(Checkpoints, DeepSpeedTagOfDotDotDoesNotValidateTheParentDirectory) {
+    // '..' would make validate_deepspeed look at the scanned directory itself, where a valid
+    // *model_states.pt lies: the checkpoint would be called usable without any engine state.
+    write("mp_rank_00_model_states.pt", good_pt(), 0);
+    write("checkpoint-10/trainer_state.json", "{}");
+    write("checkpoint-10/latest", "..\n");
+    age("checkpoint-10", 10);
+    const auto s = scanned(m_dir);
+    EXPECT_EQ(named(s, "checkpoint-10").verdict, Verdict::rejected);
+    EXPECT_TRUE(contains(named(s, "checkpoint-10").reason, "not a tag"))
+        << named(s, "checkpoint-10").reason;
+}
+
+TEST_F(Checkpoints, ReadBudgetStopsTheScanAndSaysWhatWasNotChecked) {
+    write("step_3.pt", good_pt());
+    write("step_2.pt", good_pt());
+    write("step_1.pt", good_pt());
+    ScanOptions options;
+    options.limits.max_bytes = 100;  // less than one end-record read
+    const auto s = scanned(m_dir, options);
+    EXPECT_FALSE(s.chosen);
+    for (const auto& c : s.candidates) {
+        EXPECT_EQ(c.verdict, Verdict::not_checked) << c.path;
+    }
+    EXPECT_TRUE(contains(named(s, "step_3.pt").reason, "read budget"))
+        << named(s, "step_3.pt").reason;
+    EXPECT_TRUE(has_note(s, "validation stopped at step_3.pt"));
+    EXPECT_LE(s.bytes_read, 100u);
+}
+
+TEST_F(Checkpoints, TimeBudgetStopsTheScanOnItsOwnClock) {
+    for (int step = 1; step <= 5; ++step) {
+        write("step_" + std::to_string(step) + ".pt", truncated_pt());
+    }
+    ScanOptions options;
+    options.check_all = true;
+    options.limits.max_time = std::chrono::seconds(30);
+    // Every look at the clock is 4 s later: a slow filesystem.
+    auto now = std::chrono::steady_clock::time_point{};
+    options.budget_clock = [&now] { return now += std::chrono::seconds(4); };
+    const auto s = scanned(m_dir, options);
+    EXPECT_EQ(named(s, "step_5.pt").verdict, Verdict::rejected);  // read before the deadline
+    EXPECT_EQ(named(s, "step_1.pt").verdict, Verdict::not_checked);
+    EXPECT_TRUE(has_note(s, "time budget of 30 s")) << (s.notes.empty() ? "" : s.notes.back());
+}
+
 TEST_F(Checkpoints, ModifiedAfterTheCutOffIsStillBeingWritten) {
     write("step_2.pt", good_pt(), 100);
     write("step_1.pt", good_pt(), 10);
