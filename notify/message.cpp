@@ -1,25 +1,32 @@
 // The renderings keep the line prefixes the journal has always used ("Action:", "Would have
 // done:", "Resume from:", "Next step:"), so the email reads like `supervisor events` and
-// scripts that grep either keep working. The SMS is built from prioritised pieces: what cannot
-// fit is dropped whole (or cut with "...") in reverse priority, never the job or its status.
+// scripts that grep either keep working. Every field is shown through common::printable: a
+// newline in a file name or a log line must not start a line that looks like one of ours. The SMS
+// is built from prioritised pieces: what cannot fit is dropped whole (or cut with "...") in reverse
+// priority, never the job or its status.
 #include "notify/message.h"
 
 #include <algorithm>
 #include <filesystem>
 
+#include "common/printable.h"
+
 namespace notify {
 namespace {
+
+using common::printable;
 
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
     std::string text;
     for (const auto& item : items) {
-        text += (text.empty() ? "" : std::string(separator)) + item;
+        text += (text.empty() ? "" : std::string(separator)) + printable(item);
     }
     return text;
 }
 
 std::string job_label(const Message& m) {
-    return "job " + m.job + (m.job_name.empty() ? "" : " (" + m.job_name + ")");
+    return "job " + printable(m.job) +
+           (m.job_name.empty() ? "" : " (" + printable(m.job_name) + ")");
 }
 
 std::string string_at(const nlohmann::json& json, const char* key) {
@@ -92,48 +99,43 @@ Message message_from_json(const nlohmann::json& json) {
 
 std::string email_subject(const Message& m) {
     return "[slurm-supervisor] " + job_label(m) + ": " +
-           (m.headline.empty() ? m.status : m.headline) +
-           (m.cause.empty() ? "" : " (" + m.cause + ")");
+           printable(m.headline.empty() ? m.status : m.headline) +
+           (m.cause.empty() ? "" : " (" + printable(m.cause) + ")");
 }
 
 std::string email_body(const Message& m) {
-    std::string text = "Job " + m.job + (m.job_name.empty() ? "" : " (" + m.job_name + ")") +
-                       " " + (m.headline.empty() ? "is now " + m.status : m.headline) +
-                       ". Status: " + m.status + (m.attempt ? ", attempt " +
-                                                      std::to_string(m.attempt) : "") +
-                       ".\n\n";
-    if (!m.reason.empty()) {
-        text += "Why: " + m.reason + "\n";
-    }
-    if (!m.cause.empty()) {
-        text += "Cause: " + m.cause + "\n";
-    }
-    if (!m.summary.empty()) {
-        text += "Diagnosis: " + m.summary + "\n";
-    }
-    for (const auto& line : m.evidence) {
-        text += "  " + line + "\n";
+    std::string text = "Job " + printable(m.job) +
+                       (m.job_name.empty() ? "" : " (" + printable(m.job_name) + ")") + " " +
+                       printable(m.headline.empty() ? "is now " + m.status : m.headline) +
+                       ". Status: " + printable(m.status) +
+                       (m.attempt ? ", attempt " + std::to_string(m.attempt) : "") + ".\n\n";
+    const auto line = [&text](std::string_view label, const std::string& value) {
+        if (!value.empty()) {
+            text += std::string(label) + printable(value) + "\n";
+        }
+    };
+    line("Why: ", m.reason);
+    line("Cause: ", m.cause);
+    line("Diagnosis: ", m.summary);
+    for (const auto& evidence : m.evidence) {
+        line("  ", evidence);
     }
     if (!m.nodes.empty()) {
-        text += "Node" + std::string(m.nodes.size() > 1 ? "s" : "") + ": " + join(m.nodes, ", ") +
-                "\n";
+        text +=
+            "Node" + std::string(m.nodes.size() > 1 ? "s" : "") + ": " + join(m.nodes, ", ") + "\n";
     }
-    if (!m.checkpoint.empty()) {
-        text += "Resume from: " + m.checkpoint + "\n";
+    line("Resume from: ", m.checkpoint);
+    for (const auto& action : m.actions) {
+        line("Action: ", action);
     }
-    for (const auto& line : m.actions) {
-        text += "Action: " + line + "\n";
+    for (const auto& would : m.would_have_done) {
+        line("Would have done: ", would);
     }
-    for (const auto& line : m.would_have_done) {
-        text += "Would have done: " + line + "\n";
+    for (const auto& note : m.notes) {
+        line("Note: ", note);
     }
-    for (const auto& line : m.notes) {
-        text += "Note: " + line + "\n";
-    }
-    if (!m.next_step.empty()) {
-        text += "Next step: " + m.next_step + "\n";
-    }
-    text += "\nFull history: supervisor events " + m.job + "\n";
+    line("Next step: ", m.next_step);
+    text += "\nFull history: supervisor events " + printable(m.job) + "\n";
     return text;
 }
 
@@ -143,11 +145,9 @@ std::string sms_text(const Message& m, std::size_t limit) {
         std::string text;
     };
     std::vector<Piece> pieces;  // in reading order
-    pieces.push_back({0, job_label(m) + ": " + (m.headline.empty() ? m.status : m.headline) +
-                             "."});
+    pieces.push_back({0, job_label(m) + ": " + (m.headline.empty() ? m.status : m.headline) + "."});
     if (!m.cause.empty()) {
-        pieces.push_back(
-            {1, m.cause + (m.nodes.empty() ? "" : " on " + join(m.nodes, ",")) + "."});
+        pieces.push_back({1, m.cause + (m.nodes.empty() ? "" : " on " + join(m.nodes, ",")) + "."});
     }
     if (!m.actions.empty()) {
         pieces.push_back({3, "Did: " + join(m.actions, "; ") + "."});
@@ -163,7 +163,7 @@ std::string sms_text(const Message& m, std::size_t limit) {
         pieces.push_back({2, "Next: " + m.next_step});
     }
     for (auto& piece : pieces) {
-        piece.text = sms_safe(piece.text);
+        piece.text = sms_safe(printable(piece.text));  // printable is idempotent
     }
 
     std::vector<bool> kept(pieces.size(), false);

@@ -2,7 +2,9 @@
 // stream itself (SyslogLevelPrefix=yes, the default), so stderr stays the one output and a
 // terminal run looks exactly as before. The file sink is ours because spdlog's basic file sink
 // cannot reopen its file; spdlog's file_helper can, and opens in append mode, so logrotate's
-// copytruncate works too.
+// copytruncate works too. The message itself goes through %V, not %v: a log line may quote a
+// job name, a path or an error text that came from a job's owner, and a newline there would
+// forge a log line of its own (common::printable).
 #include "ops/log_setup.h"
 
 #include <sys/stat.h>
@@ -20,10 +22,26 @@
 #include <spdlog/spdlog.h>
 #include <systemd/sd-daemon.h>
 
+#include "common/printable.h"
+
 namespace ops {
 namespace {
 
-constexpr const char* k_plain_pattern = "[%Y-%m-%d %H:%M:%S.%e] [%n] [%l] %v";
+constexpr const char* k_plain_pattern = "[%Y-%m-%d %H:%M:%S.%e] [%n] [%l] %V";
+
+// %V -> the message, with control characters shown as escapes.
+class PrintableMessageFlag final : public spdlog::custom_flag_formatter {
+  public:
+    void format(const spdlog::details::log_msg& message, const std::tm&,
+                spdlog::memory_buf_t& out) override {
+        const auto text =
+            common::printable(std::string_view(message.payload.data(), message.payload.size()));
+        out.append(text.data(), text.data() + text.size());
+    }
+    [[nodiscard]] std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<PrintableMessageFlag>();
+    }
+};
 
 // %* -> the syslog priority prefix of the message's level.
 class PriorityFlag final : public spdlog::custom_flag_formatter {
@@ -136,11 +154,13 @@ bool is_journal_stream(const char* journal_stream, int fd) {
 }
 
 std::unique_ptr<spdlog::formatter> make_formatter(bool journal) {
-    if (!journal) {
-        return std::make_unique<spdlog::pattern_formatter>(k_plain_pattern);
-    }
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
-    formatter->add_flag<PriorityFlag>('*').set_pattern("%*%v");
+    formatter->add_flag<PrintableMessageFlag>('V');
+    if (!journal) {
+        formatter->set_pattern(k_plain_pattern);
+        return formatter;
+    }
+    formatter->add_flag<PriorityFlag>('*').set_pattern("%*%V");
     return formatter;
 }
 

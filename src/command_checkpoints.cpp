@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "common/clock.h"
 #include "common/json_text.h"
+#include "common/printable.h"
 #include "json_output.h"
 #include "recovery/checkpoints/scan.h"
 
@@ -56,7 +57,7 @@ void print_text(const ckpt::Scan& scan, const std::filesystem::path& directory) 
     std::printf(
         "Checkpoints in %s, newest first (by step number; by modification time where a "
         "name has none):\n",
-        directory.c_str());
+        common::printable(directory.string()).c_str());
     if (!scan.candidates.empty()) {
         std::printf("  %-11s  %-11s  %9s  %-24s  %s\n", "verdict", "layout", "step", "modified",
                     "name");
@@ -67,17 +68,19 @@ void print_text(const ckpt::Scan& scan, const std::filesystem::path& directory) 
                     std::string(ckpt::to_string(c.verdict)).c_str(),
                     std::string(ckpt::to_string(c.layout)).c_str(), step.c_str(),
                     format_time(c.modified).c_str(),
-                    (c.path.has_filename() ? c.path.filename() : c.path).c_str());
+                    common::printable((c.path.has_filename() ? c.path.filename() : c.path).string())
+                        .c_str());
         if (!c.reason.empty()) {
-            std::printf("      %s\n", c.reason.c_str());
+            std::printf("      %s\n", common::printable(c.reason).c_str());
         }
     }
     for (const auto& note : scan.notes) {
-        std::printf("note: %s\n", note.c_str());
+        std::printf("note: %s\n", common::printable(note).c_str());
     }
     std::printf("read %llu bytes\n", static_cast<unsigned long long>(scan.bytes_read));
     if (scan.chosen) {
-        std::printf("would resume from: %s\n", scan.candidates[*scan.chosen].path.c_str());
+        std::printf("would resume from: %s\n",
+                    common::printable(scan.candidates[*scan.chosen].path.string()).c_str());
     } else {
         std::printf("no usable checkpoint\n");
     }

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "common/clock.h"
 #include "common/json_text.h"
+#include "common/printable.h"
 #include "diagnosis_json.h"
 #include "diagnosis_text.h"
 #include "json_output.h"
@@ -258,13 +259,14 @@ common::Result<int> print_last_diagnosis(const state::Store& store, const common
               << " is no longer known to slurmctld (purged); the supervisor's last diagnosis, "
                  "recorded "
               << format_time(last->at) << ":\n"
-              << last->message << '\n';
+              << common::printable(last->message) << '\n';
     if (data.is_object() && data.contains("evidence") && data["evidence"].is_array()) {
         std::cout << "Evidence:\n";
         for (const auto& line : data["evidence"]) {
             if (line.value("supports_cause", false)) {
-                std::cout << "  " << line.value("file", "") << ":" << line.value("line", 0) << ": "
-                          << line.value("text", "") << '\n';
+                std::cout << "  " << common::printable(line.value("file", "")) << ":"
+                          << line.value("line", 0) << ": "
+                          << common::printable(line.value("text", "")) << '\n';
             }
         }
     }
@@ -287,19 +289,20 @@ std::string plan_text(const supervisor::FailureAnalysis& analysis) {
     const auto& plan = analysis.plan;
     std::string text;
     if (analysis.checkpoint) {
-        text += "Checkpoint: " + *analysis.checkpoint + "\n";
+        text += "Checkpoint: " + common::printable(*analysis.checkpoint) + "\n";
     }
     text += std::string(plan.escalate ? "The supervisor would escalate: "
                                       : "The supervisor would plan: ") +
-            plan.reason + "\n";
+            common::printable(plan.reason) + "\n";
     for (std::size_t i = 0; i < plan.actions.size(); ++i) {
         const auto& action = plan.actions[i];
         text += "  " + std::to_string(i + 1) + ". " +
                 std::string(recovery::to_string(action.kind)) +
-                (action.argument.empty() ? "" : " " + action.argument) + "\n";
+                (action.argument.empty() ? "" : " " + common::printable(action.argument)) + "\n";
     }
     for (const auto& line : plan.would_have_done) {
-        text += "Would have done (not permitted or not automated): " + line + "\n";
+        text +=
+            "Would have done (not permitted or not automated): " + common::printable(line) + "\n";
     }
     return text;
 }
@@ -410,10 +413,10 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     std::cout << format_note(analysis.diagnosis) << plan_text(analysis);
     const auto correlated = supervisor::describe(correlation);
     if (!correlated.empty()) {
-        std::cout << "Correlation: " << correlated << '\n';
+        std::cout << "Correlation: " << common::printable(correlated) << '\n';
     }
     for (const auto& note : notes) {
-        std::cout << "Note: " << note << '\n';
+        std::cout << "Note: " << common::printable(note) << '\n';
     }
     return 0;
 }

@@ -8,11 +8,14 @@
 
 #include "commands.h"
 #include "common/json_text.h"
+#include "common/printable.h"
 #include "json_output.h"
 #include "session.h"
 
 namespace cli {
 namespace {
+
+using common::printable;
 
 struct StatusOptions {
     std::string job;
@@ -117,27 +120,27 @@ void print_details(const state::Registration& r, const nlohmann::json& decision)
         }
     }
     if (!values.empty()) {
-        std::printf("    knobs: %s\n", joined(values).c_str());
+        std::printf("    knobs: %s\n", printable(joined(values)).c_str());
     }
     if (!r.excluded_nodes.empty()) {
-        std::printf("    excluded nodes: %s\n", joined(r.excluded_nodes).c_str());
+        std::printf("    excluded nodes: %s\n", printable(joined(r.excluded_nodes)).c_str());
     }
     if (!r.previous_job.empty()) {
-        std::printf("    continues job %s\n", r.previous_job.c_str());
+        std::printf("    continues job %s\n", printable(r.previous_job).c_str());
     }
     if (!r.next_job.empty()) {
-        std::printf("    continued as job %s\n", r.next_job.c_str());
+        std::printf("    continued as job %s\n", printable(r.next_job).c_str());
     }
     if (!decision.is_object()) {
         return;
     }
     std::printf("    last decision: %s%s\n", decision.value("escalate", false) ? "escalate: " : "",
-                decision.value("reason", std::string()).c_str());
+                printable(decision.value("reason", std::string())).c_str());
     for (const auto& line : decision.value("would_have_done", std::vector<std::string>{})) {
-        std::printf("    would have done: %s\n", line.c_str());
+        std::printf("    would have done: %s\n", printable(line).c_str());
     }
     for (const auto& line : decision.value("notes", std::vector<std::string>{})) {
-        std::printf("    note: %s\n", line.c_str());
+        std::printf("    note: %s\n", printable(line).c_str());
     }
 }
 
@@ -180,11 +183,11 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
         const std::string attempt =
             std::to_string(r.attempt) + "/" + std::to_string(r.max_attempts);
         std::printf("%-12s %-16s %-26s %-8s %-14s %s\n", r.job.to_string().c_str(),
-                    r.job_name.substr(0, 16).c_str(), status_text(r).c_str(), attempt.c_str(),
-                    r.last_cause.empty() ? "-" : r.last_cause.c_str(),
-                    r.last_checkpoint.empty() ? "-" : r.last_checkpoint.c_str());
+                    printable(r.job_name.substr(0, 16)).c_str(), status_text(r).c_str(),
+                    attempt.c_str(), r.last_cause.empty() ? "-" : printable(r.last_cause).c_str(),
+                    r.last_checkpoint.empty() ? "-" : printable(r.last_checkpoint).c_str());
         if (!r.status_reason.empty()) {
-            std::printf("    %s\n", r.status_reason.c_str());
+            std::printf("    %s\n", printable(r.status_reason).c_str());
         }
         print_details(r, last_decision(**store, r.job));
     }
@@ -218,7 +221,8 @@ common::Result<int> events_command(const GlobalOptions& global, const StatusOpti
         return 0;
     }
     for (const auto& e : events) {
-        std::printf("%s  %-11s %s\n", format_time(e.at).c_str(), e.kind.c_str(), e.message.c_str());
+        std::printf("%s  %-11s %s\n", format_time(e.at).c_str(), printable(e.kind).c_str(),
+                    printable(e.message).c_str());
     }
     return 0;
 }

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/printable.h"
+
 namespace cli {
 namespace {
 
@@ -35,12 +37,13 @@ void add_line(std::vector<NoteLine>& lines, const recovery::EvidenceLine& line) 
 std::string format_lines(const std::vector<NoteLine>& lines) {
     std::string out;
     for (const auto& [line, rules] : lines) {
-        std::string text = line->text;
+        std::string text = common::printable(line->text);
         if (text.size() > k_max_note_line_bytes) {
             text = text.substr(0, k_max_note_line_bytes) + "...";
         }
-        out += "  " + line->file + ":" + recovery::describe_line_number(line->line) + ": " + text +
-               "  [" + join(rules, ", ");
+        out += "  " + common::printable(line->file) + ":" +
+               recovery::describe_line_number(line->line) + ": " + text + "  [" +
+               common::printable(join(rules, ", "));
         if (!line->supports_cause) {
             out += "; " + std::string(recovery::to_string(line->cause));
         }
@@ -52,7 +55,7 @@ std::string format_lines(const std::vector<NoteLine>& lines) {
 std::string action_text(const recovery::Action& action) {
     std::string out(recovery::to_string(action.kind));
     if (!action.argument.empty()) {
-        out += " " + action.argument;
+        out += " " + common::printable(action.argument);
     }
     return out;
 }
@@ -60,7 +63,7 @@ std::string action_text(const recovery::Action& action) {
 }  // namespace
 
 std::string format_note(const recovery::Diagnosis& d) {
-    std::string out = d.summary + "\n";
+    std::string out = common::printable(d.summary) + "\n";
     char confidence[16];
     std::snprintf(confidence, sizeof confidence, "%.2f", d.confidence);
     out += "Cause: " + std::string(recovery::to_string(d.cause)) + " (confidence " + confidence +
@@ -77,12 +80,12 @@ std::string format_note(const recovery::Diagnosis& d) {
         out += "Also seen (symptoms or competing explanations):\n" + format_lines(context);
     }
     if (!d.slurm_facts_used.empty()) {
-        out += "Slurm: " + join(d.slurm_facts_used, "; ") + "\n";
+        out += "Slurm: " + common::printable(join(d.slurm_facts_used, "; ")) + "\n";
     }
     if (d.nodes.empty()) {
         out += "Nodes: none implicated\n";
     } else {
-        out += "Nodes: " + join(d.nodes, ", ") +
+        out += "Nodes: " + common::printable(join(d.nodes, ", ")) +
                (d.node_condemned ? " (hardware not to be trusted: exclude and drain)" : "") + "\n";
     }
     out += "Suggested actions:\n";

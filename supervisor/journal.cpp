@@ -29,8 +29,8 @@ void enqueue_for_targets(state::Store& store, const state::Registration& registr
 // target, which the dispatcher sends to the config's default targets (resolved at send time,
 // so a changed config applies to messages still waiting).
 void notify_owner(state::Store& store, const state::Registration& registration,
-                  const std::string& reason, const std::string& details, common::TimePoint at) {
-    const notify::Message message = owner_message(registration, reason, details);
+                  const std::string& reason, const FailureReport& report, common::TimePoint at) {
+    const notify::Message message = owner_message(registration, reason, report);
     state::Notification notification;
     notification.job = registration.job;
     notification.subject = notify::email_subject(message);
@@ -58,7 +58,7 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
 
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
-                         const std::string& details) {
+                         const FailureReport& report) {
     const auto row = transition(registration.status, observation);
     const std::string from = status_text(registration);
     if (row.verdict == Verdict::reject) {
@@ -81,7 +81,7 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     const bool runs_again = from == "recovering" && row.to == state::Status::enabled;
     if (row.to == state::Status::recovering || row.to == state::Status::completed ||
         row.to == state::Status::credential_error || runs_again) {
-        notify_owner(store, registration, reason, details, at);
+        notify_owner(store, registration, reason, report, at);
     }
     return row.verdict;
 }

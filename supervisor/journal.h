@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "state/store.h"
+#include "supervisor/failure_report.h"
 #include "supervisor/lifecycle.h"
 
 namespace supervisor {
@@ -33,7 +34,7 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
 // a "rejected" event (a bug). Returns the verdict.
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
-                         const std::string& details = {});
+                         const FailureReport& report = {});
 
 // Records that handling `registration`'s job failed with `what` (the `failures`-th time in a
 // row; the job is retried in `pause_cycles` cycles): an "internal_error" event and, when

@@ -9,6 +9,7 @@
 #include "common/json_text.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
+#include "supervisor/failure_report.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
 #include "supervisor/plan_steps.h"
@@ -18,48 +19,6 @@
 
 namespace supervisor {
 namespace {
-
-// The text a notification carries: what was found and what is done about it.
-std::string details_of(const FailureAnalysis& analysis) {
-    std::string text = "Diagnosis: " + analysis.diagnosis.summary + "\n";
-    for (const auto& line : analysis.diagnosis.evidence) {
-        if (line.supports_cause) {
-            text += "  " + line.file + ":" + std::to_string(line.line) + ": " + line.text + "\n";
-        }
-    }
-    if (!analysis.diagnosis.nodes.empty()) {
-        std::string nodes;
-        for (const auto& node : analysis.diagnosis.nodes) {
-            nodes += (nodes.empty() ? "" : ", ") + node;
-        }
-        text += "Nodes: " + nodes + "\n";
-    }
-    for (const auto& rejected : analysis.rejected_checkpoints) {
-        text += "Checkpoint rejected: " + rejected + "\n";
-    }
-    if (analysis.plan.resume_from) {
-        text += "Resume from: " + *analysis.plan.resume_from + "\n";
-    } else if (analysis.checkpoint) {
-        text += "Newest usable checkpoint: " + *analysis.checkpoint + "\n";
-    }
-    text += (analysis.plan.escalate ? "Not recovered: " : "Plan: ") + analysis.plan.reason + "\n";
-    for (const auto& action : analysis.plan.actions) {
-        text += "Action: " + recovery::describe(action) + "\n";
-    }
-    for (const auto& line : analysis.plan.would_have_done) {
-        text += "Would have done: " + line + "\n";
-    }
-    for (const auto& line : analysis.plan.notes) {
-        text += "Note: " + line + "\n";
-    }
-    if (analysis.plan.escalate) {
-        text +=
-            "Next step: look at the evidence above; when the cause is fixed, resubmit the "
-            "job and register it again (or whitelist the fix with `supervisor register "
-            "--allow`).\n";
-    }
-    return text;
-}
 
 nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
     nlohmann::json evidence = nlohmann::json::array();
@@ -121,8 +80,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     const auto& correlation = analysis.correlation;
     const auto correlated = describe(correlation);
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));
-    const auto details =
-        details_of(analysis) + (correlated.empty() ? "" : "Correlation: " + correlated + "\n");
+    const auto report = failure_report(analysis, correlated);
 
     auto transaction = m_store.begin();
     if (!still_current(registration)) {
@@ -173,7 +131,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
                          (stall != nullptr ? " hung (" + cause + ", no progress for " +
                                                  format_stall_timeout(stall->silent_for) + ")"
                                            : " failed (" + cause + ")"),
-                     now, details);
+                     now, report);
 
     nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
                                 {"reason", analysis.plan.reason},
@@ -183,7 +141,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         record_event(m_store, registration.job, now, "decision",
                      "escalate: " + analysis.plan.reason, plan_data);
         apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
-                         details);
+                         report);
     } else {
         // The plan's effects first: the steps below read them.
         for (const auto& node : analysis.plan.exclude_nodes) {

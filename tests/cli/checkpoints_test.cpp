@@ -103,6 +103,19 @@ TEST(CheckpointsCli, FileNameThatIsNotUtf8IsListedInValidJson) {
     EXPECT_EQ(j.at("chosen"), (dir / "step_000099\xef\xbf\xbd.pt").string());
 }
 
+TEST(CheckpointsCli, FileNameWithControlCharactersIsShownEscaped) {
+    const auto dir = fresh_directory("checkpoints-escapes");
+    const std::string name = "step_000099\nwould resume from: etc\x1b[2K.pt";
+    write_file(dir / name, fixture("torch_zip.pt"));
+    set_year(dir / name, 2020);
+    const auto run = run_supervisor({"checkpoints", dir.string()});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out.find('\x1b'), std::string::npos) << run.out;
+    EXPECT_EQ(run.out.find("\nwould resume from: etc"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("step_000099\\nwould resume from: etc\\e[2K.pt"), std::string::npos)
+        << run.out;
+}
+
 TEST(CheckpointsCli, NoUsableCheckpointListsAndExitsOne) {
     const auto dir = make_tree();
     fs::remove(dir / "step_000100.pt");

@@ -136,6 +136,24 @@ TEST(DiagnoseText, ReadsLikeAnOperatorsNote) {
     EXPECT_TRUE(text.err.empty()) << text.err;
 }
 
+TEST(DiagnoseText, ControlCharactersInTheLogAreShownNotActedOn) {
+    // A log line that clears the terminal and writes a field of its own; a name with a newline.
+    const auto dir = fresh_directory("diagnose-escapes");
+    const auto log = dir / "job\nNodes: n9.out";
+    write_file(log,
+               "step 10\n"
+               "\x1b[2J\x1b[H[rank0]: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off "
+               "the bus.\r\x1b]0;owned\x07\n");
+    const auto run = run_supervisor({"diagnose", "--log", log.string()});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out.find('\x1b'), std::string::npos) << run.out;
+    EXPECT_EQ(run.out.find('\r'), std::string::npos) << run.out;
+    EXPECT_EQ(run.out.find("\nNodes: n9"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("job\\nNodes: n9.out:2: \\e[2J\\e[H[rank0]: NVRM: Xid"),
+              std::string::npos)
+        << run.out;
+}
+
 TEST(DiagnoseErrors, UnknownSlurmStateListsTheValidOnes) {
     const auto run = run_supervisor(
         {"diagnose", "--log", corpus_log("code_shape_mismatch"), "--slurm-state", "EXPLODED"});

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../unit/notify/support.h"
 #include "notify/curl_sender.h"
 #include "notify/dispatcher.h"
 #include "servers.h"
 #include "supervisor/journal.h"
-#include "../unit/notify/support.h"
 
 namespace notify::integration {
 namespace {
@@ -21,13 +21,16 @@ using namespace std::chrono_literals;
 using state::NotificationStatus;
 using test::TempDir;
 
-constexpr const char* k_details =
-    "Diagnosis: NCCL watchdog timeout on n2 at step 25\n"
-    "  slurm-100.out:40: Watchdog caught collective operation timeout\n"
-    "Nodes: n2\n"
-    "Resume from: /scratch/ckpt/step_000020.pt\n"
-    "Action: requeue from /scratch/ckpt/step_000020.pt after 60 s\n"
-    "Would have done: exclude_node n2 (not allowed: add --allow exclude_node)\n";
+supervisor::FailureReport failure() {
+    supervisor::FailureReport report;
+    report.summary = "NCCL watchdog timeout on n2 at step 25";
+    report.evidence = {"slurm-100.out:40: Watchdog caught collective operation timeout"};
+    report.nodes = {"n2"};
+    report.resume_from = "/scratch/ckpt/step_000020.pt";
+    report.actions = {"requeue from /scratch/ckpt/step_000020.pt after 60 s"};
+    report.would_have_done = {"exclude_node n2 (not allowed: add --allow exclude_node)"};
+    return report;
+}
 
 class NotifyDelivery : public ::testing::Test {
   protected:
@@ -35,11 +38,10 @@ class NotifyDelivery : public ::testing::Test {
         auto opened = state::Store::open(m_dir.path() / "supervisor.db");
         ASSERT_TRUE(opened) << opened.error().message;
         store = std::move(*opened);
-        smtp = std::make_unique<Server>(SMTP_SINK_SCRIPT, free_port(), m_dir.path() / "smtp",
-                                        std::vector<std::string>{"--user", "robot",
-                                                                 "--password", "s3cret"});
-        http = std::make_unique<Server>(HTTP_RECEIVER_SCRIPT, free_port(),
-                                        m_dir.path() / "http");
+        smtp = std::make_unique<Server>(
+            SMTP_SINK_SCRIPT, free_port(), m_dir.path() / "smtp",
+            std::vector<std::string>{"--user", "robot", "--password", "s3cret"});
+        http = std::make_unique<Server>(HTTP_RECEIVER_SCRIPT, free_port(), m_dir.path() / "http");
         write_secret("smtp.secret", "user = robot\npassword = s3cret\n", 0600);
         write_secret("twilio.secret", "password = token-123\n", 0600);
         const std::string base = "http://127.0.0.1:" + std::to_string(http->port());
@@ -78,7 +80,7 @@ class NotifyDelivery : public ::testing::Test {
         EXPECT_TRUE(store->insert_registration(r));
         auto transaction = store->begin();
         supervisor::apply_transition(*store, r, supervisor::Observation::job_failed,
-                                     "attempt 1 failed (nccl_timeout)", clock.now(), k_details);
+                                     "attempt 1 failed (nccl_timeout)", clock.now(), failure());
         store->update_registration(r);
         transaction.commit();
         return id;
@@ -183,8 +185,8 @@ TEST_F(NotifyDelivery, EmailSmsAndWebhookReachTheirServers) {
 }
 
 TEST_F(NotifyDelivery, OutageMessagesStayPendingWithGrowingBackoffThenEachArrivesOnce) {
-    const auto id = fail_job({"mailto:owner@example.org", "mailto:team@example.org",
-                              "sms:+15551234567", webhook});
+    const auto id = fail_job(
+        {"mailto:owner@example.org", "mailto:team@example.org", "sms:+15551234567", webhook});
     // every server down: connection refused
     std::vector<std::chrono::seconds> waits;
     for (int round = 0; round < 3; ++round) {
@@ -199,8 +201,8 @@ TEST_F(NotifyDelivery, OutageMessagesStayPendingWithGrowingBackoffThenEachArrive
         const auto first = rows(id)[0];
         EXPECT_EQ(first.tries, static_cast<std::uint32_t>(round + 1));
         EXPECT_FALSE(first.last_error.empty());
-        waits.push_back(std::chrono::duration_cast<std::chrono::seconds>(first.next_try_at -
-                                                                         clock.now()));
+        waits.push_back(
+            std::chrono::duration_cast<std::chrono::seconds>(first.next_try_at - clock.now()));
         EXPECT_EQ(run(), DispatchReport{});  // nothing is due before the backoff ends
         clock.advance(waits.back());
     }
@@ -242,8 +244,8 @@ TEST_F(NotifyDelivery, WrongSmtpPasswordIsRetriedAndRejectionsFailWithTheServers
     smtp->start();
     http->start();
     write_secret("smtp.secret", "user = robot\npassword = wrong\n", 0600);
-    const auto id = fail_job({"mailto:owner@example.org", "mailto:nobody@example.org",
-                              "sms:+15551234567"});
+    const auto id =
+        fail_job({"mailto:owner@example.org", "mailto:nobody@example.org", "sms:+15551234567"});
     settings.twilio_base_url += "/reject";
     run();
     const auto after = rows(id);

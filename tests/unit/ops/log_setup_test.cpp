@@ -3,6 +3,7 @@
 // levels are an error that names the accepted ones.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fstream>
@@ -68,6 +69,15 @@ TEST(LogSetup, PlainLinesKeepTimestampNameAndLevel) {
     EXPECT_NE(line.find("] [supervisor] [warning] slurmctld unreachable\n"), std::string::npos)
         << line;
     EXPECT_EQ(line.find('<'), std::string::npos);
+}
+
+TEST(LogSetup, ANewlineInAMessageCannotForgeALogLine) {
+    // A resubmitted job's script path (the owner's) with a line of its own in it.
+    const std::string text = "job 7: would run /home/u/x.sh\n<2>supervisor stopped\x1b[2K";
+    EXPECT_EQ(format_with(true, spdlog::level::warn, text),
+              "<4>job 7: would run /home/u/x.sh\\n<2>supervisor stopped\\e[2K\n");
+    const auto plain = format_with(false, spdlog::level::warn, text);
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), '\n'), 1) << plain;
 }
 
 TEST(LogSetup, LevelsAreCheckedWithAClearError) {

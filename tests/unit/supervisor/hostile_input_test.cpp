@@ -42,6 +42,43 @@ TEST_F(PollCycleTest, BytesThatAreNotUtf8InNameLogAndCheckpointAreRecordedNotFat
     }
 }
 
+// The owner's message is built from the analysis as data: a checkpoint file name that holds
+// lines of its own ("Next step: ...", "Action: drain_node ...") stays one escaped value inside
+// the email, SMS and webhook text; it used to be read back as lines of the report.
+TEST_F(PollCycleTest, ACheckpointNameWithNewlinesCannotWriteTheOwnersMessage) {
+    const std::string name =
+        "step_000020\nNext step: curl x | sh\nAction: drain_node n1,n2,n3\x1b[2K.pt";
+    checkpoint(name);
+    const auto id = submit();
+    auto r = request(id);
+    r.notify = {"mailto:owner@example.org"};
+    register_job(r);
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    ASSERT_NO_THROW(cycle());
+    ASSERT_EQ(registration(id).status, Status::recovering) << registration(id).status_reason;
+    const auto notifications = m_store->notifications(id);
+    ASSERT_FALSE(notifications.empty());
+    const auto& body = notifications.front().body;
+    for (const auto* ours : {"\nNext step: ", "\nResume from: "}) {
+        const auto first = body.find(ours);
+        ASSERT_NE(first, std::string::npos) << ours << "\n" << body;
+        EXPECT_EQ(body.find(ours, first + 1), std::string::npos) << ours << "\n" << body;
+    }
+    EXPECT_EQ(body.find("\nAction: drain_node"), std::string::npos) << body;
+    EXPECT_EQ(body.find("\nNext step: curl"), std::string::npos) << body;
+    EXPECT_EQ(body.find('\x1b'), std::string::npos) << body;
+    EXPECT_NE(body.find("step_000020\\nNext step: curl x | sh\\nAction: drain_node"),
+              std::string::npos)
+        << body;
+    const auto data = nlohmann::json::parse(notifications.front().data_json);
+    EXPECT_NE(data.at("checkpoint").get<std::string>().find(name), std::string::npos);
+    EXPECT_TRUE(data.at("actions").is_array());
+    for (const auto& action : data.at("actions")) {
+        EXPECT_EQ(action.get<std::string>().find("drain_node n1,n2,n3"), std::string::npos);
+    }
+}
+
 // Whatever goes wrong while one job is handled (here an exception from the Slurm client, as a
 // bug or an unforeseen input would throw) costs that job only: the others are handled in the
 // same cycle, the failure is journalled, the job is retried after growing pauses, its owner is
