@@ -142,6 +142,9 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                                  report.watched, report.transitions, report.actions_finished);
                 }
             }
+            for (const auto& refused : report.refused) {
+                spdlog::warn("job {}", refused);
+            }
             for (const auto& error : report.internal_errors) {
                 spdlog::error(
                     "handling job {} (other jobs go on; retried later; please "

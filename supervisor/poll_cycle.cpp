@@ -165,6 +165,37 @@ const std::vector<slurm::NodeSnapshot>& PollCycle::nodes() {
     return *m_nodes;
 }
 
+void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std::string& answer,
+                            CycleReport& report) {
+    const auto lost = m_refusals.count(refused);
+    for (const auto& job : refused) {
+        report.refused.push_back(job.to_string() + ": slurmctld refused to show it (" +
+                                         std::to_string(m_refusals.cycles(job)) + " of " +
+                                         std::to_string(k_refused_cycles_before_access_lost) +
+                                         " cycles in a row): " + answer);
+    }
+    for (const auto& job : lost) {
+        auto registration = m_store.registration(job);
+        if (!registration || !is_watched(*registration)) {
+            continue;
+        }
+        contain(*registration, report, [&] {
+            auto transaction = m_store.begin();
+            if (!still_current(*registration)) {
+                return;
+            }
+            apply_transition(m_store, *registration, Observation::access_lost,
+                             "Slurm refused to show this job " +
+                                 std::to_string(k_refused_cycles_before_access_lost) +
+                                 " cycles in a row: " + answer,
+                             m_clock.now());
+            m_store.update_registration(*registration);
+            transaction.commit();
+            ++report.transitions;
+        });
+    }
+}
+
 CycleReport PollCycle::run() {
     m_nodes.reset();
     CycleReport report;
@@ -183,24 +214,26 @@ CycleReport PollCycle::run() {
         return report;
     }
 
-    const auto query = m_client.load_jobs(ids);
+    auto query = m_client.load_jobs(ids);
+    if (!query && query.error().kind == slurm::ErrorKind::access_denied) {
+        // A refusal names no job: find the refused ones, count them, and watch the others.
+        if (auto refused = find_refused_jobs(m_client, ids)) {
+            lose_access(*refused, query.error().message, report);
+            std::erase_if(ids, [&](const common::JobId& id) {
+                return std::ranges::find(*refused, id) != refused->end();
+            });
+            if (ids.empty()) {
+                return report;
+            }
+            query = m_client.load_jobs(ids);
+        }
+    } else if (query) {
+        m_refusals.clear();  // every job answered
+    }
     if (!query) {
         report.slurm_reachable = false;
         report.slurm_error = query.error().message;
         report.slurm_error_kind = std::string(slurm::to_string(query.error().kind));
-        if (query.error().kind == slurm::ErrorKind::access_denied) {
-            for (auto registration : m_store.registrations(true)) {
-                if (!is_watched(registration)) {
-                    continue;
-                }
-                auto transaction = m_store.begin();
-                apply_transition(m_store, registration, Observation::access_lost,
-                                 "Slurm refused us: " + query.error().message, m_clock.now());
-                m_store.update_registration(registration);
-                transaction.commit();
-                ++report.transitions;
-            }
-        }
         return report;
     }
     report.slurm_changed = query->changed;

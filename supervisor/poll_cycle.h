@@ -9,7 +9,9 @@
 //  diagnosed as hung and recovered like a failure (also when slurmctld reports no change: a
 //  hung job changes nothing in Slurm).
 //
-// Slurm being unreachable is reported, never taken for a failure. Database errors throw
+// Slurm being unreachable or failing to authenticate us is reported, never taken for a
+// failure or a loss of access; a refusal ("access denied") is pinned to the jobs it concerns
+// and moves them to credential_error only after several cycles (access_refusals.h). Database errors throw
 // (state::DatabaseError) out of run(); each transaction rolls back on its own. Any other
 // failure while handling one job is contained to that job (CycleReport::internal_errors).
 #pragma once
@@ -24,6 +26,7 @@
 #include "recovery/catalogue.h"
 #include "slurm/client.h"
 #include "state/store.h"
+#include "supervisor/access_refusals.h"
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
 #include "supervisor/job_troubles.h"
@@ -45,6 +48,9 @@ struct CycleReport {
     // job (job_troubles.h), and how many jobs were left alone because they failed lately.
     std::vector<std::string> internal_errors;
     int jobs_paused = 0;
+    // One line per job slurmctld refused to show in this cycle ("1234: ..."): not looked at
+    // this cycle, moved to credential_error after several refused cycles in a row.
+    std::vector<std::string> refused;
 };
 
 class PollCycle {
@@ -67,6 +73,10 @@ class PollCycle {
                      const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
     bool is_operator();
+    // Counts a refused cycle for each of `refused` (the batched query's refusal, pinned to
+    // them by access_refusals.h) and moves those refused long enough to credential_error.
+    void lose_access(const std::vector<common::JobId>& refused, const std::string& answer,
+                     CycleReport& report);
     // Runs `step` for one job, containing any failure but a database error to that job: a job
     // that failed lately is skipped for a while, a failure is journalled (job_troubles.h).
     void contain(const state::Registration& registration, CycleReport& report,
@@ -84,6 +94,7 @@ class PollCycle {
     ActionExecutor m_executor;
     StallTracker m_stalls;   // in memory: a restarted daemon restarts the stall clocks
     JobTroubles m_troubles;  // jobs whose handling failed lately
+    AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     // The registrations as the last cycle that looked at every job read them: a quiet cycle is

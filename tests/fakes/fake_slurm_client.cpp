@@ -88,6 +88,17 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
     if (m_unreachable) {
         return tl::unexpected(unreachable_error("loading jobs from slurmctld"));
     }
+    if (m_authentication_failing) {
+        return tl::unexpected(slurm::Error{slurm::ErrorKind::authentication_failure,
+                                           "loading jobs from slurmctld: Protocol authentication "
+                                           "error"});
+    }
+    if (m_refused_job && std::ranges::find(ids, *m_refused_job) != ids.end()) {
+        ++m_load_count;
+        return tl::unexpected(slurm::Error{slurm::ErrorKind::access_denied,
+                                           "loading jobs from slurmctld: Access/permission "
+                                           "denied"});
+    }
     slurm::JobQuery query;
     if (ids.empty()) {
         query.changed = false;

@@ -90,6 +90,11 @@ class FakeSlurmClient final : public slurm::Client {
     // Fault injection, to prove that a failure in one job's handling is contained to it:
     // load_accounting() of this job throws std::runtime_error (nullopt: no longer).
     void throw_from_accounting_of(std::optional<slurm::JobId> id) { m_throwing_job = id; }
+    // load_jobs() of any set of ids holding `id` fails with access_denied, as slurmctld
+    // answers for a job whose owner's account is gone (nullopt: no longer).
+    void refuse_to_show(std::optional<slurm::JobId> id) { m_refused_job = id; }
+    // While true load_jobs() fails with authentication_failure, as when munged restarts.
+    void set_authentication_failing(bool failing) { m_authentication_failing = failing; }
 
     [[nodiscard]] const slurm::JobSnapshot& job(const slurm::JobId& id) const;
     // One line per call that reached the "controller", e.g. "requeue 12 hold".
@@ -116,6 +121,8 @@ class FakeSlurmClient final : public slurm::Client {
     bool m_unreachable = false;
     bool m_accounting_enabled = true;
     std::optional<slurm::JobId> m_throwing_job;
+    std::optional<slurm::JobId> m_refused_job;
+    bool m_authentication_failing = false;
     std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
     std::map<slurm::JobId, std::string> m_scripts;             // batch scripts, by job
     bool m_operator = true;
