@@ -2,6 +2,12 @@
 
 namespace common {
 
-TimePoint SystemClock::now() const { return std::chrono::system_clock::now(); }
+TimePoint SystemClock::now() const {
+    return std::chrono::system_clock::now();
+}
+
+MonotonicPoint SystemClock::monotonic() const {
+    return std::chrono::steady_clock::now();
+}
 
 }  // namespace common

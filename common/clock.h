@@ -1,5 +1,8 @@
 // Clock: the only way code of ours reads the time, so tests can inject a FakeClock and stay
-// deterministic. SystemClock reads the real wall clock.
+// deterministic. now() is the wall clock (what is stored and shown); monotonic() never jumps
+// and is what every "for how long" must be measured on: the wall clock can be stepped (NTP, an
+// administrator), and a step of half an hour must not make a healthy job look hung.
+// SystemClock reads the real clocks.
 #pragma once
 
 #include <chrono>
@@ -7,29 +10,40 @@
 namespace common {
 
 using TimePoint = std::chrono::system_clock::time_point;
+using MonotonicPoint = std::chrono::steady_clock::time_point;
 
 class Clock {
-public:
+  public:
     virtual ~Clock() = default;
     [[nodiscard]] virtual TimePoint now() const = 0;
+    [[nodiscard]] virtual MonotonicPoint monotonic() const = 0;
 };
 
 class SystemClock final : public Clock {
-public:
+  public:
     [[nodiscard]] TimePoint now() const override;
+    [[nodiscard]] MonotonicPoint monotonic() const override;
 };
 
-// A clock that moves only when told to; for tests.
+// A clock that moves only when told to; for tests. advance() and set() move both clocks by the
+// same amount (time passing); step_wall_clock() moves the wall clock alone, as an NTP step or
+// `date -s` does.
 class FakeClock final : public Clock {
-public:
+  public:
     explicit FakeClock(TimePoint start = TimePoint{std::chrono::seconds{1'800'000'000}})
         : m_now(start) {}
     [[nodiscard]] TimePoint now() const override { return m_now; }
-    void advance(std::chrono::system_clock::duration by) { m_now += by; }
-    void set(TimePoint to) { m_now = to; }
+    [[nodiscard]] MonotonicPoint monotonic() const override { return m_monotonic; }
+    void advance(std::chrono::system_clock::duration by) {
+        m_now += by;
+        m_monotonic += std::chrono::duration_cast<std::chrono::steady_clock::duration>(by);
+    }
+    void set(TimePoint to) { advance(to - m_now); }
+    void step_wall_clock(std::chrono::system_clock::duration by) { m_now += by; }
 
-private:
+  private:
     TimePoint m_now;
+    MonotonicPoint m_monotonic{std::chrono::hours{1}};
 };
 
 }  // namespace common

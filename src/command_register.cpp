@@ -1,4 +1,5 @@
 // `supervisor register` and `supervisor unregister`.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,6 +8,8 @@
 extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 
 #include "commands.h"
+#include "common/input_file.h"
+#include "common/printable.h"
 #include "registration_options.h"
 #include "session.h"
 #include "supervisor/registrar.h"
@@ -25,6 +28,31 @@ std::string joined(const std::vector<std::string>& items) {
         text += (text.empty() ? "" : ",") + item;
     }
     return text.empty() ? "(nothing)" : text;
+}
+
+// Stall detection watches the job's output files grow; output that is not a regular file
+// (/dev/null) never grows, so a stall timeout there would never fire. Said, not refused: the
+// job is still watched for failures. One more job query, only with a stall timeout.
+void warn_if_stalls_cannot_be_seen(slurm::Client& client, const common::JobId& id) {
+    const std::vector<common::JobId> ids{id};
+    const auto query = client.load_jobs(ids);
+    if (!query || query->jobs.empty()) {
+        return;
+    }
+    const auto& job = query->jobs.front();
+    for (const auto& path : {job.std_out, job.std_err}) {
+        struct stat info {};
+        if (!path.empty() && ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+            std::fprintf(stderr,
+                         "supervisor: warning: the job's output %s is %s: stall detection "
+                         "watches the output grow and will never see this job hang\n"
+                         "  hint: send the output to a file (sbatch -o/-e) for stall "
+                         "detection; failures are watched either way\n",
+                         common::printable(path).c_str(),
+                         std::string(common::file_kind_name(info.st_mode)).c_str());
+            return;
+        }
+    }
 }
 
 common::Result<int> register_command(const GlobalOptions& global, const RegisterOptions& options) {
@@ -58,17 +86,20 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
         return tl::unexpected(registration.error());
     }
     if (registration->status == state::Status::credential_error) {
-        return common::fail("job " + job->to_string() + " registered but cannot be supervised: " +
-                                registration->status_reason,
-                            "fix it, then run `supervisor register " + job->to_string() +
-                                "` again");
+        return common::fail(
+            "job " + job->to_string() +
+                " registered but cannot be supervised: " + registration->status_reason,
+            "fix it, then run `supervisor register " + job->to_string() + "` again");
     }
     std::printf("registered job %s (%s): %s; allowed: %s; max attempts %u%s%s\n",
-                job->to_string().c_str(), registration->job_name.c_str(),
+                job->to_string().c_str(), common::printable(registration->job_name).c_str(),
                 std::string(state::to_string(registration->status)).c_str(),
                 joined(registration->allowed_actions).c_str(), registration->max_attempts,
                 registration->checkpoint_dir.empty() ? "" : "; checkpoints in ",
-                registration->checkpoint_dir.c_str());
+                common::printable(registration->checkpoint_dir).c_str());
+    if (registration->stall_timeout_s > 0) {
+        warn_if_stalls_cannot_be_seen(**client, *job);
+    }
     return 0;
 }
 

@@ -138,7 +138,7 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         m_tracks.erase(registration.job);
         return std::nullopt;
     }
-    const auto now = m_clock.now();
+    const auto now = m_clock.monotonic();  // never the wall clock: it can be stepped
     const seconds timeout(registration.stall_timeout_s);
     auto it = m_tracks.find(registration.job);
     if (it != m_tracks.end() && (it->second.restart_count != job.restart_count ||
@@ -186,7 +186,8 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
     Stall stall;
     stall.timeout = timeout;
     stall.silent_for = silent;
-    stall.since = track.since;
+    stall.since = m_clock.now() - std::chrono::duration_cast<common::TimePoint::duration>(
+                                      now - track.since);  // for people: wall time
     stall.logs_grew = track.grew;
     stall.progress_pattern = pattern != nullptr ? registration.progress_pattern : "";
     stall.last_step = track.last_step;

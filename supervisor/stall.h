@@ -6,7 +6,8 @@
 //
 // The tracking lives in memory: the clock of a job starts when the tracker first sees it
 // running (or running again after a restart), so restarting the daemon restarts every stall
-// clock — never early, possibly late. Time comes from the injected common::Clock only.
+// clock — never early, possibly late. Time comes from the injected common::Clock only, and
+// durations from its monotonic clock: a step of the wall clock neither ends nor extends one.
 //
 // parse_stall_timeout() fails for anything but a non-negative number with an optional unit
 // (s, m, h; none means minutes).
@@ -84,8 +85,8 @@ class StallTracker {
         std::vector<File> files;
         std::optional<std::string> last_step;
         bool grew = false;  // some log grew since `since` (output, but no step line)
-        common::TimePoint since{};
-        common::TimePoint next_look{};
+        common::MonotonicPoint since{};
+        common::MonotonicPoint next_look{};
     };
 
     [[nodiscard]] bool look(Track& track, const recovery::ProgressPattern* pattern, bool& grew);

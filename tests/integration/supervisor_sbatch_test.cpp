@@ -121,8 +121,7 @@ class SbatchTest : public ::testing::Test {
     }
     nlohmann::json slurm_job(const common::JobId& job) const {
         const auto parsed = json_of("inspect job " + job.to_string() + " --json");
-        return parsed.is_object() && !parsed["jobs"].empty() ? parsed["jobs"][0]
-                                                             : nlohmann::json();
+        return parsed.is_object() && !parsed["jobs"].empty() ? parsed["jobs"][0] : nlohmann::json();
     }
 
     std::optional<SupervisorHarness> m_harness;
@@ -133,11 +132,13 @@ const std::regex k_submitted(R"(^Submitted batch job ([0-9]+)\n$)");
 
 TEST_F(SbatchTest, SubmitsRequeueableInAppendModeAndRegistersTheDirectives) {
     const auto ckpt = m_harness->checkpoints().string();
-    const auto path = script("#SUPERVISOR --checkpoint-dir " + ckpt + "\n"
-                             "#SUPERVISOR --allow requeue,reduce_batch_size --max-attempts 4\n"
-                             "#SUPERVISOR --knob batch_size=64:env=BATCH_SIZE:min=8:"
-                             "compensate=GRAD_ACCUM\n"
-                             "#SUPERVISOR --stall-timeout 45m --progress-pattern '^step [0-9]+/'\n");
+    const auto path =
+        script("#SUPERVISOR --checkpoint-dir " + ckpt +
+               "\n"
+               "#SUPERVISOR --allow requeue,reduce_batch_size --max-attempts 4\n"
+               "#SUPERVISOR --knob batch_size=64:env=BATCH_SIZE:min=8:"
+               "compensate=GRAD_ACCUM\n"
+               "#SUPERVISOR --stall-timeout 45m --progress-pattern '^step [0-9]+/'\n");
     // What plain sbatch prints, for the comparison.
     const auto plain = run("sbatch -o /dev/null --wrap true");
     std::smatch plain_match;
@@ -150,8 +151,8 @@ TEST_F(SbatchTest, SubmitsRequeueableInAppendModeAndRegistersTheDirectives) {
     std::smatch match;
     ASSERT_TRUE(std::regex_match(submitted.out, match, k_submitted)) << submitted.out;
     const auto job = adopt(match[1]);
-    EXPECT_NE(submitted.err.find("supervisor: watching job " + job.to_string()),
-              std::string::npos) << submitted.err;
+    EXPECT_NE(submitted.err.find("supervisor: watching job " + job.to_string()), std::string::npos)
+        << submitted.err;
 
     const auto slurm = slurm_job(job);
     ASSERT_TRUE(slurm.is_object());
@@ -172,9 +173,25 @@ TEST_F(SbatchTest, SubmitsRequeueableInAppendModeAndRegistersTheDirectives) {
     EXPECT_EQ(registered["progress_pattern"], "^step [0-9]+/");
     EXPECT_NE(registered["knobs"].dump().find("BATCH_SIZE"), std::string::npos)
         << registered["knobs"].dump();
-    const auto env = run_command("SUPERVISOR_STATE_DIR=" + state_dir() + " " +
-                                 supervisor_binary() + " env --job " + job.to_string());
+    const auto env = run_command("SUPERVISOR_STATE_DIR=" + state_dir() + " " + supervisor_binary() +
+                                 " env --job " + job.to_string());
     EXPECT_NE(env.output.find("BATCH_SIZE='64'"), std::string::npos) << env.output;
+}
+
+TEST_F(SbatchTest, AStallTimeoutOnOutputToDevNullIsWarnedAbout) {
+    const auto held = run("sbatch -H -o /dev/null --wrap true");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_match(held.out, match, k_submitted)) << held.out << held.err;
+    const auto job = adopt(match[1]);
+    const auto registered =
+        run_command("SUPERVISOR_STATE_DIR=" + state_dir() + " " + supervisor_binary() +
+                    " register " + job.to_string() + " --stall-timeout 30m 2>&1");
+    EXPECT_NE(registered.output.find("registered job " + job.to_string()), std::string::npos)
+        << registered.output;
+    EXPECT_NE(registered.output.find("warning: the job's output /dev/null is a character "
+                                     "device: stall detection"),
+              std::string::npos)
+        << registered.output;
 }
 
 TEST_F(SbatchTest, ParsableIsHonouredAndTheScriptsOwnChoicesAreKept) {
@@ -196,20 +213,20 @@ TEST_F(SbatchTest, ParsableIsHonouredAndTheScriptsOwnChoicesAreKept) {
     // Command= cannot tell apart ("two words" would come back as two).
     const auto stored = run_command("sqlite3 " + state_dir() +
                                     "/supervisor.db \"SELECT request_json FROM job_specs WHERE "
-                                    "job = '" + job.to_string() + "'\"");
+                                    "job = '" +
+                                    job.to_string() + "'\"");
     const auto request = nlohmann::json::parse(stored.output, nullptr, false);
     ASSERT_TRUE(request.is_object()) << stored.output;
-    EXPECT_EQ(request["argv"], nlohmann::json::array({path.string(), "--steps", "5",
-                                                      "--run-name", "two words"}));
+    EXPECT_EQ(request["argv"],
+              nlohmann::json::array({path.string(), "--steps", "5", "--run-name", "two words"}));
 }
 
 TEST_F(SbatchTest, SbatchErrorsReachTheUserUnchangedAndNothingIsRegistered) {
     const auto path = script("#SUPERVISOR --allow requeue\n");
-    const auto plain = run("sbatch -p no_such_partition " + sbatch_options() + " " +
-                           path.string());
+    const auto plain = run("sbatch -p no_such_partition " + sbatch_options() + " " + path.string());
     ASSERT_NE(plain.exit_status, 0) << plain.out;
-    const auto wrapped = supervisor_sbatch("-p no_such_partition " + sbatch_options() + " " +
-                                           path.string());
+    const auto wrapped =
+        supervisor_sbatch("-p no_such_partition " + sbatch_options() + " " + path.string());
     EXPECT_EQ(wrapped.exit_status, plain.exit_status);
     EXPECT_EQ(wrapped.err, plain.err);
     EXPECT_EQ(wrapped.out, plain.out);
@@ -238,12 +255,14 @@ TEST_F(SbatchTest, ABadDirectiveStopsEverythingBeforeSbatchRuns) {
 TEST_F(SbatchTest, AHungJobIsRequeuedFromItsLastCheckpointAndCompletes) {
     const auto started = std::chrono::steady_clock::now();
     const auto ckpt = m_harness->checkpoints().string();
-    const auto path = script("#SUPERVISOR --checkpoint-dir " + ckpt + " --allow requeue\n"
-                             "#SUPERVISOR --stall-timeout 20s --progress-pattern '^step [0-9]+/'\n");
+    const auto path =
+        script("#SUPERVISOR --checkpoint-dir " + ckpt +
+               " --allow requeue\n"
+               "#SUPERVISOR --stall-timeout 20s --progress-pattern '^step [0-9]+/'\n");
     m_harness->start_daemon();
-    const auto submitted = supervisor_sbatch(sbatch_options() + " " + path.string() +
-                                                 " --checkpoint-dir " + ckpt,
-                                             "FAIL_AT_STEP=25 FAIL_MODE=hang");
+    const auto submitted =
+        supervisor_sbatch(sbatch_options() + " " + path.string() + " --checkpoint-dir " + ckpt,
+                          "FAIL_AT_STEP=25 FAIL_MODE=hang");
     ASSERT_EQ(submitted.exit_status, 0) << submitted.out << submitted.err;
     std::smatch match;
     ASSERT_TRUE(std::regex_match(submitted.out, match, k_submitted)) << submitted.out;
@@ -272,8 +291,8 @@ TEST_F(SbatchTest, AHungJobIsRequeuedFromItsLastCheckpointAndCompletes) {
     EXPECT_EQ(events_with(events, "observed", "hung: still RUNNING"), 1) << events.dump(2);
     EXPECT_EQ(events_with(events, "action", "requeue done"), 1) << events.dump(2);
     std::cout << "[ timing ] hang -> requeue -> completed in "
-              << std::chrono::duration_cast<std::chrono::seconds>(
-                     std::chrono::steady_clock::now() - started)
+              << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
+                                                                  started)
                      .count()
               << " s\n";
 }

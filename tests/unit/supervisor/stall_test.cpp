@@ -68,6 +68,27 @@ TEST_F(StallTest, GrowingLogIsNoStall) {
     EXPECT_EQ(m_slurm.job(id).state, JobState::running);
 }
 
+// The wall clock stepped forward by 31 minutes (NTP, `date -s`) while a job that logs every
+// 5 minutes runs with a 30-minute timeout: the job was silent for seconds, not half an hour.
+// With wall-clock arithmetic it was requeued as hung.
+TEST_F(StallTest, AStepOfTheWallClockIsNotSilence) {
+    const auto id = running_job(30 * 60);
+    for (int minute = 0; minute < 60; ++minute) {
+        if (minute % 5 == 0) {
+            write_log(id, "step " + std::to_string(22 + minute / 5) + "/60 loss 0.4\n");
+        }
+        if (minute == 12) {
+            m_clock.step_wall_clock(31min);
+        }
+        if (minute == 40) {
+            m_clock.step_wall_clock(-20min);  // and back, past where it was
+        }
+        cycles(6);  // a minute
+    }
+    EXPECT_EQ(registration(id).status, Status::enabled) << registration(id).status_reason;
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+}
+
 // Output to /dev/null (or a FIFO) never grows, whatever the job does: stall detection cannot
 // see anything there, and must never call such a job hung.
 TEST_F(StallTest, OutputThatIsNotARegularFileIsNeverAHang) {
