@@ -6,6 +6,8 @@
 // nodes, the time limit or a drain again changes nothing; releasing a released job is noted).
 #include "supervisor/action_executor.h"
 
+#include <algorithm>
+
 #include "recovery/cause.h"
 #include "supervisor/failpoint.h"
 #include "supervisor/journal.h"
@@ -59,6 +61,19 @@ bool ActionExecutor::execute(const state::Action& action,
                              const std::optional<slurm::JobSnapshot>& job) {
     const auto now = m_clock.now();
     const auto registration = m_store.registration(action.job);
+    if (action.kind == "resubmit" && action.status == state::ActionStatus::executing &&
+        registration && registration->outcome == state::Outcome::resubmitted &&
+        !registration->next_job.empty()) {
+        // Killed after the new job was committed, before it was released: finish that, or the
+        // new job would stay held while `status` says it is watched.
+        return finish_resubmit(action, params_of(action), registration->next_job);
+    }
+    if (action.kind == k_release_step && (!registration || !registration->watching) &&
+        held_by_plan(action)) {
+        // Unregistered while the plan had the job held: hand it back released, not held
+        // forever (a job the plan did not hold is left as it is).
+        return release(action, params_of(action), false);
+    }
     if (!registration || !registration->watching ||
         registration->status == state::Status::completed) {
         finish(action, state::ActionStatus::refused, "the job is no longer watched", std::nullopt,
@@ -110,6 +125,14 @@ bool ActionExecutor::execute(const state::Action& action,
     finish(action, state::ActionStatus::refused,
            "action " + action.kind + " is not carried out by this version", std::nullopt, true);
     return true;
+}
+
+bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
+    const auto actions = m_store.actions(release_step.job);
+    return std::ranges::any_of(actions, [&](const state::Action& a) {
+        return a.attempt == release_step.attempt && a.kind == "requeue" &&
+               a.status == state::ActionStatus::done && params_of(a).value("hold", false);
+    });
 }
 
 slurm::Result<slurm::JobSnapshot> ActionExecutor::fresh(const common::JobId& job) {

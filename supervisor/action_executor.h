@@ -11,6 +11,11 @@
 // Slurm requeued the job itself), and the action is only recorded. Slurm errors are values:
 // "unreachable" leaves the action for the next cycle; a refusal fails the action and, where
 // the job cannot safely go on without it, escalates the job. Database errors throw.
+//
+// Held jobs are never left behind: a requeue is decided on the job as slurmctld shows it right
+// before (a person who cancelled meanwhile wins); a resubmit killed after its commit is
+// finished by releasing the new job; a plan whose job is held when its registration is
+// unregistered still releases it.
 #pragma once
 
 #include <map>
@@ -26,7 +31,7 @@
 namespace supervisor {
 
 class ActionExecutor {
-public:
+  public:
     ActionExecutor(state::Store& store, slurm::Client& client, const common::Clock& clock,
                    const Config& config)
         : m_store(store), m_client(client), m_clock(clock), m_config(config) {}
@@ -35,16 +40,23 @@ public:
     // actions finished (done, failed or refused).
     int run(const std::map<common::JobId, slurm::JobSnapshot>& jobs);
 
-private:
+  private:
     // Each returns false to stop for this cycle (slurmctld unreachable).
     bool execute(const state::Action& action, const std::optional<slurm::JobSnapshot>& job);
+    // `snapshot` only when slurmctld no longer knows the job; it is read again first.
     bool requeue(const state::Action& action, const nlohmann::json& params,
-                 const slurm::JobSnapshot& job);
+                 const slurm::JobSnapshot& snapshot);
     bool exclude_nodes(const state::Action& action, const nlohmann::json& params);
     bool extend_time_limit(const state::Action& action, const nlohmann::json& params);
-    bool release(const state::Action& action, const nlohmann::json& params);
+    // `watched` false: the registration is gone; nothing is escalated.
+    bool release(const state::Action& action, const nlohmann::json& params, bool watched = true);
     bool drain_nodes(const state::Action& action, const nlohmann::json& params);
     bool resubmit(const state::Action& action, const nlohmann::json& params);
+    // Step 3 of a resubmit (action_resubmit.cpp): env file, release, start time.
+    bool finish_resubmit(const state::Action& action, const nlohmann::json& params,
+                         const std::string& next_job);
+    // The plan of `release_step` requeued its job held (so releasing gives back what we took).
+    [[nodiscard]] bool held_by_plan(const state::Action& release_step) const;
 
     // The job as slurmctld shows it now (after our own changes this cycle); an Error when
     // slurmctld cannot be reached or no longer knows it.
@@ -54,9 +66,8 @@ private:
     // Stops the cycle for an unreachable slurmctld (false), else fails the action (true).
     bool slurm_failed(const state::Action& action, const slurm::Error& error,
                       const std::string& what, bool escalate);
-    void finish(const state::Action& action, state::ActionStatus status,
-                const std::string& result, std::optional<std::uint32_t> seen_restart_count,
-                bool escalate);
+    void finish(const state::Action& action, state::ActionStatus status, const std::string& result,
+                std::optional<std::uint32_t> seen_restart_count, bool escalate);
 
     state::Store& m_store;
     slurm::Client& m_client;

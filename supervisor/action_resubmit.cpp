@@ -5,9 +5,11 @@
 //   2. one transaction: the new registration (same whitelist, knobs, budget, attempt number,
 //      previous_job), its resume environment and job spec, and the old registration completed
 //      as `resubmitted` with next_job;
-//   3. write its env file, release it, remove Slurm's start delay.
+//   3. write its env file, release it, remove Slurm's start delay (finish_resubmit).
 // A kill between 1 and 2 leaves a held job nobody registered: the action is retried and
-// submits another held job; the orphan never runs (it is held) and is named in the log.
+// submits another held job; the orphan never runs (it is held) and is named in the log. A kill
+// between 2 and 3 leaves the action executing with the old registration `resubmitted`: the
+// next run sees that and does step 3 alone (execute() in action_executor.cpp).
 #include <spdlog/spdlog.h>
 
 #include "slurm/submit_request.h"
@@ -90,17 +92,33 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
         transaction.commit();
     }
 
-    std::string result = "resubmitted as job " + next.to_string();
-    if (auto written = write_env_file(env_file_path(m_config.state_dir, next),
-                                      m_store.resume_env(next));
+    failpoint("after_resubmit_commit");
+    return finish_resubmit(action, params, next.to_string());
+}
+
+bool ActionExecutor::finish_resubmit(const state::Action& action, const nlohmann::json& params,
+                                     const std::string& next_text) {
+    const auto next = common::JobId::parse(next_text);
+    if (!next) {
+        finish(action, state::ActionStatus::failed, "the new job's id is damaged: " + next_text,
+               std::nullopt, false);
+        return true;
+    }
+    std::string result = "resubmitted as job " + next->to_string();
+    if (auto written = write_env_file(env_file_path(m_config.state_dir, *next),
+                                      m_store.resume_env(*next));
         !written) {
         result += " (env file not written: " + written.error().message + ")";
     }
-    if (auto released = m_client.release(next); !released) {
+    if (auto released = m_client.release(*next); !released) {
+        if (released.error().kind == slurm::ErrorKind::controller_unreachable ||
+            released.error().kind == slurm::ErrorKind::controller_busy) {
+            return false;  // the release is retried next cycle (this action stays executing)
+        }
         result += "; it stays held: " + released.error().message +
-                  " (release it with `scontrol release " + next.to_string() + "`)";
+                  " (release it with `scontrol release " + next->to_string() + "`)";
     } else {
-        result += set_start(next, params);
+        result += set_start(*next, params);
     }
     finish(action, state::ActionStatus::done, result, std::nullopt, false);
     return true;

@@ -32,8 +32,15 @@ constexpr const char* k_held_hint =
 
 // A requeue of a RUNNING job is refused ("already running") unless the plan stops a hung
 // job (`stop_running`, stall.h): Slurm kills a running job it requeues, and queues it again.
+// The job is read again right before: the cycle's snapshot was taken before the analysis, and
+// a person may have cancelled the job since.
 bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& params,
-                             const slurm::JobSnapshot& job) {
+                             const slurm::JobSnapshot& snapshot) {
+    const auto reread = fresh(action.job);
+    if (!reread && reread.error().kind != slurm::ErrorKind::job_not_found) {
+        return slurm_failed(action, reread.error(), "cannot read the job", true);
+    }
+    const auto& job = reread ? *reread : snapshot;
     const auto expected = params.value("expected_restart_count", std::uint32_t{0});
     const bool hold = params.value("hold", false);
     if (job.state == slurm::JobState::cancelled && job.restart_count <= expected) {
@@ -129,20 +136,24 @@ bool ActionExecutor::extend_time_limit(const state::Action& action, const nlohma
     return true;
 }
 
-bool ActionExecutor::release(const state::Action& action, const nlohmann::json& params) {
+bool ActionExecutor::release(const state::Action& action, const nlohmann::json& params,
+                             bool watched) {
     const auto job = fresh(action.job);
     if (!job) {
-        return slurm_failed(action, job.error(), "cannot read the job", true);
+        return slurm_failed(action, job.error(), "cannot read the job", watched);
     }
     std::string result;
     if (job->held) {
         if (auto released = m_client.release(action.job); !released) {
             return slurm_failed(action, released.error(),
-                                "Slurm refused the release" + std::string(k_held_hint), true);
+                                "Slurm refused the release" + std::string(k_held_hint), watched);
         }
         result = "released";
     } else {
         result = "not held (already released)";
+    }
+    if (!watched) {
+        result += " (the job is no longer watched; released so that it is not left held)";
     }
     result += set_start(action.job, params);
     finish(action, state::ActionStatus::done, result, std::nullopt, false);

@@ -211,6 +211,10 @@ CycleReport PollCycle::run() {
     }
     report.watched = static_cast<int>(ids.size());
     if (ids.empty()) {
+        // Actions of jobs no longer watched still end (a held job is released).
+        if (!m_store.unfinished_actions().empty()) {
+            report.actions_finished += m_executor.run({});
+        }
         return report;
     }
 

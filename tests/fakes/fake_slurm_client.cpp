@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "slurm/output_path.h"
 
@@ -60,8 +61,16 @@ slurm::Error FakeSlurmClient::unreachable_error(const std::string& operation) co
                  "Unable to contact slurm controller (connect failure)");
 }
 
+void FakeSlurmClient::run_before_call(const std::string& operation) {
+    if (m_before_call.second && operation.starts_with(m_before_call.first)) {
+        const auto what = std::exchange(m_before_call.second, nullptr);
+        what();
+    }
+}
+
 slurm::Result<slurm::JobSnapshot*> FakeSlurmClient::find(const slurm::JobId& id,
                                                          const std::string& operation) {
+    run_before_call(operation);
     if (m_unreachable) {
         return tl::unexpected(unreachable_error(operation));
     }
@@ -124,6 +133,7 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
 }
 
 slurm::Result<std::vector<slurm::NodeSnapshot>> FakeSlurmClient::load_nodes() {
+    run_before_call("load nodes");
     if (m_unreachable) {
         return tl::unexpected(unreachable_error("loading nodes from slurmctld"));
     }

@@ -5,6 +5,7 @@
 // hooks the real cluster offers only through time: start(), finish(), fail_node().
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +94,12 @@ class FakeSlurmClient final : public slurm::Client {
     // load_jobs() of any set of ids holding `id` fails with access_denied, as slurmctld
     // answers for a job whose owner's account is gone (nullopt: no longer).
     void refuse_to_show(std::optional<slurm::JobId> id) { m_refused_job = id; }
+    // Runs `what` once, at the next call whose journal line (calls()) starts with `prefix`
+    // ("load nodes" for load_nodes()), before the call does anything: something that happens
+    // in the cluster at that moment (a person cancels, slurmctld goes away).
+    void before_call(std::string prefix, std::function<void()> what) {
+        m_before_call = {std::move(prefix), std::move(what)};
+    }
     // While true load_jobs() fails with authentication_failure, as when munged restarts.
     void set_authentication_failing(bool failing) { m_authentication_failing = failing; }
 
@@ -107,6 +114,7 @@ class FakeSlurmClient final : public slurm::Client {
     [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find_pending(const slurm::JobId& id,
                                                                   const std::string& operation);
     [[nodiscard]] slurm::Error unreachable_error(const std::string& operation) const;
+    void run_before_call(const std::string& operation);
     void touch() { ++m_version; }
 
     const common::Clock& m_clock;
@@ -122,6 +130,7 @@ class FakeSlurmClient final : public slurm::Client {
     bool m_accounting_enabled = true;
     std::optional<slurm::JobId> m_throwing_job;
     std::optional<slurm::JobId> m_refused_job;
+    std::pair<std::string, std::function<void()>> m_before_call;
     bool m_authentication_failing = false;
     std::map<slurm::JobId, slurm::AccountingRecord> m_purged;  // accounting of purged jobs
     std::map<slurm::JobId, std::string> m_scripts;             // batch scripts, by job

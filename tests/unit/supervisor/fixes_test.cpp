@@ -224,6 +224,87 @@ TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     EXPECT_EQ(registration(next).status, Status::enabled) << registration(next).status_reason;
 }
 
+// The resubmit's registration is committed, then slurmctld goes away before the new job is
+// released (as a kill at that point would leave it): the next cycle releases it. Before, the
+// action was closed as done with the new job held forever while `status` said it was watched.
+TEST_F(PollCycleTest, ANewJobLeftHeldByAResubmitIsReleasedNextCycle) {
+    checkpoint("step_000020.pt");
+    const auto id = submit(false);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.environment = {"HOME=/home/owner"};
+    register_job(r);
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    m_slurm.before_call("release", [&] { m_slurm.set_unreachable(true); });
+    cycle();
+    ASSERT_FALSE(registration(id).next_job.empty())
+        << registration(id).status_reason << " " << testing::PrintToString(m_slurm.calls());
+    const auto next = common::JobId::parse(registration(id).next_job).value();
+    EXPECT_TRUE(m_slurm.job(next).held);
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_EQ(actions[0].status, ActionStatus::executing);
+
+    m_slurm.set_unreachable(false);
+    cycle();
+    EXPECT_FALSE(m_slurm.job(next).held);
+    EXPECT_EQ(m_store->actions(id)[0].status, ActionStatus::done);
+    EXPECT_NE(m_store->actions(id)[0].result.find("resubmitted as job " + next.to_string()),
+              std::string::npos)
+        << m_store->actions(id)[0].result;
+    EXPECT_EQ(count_of(m_slurm.calls(), "submit"), 1) << "one new job, not two";
+}
+
+// Unregistered while the plan has the job held for its changes: the job is released, not left
+// held forever.
+TEST_F(PollCycleTest, UnregisteringWhileThePlanHoldsTheJobReleasesIt) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "exclude_node"};
+    register_job(r);
+    run_on(id, "n2");
+    fail(id, k_xid_log);
+    m_slurm.before_call("exclude", [&] { m_slurm.set_unreachable(true); });
+    cycle();
+    ASSERT_TRUE(m_slurm.job(id).held) << "requeued held, then slurmctld went away";
+    ASSERT_TRUE(supervisor::unregister_job(*m_store, m_clock, id));
+    m_slurm.set_unreachable(false);
+    cycle();
+    EXPECT_FALSE(m_slurm.job(id).held);
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(action_kinds(actions),
+              (std::vector<std::string>{"requeue", "exclude_node", "release"}));
+    EXPECT_EQ(actions[1].status, ActionStatus::refused);
+    EXPECT_EQ(actions[2].status, ActionStatus::done);
+    EXPECT_NE(actions[2].result.find("no longer watched"), std::string::npos) << actions[2].result;
+}
+
+// A person cancels the job while the supervisor is still analysing its failure: the requeue
+// reads the job again and leaves it cancelled, instead of acting on the snapshot taken before.
+TEST_F(PollCycleTest, ACancelDuringTheAnalysisWinsOverThePlannedRequeue) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    m_slurm.before_call("load nodes", [&] {
+        auto job = m_slurm.job(id);
+        job.state = JobState::cancelled;  // scancel of an ended job only updates the record
+        m_slurm.put(job);
+    });
+    cycle();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    EXPECT_EQ(m_slurm.job(id).state, JobState::cancelled);
+    const auto actions = m_store->actions(id);
+    ASSERT_FALSE(actions.empty());
+    EXPECT_EQ(actions[0].status, ActionStatus::refused);
+    EXPECT_NE(actions[0].result.find("cancelled by a person"), std::string::npos)
+        << actions[0].result;
+}
+
 TEST_F(PollCycleTest, RegistrationRejectsABadKnobOrWhitelistAndWritesNothing) {
     const auto id = submit();
     auto r = request(id);
