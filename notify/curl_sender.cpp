@@ -8,6 +8,8 @@
 #include "notify/detail/curl.h"
 #include "notify/email_payload.h"
 #include "notify/secrets.h"
+#include "notify/smtp_security.h"
+#include "notify/target.h"
 
 namespace notify {
 namespace {
@@ -29,8 +31,10 @@ SendResult http_result(const tl::expected<detail::Reply, SendError>& reply, cons
     if (reply->code >= 200 && reply->code < 300) {
         return {};
     }
-    const bool transient = reply->code == 401 || reply->code == 403 || reply->code == 408 ||
-                           reply->code == 429 || reply->code >= 500 || reply->code < 200;
+    // 401 and 403 are not retried: credentials or a revoked webhook do not mend themselves,
+    // and retrying would journal the same refusal for ever.
+    const bool transient =
+        reply->code == 408 || reply->code == 429 || reply->code >= 500 || reply->code < 200;
     return tl::unexpected(SendError{std::string(what) + ": HTTP " + std::to_string(reply->code) +
                                         (reply->body.empty() ? "" : ": " + excerpt(reply->body)),
                                     !transient});
@@ -39,8 +43,9 @@ SendResult http_result(const tl::expected<detail::Reply, SendError>& reply, cons
 SendResult not_configured(const char* channel, const char* keys) {
     return tl::unexpected(SendError{std::string(channel) + " is not configured: set " + keys +
                                         " in the [notify] section of the config and reload "
-                                        "(SIGHUP)",
-                                    false});
+                                        "(SIGHUP); messages queued meanwhile are failed, not "
+                                        "kept for ever",
+                                    true});
 }
 
 class CurlSender final : public Sender {
@@ -50,9 +55,12 @@ class CurlSender final : public Sender {
 
     SendResult send(const Target& target, const Outgoing& message) override {
         switch (target.channel) {
-            case Channel::email: return send_email(target, message);
-            case Channel::sms: return send_sms(target, message);
-            case Channel::webhook: return send_webhook(target, message);
+            case Channel::email:
+                return send_email(target, message);
+            case Channel::sms:
+                return send_sms(target, message);
+            case Channel::webhook:
+                return send_webhook(target, message);
         }
         return tl::unexpected(SendError{"unknown channel", true});
     }
@@ -71,24 +79,30 @@ class CurlSender final : public Sender {
         if (!m_settings.smtp_secrets_file.empty()) {
             auto secrets = read_secrets(m_settings.smtp_secrets_file);
             if (!secrets) {
-                return tl::unexpected(SendError{
-                    secrets.error().message + " (" + secrets.error().hint + ")", false});
+                return tl::unexpected(
+                    SendError{secrets.error().message + " (" + secrets.error().hint + ")", false});
             }
             mail.user = secrets->user;
             mail.password = secrets->password;
         }
-        const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
-            m_clock.now().time_since_epoch());
+        const auto tls = smtp_tls_to_use(m_settings.smtp_url, m_settings.smtp_tls,
+                                         !mail.user.empty() || !mail.password.empty());
+        if (!tls) {
+            return tl::unexpected(
+                SendError{"SMTP " + redacted_url(m_settings.smtp_url) + ": " + tls.error(), true});
+        }
+        mail.tls = *tls;
+        const auto seconds =
+            std::chrono::duration_cast<std::chrono::seconds>(m_clock.now().time_since_epoch());
         mail.payload = email_payload(
-            {m_settings.smtp_from, target.address, message.subject,
-             rfc5322_date(seconds.count()),
+            {m_settings.smtp_from, target.address, message.subject, rfc5322_date(seconds.count()),
              "slurm-supervisor." + message.unique_key + "@" + m_host},
             message.body);
         auto sent = detail::smtp_send(mail);
         if (!sent) {
-            return tl::unexpected(SendError{"SMTP " + m_settings.smtp_url + ": " +
-                                                sent.error().reason,
-                                            sent.error().permanent});
+            return tl::unexpected(
+                SendError{"SMTP " + redacted_url(m_settings.smtp_url) + ": " + sent.error().reason,
+                          sent.error().permanent});
         }
         return {};
     }
@@ -96,8 +110,9 @@ class CurlSender final : public Sender {
     SendResult send_sms(const Target& target, const Outgoing& message) {
         if (m_settings.twilio_account_sid.empty() || m_settings.twilio_from.empty() ||
             m_settings.twilio_secrets_file.empty()) {
-            return not_configured("SMS", "twilio_account_sid, twilio_from and "
-                                         "twilio_secrets_file");
+            return not_configured("SMS",
+                                  "twilio_account_sid, twilio_from and "
+                                  "twilio_secrets_file");
         }
         auto secrets = read_secrets(m_settings.twilio_secrets_file);
         if (!secrets) {

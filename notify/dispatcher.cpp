@@ -25,14 +25,9 @@ using namespace std::chrono_literals;
 constexpr auto k_sms_window = 1h;
 
 // Phone numbers and addresses are the owner's own; a webhook URL usually embeds its secret
-// token, so the journal shows only its scheme and host.
+// token (in its path, or as user:password), so the journal shows only its scheme and host.
 std::string shown(const std::string& target) {
-    const auto scheme = target.find("://");
-    if (scheme == std::string::npos) {
-        return target.empty() ? "(no target)" : target;
-    }
-    const auto path = target.find('/', scheme + 3);
-    return path == std::string::npos ? target : target.substr(0, path) + "/...";
+    return target.empty() ? "(no target)" : redacted_url(target);
 }
 
 // Which failures are one outage: one SMTP server, one Twilio, one webhook host.
@@ -117,10 +112,16 @@ DispatchReport Dispatcher::run() {
     }
 
     std::set<std::int64_t> handled;
+    const auto started = m_clock.monotonic();
     for (std::size_t i = 0; i < due.size(); ++i) {
         Notification row = due[i];
         if (row.target.empty() || handled.contains(row.id)) {
             continue;
+        }
+        if (m_clock.monotonic() - started >= m_settings.send_budget) {
+            // The rest stay due and go first next run; nothing is journalled for them.
+            report.left_for_next_run = due.size() - i;
+            break;
         }
         handled.insert(row.id);
         const auto target = parse_target(row.target);
@@ -280,13 +281,26 @@ void Dispatcher::deliver(std::vector<Notification> group, const Target& target,
             ++report.failed;
             continue;
         }
+        if (now - row.created_at >= m_settings.give_up_after) {
+            row.status = NotificationStatus::failed;
+            row.last_error = "gave up after " + std::to_string(row.tries) + " tries in " +
+                             std::to_string(seconds(now - row.created_at) / 3600) +
+                             " h (give_up_after_s): " + row.last_error;
+            m_store.update_notification(row);
+            record(m_store, row, now, label(row) + " failed for good: " + row.last_error, {});
+            ++report.failed;
+            continue;
+        }
         const auto delay = retry_delay(row.tries, m_settings.retry_initial, m_settings.retry_max);
         row.next_try_at = now + delay;
         m_store.update_notification(row);
-        record(m_store, row, now,
-               label(row) + " not sent (try " + std::to_string(row.tries) + "): " + row.last_error +
-                   "; next try in " + std::to_string(delay.count()) + " s",
-               {{"next_try_at", millis(row.next_try_at)}});
+        // Journalled at tries 1, 2, 4, 8, ...: a long outage costs a few events, not one per try.
+        if ((row.tries & (row.tries - 1)) == 0) {
+            record(m_store, row, now,
+                   label(row) + " not sent (try " + std::to_string(row.tries) + "): " +
+                       row.last_error + "; next try in " + std::to_string(delay.count()) + " s",
+                   {{"next_try_at", millis(row.next_try_at)}});
+        }
         ++report.retried;
         m_down_until[channel_key(target)] = row.next_try_at;
     }

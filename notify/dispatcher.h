@@ -12,10 +12,14 @@
 //     until the hour has room. Every SMS due for one job and number is folded into one text
 //     (the newest, "(+N earlier)"), the older rows suppressed as folded into it.
 //   * sent: marked sent (sent_at) in the same transaction as its "notification" event.
-//   * a transient failure (server down, timeout, 4xx SMTP, 5xx/429 HTTP, missing
-//     configuration or secrets): tries + 1, next try after retry_delay(tries) (doubling from
-//     retry_initial up to retry_max), for ever — nothing is dropped while a channel is down.
-//   * a permanent rejection (SMTP 5xx, HTTP 4xx): failed, with the server's reason.
+//   * a transient failure (server down, timeout, 4xx SMTP, 5xx/429/408 HTTP, unreadable
+//     secrets): tries + 1, next try after retry_delay(tries) (doubling from retry_initial up to
+//     retry_max) — nothing is dropped while a channel is down — until `give_up_after` since it
+//     was queued: then failed for good. Retries are journalled at tries 1, 2, 4, 8, ...
+//   * a permanent rejection (SMTP 5xx, HTTP 4xx but 408/429 — 401/403 included: credentials
+//     do not mend themselves —, a channel that is not configured, a password that would go
+//     out in clear text): failed, with the reason.
+//   * the run's `send_budget` (monotonic time) spent: the remaining rows wait for the next run.
 // Every send, failure, suppression, fold and deferral is a "notification" event of the job.
 //
 // Delivery guarantee: a row is marked sent only after the server accepted it, and that mark
@@ -44,18 +48,18 @@ namespace notify {
 
 struct DispatchReport {
     std::size_t sent = 0;
-    std::size_t retried = 0;     // transient failures, to be tried again
-    std::size_t failed = 0;      // permanent failures
-    std::size_t suppressed = 0;  // duplicates, folded SMS, expanded or target-less rows
-    std::size_t deferred = 0;    // SMS over the hourly limit, rows of a channel that is down
+    std::size_t retried = 0;            // transient failures, to be tried again
+    std::size_t failed = 0;             // permanent failures
+    std::size_t suppressed = 0;         // duplicates, folded SMS, expanded or target-less rows
+    std::size_t deferred = 0;           // SMS over the hourly limit, rows of a channel that is down
+    std::size_t left_for_next_run = 0;  // due rows not looked at: the send budget ran out
 
     bool operator==(const DispatchReport&) const = default;
 };
 
 class Dispatcher {
   public:
-    Dispatcher(state::Store& store, Sender& sender, const common::Clock& clock,
-               Settings settings);
+    Dispatcher(state::Store& store, Sender& sender, const common::Clock& clock, Settings settings);
     DispatchReport run();
 
   private:

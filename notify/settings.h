@@ -19,15 +19,15 @@ enum class SmtpTls {
 
 struct Settings {
     // Email: empty smtp_url means no email channel (mailto: messages wait, with the reason).
-    std::string smtp_url;  // smtp://host:587 or smtps://host:465
-    std::string smtp_from;  // envelope sender and From: header
+    std::string smtp_url;                     // smtp://host:587 or smtps://host:465
+    std::string smtp_from;                    // envelope sender and From: header
     std::filesystem::path smtp_secrets_file;  // empty: no SMTP AUTH
     SmtpTls smtp_tls = SmtpTls::try_tls;
 
     // SMS through Twilio's Messages API.
     std::string twilio_base_url = "https://api.twilio.com";
     std::string twilio_account_sid;
-    std::string twilio_from;  // a Twilio number (+1...) or messaging sender
+    std::string twilio_from;                    // a Twilio number (+1...) or messaging sender
     std::filesystem::path twilio_secrets_file;  // password = auth token; user defaults to the SID
 
     // Targets for registrations that name none.
@@ -38,6 +38,13 @@ struct Settings {
     std::chrono::seconds cooldown{3600};     // equal dedup_key to one target: sent once per this
     std::uint32_t sms_per_hour = 4;          // per job and number; later ones are folded
     std::chrono::seconds timeout{30};        // per request, connecting included
+    // A message still failing this long after it was queued is failed for good (a target
+    // that never answers must not be retried, and journalled, for ever).
+    std::chrono::seconds give_up_after{3 * 24 * 3600};
+    // Sending stops for this run once this much time went by (monotonic clock), so one slow
+    // host cannot hold the daemon's loop past its watchdog; the rest waits for the next run.
+    // One request can still take `timeout` beyond it.
+    std::chrono::seconds send_budget{20};
 };
 
 }  // namespace notify

@@ -58,9 +58,12 @@ common::Result<Target> webhook(std::string_view text) {
 
 std::string_view to_string(Channel channel) {
     switch (channel) {
-        case Channel::email: return "email";
-        case Channel::sms: return "sms";
-        case Channel::webhook: return "webhook";
+        case Channel::email:
+            return "email";
+        case Channel::sms:
+            return "sms";
+        case Channel::webhook:
+            return "webhook";
     }
     return "unknown";
 }
@@ -70,9 +73,9 @@ common::Result<Target> parse_target(std::string_view text) {
         return common::fail("empty notification target", std::string(k_forms));
     }
     if (has_space_or_control(text)) {
-        return common::fail("notification target '" + std::string(text) +
-                                "' contains a space or control character",
-                            std::string(k_forms));
+        return common::fail(
+            "notification target '" + std::string(text) + "' contains a space or control character",
+            std::string(k_forms));
     }
     if (text.starts_with("mailto:")) {
         return email(text, text.substr(7));
@@ -97,6 +100,28 @@ common::Result<std::vector<Target>> parse_targets(const std::vector<std::string>
         targets.push_back(std::move(*target));
     }
     return targets;
+}
+
+std::string redacted_url(std::string_view url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string_view::npos) {
+        return std::string(url);
+    }
+    const auto authority_begin = scheme + 3;
+    const auto authority_end = url.find_first_of("/?#", authority_begin);
+    auto authority = url.substr(authority_begin, authority_end == std::string_view::npos
+                                                     ? std::string_view::npos
+                                                     : authority_end - authority_begin);
+    std::string shown(url.substr(0, authority_begin));
+    if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+        shown += "***@";
+        authority.remove_prefix(at + 1);
+    }
+    shown += authority;
+    if (authority_end != std::string_view::npos && authority_end + 1 < url.size()) {
+        shown += "/...";
+    }
+    return shown;
 }
 
 }  // namespace notify

@@ -32,4 +32,9 @@ struct Target {
 [[nodiscard]] common::Result<std::vector<Target>> parse_targets(
     const std::vector<std::string>& texts);
 
+// A URL as it may be shown (journal, doctor, logs): scheme and host only. Credentials before
+// the host ("user:password@") become "***@"; a path or query, where webhook tokens live,
+// becomes "/...". Anything that is not scheme://... is returned as it is.
+[[nodiscard]] std::string redacted_url(std::string_view url);
+
 }  // namespace notify

@@ -3,6 +3,7 @@
 // verdict is the one the dispatcher will reach on its next send). On request, a test message
 // through the same sender the dispatcher uses: only a server's answer proves a channel works.
 #include "notify/secrets.h"
+#include "notify/smtp_security.h"
 #include "notify/target.h"
 #include "notify/test_message.h"
 #include "ops/doctor.h"
@@ -33,8 +34,30 @@ std::vector<Check> check_notify(const notify::Settings& settings) {
                           "not configured (mailto: targets stay pending until smtp_url is set)",
                           ""});
     } else {
-        checks.push_back(
-            secrets_check("notify_email", "SMTP " + settings.smtp_url, settings.smtp_secrets_file));
+        checks.push_back(secrets_check("notify_email",
+                                       "SMTP " + notify::redacted_url(settings.smtp_url),
+                                       settings.smtp_secrets_file));
+        const bool credentials =
+            !settings.smtp_secrets_file.empty() || notify::url_has_credentials(settings.smtp_url);
+        const auto tls = notify::smtp_tls_to_use(settings.smtp_url, settings.smtp_tls, credentials);
+        if (!tls) {
+            checks.push_back({"notify_email_tls", CheckStatus::fail, tls.error(),
+                              "set smtp_tls = \"required\" in [notify], or use an smtps:// URL"});
+        } else if (*tls != settings.smtp_tls) {
+            checks.push_back({"notify_email_tls", CheckStatus::warn,
+                              "SMTP credentials with smtp_tls = \"try\": the daemon requires "
+                              "STARTTLS whenever it sends a password to another host, so mail "
+                              "fails if the server does not offer it",
+                              "set smtp_tls = \"required\" in [notify] to say so, or use an "
+                              "smtps:// URL"});
+        }
+        if (notify::url_has_credentials(settings.smtp_url)) {
+            checks.push_back({"notify_email_url", CheckStatus::warn,
+                              "smtp_url carries credentials (user:password@); they are never "
+                              "shown, but they belong in smtp_secrets_file",
+                              "move them to smtp_secrets_file (user = ..., password = ..., "
+                              "chmod 600)"});
+        }
     }
     if (settings.twilio_account_sid.empty()) {
         checks.push_back({"notify_sms", CheckStatus::ok,
@@ -94,19 +117,22 @@ std::vector<Check> send_test_messages(notify::Sender& sender, const notify::Sett
         const auto target = notify::parse_target(chosen[i]);
         if (!target) {
             checks.push_back({"notify_test", CheckStatus::fail,
-                              chosen[i] + ": " + target.error().message, target.error().hint});
+                              notify::redacted_url(chosen[i]) + ": " + target.error().message,
+                              target.error().hint});
             continue;
         }
         const auto key = "doctor." + std::to_string(millis) + "." + std::to_string(i);
         const auto sent = sender.send(*target, notify::outgoing_of(message, key));
         if (sent) {
             checks.push_back({"notify_test", CheckStatus::ok,
-                              "test message to " + target->text + " accepted by the server", ""});
+                              "test message to " + notify::redacted_url(target->text) +
+                                  " accepted by the server",
+                              ""});
         } else {
-            checks.push_back(
-                {"notify_test", CheckStatus::fail,
-                 "test message to " + target->text + " not delivered: " + sent.error().reason,
-                 send_fix(*target, sent.error())});
+            checks.push_back({"notify_test", CheckStatus::fail,
+                              "test message to " + notify::redacted_url(target->text) +
+                                  " not delivered: " + sent.error().reason,
+                              send_fix(*target, sent.error())});
         }
     }
     return checks;

@@ -10,11 +10,11 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 14> k_keys{
-    "smtp_url",        "smtp_from",    "smtp_secrets_file",   "smtp_tls",
-    "twilio_base_url", "twilio_account_sid", "twilio_from",   "twilio_secrets_file",
-    "default_targets", "retry_initial_s",    "retry_max_s",   "cooldown_s",
-    "sms_per_hour",    "timeout_s"};
+constexpr std::array<const char*, 16> k_keys{
+    "smtp_url",        "smtp_from",          "smtp_secrets_file", "smtp_tls",
+    "twilio_base_url", "twilio_account_sid", "twilio_from",       "twilio_secrets_file",
+    "default_targets", "retry_initial_s",    "retry_max_s",       "cooldown_s",
+    "sms_per_hour",    "timeout_s",          "give_up_after_s",   "send_budget_s"};
 
 std::string where(const std::filesystem::path& file, const std::string& key) {
     return file.string() + ": [notify] '" + key + "'";
@@ -67,9 +67,8 @@ common::Result<void> read_url(const toml::table& table, const std::string& key,
     if (auto read = read_string(table, key, file, out); !read) {
         return read;
     }
-    if (out.empty() || std::ranges::any_of(schemes, [&](const char* s) {
-            return out.starts_with(s);
-        })) {
+    if (out.empty() ||
+        std::ranges::any_of(schemes, [&](const char* s) { return out.starts_with(s); })) {
         return {};
     }
     std::string accepted;
@@ -96,15 +95,16 @@ common::Result<void> read_notify_config(const toml::node& section,
             for (const char* k : k_keys) {
                 known += (known.empty() ? "" : ", ") + std::string(k);
             }
-            return common::fail(file.string() + ": unknown key '" + std::string(key.str()) +
-                                    "' in [notify]",
-                                "known keys: " + known);
+            return common::fail(
+                file.string() + ": unknown key '" + std::string(key.str()) + "' in [notify]",
+                "known keys: " + known);
         }
     }
     std::string tls;
     std::int64_t retry_initial = settings.retry_initial.count(),
                  retry_max = settings.retry_max.count(), cooldown = settings.cooldown.count(),
-                 timeout = settings.timeout.count();
+                 timeout = settings.timeout.count(), give_up_after = settings.give_up_after.count(),
+                 send_budget = settings.send_budget.count();
     for (auto result :
          {read_url(*table, "smtp_url", file, settings.smtp_url, {"smtp://", "smtps://"}),
           read_string(*table, "smtp_from", file, settings.smtp_from),
@@ -119,7 +119,9 @@ common::Result<void> read_notify_config(const toml::node& section,
           read_positive(*table, "retry_max_s", file, retry_max),
           read_positive(*table, "cooldown_s", file, cooldown),
           read_positive(*table, "sms_per_hour", file, settings.sms_per_hour),
-          read_positive(*table, "timeout_s", file, timeout)}) {
+          read_positive(*table, "timeout_s", file, timeout),
+          read_positive(*table, "give_up_after_s", file, give_up_after),
+          read_positive(*table, "send_budget_s", file, send_budget)}) {
         if (!result) {
             return result;
         }
@@ -145,6 +147,8 @@ common::Result<void> read_notify_config(const toml::node& section,
     settings.retry_max = std::chrono::seconds(retry_max);
     settings.cooldown = std::chrono::seconds(cooldown);
     settings.timeout = std::chrono::seconds(timeout);
+    settings.give_up_after = std::chrono::seconds(give_up_after);
+    settings.send_budget = std::chrono::seconds(send_budget);
     if (const auto* targets = table->get("default_targets")) {
         const auto* array = targets->as_array();
         if (!array) {
@@ -155,13 +159,12 @@ common::Result<void> read_notify_config(const toml::node& section,
         for (const auto& entry : *array) {
             const auto text = entry.value<std::string>();
             if (!text) {
-                return common::fail(where(file, "default_targets") +
-                                        ": every entry must be a string",
-                                    "quote each target");
+                return common::fail(
+                    where(file, "default_targets") + ": every entry must be a string",
+                    "quote each target");
             }
             if (auto target = notify::parse_target(*text); !target) {
-                return common::fail(where(file, "default_targets") + ": " +
-                                        target.error().message,
+                return common::fail(where(file, "default_targets") + ": " + target.error().message,
                                     target.error().hint);
             }
             settings.default_targets.push_back(*text);

@@ -2,7 +2,8 @@
 """A local HTTP receiver standing in for Twilio and for a webhook: writes each POST to
 DIR/<n>.json ({"path", "authorization", "content_type", "body"}) and answers like Twilio
 (201 and a message resource) for .../Messages.json, 200 "ok" otherwise; a path containing
-"/reject" gets 400 with a Twilio-style error. Creates DIR/ready when listening.
+"/reject" gets 400 with a Twilio-style error, one containing "/revoked" 401 (a webhook whose
+token was revoked). Creates DIR/ready when listening.
 
 usage: http_receiver.py PORT DIR
 """
@@ -21,6 +22,9 @@ def make_handler(directory, counter):
             if "/reject" in self.path:
                 self.reply(400, "application/json",
                            '{"code": 21211, "message": "The \'To\' number is not valid."}')
+                return
+            if "/revoked" in self.path:
+                self.reply(401, "text/plain", "invalid_token")
                 return
             with counter["lock"]:
                 counter["n"] += 1

@@ -267,5 +267,28 @@ TEST_F(NotifyDelivery, WrongSmtpPasswordIsRetriedAndRejectionsFailWithTheServers
     EXPECT_EQ(smtp->received(".eml").size(), 1U);
 }
 
+// A webhook whose token was revoked answers 401: failed at once with the reason, not retried
+// (and journalled) for ever; its URL's credentials and token never reach the journal.
+TEST_F(NotifyDelivery, ARevokedWebhookFailsForGoodAndItsSecretsAreNotJournalled) {
+    http->start();
+    const auto with_password = "http://robot:hunter2@127.0.0.1:" + std::to_string(http->port()) +
+                               "/revoked/T0/s3cr3t-token";
+    const auto id = fail_job({with_password});
+    const auto report = run();
+    EXPECT_EQ(report.failed, 1U);
+    EXPECT_EQ(report.retried, 0U);
+    const auto row = rows(id)[0];
+    EXPECT_EQ(row.status, NotificationStatus::failed);
+    EXPECT_NE(row.last_error.find("HTTP 401"), std::string::npos) << row.last_error;
+    clock.advance(24h);
+    EXPECT_EQ(run().failed + run().retried, 0U);
+    for (const auto& event : store->events(id)) {
+        for (const auto* secret : {"hunter2", "robot", "s3cr3t-token"}) {
+            EXPECT_EQ(event.message.find(secret), std::string::npos) << event.message;
+            EXPECT_EQ(event.data_json.find(secret), std::string::npos) << event.data_json;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace notify::integration

@@ -74,7 +74,8 @@ TEST_F(Dispatch, TransientFailuresBackOffDoublingToTheCapThenDeliverExactlyOnce)
     clock.advance(24h);
     run();
     EXPECT_EQ(sender.calls.size(), calls);
-    EXPECT_EQ(notification_events().size(), expected.size() + 1);  // each failure, the send
+    // Failures are journalled at tries 1, 2 and 4 (powers of two), then the send.
+    EXPECT_EQ(notification_events().size(), 4U);
 }
 
 TEST_F(Dispatch, AChannelThatIsDownIsTriedOncePerRunAndTheOthersWaitForIt) {
@@ -110,6 +111,46 @@ TEST_F(Dispatch, APermanentRejectionFailsWithTheServersReason) {
     EXPECT_EQ(sender.calls.size(), 1U);
     ASSERT_EQ(notification_events().size(), 1U);
     EXPECT_NE(notification_events()[0].message.find("550"), std::string::npos);
+}
+
+TEST_F(Dispatch, AMessageThatNeverGetsThroughIsFailedAfterGiveUpAfterWithFewEvents) {
+    settings.give_up_after = 72h;
+    settings.retry_max = 1h;
+    const auto id = enqueue("mailto:owner@example.org", "k");
+    sender.down = true;
+    int runs = 0;
+    while (row(id).status == NotificationStatus::pending && runs < 1000) {
+        run();
+        clock.advance(settings.retry_max);
+        ++runs;
+    }
+    EXPECT_EQ(row(id).status, NotificationStatus::failed);
+    EXPECT_NE(row(id).last_error.find("gave up after"), std::string::npos) << row(id).last_error;
+    EXPECT_NE(row(id).last_error.find("connection refused"), std::string::npos);
+    // ~75 tries (hourly for 72 h), 8 events: tries 1, 2, 4, ..., 64, and the end.
+    EXPECT_GT(row(id).tries, 70U);
+    EXPECT_EQ(notification_events().size(), 8U);
+    const auto calls = sender.calls.size();
+    clock.advance(24h);
+    run();
+    EXPECT_EQ(sender.calls.size(), calls);
+}
+
+TEST_F(Dispatch, OneSlowHostCannotHoldTheRunPastTheSendBudget) {
+    settings.send_budget = 20s;
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < 10; ++i) {
+        ids.push_back(enqueue("https://host" + std::to_string(i) + ".example.org/hook",
+                              "k" + std::to_string(i)));
+    }
+    sender.on_send = [&] { clock.advance(7s); };  // each host takes 7 s to answer
+    const auto report = run();
+    EXPECT_EQ(report.sent, 3U);  // at 0, 7 and 14 s; at 21 s the budget is spent
+    EXPECT_EQ(report.left_for_next_run, 7U);
+    EXPECT_EQ(row(ids[3]).status, NotificationStatus::pending);
+    EXPECT_EQ(row(ids[3]).tries, 0U);
+    EXPECT_EQ(run().sent, 3U);  // the next run goes on where it stopped
+    EXPECT_EQ(row(ids[3]).status, NotificationStatus::sent);
 }
 
 TEST_F(Dispatch, ATargetThatDoesNotParseFails) {

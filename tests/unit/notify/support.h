@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ class FakeSender final : public Sender {
   public:
     SendResult send(const Target& target, const Outgoing& message) override {
         calls.push_back({target, message});
+        if (on_send) {
+            on_send();
+        }
         if (down) {
             return tl::unexpected(SendError{"connection refused", false});
         }
@@ -65,9 +69,12 @@ class FakeSender final : public Sender {
     std::vector<SentCall> calls;
     std::deque<SendResult> script;  // answers in order; then success
     bool down = false;              // every send fails transiently
+    std::function<void()> on_send;  // runs at every send (a slow server moves the clock)
 };
 
-inline common::JobId job(std::uint32_t id) { return common::JobId{id, std::nullopt}; }
+inline common::JobId job(std::uint32_t id) {
+    return common::JobId{id, std::nullopt};
+}
 
 class DispatcherTest : public ::testing::Test {
   protected:

@@ -11,17 +11,16 @@ TEST(Target, ParsesTheThreeKinds) {
               (Target{Channel::email, "owner@example.org", "mailto:owner@example.org"}));
     EXPECT_EQ(parse_target("sms:+15551234567"),
               (Target{Channel::sms, "+15551234567", "sms:+15551234567"}));
-    EXPECT_EQ(parse_target("https://hooks.slack.com/services/T0/B0/x")->channel,
-              Channel::webhook);
+    EXPECT_EQ(parse_target("https://hooks.slack.com/services/T0/B0/x")->channel, Channel::webhook);
     EXPECT_EQ(parse_target("http://127.0.0.1:8080/hook")->address, "http://127.0.0.1:8080/hook");
 }
 
 TEST(Target, RejectsWhatAChannelWouldHaveToGuess) {
-    for (const char* bad : {"", "owner@example.org", "mailto:", "mailto:owner",
-                            "mailto:@example.org", "mailto:a@b@c", "mailto:<a@b>",
-                            "mailto:a@b\r\nRCPT TO:<x@y>", "mailto:a b@c", "sms:5551234567",
-                            "sms:+1555", "sms:+1555-123-4567", "sms:+1234567890123456",
-                            "https://", "http:///path", "ftp://example.org", "fax:+15551234567"}) {
+    for (const char* bad :
+         {"", "owner@example.org", "mailto:", "mailto:owner", "mailto:@example.org", "mailto:a@b@c",
+          "mailto:<a@b>", "mailto:a@b\r\nRCPT TO:<x@y>", "mailto:a b@c", "sms:5551234567",
+          "sms:+1555", "sms:+1555-123-4567", "sms:+1234567890123456", "https://", "http:///path",
+          "ftp://example.org", "fax:+15551234567"}) {
         const auto parsed = parse_target(bad);
         EXPECT_FALSE(parsed) << bad;
         if (!parsed) {
@@ -35,6 +34,19 @@ TEST(Target, TheErrorNamesTheTarget) {
     ASSERT_FALSE(parsed);
     EXPECT_NE(parsed.error().message.find("'sms:12345'"), std::string::npos);
     EXPECT_NE(parsed.error().message.find("E.164"), std::string::npos);
+}
+
+TEST(Target, RedactedUrlsShowSchemeAndHostOnly) {
+    EXPECT_EQ(redacted_url("https://hooks.slack.com/services/T0/B0/s3cret"),
+              "https://hooks.slack.com/...");
+    EXPECT_EQ(redacted_url("https://robot:hunter2@hooks.example.org/x"),
+              "https://***@hooks.example.org/...");
+    EXPECT_EQ(redacted_url("smtp://robot:pw@mail.example.org:587"),
+              "smtp://***@mail.example.org:587");
+    EXPECT_EQ(redacted_url("https://hooks.example.org?token=abc"), "https://hooks.example.org/...");
+    EXPECT_EQ(redacted_url("https://a:b@c@evil.example.org/"), "https://***@evil.example.org");
+    EXPECT_EQ(redacted_url("smtp://mail.example.org"), "smtp://mail.example.org");
+    EXPECT_EQ(redacted_url("mailto:owner@example.org"), "mailto:owner@example.org");
 }
 
 TEST(Target, ParseTargetsStopsAtTheFirstError) {

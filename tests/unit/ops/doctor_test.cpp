@@ -304,6 +304,38 @@ TEST(Doctor, NotificationChannels) {
     EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);
 }
 
+TEST(Doctor, SmtpCredentialsWithoutTlsAndInTheUrlAreCalledOut) {
+    supervisor::test::TempDir dir;
+    const auto secrets = dir.path() / "smtp.secrets";
+    std::ofstream(secrets) << "user = bot\npassword = x\n";
+    ::chmod(secrets.c_str(), 0600);
+    notify::Settings settings;
+    settings.smtp_secrets_file = secrets;
+    settings.smtp_url = "smtp://mail.example.org:587";
+    settings.smtp_tls = notify::SmtpTls::none;
+    const auto find = [](const std::vector<Check>& checks, const std::string& name) {
+        const auto it = std::ranges::find(checks, name, &Check::name);
+        return it == checks.end() ? Check{} : *it;
+    };
+    auto tls = find(check_notify(settings), "notify_email_tls");
+    EXPECT_EQ(tls.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(tls, "clear text")) << tls.message;
+    settings.smtp_tls = notify::SmtpTls::try_tls;
+    tls = find(check_notify(settings), "notify_email_tls");
+    EXPECT_EQ(tls.status, CheckStatus::warn);
+    EXPECT_TRUE(mentions(tls, "STARTTLS")) << tls.message;
+    settings.smtp_tls = notify::SmtpTls::required;
+    EXPECT_TRUE(find(check_notify(settings), "notify_email_tls").name.empty());
+
+    settings.smtp_secrets_file.clear();
+    settings.smtp_url = "smtp://bot:hunter2@mail.example.org:587";
+    const auto checks = check_notify(settings);
+    EXPECT_EQ(find(checks, "notify_email_url").status, CheckStatus::warn);
+    for (const auto& check : checks) {
+        EXPECT_EQ(check.message.find("hunter2"), std::string::npos) << check.message;
+    }
+}
+
 TEST(Doctor, SendTestReportsEachTargetWithTheServersAnswer) {
     notify::test::FakeSender sender;
     sender.script = {notify::SendResult{},

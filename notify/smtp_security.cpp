@@ -1,0 +1,56 @@
+// smtp_tls_to_use (smtp_security.h). The host is read from the URL as written, not resolved: a
+// name that resolves to a loopback address elsewhere (an /etc/hosts trick) gets no exception.
+#include "notify/smtp_security.h"
+
+namespace notify {
+namespace {
+
+// The authority of scheme://authority/..., without user info and port.
+std::string_view host_of(std::string_view url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string_view::npos) {
+        return {};
+    }
+    auto authority = url.substr(scheme + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+        authority.remove_prefix(at + 1);
+    }
+    if (authority.starts_with('[')) {
+        return authority.substr(0, authority.find(']') + 1);
+    }
+    return authority.substr(0, authority.find(':'));
+}
+
+}  // namespace
+
+bool url_has_credentials(std::string_view url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string_view::npos) {
+        return false;
+    }
+    auto authority = url.substr(scheme + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    return authority.find('@') != std::string_view::npos;
+}
+
+bool url_host_is_loopback(std::string_view url) {
+    const auto host = host_of(url);
+    return host == "localhost" || host == "[::1]" || host.starts_with("127.");
+}
+
+tl::expected<SmtpTls, std::string> smtp_tls_to_use(std::string_view url, SmtpTls configured,
+                                                   bool has_credentials) {
+    const bool credentials = has_credentials || url_has_credentials(url);
+    if (!credentials || url.starts_with("smtps://") || url_host_is_loopback(url)) {
+        return configured;
+    }
+    if (configured == SmtpTls::none) {
+        return tl::unexpected(std::string(
+            "smtp_tls = \"none\" with credentials would send the password in clear text: set "
+            "smtp_tls = \"required\" (or use smtps://)"));
+    }
+    return SmtpTls::required;
+}
+
+}  // namespace notify
