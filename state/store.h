@@ -43,6 +43,12 @@ struct StatusCount {
     std::int64_t count = 0;
 };
 
+// What prune_finished_history() deleted.
+struct PrunedHistory {
+    std::int64_t events = 0;
+    std::int64_t notifications = 0;
+};
+
 class Store {
   public:
     // Opens (creating the directory and file if needed) and migrates to the current schema.
@@ -109,6 +115,15 @@ class Store {
     [[nodiscard]] std::vector<Notification> sent_since(const JobId& job,
                                                        const std::string& target,
                                                        TimePoint since) const;
+
+    // --- retention (store_retention.cpp) ---------------------------------------------------
+    // Deletes the events and the finished (sent, failed, suppressed) notifications of every
+    // registration that is over — completed, in credential_error, or unregistered — and has
+    // not changed since `unchanged_since`. What a watched job's decisions read is never
+    // touched: its own rows, pending notifications, and (given a cut-off older than the
+    // failure history's window) other jobs' recent failures. Registrations and attempts stay,
+    // so `status --all` still lists the job. Two statements; call inside a transaction.
+    PrunedHistory prune_finished_history(TimePoint unchanged_since);
 
     // --- whole-file looks (metrics, `supervisor doctor`; store_health.cpp) ---------------
     // Registrations per (status, outcome), every registration counted, unregistered too.

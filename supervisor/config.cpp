@@ -51,7 +51,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
             "requeue_backoff_s",  "requeue_backoff_max_s", "same_failure_limit",
             "max_excluded_nodes", "time_limit_max_factor", "log_head_bytes",
             "log_tail_bytes",     "rules",                 "metrics_file",
-            "notify"};
+            "retention_days",     "notify"};
         if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
             std::end(k_keys)) {
             std::string known;
@@ -66,7 +66,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                  delay = base.start_delay.count();
     std::uint64_t head = base.log_limits.head_bytes, tail = base.log_limits.tail_bytes;
     std::int64_t requeue_backoff = base.requeue_backoff.count(),
-                 requeue_backoff_max = base.requeue_backoff_max.count();
+                 requeue_backoff_max = base.requeue_backoff_max.count(),
+                 retention_days = base.retention.count() / 24;
     for (auto result : {read_positive(table, "poll_interval_ms", file, poll),
                         read_positive(table, "max_backoff_ms", file, backoff),
                         read_positive(table, "start_delay_s", file, delay),
@@ -77,7 +78,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                         read_positive(table, "time_limit_max_factor", file,
                                       base.time_limit_max_factor),
                         read_positive(table, "log_head_bytes", file, head),
-                        read_positive(table, "log_tail_bytes", file, tail)}) {
+                        read_positive(table, "log_tail_bytes", file, tail),
+                        read_positive(table, "retention_days", file, retention_days)}) {
         if (!result) {
             return tl::unexpected(result.error());
         }
@@ -89,6 +91,12 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     base.requeue_backoff_max = std::chrono::seconds(requeue_backoff_max);
     base.log_limits.head_bytes = head;
     base.log_limits.tail_bytes = tail;
+    if (retention_days > 36'500) {
+        return common::fail(file.string() + ": 'retention_days' is " +
+                                std::to_string(retention_days) + ", more than 100 years",
+                            "use at most 36500 (the history of finished jobs is kept that long)");
+    }
+    base.retention = std::chrono::hours(24 * retention_days);
     if (const auto* rules = table.get("rules")) {
         const auto* array = rules->as_array();
         if (!array) {

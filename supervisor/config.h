@@ -26,12 +26,15 @@ struct Config {
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
     notify::Settings notify;  // the [notify] table (config_notify.h)
     std::filesystem::path metrics_file;  // Prometheus textfile, rewritten each cycle; empty: none
+    // Events and sent notifications of a job that is over (completed, credential_error,
+    // unregistered) are deleted this long after its last change (store: prune_finished_history).
+    std::chrono::hours retention{90 * 24};
 };
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
 // time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file
-// (an absolute path), [notify] (config_notify.h). A missing file is an error only
+// (an absolute path), retention_days, [notify] (config_notify.h). A missing file is an error only
 // when `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file,
                                                  Config base, bool required);

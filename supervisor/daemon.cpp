@@ -11,6 +11,7 @@
 
 #include "notify/curl_sender.h"
 #include "notify/dispatcher.h"
+#include "supervisor/failure_history.h"
 #include "supervisor/poll_cycle.h"
 
 namespace supervisor {
@@ -48,6 +49,24 @@ void sleep_unless_stopped(std::chrono::milliseconds duration, DaemonObserver* ob
 
 // The outbox, after every cycle and also while slurmctld is unreachable: mail does not depend
 // on Slurm. A database error is logged; the rows stay pending for the next cycle.
+// Once an hour (and at start): the history of jobs that are over, past the retention. Never
+// closer than the failure history's window, which other jobs' decisions read.
+void prune_history(state::Store& store, const common::Clock& clock, const Config& config) {
+    try {
+        const auto keep = std::max<std::chrono::hours>(config.retention, k_history_window);
+        auto transaction = store.begin();
+        const auto pruned = store.prune_finished_history(clock.now() - keep);
+        transaction.commit();
+        if (pruned.events > 0 || pruned.notifications > 0) {
+            spdlog::info("retention: deleted {} events and {} notifications of jobs finished "
+                         "more than {} days ago",
+                         pruned.events, pruned.notifications, keep.count() / 24);
+        }
+    } catch (const state::DatabaseError& e) {
+        spdlog::error("retention skipped this time: {}", e.what());
+    }
+}
+
 void send_notifications(notify::Dispatcher& dispatcher) {
     try {
         const auto sent = dispatcher.run();
@@ -87,6 +106,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     }
 
     std::optional<std::chrono::steady_clock::time_point> unreachable_since;
+    std::optional<common::MonotonicPoint> last_prune;
     auto backoff = config.poll_interval;
     while (!g_stop) {
         if (g_reload) {
@@ -166,6 +186,10 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
             }
         }
         send_notifications(*dispatcher);
+        if (!last_prune || clock.monotonic() - *last_prune >= std::chrono::hours(1)) {
+            prune_history(store, clock, config);
+            last_prune = clock.monotonic();
+        }
         if (options.once) {
             break;
         }

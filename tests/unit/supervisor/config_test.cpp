@@ -52,6 +52,18 @@ TEST_F(ConfigTest, ReadsTheRecoveryBounds) {
     EXPECT_NE(bad.error().message.find("same_failure_limit"), std::string::npos);
 }
 
+TEST_F(ConfigTest, RetentionIsInDaysBoundedAndNinetyByDefault) {
+    EXPECT_EQ(Config{}.retention, std::chrono::hours(90 * 24));
+    const auto read = load_config(write("retention_days = 30\n"), Config{}, true);
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_EQ(read->retention, std::chrono::hours(30 * 24));
+    EXPECT_FALSE(load_config(write("retention_days = 0\n"), Config{}, true));
+    const auto huge = load_config(write("retention_days = 99999999999999\n"), Config{}, true);
+    ASSERT_FALSE(huge);
+    EXPECT_NE(huge.error().message.find("more than 100 years"), std::string::npos)
+        << huge.error().message;
+}
+
 TEST_F(ConfigTest, UnknownKeyIsAnErrorNamingFileAndKey) {
     const auto file = write("poll_interval_ms = 500\npoll_intervall = 3\n");
     const auto config = load_config(file, Config{}, true);
