@@ -3,6 +3,7 @@
 // job would resume from. Read-only, like the finder itself; needs neither a cluster nor the
 // database. The only command that reads the wall clock for the finder: files modified in the
 // last --settle seconds count as still being written.
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -87,6 +88,11 @@ void print_text(const ckpt::Scan& scan, const std::filesystem::path& directory) 
 }
 
 common::Result<int> run_checkpoints(const CheckpointsOptions& options) {
+    if (options.pattern.find('/') != std::string::npos) {
+        return common::fail("--pattern '" + options.pattern + "' contains a '/'",
+                            "the pattern is matched against the names directly inside the "
+                            "directory; give the deeper directory instead");
+    }
     ckpt::ScanOptions scan_options;
     scan_options.pattern = options.pattern;
     scan_options.marker = options.marker;
@@ -146,7 +152,18 @@ void add_checkpoints(CLI::App& app, const GlobalOptions& /*global*/, Action& act
     command
         ->add_option("--settle", options->settle_seconds,
                      "files modified in the last SECONDS count as still being written")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                double seconds = -1;
+                const auto* end = text.data() + text.size();
+                const auto parsed = std::from_chars(text.data(), end, seconds);
+                if (parsed.ec == std::errc() && parsed.ptr == end && seconds >= 0 &&
+                    seconds <= 31'536'000) {
+                    return {};
+                }
+                return "'" + text + "' is not a number of seconds from 0 to 31536000 (a year)";
+            },
+            "SECONDS"))
         ->type_name("SECONDS")
         ->capture_default_str();
     command->add_flag("--all", options->all,

@@ -60,6 +60,13 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     if (!job) {
         return tl::unexpected(job.error());
     }
+    auto request = registration_request(*job, options.how);
+    if (!request) {
+        return tl::unexpected(request.error());
+    }
+    if (auto checked = supervisor::check_request(*request); !checked) {
+        return tl::unexpected(checked.error());
+    }
     auto store = open_store(global);
     if (!store) {
         return tl::unexpected(store.error());
@@ -71,10 +78,6 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     const auto config = daemon_config(global, "", {});
     if (!config) {
         return tl::unexpected(config.error());
-    }
-    auto request = registration_request(*job, options.how);
-    if (!request) {
-        return tl::unexpected(request.error());
     }
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
         request->environment.emplace_back(*entry);

@@ -39,6 +39,13 @@ common::Result<supervisor::Config> build_config(const GlobalOptions& global,
 }
 
 common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
+    // The configuration first: a mistake in it is reported as itself, before anything is
+    // opened or asked (the daemon reads it again when it starts, and on SIGHUP).
+    if (auto config = build_config(global, options); !config) {
+        return tl::unexpected(config.error());
+    } else if (auto catalogue = load_catalogue(config->rules_files); !catalogue) {
+        return tl::unexpected(catalogue.error());
+    }
     auto store = open_store(global);  // creates the state directory (0700) if needed
     if (!store) {
         return tl::unexpected(store.error());

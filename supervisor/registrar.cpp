@@ -111,19 +111,14 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
 
 }  // namespace
 
-common::Result<state::Registration> register_job(state::Store& store, slurm::Client& client,
-                                                 const common::Clock& clock, const Config& config,
-                                                 const RegisterRequest& request) {
-    const std::string id = request.job.to_string();
-    const auto whitelist = recovery::parse_whitelist(request.allowed_actions);
-    if (!whitelist) {
+common::Result<void> check_request(const RegisterRequest& request) {
+    if (auto whitelist = recovery::parse_whitelist(request.allowed_actions); !whitelist) {
         return tl::unexpected(whitelist.error());
     }
     if (auto targets = notify::parse_targets(request.notify); !targets) {
         return common::fail("--notify: " + targets.error().message, targets.error().hint);
     }
-    auto knobs = parse_knobs(request.knobs);
-    if (!knobs) {
+    if (auto knobs = parse_knobs(request.knobs); !knobs) {
         return tl::unexpected(knobs.error());
     }
     if (request.stall_timeout_s < 0) {
@@ -138,6 +133,26 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
         return common::fail("--max-attempts must be between 1 and 1000",
                             "it counts every run, the first one included");
     }
+    if (request.checkpoint_pattern.find('/') != std::string::npos) {
+        return common::fail("--checkpoint-pattern '" + request.checkpoint_pattern +
+                                "' contains a '/'",
+                            "the pattern is matched against the names directly inside "
+                            "--checkpoint-dir; point --checkpoint-dir at the deeper directory "
+                            "instead");
+    }
+    return {};
+}
+
+common::Result<state::Registration> register_job(state::Store& store, slurm::Client& client,
+                                                 const common::Clock& clock, const Config& config,
+                                                 const RegisterRequest& request) {
+    const std::string id = request.job.to_string();
+    if (auto checked = check_request(request); !checked) {
+        return tl::unexpected(checked.error());
+    }
+    // Cannot fail: check_request parsed the same text.
+    const auto whitelist = recovery::parse_whitelist(request.allowed_actions).value();
+    auto knobs = parse_knobs(request.knobs).value();
     auto existing = store.registration(request.job);
     if (existing && existing->watching && existing->status != state::Status::credential_error) {
         return common::fail("job " + id + " is already registered (status " +
@@ -167,9 +182,9 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     }
     const auto now = clock.now();
     if (job.time_limit) {
-        knobs->push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
+        knobs.push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
     }
-    const auto spec = capture_spec(client, job, request, *whitelist, now);
+    const auto spec = capture_spec(client, job, request, whitelist, now);
     if (!spec) {
         return tl::unexpected(spec.error());
     }
@@ -180,7 +195,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     registration.checkpoint_dir = checkpoint_dir;
     registration.checkpoint_pattern = request.checkpoint_pattern;
     registration.checkpoint_marker = request.checkpoint_marker;
-    registration.knobs_json = knobs_to_json(*knobs);
+    registration.knobs_json = knobs_to_json(knobs);
     registration.allowed_actions = request.allowed_actions;
     registration.max_attempts = request.max_attempts;
     registration.notify = request.notify;
@@ -219,7 +234,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
             store.upsert_attempt(new_attempt(request.job, 1, job.restart_count));
         }
         auto env = existing ? store.resume_env(request.job) : state::ResumeEnv{{k_attempt, "1"}};
-        export_knobs(*knobs, env);
+        export_knobs(knobs, env);
         store.set_resume_env(request.job, env);
         if (*spec) {
             store.set_job_spec(**spec);

@@ -46,6 +46,11 @@ struct RegisterRequest {
     std::vector<std::string> script_argv;
 };
 
+// The checks of a request that need neither Slurm nor the store (whitelist, targets, knobs,
+// timeout, progress pattern, attempt budget): the CLI runs them before it connects anywhere,
+// so a typo is reported as itself, not as an unreachable cluster. register_job runs them too.
+[[nodiscard]] common::Result<void> check_request(const RegisterRequest& request);
+
 [[nodiscard]] common::Result<state::Registration> register_job(state::Store& store,
                                                                slurm::Client& client,
                                                                const common::Clock& clock,
