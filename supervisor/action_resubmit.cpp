@@ -6,8 +6,10 @@
 //      previous_job), its resume environment and job spec, and the old registration completed
 //      as `resubmitted` with next_job;
 //   3. write its env file, release it, remove Slurm's start delay (finish_resubmit).
-// A kill between 1 and 2 leaves a held job nobody registered: the action is retried and
-// submits another held job; the orphan never runs (it is held) and is named in the log. A kill
+// The new job's id is committed (as the action's result) as soon as Slurm answers, so a kill
+// between 1 and 2 leaves a held job that the retried action finds and registers, instead of
+// submitting another (only a kill between Slurm's answer and that commit, one SQLite commit,
+// leaves a held orphan, named in the log). A kill
 // between 2 and 3 leaves the action executing with the old registration `resubmitted`: the
 // next run sees that and does step 3 alone (execute() in action_executor.cpp).
 #include <spdlog/spdlog.h>
@@ -19,6 +21,11 @@
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
+namespace {
+
+constexpr std::string_view k_submitted_held = "submitted held job ";
+
+}  // namespace
 
 bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json& params) {
     const auto spec = m_store.job_spec(action.job);
@@ -43,14 +50,35 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
     if (params.contains("time_limit_minutes")) {
         request->time_limit = params["time_limit_minutes"].get<std::uint32_t>();
     }
-    const auto submitted = m_client.submit(*request);
-    failpoint("after_act");
-    if (!submitted) {
-        return slurm_failed(action, submitted.error(), "Slurm refused the new job", true);
+    // A new job submitted by an earlier run of this action that was killed before it
+    // registered it: that held job continues the work, no second one is submitted.
+    std::optional<common::JobId> earlier;
+    if (action.result.starts_with(k_submitted_held)) {
+        if (auto id = common::JobId::parse(action.result.substr(k_submitted_held.size()))) {
+            if (auto job = fresh(*id); job && job->state == slurm::JobState::pending) {
+                earlier = *id;
+            }
+        }
     }
-    const auto next = *submitted;
-    spdlog::info("job {}: resubmitted as job {} (held until registered)", action.job.to_string(),
-                 next.to_string());
+    common::JobId next;
+    if (earlier) {
+        next = *earlier;
+        spdlog::info("job {}: continuing with held job {}, submitted before a restart",
+                     action.job.to_string(), next.to_string());
+    } else {
+        const auto submitted = m_client.submit(*request);
+        if (!submitted) {
+            return slurm_failed(action, submitted.error(), "Slurm refused the new job", true);
+        }
+        next = *submitted;
+        auto transaction = m_store.begin();
+        m_store.set_action_status(action.id, state::ActionStatus::executing,
+                                  std::string(k_submitted_held) + next.to_string(), m_clock.now());
+        transaction.commit();
+        spdlog::info("job {}: resubmitted as job {} (held until registered)",
+                     action.job.to_string(), next.to_string());
+    }
+    failpoint("after_act");
 
     const auto now = m_clock.now();
     {
@@ -105,8 +133,8 @@ bool ActionExecutor::finish_resubmit(const state::Action& action, const nlohmann
         return true;
     }
     std::string result = "resubmitted as job " + next->to_string();
-    if (auto written = write_env_file(env_file_path(m_config.state_dir, *next),
-                                      m_store.resume_env(*next));
+    if (auto written =
+            write_env_file(env_file_path(m_config.state_dir, *next), m_store.resume_env(*next));
         !written) {
         result += " (env file not written: " + written.error().message + ")";
     }

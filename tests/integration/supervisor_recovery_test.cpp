@@ -19,7 +19,9 @@ using test_support::SupervisorHarness;
 // Quick runs: 40 steps of 50 ms, a checkpoint every 10 steps.
 constexpr const char* k_train_args = "--steps 40 --step-seconds 0.05";
 
-bool completed(const nlohmann::json& status) { return status.value("status", "") == "completed"; }
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
 
 int count_events(const nlohmann::json& events, const std::string& kind,
                  const std::string& containing = {}) {
@@ -33,10 +35,12 @@ int count_events(const nlohmann::json& events, const std::string& kind,
     return count;
 }
 
-std::string dump(const nlohmann::json& value) { return value.dump(2); }
+std::string dump(const nlohmann::json& value) {
+    return value.dump(2);
+}
 
 class SupervisorRecovery : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
 };
 
@@ -98,8 +102,8 @@ TEST_F(SupervisorRecovery, JobCancelledByAPersonIsNeverRequeued) {
 
 TEST_F(SupervisorRecovery, FailingEveryAttemptStopsAtTheBudget) {
     SupervisorHarness h("budget");
-    const auto job = h.submit("FAIL_AT_STEP=15,FAIL_ON_ATTEMPT=all,FAIL_MODE=nccl_timeout",
-                              k_train_args);
+    const auto job =
+        h.submit("FAIL_AT_STEP=15,FAIL_ON_ATTEMPT=all,FAIL_MODE=nccl_timeout", k_train_args);
     ASSERT_EQ(h.cli("register " + job.to_string() + " --checkpoint-dir " +
                     h.checkpoints().string() + " --allow requeue --max-attempts 2")
                   .exit_status,
@@ -114,11 +118,34 @@ TEST_F(SupervisorRecovery, FailingEveryAttemptStopsAtTheBudget) {
     EXPECT_EQ(count_events(h.events(), "action", "requeue done"), 1);
 }
 
+// Two daemons on one state directory (a user unit plus one started in a terminal) acted on the
+// same intents: in 8 of 8 trials a requeued job ended completed/unrecoverable. The second one
+// now refuses to start, naming the first; the first recovers the job exactly once.
+TEST_F(SupervisorRecovery, ASecondDaemonOnTheSameStateDirectoryRefusesToStart) {
+    SupervisorHarness h("two-daemons");
+    const auto job = h.submit("FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout", k_train_args);
+    ASSERT_EQ(h.cli("register " + job.to_string() + " --checkpoint-dir " +
+                    h.checkpoints().string() + " --allow requeue")
+                  .exit_status,
+              0);
+    h.start_daemon();
+    std::this_thread::sleep_for(1s);  // the first one holds the lock by now
+    const auto second = h.cli("run --poll-interval-ms 300");
+    EXPECT_EQ(second.exit_status, 1) << second.output;
+    EXPECT_NE(second.output.find("another supervisor daemon (pid "), std::string::npos)
+        << second.output;
+    EXPECT_NE(second.output.find("is already watching the jobs of"), std::string::npos);
+
+    const auto status = h.wait_status(completed, 150s);
+    EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(h.restart_count(), 1U);
+    EXPECT_EQ(count_events(h.events(), "action", "requeue done"), 1) << dump(h.events());
+}
+
 // SIGKILL the daemon right after it recorded the intent to requeue (before acting), and right
 // after it requeued (before recording the result); a new daemon must finish the job with
 // exactly one requeue and a journal that says what happened.
-class CrashSafety : public SupervisorRecovery,
-                    public ::testing::WithParamInterface<const char*> {};
+class CrashSafety : public SupervisorRecovery, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(CrashSafety, KilledDaemonNeverRequeuesTwice) {
     const std::string failpoint = GetParam();
