@@ -89,12 +89,18 @@ common::Result<std::vector<std::string>> expand_hostlist(std::string_view text) 
             if (!parse_number(low_text, low) || !parse_number(high_text, high) || high < low) {
                 return tl::unexpected(bad(text, "'" + std::string(range) + "' is not a range"));
             }
-            if (hosts.size() + (high - low + 1) > k_max_hosts) {
+            // high - low + 1 names, compared without adding: for the whole range of unsigned
+            // long that count wraps to 0, and hosts.size() + count can wrap too.
+            if (high - low >= k_max_hosts - hosts.size()) {
                 return tl::unexpected(bad(text, "expands to too many names"));
             }
-            for (auto n = low; n <= high; ++n) {
+            // Stops at high itself: `n <= high` always holds when high is the largest value.
+            for (auto n = low;; ++n) {
                 hosts.push_back(std::string(prefix) + padded(n, low_text.size()) +
                                 std::string(suffix));
+                if (n == high) {
+                    break;
+                }
             }
             start = comma + 1;
         }

@@ -6,7 +6,9 @@
 
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include <slurm/slurm_version.h>
@@ -26,7 +28,14 @@ std::optional<int> family_index(const Release& release) {
     }
     const int last = static_cast<int>(k_known_families.size()) - 1;  // 25.11
     if (release.major >= 26 && (release.minor == 5 || release.minor == 11)) {
-        return last + (release.major - 26) * 2 + (release.minor == 5 ? 1 : 2);
+        // Counted in 64 bits: a major from a corrupt version string would overflow int, and a
+        // family whose index does not fit is no release.
+        const auto index = std::int64_t{last} + (std::int64_t{release.major} - 26) * 2 +
+                           (release.minor == 5 ? 1 : 2);
+        if (index > std::numeric_limits<int>::max()) {
+            return std::nullopt;
+        }
+        return static_cast<int>(index);
     }
     return std::nullopt;
 }

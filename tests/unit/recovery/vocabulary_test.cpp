@@ -87,6 +87,23 @@ TEST(Hostlist, RejectsMalformedLists) {
     EXPECT_FALSE(expand_hostlist("n[0-99999999]"));
 }
 
+// Found by fuzz/hostlist_fuzzer.cpp: at the top of unsigned long the range loop never ended
+// (n <= 18446744073709551615 always holds) and the size check wrapped around to 0, so these
+// lists expanded until memory ran out instead of giving their names or the "too many" error.
+TEST(Hostlist, RangesAtTheTopOfTheNumberType) {
+    const auto top = expand_hostlist("n[18446744073709551615]");
+    ASSERT_TRUE(top);
+    EXPECT_EQ(*top, (std::vector<std::string>{"n18446744073709551615"}));
+    const auto pair = expand_hostlist("n[18446744073709551614-18446744073709551615]");
+    ASSERT_TRUE(pair);
+    EXPECT_EQ(*pair,
+              (std::vector<std::string>{"n18446744073709551614", "n18446744073709551615"}));
+    EXPECT_FALSE(expand_hostlist("n[0-18446744073709551615]"));
+    EXPECT_FALSE(expand_hostlist("a,n[1-18446744073709551615]"));
+    EXPECT_FALSE(expand_hostlist("n[0-99998],m[1-2]"));
+    EXPECT_EQ(expand_hostlist("n[0-99998],m[1]")->size(), k_max_hosts);
+}
+
 TEST(Hostlist, ShortNames) {
     EXPECT_EQ(short_node_name("node02.cluster.internal"), "node02");
     EXPECT_EQ(short_node_name("n2"), "n2");

@@ -39,6 +39,23 @@ TEST(Release, FamiliesAreCountedInSlurmsReleaseOrder) {
     EXPECT_FALSE(slurm::families_between({22, 11, 0}, {23, 2, 0}));  // never released
 }
 
+// Found by fuzz/registration_values_fuzzer.cpp: a release slurmctld reports with a huge major
+// (a corrupt or hostile version string) made the family index overflow int (undefined
+// behaviour; in practice a negative index, so a distance to compare as if it were real).
+TEST(Release, HugeMajorsAreNoFamily) {
+    const auto huge = slurm::parse_release("2119223385.05.0");
+    ASSERT_TRUE(huge);
+    EXPECT_FALSE(slurm::families_between({25, 11, 0}, *huge));
+    EXPECT_FALSE(slurm::families_between(*huge, {25, 11, 0}));
+    EXPECT_FALSE(slurm::families_between({24, 11, 0}, {2147483647, 11, 0}));
+    EXPECT_EQ(slurm::check_compatibility({24, 11, 5}, *huge).compatibility,
+              Compatibility::unsupported);
+    EXPECT_EQ(slurm::check_compatibility(*huge, {24, 11, 5}).compatibility,
+              Compatibility::unsupported);
+    // Far-future families that fit are still counted.
+    EXPECT_EQ(slurm::families_between({25, 11, 0}, {1000, 5, 0}), 1949);
+}
+
 TEST(Release, SlurmctldAcceptsTwoFamiliesBackBefore2411AndThreeFrom2411) {
     EXPECT_EQ(slurm::families_accepted_back({23, 11, 10}), 2);
     EXPECT_EQ(slurm::families_accepted_back({24, 5, 6}), 2);
