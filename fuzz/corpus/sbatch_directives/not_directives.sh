@@ -1,0 +1,5 @@
+ #SUPERVISOR --allow fly
+#SUPERVISORS --allow fly
+## SUPERVISOR --allow fly
+#SBATCHX -Q
+	srun true
