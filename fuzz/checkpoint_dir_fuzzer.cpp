@@ -26,9 +26,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_sections[] = {
-    "trainer_state.json", "model.safetensors.index.json", "latest",
-    "latest_checkpointed_iteration.txt", ".metadata", "model.safetensors"};
+constexpr const char* k_sections[] = {"trainer_state.json",
+                                      "model.safetensors.index.json",
+                                      "latest",
+                                      "latest_checkpointed_iteration.txt",
+                                      ".metadata",
+                                      "model.safetensors"};
 constexpr std::size_t k_section_count = sizeof k_sections / sizeof k_sections[0];
 
 struct Layout {
@@ -44,9 +47,10 @@ const Layout& layout() {
         fs::create_directories(l.dcp);
         // torch.save's legacy magic: a valid (legacy) torch file, so a tag naming
         // global_step10 leads to a usable engine state.
-        const std::string legacy("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
-                                 "\x2e",
-                                 15);
+        const std::string legacy(
+            "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
+            "\x2e",
+            15);
         fuzz::put_file(l.root / "global_step10" / "mp_rank_00_model_states.pt", &legacy);
         const std::string shard = "shard bytes";
         fuzz::put_file(l.dcp / "__0_0.distcp", &shard);
@@ -112,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The name rules on the first line of each section (directory entries are names without
     // '/' or NUL, at most 255 bytes).
     for (std::size_t i = 0; i < parts.size() && i < k_section_count; ++i) {
-        auto name = std::string(parts[i].substr(0, std::min<std::size_t>(parts[i].find('\n'), 255)));
+        auto name =
+            std::string(parts[i].substr(0, std::min<std::size_t>(parts[i].find('\n'), 255)));
         (void)rc::step_in_name(name);
         const auto stripped = rc::strip_temporary(name);
         FUZZ_CHECK(stripped.size() <= name.size());

@@ -117,12 +117,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     for (const auto line : lines) {
         switch (which) {
-            case 0: knob(line); break;
-            case 2: stall_timeout(line); break;
-            case 3: target(line); break;
-            case 4: release(line); break;
-            case 5: action(line); break;
-            default: break;
+            case 0:
+                knob(line);
+                break;
+            case 2:
+                stall_timeout(line);
+                break;
+            case 3:
+                target(line);
+                break;
+            case 4:
+                release(line);
+                break;
+            case 5:
+                action(line);
+                break;
+            default:
+                break;
         }
     }
     return 0;

@@ -52,7 +52,9 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
             "max_excluded_nodes", "time_limit_max_factor", "log_head_bytes",
             "log_tail_bytes",     "rules",                 "metrics_file",
             "retention_days",     "notify"};
-        if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
+        // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
+        const auto is_known = [&key = key](const char* k) { return key.str() == k; };
+        if (std::ranges::find_if(k_keys, is_known) ==
             std::end(k_keys)) {
             std::string known;
             for (const char* k : k_keys) {

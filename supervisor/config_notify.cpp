@@ -89,7 +89,9 @@ common::Result<void> read_notify_config(const toml::node& section,
                             "write the keys under a [notify] line");
     }
     for (const auto& [key, node] : *table) {
-        if (std::ranges::find_if(k_keys, [&](const char* k) { return key.str() == k; }) ==
+        // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
+        const auto is_known = [&key = key](const char* k) { return key.str() == k; };
+        if (std::ranges::find_if(k_keys, is_known) ==
             k_keys.end()) {
             std::string known;
             for (const char* k : k_keys) {

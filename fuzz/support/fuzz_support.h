@@ -24,13 +24,12 @@
 #include <vector>
 
 // A property the code under test promises; its failure is a finding, like a crash.
-#define FUZZ_CHECK(condition)                                                                \
-    do {                                                                                     \
-        if (!(condition)) {                                                                  \
-            std::fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__,        \
-                         #condition);                                                        \
-            std::abort();                                                                    \
-        }                                                                                    \
+#define FUZZ_CHECK(condition)                                                                     \
+    do {                                                                                          \
+        if (!(condition)) {                                                                       \
+            std::fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__, #condition); \
+            std::abort();                                                                         \
+        }                                                                                         \
     } while (false)
 
 namespace fuzz {
@@ -42,9 +41,11 @@ namespace fuzz {
     std::exit(2);
 }
 
-// The scratch directory of this process, created on first use and removed at exit.
+// The scratch directory of this process, created on first use and removed at exit (libFuzzer
+// ends with exit(); a crash leaves it behind, named supervisor-fuzz-*). Never destroyed: the
+// atexit handler runs after the destructors of statics constructed after its registration.
 inline const std::filesystem::path& scratch_directory() {
-    static const std::filesystem::path directory = [] {
+    static const std::filesystem::path* const directory = [] {
         std::string base;
         if (const char* tmp = std::getenv("FUZZ_SCRATCH_DIR"); tmp != nullptr && *tmp != '\0') {
             base = tmp;
@@ -59,13 +60,14 @@ inline const std::filesystem::path& scratch_directory() {
         if (::mkdtemp(name.data()) == nullptr) {
             setup_failed("mkdtemp in " + base + ": " + std::strerror(errno));
         }
+        static const auto* const made = new std::filesystem::path(name);
         std::atexit([] {
             std::error_code ec;
-            std::filesystem::remove_all(scratch_directory(), ec);
+            std::filesystem::remove_all(*made, ec);
         });
-        return std::filesystem::path(name);
+        return made;
     }();
-    return directory;
+    return *directory;
 }
 
 // One file reused for every input: each call to write() replaces its whole content. path()
