@@ -112,8 +112,7 @@ class Store {
     [[nodiscard]] std::vector<Notification> notifications(const JobId& job) const;
     // The job's notifications to `target` sent after `since` (strictly), by sent_at: the
     // cooldown and the SMS rate limit of notify/.
-    [[nodiscard]] std::vector<Notification> sent_since(const JobId& job,
-                                                       const std::string& target,
+    [[nodiscard]] std::vector<Notification> sent_since(const JobId& job, const std::string& target,
                                                        TimePoint since) const;
 
     // --- retention (store_retention.cpp) ---------------------------------------------------

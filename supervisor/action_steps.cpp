@@ -59,9 +59,8 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
     std::string result;
     std::uint32_t restart_count = job.restart_count;
     if (job.restart_count > expected) {
-        result = "already requeued (Slurm's restart count is " +
-                 std::to_string(job.restart_count) + ", was " + std::to_string(expected) +
-                 " when planned)";
+        result = "already requeued (Slurm's restart count is " + std::to_string(job.restart_count) +
+                 ", was " + std::to_string(expected) + " when planned)";
     } else if (!slurm::is_finished(job.state) &&
                !(params.value("stop_running", false) && job.state == slurm::JobState::running)) {
         result = "the job is already " + std::string(slurm::to_string(job.state)) +
@@ -94,9 +93,8 @@ bool ActionExecutor::exclude_nodes(const state::Action& action, const nlohmann::
         fresh_nodes.insert(node);
     }
     if (auto set = m_client.set_excluded_nodes(action.job, join(excluded)); !set) {
-        return slurm_failed(action, set.error(), "Slurm refused the excluded nodes" +
-                                                     std::string(k_held_hint),
-                            true);
+        return slurm_failed(action, set.error(),
+                            "Slurm refused the excluded nodes" + std::string(k_held_hint), true);
     }
     std::string result = "excluded " + join(fresh_nodes) + " (ExcNodeList=" + join(excluded) + ")";
     // A required node we just excluded would keep the job pending forever.
@@ -106,8 +104,8 @@ bool ActionExecutor::exclude_nodes(const state::Action& action, const nlohmann::
     if (conflict) {
         if (auto cleared = m_client.set_required_nodes(action.job, ""); !cleared) {
             return slurm_failed(action, cleared.error(),
-                                "Slurm refused to clear the required nodes " +
-                                    job->required_nodes + std::string(k_held_hint),
+                                "Slurm refused to clear the required nodes " + job->required_nodes +
+                                    std::string(k_held_hint),
                                 true);
         }
         result += "; cleared the required nodes " + job->required_nodes +
@@ -126,13 +124,12 @@ bool ActionExecutor::extend_time_limit(const state::Action& action, const nlohma
     }
     if (auto set = m_client.set_time_limit(action.job, std::chrono::minutes(minutes)); !set) {
         // Only operators may raise a limit: the job still resumes and makes progress.
-        return slurm_failed(action, set.error(),
-                            "time limit kept (Slurm refused " + std::to_string(minutes) +
-                                " minutes)",
-                            false);
+        return slurm_failed(
+            action, set.error(),
+            "time limit kept (Slurm refused " + std::to_string(minutes) + " minutes)", false);
     }
-    finish(action, state::ActionStatus::done,
-           "time limit " + std::to_string(minutes) + " minutes", std::nullopt, false);
+    finish(action, state::ActionStatus::done, "time limit " + std::to_string(minutes) + " minutes",
+           std::nullopt, false);
     return true;
 }
 
@@ -170,8 +167,7 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::js
             const bool excluded = std::ranges::any_of(actions, [&](const state::Action& a) {
                 return a.attempt == action.attempt && a.kind == "exclude_node";
             });
-            return slurm_failed(action, done.error(), "Slurm refused to drain " + node,
-                                !excluded);
+            return slurm_failed(action, done.error(), "Slurm refused to drain " + node, !excluded);
         }
         drained += (drained.empty() ? "" : ",") + node;
     }

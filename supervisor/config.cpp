@@ -27,8 +27,7 @@ common::Result<void> read_positive(const toml::table& table, const std::string& 
 
 }  // namespace
 
-common::Result<Config> load_config(const std::filesystem::path& file, Config base,
-                                   bool required) {
+common::Result<Config> load_config(const std::filesystem::path& file, Config base, bool required) {
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) {
         if (required) {
@@ -46,16 +45,23 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                             "fix the TOML syntax");
     }
     for (const auto& [key, node] : table) {
-        static const char* const k_keys[] = {
-            "poll_interval_ms",   "max_backoff_ms",     "start_delay_s",
-            "requeue_backoff_s",  "requeue_backoff_max_s", "same_failure_limit",
-            "max_excluded_nodes", "time_limit_max_factor", "log_head_bytes",
-            "log_tail_bytes",     "rules",                 "metrics_file",
-            "retention_days",     "notify"};
+        static const char* const k_keys[] = {"poll_interval_ms",
+                                             "max_backoff_ms",
+                                             "start_delay_s",
+                                             "requeue_backoff_s",
+                                             "requeue_backoff_max_s",
+                                             "same_failure_limit",
+                                             "max_excluded_nodes",
+                                             "time_limit_max_factor",
+                                             "log_head_bytes",
+                                             "log_tail_bytes",
+                                             "rules",
+                                             "metrics_file",
+                                             "retention_days",
+                                             "notify"};
         // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
         const auto is_known = [&key = key](const char* k) { return key.str() == k; };
-        if (std::ranges::find_if(k_keys, is_known) ==
-            std::end(k_keys)) {
+        if (std::ranges::find_if(k_keys, is_known) == std::end(k_keys)) {
             std::string known;
             for (const char* k : k_keys) {
                 known += (known.empty() ? "" : ", ") + std::string(k);
@@ -70,18 +76,18 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     std::int64_t requeue_backoff = base.requeue_backoff.count(),
                  requeue_backoff_max = base.requeue_backoff_max.count(),
                  retention_days = base.retention.count() / 24;
-    for (auto result : {read_positive(table, "poll_interval_ms", file, poll),
-                        read_positive(table, "max_backoff_ms", file, backoff),
-                        read_positive(table, "start_delay_s", file, delay),
-                        read_positive(table, "requeue_backoff_s", file, requeue_backoff),
-                        read_positive(table, "requeue_backoff_max_s", file, requeue_backoff_max),
-                        read_positive(table, "same_failure_limit", file, base.same_failure_limit),
-                        read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
-                        read_positive(table, "time_limit_max_factor", file,
-                                      base.time_limit_max_factor),
-                        read_positive(table, "log_head_bytes", file, head),
-                        read_positive(table, "log_tail_bytes", file, tail),
-                        read_positive(table, "retention_days", file, retention_days)}) {
+    for (auto result :
+         {read_positive(table, "poll_interval_ms", file, poll),
+          read_positive(table, "max_backoff_ms", file, backoff),
+          read_positive(table, "start_delay_s", file, delay),
+          read_positive(table, "requeue_backoff_s", file, requeue_backoff),
+          read_positive(table, "requeue_backoff_max_s", file, requeue_backoff_max),
+          read_positive(table, "same_failure_limit", file, base.same_failure_limit),
+          read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
+          read_positive(table, "time_limit_max_factor", file, base.time_limit_max_factor),
+          read_positive(table, "log_head_bytes", file, head),
+          read_positive(table, "log_tail_bytes", file, tail),
+          read_positive(table, "retention_days", file, retention_days)}) {
         if (!result) {
             return tl::unexpected(result.error());
         }

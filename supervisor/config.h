@@ -13,18 +13,18 @@
 namespace supervisor {
 
 struct Config {
-    std::filesystem::path state_dir;               // database and env files
+    std::filesystem::path state_dir;  // database and env files
     std::chrono::milliseconds poll_interval{10'000};
     std::chrono::milliseconds max_backoff{60'000};  // while slurmctld is unreachable
-    std::chrono::seconds start_delay{2};           // StartTime = now + this after a requeue
-    std::chrono::seconds requeue_backoff{60};      // before the 2nd restart; doubles after
+    std::chrono::seconds start_delay{2};            // StartTime = now + this after a requeue
+    std::chrono::seconds requeue_backoff{60};       // before the 2nd restart; doubles after
     std::chrono::seconds requeue_backoff_max{1800};
-    std::size_t same_failure_limit = 3;   // escalate when one cause repeats at one step
-    std::size_t max_excluded_nodes = 2;   // per job
+    std::size_t same_failure_limit = 3;      // escalate when one cause repeats at one step
+    std::size_t max_excluded_nodes = 2;      // per job
     std::int64_t time_limit_max_factor = 2;  // extend_time_limit up to this x the original
     recovery::ExcerptLimits log_limits;
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
-    notify::Settings notify;  // the [notify] table (config_notify.h)
+    notify::Settings notify;                         // the [notify] table (config_notify.h)
     std::filesystem::path metrics_file;  // Prometheus textfile, rewritten each cycle; empty: none
     // Events and sent notifications of a job that is over (completed, credential_error,
     // unregistered) are deleted this long after its last change (store: prune_finished_history).
@@ -36,7 +36,7 @@ struct Config {
 // time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file
 // (an absolute path), retention_days, [notify] (config_notify.h). A missing file is an error only
 // when `required`.
-[[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file,
-                                                 Config base, bool required);
+[[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file, Config base,
+                                                 bool required);
 
 }  // namespace supervisor

@@ -91,8 +91,7 @@ common::Result<void> read_notify_config(const toml::node& section,
     for (const auto& [key, node] : *table) {
         // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
         const auto is_known = [&key = key](const char* k) { return key.str() == k; };
-        if (std::ranges::find_if(k_keys, is_known) ==
-            k_keys.end()) {
+        if (std::ranges::find_if(k_keys, is_known) == k_keys.end()) {
             std::string known;
             for (const char* k : k_keys) {
                 known += (known.empty() ? "" : ", ") + std::string(k);

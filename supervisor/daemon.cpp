@@ -58,9 +58,10 @@ void prune_history(state::Store& store, const common::Clock& clock, const Config
         const auto pruned = store.prune_finished_history(clock.now() - keep);
         transaction.commit();
         if (pruned.events > 0 || pruned.notifications > 0) {
-            spdlog::info("retention: deleted {} events and {} notifications of jobs finished "
-                         "more than {} days ago",
-                         pruned.events, pruned.notifications, keep.count() / 24);
+            spdlog::info(
+                "retention: deleted {} events and {} notifications of jobs finished "
+                "more than {} days ago",
+                pruned.events, pruned.notifications, keep.count() / 24);
         }
     } catch (const state::DatabaseError& e) {
         spdlog::error("retention skipped this time: {}", e.what());

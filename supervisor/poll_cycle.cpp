@@ -170,9 +170,9 @@ void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std
     const auto lost = m_refusals.count(refused);
     for (const auto& job : refused) {
         report.refused.push_back(job.to_string() + ": slurmctld refused to show it (" +
-                                         std::to_string(m_refusals.cycles(job)) + " of " +
-                                         std::to_string(k_refused_cycles_before_access_lost) +
-                                         " cycles in a row): " + answer);
+                                 std::to_string(m_refusals.cycles(job)) + " of " +
+                                 std::to_string(k_refused_cycles_before_access_lost) +
+                                 " cycles in a row): " + answer);
     }
     for (const auto& job : lost) {
         auto registration = m_store.registration(job);

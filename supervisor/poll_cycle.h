@@ -11,8 +11,8 @@
 //
 // Slurm being unreachable or failing to authenticate us is reported, never taken for a
 // failure or a loss of access; a refusal ("access denied") is pinned to the jobs it concerns
-// and moves them to credential_error only after several cycles (access_refusals.h). Database errors throw
-// (state::DatabaseError) out of run(); each transaction rolls back on its own. Any other
+// and moves them to credential_error only after several cycles (access_refusals.h). Database errors
+// throw (state::DatabaseError) out of run(); each transaction rolls back on its own. Any other
 // failure while handling one job is contained to that job (CycleReport::internal_errors).
 #pragma once
 
@@ -92,8 +92,8 @@ class PollCycle {
     const Config& m_config;
     uid_t m_user;
     ActionExecutor m_executor;
-    StallTracker m_stalls;   // in memory: a restarted daemon restarts the stall clocks
-    JobTroubles m_troubles;  // jobs whose handling failed lately
+    StallTracker m_stalls;      // in memory: a restarted daemon restarts the stall clocks
+    JobTroubles m_troubles;     // jobs whose handling failed lately
     AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed

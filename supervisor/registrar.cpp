@@ -134,11 +134,11 @@ common::Result<void> check_request(const RegisterRequest& request) {
                             "it counts every run, the first one included");
     }
     if (request.checkpoint_pattern.find('/') != std::string::npos) {
-        return common::fail("--checkpoint-pattern '" + request.checkpoint_pattern +
-                                "' contains a '/'",
-                            "the pattern is matched against the names directly inside "
-                            "--checkpoint-dir; point --checkpoint-dir at the deeper directory "
-                            "instead");
+        return common::fail(
+            "--checkpoint-pattern '" + request.checkpoint_pattern + "' contains a '/'",
+            "the pattern is matched against the names directly inside "
+            "--checkpoint-dir; point --checkpoint-dir at the deeper directory "
+            "instead");
     }
     return {};
 }

@@ -6,14 +6,15 @@
 // name, or a variable used twice), resubmit whitelisted for a job whose script slurmctld will
 // not give us, and when slurmctld cannot be reached. Declared knobs start the job's resume
 // environment (BATCH_SIZE=64); the job's time limit becomes the time_limit knob. A progress
-// pattern that is not a valid regular expression fails too. Otherwise the registration is written as `pending`, checked, and
-// left `enabled` or `credential_error` (with the reason and the fix) — both are successes here.
+// pattern that is not a valid regular expression fails too. Otherwise the registration is written
+// as `pending`, checked, and left `enabled` or `credential_error` (with the reason and the fix) —
+// both are successes here.
 #pragma once
 
+#include <sys/types.h>
 #include <cstdint>
 #include <string>
 #include <vector>
-#include <sys/types.h>
 
 #include "common/clock.h"
 #include "common/error.h"

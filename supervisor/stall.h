@@ -43,13 +43,13 @@ namespace supervisor {
 struct Stall {
     std::chrono::seconds timeout{0};
     std::chrono::seconds silent_for{0};
-    common::TimePoint since{};              // the last activity seen (or when tracking began)
-    std::uint64_t log_bytes = 0;            // size of its logs, all files together
-    bool logs_grew = false;                 // with a pattern: output, but no new step line
-    std::string progress_pattern;           // empty: log growth alone counted
-    std::optional<std::string> last_step;   // the last step line seen, when a pattern is set
-    std::vector<std::string> files;         // the logs watched
-    std::string summary;                    // one sentence for a person
+    common::TimePoint since{};             // the last activity seen (or when tracking began)
+    std::uint64_t log_bytes = 0;           // size of its logs, all files together
+    bool logs_grew = false;                // with a pattern: output, but no new step line
+    std::string progress_pattern;          // empty: log growth alone counted
+    std::optional<std::string> last_step;  // the last step line seen, when a pattern is set
+    std::vector<std::string> files;        // the logs watched
+    std::string summary;                   // one sentence for a person
 };
 
 class StallTracker {
@@ -68,9 +68,7 @@ class StallTracker {
 
     // Forgets every job not in `tracked` (ended, unregistered, recovering).
     void retain(const std::set<common::JobId>& tracked);
-    [[nodiscard]] bool tracking(const common::JobId& job) const {
-        return m_tracks.contains(job);
-    }
+    [[nodiscard]] bool tracking(const common::JobId& job) const { return m_tracks.contains(job); }
 
   private:
     struct File {

@@ -96,8 +96,7 @@ TEST(Hostlist, RangesAtTheTopOfTheNumberType) {
     EXPECT_EQ(*top, (std::vector<std::string>{"n18446744073709551615"}));
     const auto pair = expand_hostlist("n[18446744073709551614-18446744073709551615]");
     ASSERT_TRUE(pair);
-    EXPECT_EQ(*pair,
-              (std::vector<std::string>{"n18446744073709551614", "n18446744073709551615"}));
+    EXPECT_EQ(*pair, (std::vector<std::string>{"n18446744073709551614", "n18446744073709551615"}));
     EXPECT_FALSE(expand_hostlist("n[0-18446744073709551615]"));
     EXPECT_FALSE(expand_hostlist("a,n[1-18446744073709551615]"));
     EXPECT_FALSE(expand_hostlist("n[0-99998],m[1-2]"));
