@@ -2,20 +2,18 @@
 // name that resolves to a loopback address elsewhere (an /etc/hosts trick) gets no exception.
 #include "notify/smtp_security.h"
 
+#include "notify/target.h"
+
 namespace notify {
 namespace {
 
-// The authority of scheme://authority/..., without user info and port.
+// The host of the URL, without user info and port.
 std::string_view host_of(std::string_view url) {
-    const auto scheme = url.find("://");
-    if (scheme == std::string_view::npos) {
+    const auto parts = url_authority(url);
+    if (!parts) {
         return {};
     }
-    auto authority = url.substr(scheme + 3);
-    authority = authority.substr(0, authority.find_first_of("/?#"));
-    if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
-        authority.remove_prefix(at + 1);
-    }
+    const auto authority = parts->host_port;
     if (authority.starts_with('[')) {
         return authority.substr(0, authority.find(']') + 1);
     }
@@ -25,13 +23,8 @@ std::string_view host_of(std::string_view url) {
 }  // namespace
 
 bool url_has_credentials(std::string_view url) {
-    const auto scheme = url.find("://");
-    if (scheme == std::string_view::npos) {
-        return false;
-    }
-    auto authority = url.substr(scheme + 3);
-    authority = authority.substr(0, authority.find_first_of("/?#"));
-    return authority.find('@') != std::string_view::npos;
+    const auto parts = url_authority(url);
+    return parts && parts->has_user_info;
 }
 
 bool url_host_is_loopback(std::string_view url) {

@@ -102,26 +102,32 @@ common::Result<std::vector<Target>> parse_targets(const std::vector<std::string>
     return targets;
 }
 
-std::string redacted_url(std::string_view url) {
+std::optional<UrlAuthority> url_authority(std::string_view url) {
     const auto scheme = url.find("://");
     if (scheme == std::string_view::npos) {
-        return std::string(url);
+        return std::nullopt;
     }
-    const auto authority_begin = scheme + 3;
-    const auto authority_end = url.find_first_of("/?#", authority_begin);
-    auto authority = url.substr(authority_begin, authority_end == std::string_view::npos
-                                                     ? std::string_view::npos
-                                                     : authority_end - authority_begin);
-    std::string shown(url.substr(0, authority_begin));
+    UrlAuthority parts;
+    parts.scheme = url.substr(0, scheme + 3);
+    auto authority = url.substr(scheme + 3);
+    const auto end = authority.find_first_of("/?#");
+    parts.has_rest = end != std::string_view::npos && end + 1 < authority.size();
+    authority = authority.substr(0, end);
     if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
-        shown += "***@";
+        parts.has_user_info = true;
         authority.remove_prefix(at + 1);
     }
-    shown += authority;
-    if (authority_end != std::string_view::npos && authority_end + 1 < url.size()) {
-        shown += "/...";
+    parts.host_port = authority;
+    return parts;
+}
+
+std::string redacted_url(std::string_view url) {
+    const auto parts = url_authority(url);
+    if (!parts) {
+        return std::string(url);
     }
-    return shown;
+    return std::string(parts->scheme) + (parts->has_user_info ? "***@" : "") +
+           std::string(parts->host_port) + (parts->has_rest ? "/..." : "");
 }
 
 }  // namespace notify

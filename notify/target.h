@@ -8,6 +8,7 @@
 // parse_target() fails (value) with what is wrong and the accepted forms.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,16 @@ struct Target {
 // Every entry parsed, or the first error.
 [[nodiscard]] common::Result<std::vector<Target>> parse_targets(
     const std::vector<std::string>& texts);
+
+// The parts of scheme://[user-info@]host[:port][/path?query#fragment] this module looks at;
+// nullopt when the text has no "://". Views into `url`.
+struct UrlAuthority {
+    std::string_view scheme;     // "https://", separator included
+    bool has_user_info = false;  // "user:password@" before the host
+    std::string_view host_port;  // "host:587", "[::1]:25"
+    bool has_rest = false;       // a path, query or fragment follows
+};
+[[nodiscard]] std::optional<UrlAuthority> url_authority(std::string_view url);
 
 // A URL as it may be shown (journal, doctor, logs): scheme and host only. Credentials before
 // the host ("user:password@") become "***@"; a path or query, where webhook tokens live,
