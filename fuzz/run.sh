@@ -9,7 +9,7 @@
 #
 # Environment:
 #   FUZZ_SECONDS     seconds per target (default 20)
-#   FUZZ_BUILD_DIR   build directory (default /tmp/supervisor-fuzz-build); the corpora being
+#   FUZZ_BUILD_DIR   build directory (default build-fuzz in the checkout); the corpora being
 #                    grown are in $FUZZ_BUILD_DIR/run/corpus/<target>, crash inputs in
 #                    $FUZZ_BUILD_DIR/run/artifacts/<target>/
 #   FUZZ_JOBS        parallel compile jobs (default 2)
@@ -23,7 +23,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source_dir="$(dirname "$here")"
-build_dir="${FUZZ_BUILD_DIR:-/tmp/supervisor-fuzz-build}"
+build_dir="${FUZZ_BUILD_DIR:-$source_dir/build-fuzz}"
 seconds="${FUZZ_SECONDS:-20}"
 jobs="${FUZZ_JOBS:-2}"
 niceness="${FUZZ_NICE:-10}"
@@ -78,6 +78,14 @@ if [[ "${FUZZ_NO_BUILD:-0}" == 1 ]]; then
 else
     echo "== build in $build_dir ($cxx)"
     build_start=$SECONDS
+    # A build directory configured from another checkout (a clone in another place, a copied
+    # machine) makes cmake refuse to configure: start it afresh rather than fail.
+    cache="$build_dir/CMakeCache.txt"
+    if [[ -f "$cache" ]] &&
+        ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$source_dir" "$cache"; then
+        echo "== $build_dir was configured from another source directory: starting it afresh"
+        rm -rf "$build_dir"
+    fi
     CC="${cc:-$cxx}" CXX="$cxx" nice -n "$niceness" cmake -S "$source_dir" -B "$build_dir" \
         -DSUPERVISOR_FUZZ=ON -DSUPERVISOR_BUILD_TESTS=OFF -DSUPERVISOR_BUILD_BENCH=OFF \
         >"$probe_dir/configure.log" 2>&1 ||
