@@ -33,6 +33,9 @@ struct ExcerptLimits {
     static constexpr std::uint64_t k_default_head_bytes = 64 * 1024;
     static constexpr std::uint64_t k_default_tail_bytes = 4 * 1024 * 1024;
     static constexpr std::uint64_t k_default_stream_bytes = 1024ULL * 1024 * 1024;
+    // The most head_bytes or tail_bytes may be (diagnose's options, the daemon's config): the
+    // excerpt is held in memory, and a sum of two such bounds cannot overflow.
+    static constexpr std::uint64_t k_max_bytes = 1024ULL * 1024 * 1024;
 
     std::uint64_t head_bytes = k_default_head_bytes;
     std::uint64_t tail_bytes = k_default_tail_bytes;

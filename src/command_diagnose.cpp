@@ -154,7 +154,7 @@ common::Result<recovery::Evidence> gather_evidence(const DiagnoseOptions& option
     }
     // Both are held in memory: a bound far above any useful excerpt, not an allocation the
     // size of whatever number was typed.
-    constexpr std::uint64_t k_max_excerpt_bytes = 1024ULL * 1024 * 1024;
+    constexpr std::uint64_t k_max_excerpt_bytes = recovery::ExcerptLimits::k_max_bytes;
     if (options.head_bytes > k_max_excerpt_bytes || options.tail_bytes > k_max_excerpt_bytes) {
         return common::fail("--head-bytes and --tail-bytes must each be at most " +
                                 std::to_string(k_max_excerpt_bytes) + " (1 GiB)",

@@ -1,27 +1,34 @@
 #include "supervisor/config.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <toml++/toml.h>
 
+#include "supervisor/config_integer.h"
 #include "supervisor/config_notify.h"
 
 namespace supervisor {
 namespace {
 
+// `max` bounds what the key accepts (config_integer.h); the message names it when it applies.
 template <typename T>
 common::Result<void> read_positive(const toml::table& table, const std::string& key,
-                                   const std::filesystem::path& file, T& out) {
+                                   const std::filesystem::path& file, T& out,
+                                   std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
     const auto* node = table.get(key);
     if (!node) {
         return {};
     }
-    const auto value = node->value<std::int64_t>();
-    if (!value || *value <= 0) {
-        return common::fail(file.string() + ": '" + key + "' must be a positive integer",
-                            "e.g. " + key + " = 1000");
+    const auto value = positive_config_integer<T>(*node, max);
+    if (!value) {
+        const bool bounded = max != std::numeric_limits<std::int64_t>::max();
+        return common::fail(file.string() + ": '" + key + "' must be a positive integer" +
+                                (bounded ? " of at most " + std::to_string(max) : ""),
+                            "e.g. " + key + " = 1000 (a whole number, without quotes or "
+                                            "decimal point)");
     }
-    out = T(*value);
+    out = *value;
     return {};
 }
 
@@ -77,16 +84,19 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                  requeue_backoff_max = base.requeue_backoff_max.count(),
                  retention_days = base.retention.count() / 24;
     for (auto result :
-         {read_positive(table, "poll_interval_ms", file, poll),
-          read_positive(table, "max_backoff_ms", file, backoff),
-          read_positive(table, "start_delay_s", file, delay),
-          read_positive(table, "requeue_backoff_s", file, requeue_backoff),
-          read_positive(table, "requeue_backoff_max_s", file, requeue_backoff_max),
+         {read_positive(table, "poll_interval_ms", file, poll, 1000 * k_config_max_seconds),
+          read_positive(table, "max_backoff_ms", file, backoff, 1000 * k_config_max_seconds),
+          read_positive(table, "start_delay_s", file, delay, k_config_max_seconds),
+          read_positive(table, "requeue_backoff_s", file, requeue_backoff, k_config_max_seconds),
+          read_positive(table, "requeue_backoff_max_s", file, requeue_backoff_max,
+                        k_config_max_seconds),
           read_positive(table, "same_failure_limit", file, base.same_failure_limit),
           read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
-          read_positive(table, "time_limit_max_factor", file, base.time_limit_max_factor),
-          read_positive(table, "log_head_bytes", file, head),
-          read_positive(table, "log_tail_bytes", file, tail),
+          read_positive(table, "time_limit_max_factor", file, base.time_limit_max_factor, 100),
+          read_positive(table, "log_head_bytes", file, head,
+                        std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
+          read_positive(table, "log_tail_bytes", file, tail,
+                        std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
           read_positive(table, "retention_days", file, retention_days)}) {
         if (!result) {
             return tl::unexpected(result.error());

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include "notify/target.h"
+#include "supervisor/config_integer.h"
 
 namespace supervisor {
 namespace {
@@ -47,16 +49,20 @@ common::Result<void> read_path(const toml::table& table, const std::string& key,
     return {};
 }
 
+// Durations are in seconds and bounded (config_integer.h); sms_per_hour by its type.
 template <typename T>
 common::Result<void> read_positive(const toml::table& table, const std::string& key,
-                                   const std::filesystem::path& file, T& out) {
+                                   const std::filesystem::path& file, T& out,
+                                   std::int64_t max = k_config_max_seconds) {
     if (const auto* node = table.get(key)) {
-        const auto value = node->value<std::int64_t>();
-        if (!value || *value <= 0) {
-            return common::fail(where(file, key) + " must be a positive integer",
-                                "e.g. " + key + " = 60");
+        const auto value = positive_config_integer<T>(*node, max);
+        if (!value) {
+            return common::fail(where(file, key) + " must be a positive integer of at most " +
+                                    std::to_string(std::min<std::int64_t>(
+                                        max, std::numeric_limits<T>::max())),
+                                "e.g. " + key + " = 60 (a whole number, without quotes)");
         }
-        out = T(*value);
+        out = *value;
     }
     return {};
 }

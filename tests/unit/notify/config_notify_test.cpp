@@ -79,6 +79,10 @@ TEST(ConfigNotify, ErrorsNameTheKey) {
         {"[notify]\ndefault_targets = \"mailto:a@b\"\n", "'default_targets' must be an array"},
         {"[notify]\ndefault_targets = [\"pager:7\"]\n", "notification target 'pager:7'"},
         {"notify = 3\n", "'notify' must be a table"},
+        // 2^32 + 1 would wrap to 1 SMS an hour; a float is refused, never cast (toml++ UB).
+        {"[notify]\nsms_per_hour = 4294967297\n", "'sms_per_hour' must be a positive integer"},
+        {"[notify]\ntimeout_s = 1e25\n", "'timeout_s' must be a positive integer"},
+        {"[notify]\ngive_up_after_s = 9223372036854775807\n", "of at most 316224000"},
     };
     for (const auto& [text, expected] : cases) {
         const auto config = load(dir, text);

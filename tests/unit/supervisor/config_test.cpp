@@ -89,6 +89,36 @@ TEST_F(ConfigTest, WrongTypeIsAnError) {
     EXPECT_FALSE(load_config(write("poll_interval_ms = 1.5\n"), Config{}, true));
 }
 
+// A float is never converted to an integer: toml++ casts before it checks the range, which is
+// undefined behaviour past 2^63 (fuzz/config_toml_fuzzer.cpp found it; UBSan reports it).
+TEST_F(ConfigTest, FloatsAreRefusedNeverConverted) {
+    for (const char* text : {"log_head_bytes = 10E24\n", "poll_interval_ms = 1e300\n",
+                             "start_delay_s = -1e25\n", "same_failure_limit = 3.0\n",
+                             "max_backoff_ms = inf\n", "requeue_backoff_s = nan\n"}) {
+        const auto config = load_config(write(text), Config{}, true);
+        ASSERT_FALSE(config) << text;
+        EXPECT_NE(config.error().message.find("positive integer"), std::string::npos)
+            << config.error().message;
+    }
+}
+
+// Past these bounds a value is a typing error, and converting it (seconds to milliseconds,
+// an excerpt held in memory) could overflow or exhaust memory.
+TEST_F(ConfigTest, ValuesBeyondTheirBoundsAreRefusedNamingTheBound) {
+    for (const char* text :
+         {"start_delay_s = 9223372036854775807\n", "poll_interval_ms = 9223372036854775807\n",
+          "requeue_backoff_max_s = 400000000\n", "log_tail_bytes = 1073741825\n",
+          "time_limit_max_factor = 101\n"}) {
+        const auto config = load_config(write(text), Config{}, true);
+        ASSERT_FALSE(config) << text;
+        EXPECT_NE(config.error().message.find("at most"), std::string::npos)
+            << config.error().message;
+    }
+    const auto largest = load_config(write("log_tail_bytes = 1073741824\n"), Config{}, true);
+    ASSERT_TRUE(largest) << largest.error().message;
+    EXPECT_EQ(largest->log_limits.tail_bytes, 1073741824U);
+}
+
 TEST_F(ConfigTest, SyntaxErrorIsAnErrorNamingTheFile) {
     const auto file = write("poll_interval_ms = = 1\n");
     const auto config = load_config(file, Config{}, true);
