@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/failpoint.h"
 #include "common/json_text.h"
 #include "notify/backoff.h"
 #include "notify/message.h"
@@ -243,6 +244,10 @@ bool Dispatcher::defer_over_sms_limit(Notification& row, DispatchReport& report)
 void Dispatcher::deliver(std::vector<Notification> group, const Target& target,
                          DispatchReport& report) {
     const auto result = m_sender.send(target, outgoing_of(group));
+    if (result) {
+        // The one crash window of the delivery guarantee (dispatcher.h): accepted, not marked.
+        common::failpoint("after_send");
+    }
     const auto now = m_clock.now();
     Notification& primary = group.back();
     auto transaction = m_store.begin();
@@ -267,6 +272,7 @@ void Dispatcher::deliver(std::vector<Notification> group, const Target& target,
             }
         }
         transaction.commit();
+        common::failpoint("after_send_commit");
         ++report.sent;
         report.suppressed += group.size() - 1;
         return;

@@ -10,7 +10,7 @@
 #include "ops/log_setup.h"
 #include "slurm/libslurm_client.h"
 #include "slurm/release.h"
-#include "supervisor/failpoint.h"
+#include "common/failpoint.h"
 
 int main(int argc, char** argv) {
     CLI::App app{
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
         "--version", std::string("supervisor ") + SUPERVISOR_VERSION + " (built against Slurm " +
                          slurm::compiled_release().to_string() + ", libslurm API " +
                          slurm::runtime_slurm_api_version() + ")" +
-                         (supervisor::k_failpoints_compiled
+                         (common::k_failpoints_compiled
                               ? "\nTEST BUILD: crash-test failpoints compiled in "
                                 "(SUPERVISOR_FAILPOINTS=ON); do not install this binary"
                               : ""));

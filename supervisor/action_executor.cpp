@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "recovery/cause.h"
-#include "supervisor/failpoint.h"
+#include "common/failpoint.h"
 #include "supervisor/journal.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/resume_env.h"
@@ -88,7 +88,7 @@ bool ActionExecutor::execute(const state::Action& action,
                          ", step " + std::to_string(action.step) + ")",
                      {{"action_id", action.id}, {"kind", action.kind}});
         transaction.commit();
-        failpoint("after_intent");
+        common::failpoint("after_intent");
     }
     const auto params = params_of(action);
     if (is_environment_fix(action.kind)) {

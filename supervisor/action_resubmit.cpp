@@ -16,7 +16,7 @@
 
 #include "slurm/submit_request.h"
 #include "supervisor/action_executor.h"
-#include "supervisor/failpoint.h"
+#include "common/failpoint.h"
 #include "supervisor/journal.h"
 #include "supervisor/resume_env.h"
 
@@ -78,7 +78,7 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
         spdlog::info("job {}: resubmitted as job {} (held until registered)",
                      action.job.to_string(), next.to_string());
     }
-    failpoint("after_act");
+    common::failpoint("after_act");
 
     const auto now = m_clock.now();
     {
@@ -120,7 +120,7 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
         transaction.commit();
     }
 
-    failpoint("after_resubmit_commit");
+    common::failpoint("after_resubmit_commit");
     return finish_resubmit(action, params, next.to_string());
 }
 

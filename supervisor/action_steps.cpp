@@ -6,7 +6,7 @@
 
 #include "recovery/hostlist.h"
 #include "supervisor/action_executor.h"
-#include "supervisor/failpoint.h"
+#include "common/failpoint.h"
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
@@ -68,7 +68,7 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
     } else {
         const auto requeued = m_client.requeue(
             action.job, hold ? slurm::RequeueMode::hold : slurm::RequeueMode::run_again);
-        failpoint("after_act");
+        common::failpoint("after_act");
         if (!requeued) {
             return slurm_failed(action, requeued.error(), "Slurm refused the requeue", true);
         }

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "common/json_text.h"
-#include "supervisor/failpoint.h"
+#include "common/failpoint.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/failure_report.h"
@@ -195,7 +195,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     registration.updated_at = now;
     m_store.update_registration(registration);
     transaction.commit();
-    failpoint("after_plan");
+    common::failpoint("after_plan");
 
     if (!analysis.plan.escalate && analysis.plan.actions.empty()) {
         // Slurm requeued the job and no action of ours will run: the job still needs its

@@ -1,9 +1,9 @@
-#include "supervisor/failpoint.h"
+#include "common/failpoint.h"
 
 #include <csignal>
 #include <cstdlib>
 
-namespace supervisor {
+namespace common {
 
 void failpoint(std::string_view name) {
     if constexpr (!k_failpoints_compiled) {
@@ -15,4 +15,4 @@ void failpoint(std::string_view name) {
     }
 }
 
-}  // namespace supervisor
+}  // namespace common
