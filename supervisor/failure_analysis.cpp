@@ -77,6 +77,20 @@ std::size_t same_failure_count(const FailureAnalysis& analysis) {
     return count;
 }
 
+// The owner's credentials for the next file reads (nothing switched when `identity` is unset).
+// A failure is a note: the files are then not read at all, never read with the daemon's rights.
+common::Result<std::optional<common::ScopedFileIdentity>> read_as(
+    const std::optional<common::FileIdentity>& identity) {
+    if (!identity) {
+        return std::nullopt;
+    }
+    auto scope = common::ScopedFileIdentity::assume(*identity);
+    if (!scope) {
+        return tl::unexpected(scope.error());
+    }
+    return std::optional<common::ScopedFileIdentity>(std::move(*scope));
+}
+
 }  // namespace
 
 FailureAnalysis analyse_failure(const FailureContext& context,
@@ -104,12 +118,16 @@ FailureAnalysis analyse_failure(const FailureContext& context,
     if (!job.std_err.empty() && job.std_err != job.std_out) {
         files.push_back(job.std_err);
     }
-    for (const auto& file : files) {
-        auto excerpt = recovery::LogExcerpt::read(file, config.log_limits);
-        if (excerpt) {
-            evidence.logs.push_back(std::move(*excerpt));
-        } else {
-            analysis.notes.push_back("log not read: " + excerpt.error().message);
+    if (auto as_owner = read_as(context.read_as); !as_owner) {
+        analysis.notes.push_back("logs not read: " + as_owner.error().message);
+    } else {
+        for (const auto& file : files) {
+            auto excerpt = recovery::LogExcerpt::read(file, config.log_limits);
+            if (excerpt) {
+                evidence.logs.push_back(std::move(*excerpt));
+            } else {
+                analysis.notes.push_back("log not read: " + excerpt.error().message);
+            }
         }
     }
 
@@ -130,7 +148,13 @@ FailureAnalysis analyse_failure(const FailureContext& context,
 
     const bool declared = !registration.checkpoint_dir.empty();
     std::optional<std::string> older;
+    common::Result<std::optional<common::ScopedFileIdentity>> as_owner = std::nullopt;
     if (declared) {
+        as_owner = read_as(context.read_as);
+    }
+    if (declared && !as_owner) {
+        analysis.notes.push_back("checkpoints not read: " + as_owner.error().message);
+    } else if (declared) {
         recovery::checkpoints::ScanOptions options;
         options.pattern = registration.checkpoint_pattern;
         options.marker = registration.checkpoint_marker;
@@ -159,6 +183,8 @@ FailureAnalysis analyse_failure(const FailureContext& context,
             }
         }
     }
+
+    as_owner = std::nullopt;  // the journal and the store are read with the daemon's rights
 
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file_identity.h"
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
 #include "recovery/planner.h"
@@ -43,6 +44,10 @@ struct FailureContext {
     bool is_operator = false;               // the supervisor is a Slurm operator
     bool can_resubmit = false;              // a job spec is stored
     const Stall* stall = nullptr;           // the job is RUNNING but hung (stall.h)
+    // The daemon: logs and checkpoints are read with these credentials (the job's owner), and
+    // not at all when the process cannot take them. Unset (the CLI, acting as its user): read
+    // with the process's own.
+    std::optional<common::FileIdentity> read_as;
 };
 
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,

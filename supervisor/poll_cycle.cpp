@@ -144,7 +144,8 @@ PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::C
       m_config(config),
       m_user(user),
       m_executor(store, client, clock, config),
-      m_stalls(clock) {}
+      m_stalls(clock),
+      m_owners(clock) {}
 
 bool PollCycle::is_operator() {
     if (!m_operator) {
@@ -312,7 +313,14 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
         }
         tracked.insert(registration.job);
         contain(registration, report, [&] {
-            const auto stall = m_stalls.check(registration, it->second);
+            // The logs are stat'ed and read as the job's owner; when that is impossible they
+            // are not looked at (no verdict without evidence), and never with our own rights.
+            auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, it->second));
+            if (!as_owner) {
+                return;
+            }
+            auto stall = m_stalls.check(registration, it->second);
+            as_owner->restore();  // the recovery below writes the store with our own rights
             if (!stall) {
                 return;
             }
@@ -427,7 +435,12 @@ bool PollCycle::still_current(const state::Registration& registration) const {
 
 void PollCycle::validate(state::Registration& registration, const slurm::JobSnapshot& job) {
     const auto now = m_clock.now();
-    const auto problem = check_registration(registration, job, m_user);
+    std::optional<common::Error> problem;
+    if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
+        problem = check_registration(registration, job, m_user);
+    } else {
+        problem = as_owner.error();
+    }
     auto transaction = m_store.begin();
     if (!still_current(registration)) {
         return;  // `supervisor register` is checking it right now

@@ -31,6 +31,7 @@
 #include "supervisor/config.h"
 #include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
+#include "supervisor/owner_identity.h"
 #include "supervisor/stall.h"
 
 namespace supervisor {
@@ -95,6 +96,7 @@ class PollCycle {
     StallTracker m_stalls;      // in memory: a restarted daemon restarts the stall clocks
     JobTroubles m_troubles;     // jobs whose handling failed lately
     AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
+    OwnerIdentities m_owners;   // whose credentials each job's files are read with
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     // The registrations as the last cycle that looked at every job read them: a quiet cycle is

@@ -1,5 +1,6 @@
 #include "supervisor/registration_check.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,13 +13,30 @@
 namespace supervisor {
 namespace {
 
+// Real opens, not access(): access() checks the REAL uid, while the daemon reads a job's files
+// with its owner's filesystem credentials (common/file_identity.h), which only open() honours.
+bool can_open(const std::string& path, int flags) {
+    const int fd = ::open(path.c_str(), flags | O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    ::close(fd);
+    return true;
+}
+
+// "dir/." resolves only with search permission on dir, and opens only with read permission.
+bool directory_readable(const std::string& path) {
+    return can_open((std::filesystem::path(path) / ".").string(), O_DIRECTORY);
+}
+
 // A log that does not exist yet (job still pending) is fine when its directory can be read.
 bool readable_or_creatable(const std::string& path) {
-    if (::access(path.c_str(), R_OK) == 0) {
+    if (can_open(path, 0)) {
         return true;
     }
+    const int error = errno;
     const auto parent = std::filesystem::path(path).parent_path();
-    return errno == ENOENT && ::access(parent.c_str(), R_OK | X_OK) == 0;
+    return error == ENOENT && directory_readable(parent.empty() ? "." : parent.string());
 }
 
 }  // namespace
@@ -62,7 +80,7 @@ std::optional<common::Error> check_registration(const state::Registration& regis
         }
     }
     if (!registration.checkpoint_dir.empty() &&
-        ::access(registration.checkpoint_dir.c_str(), R_OK | X_OK) != 0) {
+        !directory_readable(registration.checkpoint_dir)) {
         return common::Error{"checkpoint directory " + registration.checkpoint_dir +
                                  " does not exist or cannot be read",
                              "create it or fix --checkpoint-dir, then register again"};
