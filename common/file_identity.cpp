@@ -5,8 +5,8 @@
 // same way for symmetry and to read their result without glibc's caching.
 #include "common/file_identity.h"
 
-#include <grp.h>
-#include <pwd.h>
+#include "common/user_account.h"
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -42,24 +42,9 @@ bool fsgid_is(gid_t gid) { return static_cast<gid_t>(set_fsgid(static_cast<gid_t
 
 FileIdentity identity_of(uid_t uid, gid_t gid) {
     FileIdentity identity{uid, gid, {}};
-    passwd entry{};
-    passwd* found = nullptr;
-    std::vector<char> buffer(16384);
-    while (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == ERANGE &&
-           buffer.size() < (1U << 20)) {
-        buffer.resize(buffer.size() * 2);
+    if (const auto account = user_account(uid)) {
+        identity.groups = groups_of(account->name, gid);
     }
-    if (found == nullptr) {
-        return identity;
-    }
-    int count = 64;
-    std::vector<gid_t> groups(static_cast<std::size_t>(count));
-    while (::getgrouplist(found->pw_name, gid, groups.data(), &count) < 0 && count < 65536) {
-        groups.resize(static_cast<std::size_t>(count) * 2);
-        count = static_cast<int>(groups.size());
-    }
-    groups.resize(static_cast<std::size_t>(std::max(count, 0)));
-    identity.groups = std::move(groups);
     return identity;
 }
 

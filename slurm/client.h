@@ -85,6 +85,9 @@ class Client {
     // at (such a user answers false although slurmctld would accept them). Fails only when
     // slurmctld cannot be asked for its SlurmUser.
     [[nodiscard]] virtual Result<bool> is_operator() = 0;
+    // The same question about any uid (who registered a job through the site daemon): uid 0
+    // and SlurmUser are. Asks slurmctld for SlurmUser once (cached); fails like is_operator.
+    [[nodiscard]] virtual Result<bool> is_operator_uid(std::uint32_t uid) = 0;
 
     // The Slurm release slurmctld runs ("24.11.5"), for check_compatibility() (release.h).
     // Fails with controller_unreachable while slurmctld cannot be reached, release_mismatch

@@ -67,6 +67,7 @@ class LibslurmClient final : public Client {
                                           const std::string& reason) override;
     // uid 0, else our uid against SlurmUser (asked of slurmctld once, then cached).
     [[nodiscard]] Result<bool> is_operator() override;
+    [[nodiscard]] Result<bool> is_operator_uid(std::uint32_t uid) override;
     // One slurm_load_ctl_conf RPC (not cached: slurmctld may be upgraded under us).
     [[nodiscard]] Result<Release> controller_release() override;
 

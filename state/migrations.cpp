@@ -218,6 +218,17 @@ ALTER TABLE registrations ADD COLUMN progress_pattern TEXT NOT NULL DEFAULT '';
 PRAGMA user_version = 4;
 )sql";
 
+// Version 5, for the site-wide daemon: who registered the job (the uid the kernel vouched for,
+// an operator's or the owner's), so a pending registration is checked with the registrant's
+// rights, never the daemon's. Rows written before were registered by their owners.
+constexpr std::string_view k_schema_5 = R"sql(
+ALTER TABLE registrations ADD COLUMN registrant_uid INTEGER NOT NULL DEFAULT 0
+    CHECK (registrant_uid >= 0);
+UPDATE registrations SET registrant_uid = owner_uid;
+
+PRAGMA user_version = 5;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -225,6 +236,7 @@ constexpr std::array k_migrations{
     Migration{3, "rebuild notifications: suppressed status, data_json, sent_at", k_schema_3,
               true},
     Migration{4, "registrations.stall_timeout_s and progress_pattern", k_schema_4},
+    Migration{5, "registrations.registrant_uid", k_schema_5},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

@@ -35,6 +35,9 @@ inline constexpr std::int64_t k_default_stall_timeout_s = 30 * 60;
 struct Registration {
     JobId job;
     std::uint32_t owner_uid = 0;
+    // Who registered it, as the kernel or the login vouched for (SO_PEERCRED, getuid): the
+    // owner, or an operator acting for them. Its rights decide a pending registration's checks.
+    std::uint32_t registrant_uid = 0;
     std::string job_name;
     std::string checkpoint_dir;                // empty: none declared
     std::string checkpoint_pattern;            // declared at registration; empty: auto-detect

@@ -100,6 +100,9 @@ class Store {
     // Inserts the job's spec, or replaces every field of the one it has.
     void set_job_spec(const JobSpec& spec);
     [[nodiscard]] std::optional<JobSpec> job_spec(const JobId& job) const;  // nullopt: none
+    // The spec holds the job's environment (tokens included): it goes when the registration
+    // ends (completed, unregistered). Deleting none is not an error.
+    void delete_job_spec(const JobId& job);
 
     // --- resume environment --------------------------------------------------------------
     void set_resume_env(const JobId& job, const ResumeEnv& env);  // replaces the whole set

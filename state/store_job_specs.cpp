@@ -19,7 +19,14 @@ ON CONFLICT (job) DO UPDATE SET script = excluded.script,
 constexpr Sql k_select_job_spec{"read job spec", R"sql(
 SELECT job, script, request_json, captured_at FROM job_specs WHERE job = :job)sql"};
 
+constexpr Sql k_delete_job_spec{"forget job spec", "DELETE FROM job_specs WHERE job = :job"};
+
 }  // namespace
+
+void Store::delete_job_spec(const JobId& job) {
+    Statement statement(*m_database, k_delete_job_spec);
+    statement.bind(":job", job.to_string()).run();
+}
 
 void Store::set_job_spec(const JobSpec& spec) {
     Statement statement(*m_database, k_upsert_job_spec);

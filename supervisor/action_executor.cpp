@@ -80,6 +80,16 @@ bool ActionExecutor::execute(const state::Action& action,
                false);
         return true;
     }
+    if (job && job->user_id != registration->owner_uid) {
+        // The id now names another user's job: nothing of the plan is done to it (the poll
+        // cycle ends the registration as lost).
+        finish(action, state::ActionStatus::refused,
+               "job " + action.job.to_string() + " now belongs to uid " +
+                   std::to_string(job->user_id) + ", not to its registered owner uid " +
+                   std::to_string(registration->owner_uid),
+               std::nullopt, false);
+        return true;
+    }
     if (action.status == state::ActionStatus::planned) {
         auto transaction = m_store.begin();
         m_store.set_action_status(action.id, state::ActionStatus::executing, "", now);

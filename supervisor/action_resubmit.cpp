@@ -14,9 +14,11 @@
 // next run sees that and does step 3 alone (execute() in action_executor.cpp).
 #include <spdlog/spdlog.h>
 
+#include "common/user_account.h"
 #include "slurm/submit_request.h"
 #include "supervisor/action_executor.h"
 #include "common/failpoint.h"
+#include "supervisor/carried_environment.h"
 #include "supervisor/journal.h"
 #include "supervisor/resume_env.h"
 
@@ -40,6 +42,30 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
                "the stored submit options are damaged: " + request.error().message, std::nullopt,
                true);
         return true;
+    }
+    // The new job runs as the registered owner, whatever the stored row says (a row edited to
+    // uid 0 must not become a root job), in a group the owner belongs to, with no loader or
+    // interpreter variables (carried_environment.h), re-checked here as the row may be edited.
+    const auto owner = m_store.registration(action.job);
+    const auto account = owner ? common::user_account(owner->owner_uid) : std::nullopt;
+    if (!account) {
+        finish(action, state::ActionStatus::failed,
+               "the job's owner (uid " + std::to_string(owner ? owner->owner_uid : 0) +
+                   ") has no account on this host: a new job cannot be submitted as them",
+               std::nullopt, true);
+        return true;
+    }
+    request->user_id = account->uid;
+    if (!request->group_id || !account->in_group(*request->group_id)) {
+        request->group_id = account->gid;
+    }
+    request->environment = carried_environment(request->environment);
+    if (request->environment.empty()) {
+        // Registered by an operator and the job never sent its own environment (its batch
+        // script does not run `supervisor env`): the owner's login basics, nobody else's.
+        request->environment = {"HOME=" + account->home, "USER=" + account->name,
+                                "LOGNAME=" + account->name, "SHELL=" + account->shell,
+                                "PATH=/usr/local/bin:/usr/bin:/bin"};
     }
     request->script = spec->script;
     request->hold = true;

@@ -41,6 +41,14 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
         return slurm_failed(action, reread.error(), "cannot read the job", true);
     }
     const auto& job = reread ? *reread : snapshot;
+    if (const auto owner = m_store.registration(action.job);
+        owner && job.user_id != owner->owner_uid) {
+        finish(action, state::ActionStatus::refused,
+               "job " + action.job.to_string() + " now belongs to uid " +
+                   std::to_string(job.user_id) + ", not to its registered owner",
+               std::nullopt, false);
+        return true;
+    }
     const auto expected = params.value("expected_restart_count", std::uint32_t{0});
     const bool hold = params.value("hold", false);
     if (job.state == slurm::JobState::cancelled && job.restart_count <= expected) {

@@ -97,7 +97,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     }
     install_handlers();
     common::SystemClock clock;
-    auto cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config, ::getuid());
+    auto cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config);
     auto sender = notify::make_curl_sender(config.notify, clock);
     auto dispatcher = std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);
     spdlog::info("supervisor started: database {}, poll every {} ms", store.path().string(),
@@ -121,8 +121,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
             } else {
                 config = *reloaded;
                 *catalogue = std::move(*fresh);
-                cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config,
-                                                    ::getuid());
+                cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config);
                 sender = notify::make_curl_sender(config.notify, clock);
                 dispatcher =
                     std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);

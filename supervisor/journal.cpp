@@ -78,6 +78,9 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     const std::string to = status_text(registration);
     record_event(store, registration.job, at, "transition", from + " -> " + to + ": " + reason,
                  {{"from", from}, {"to", to}, {"observation", to_string(observation)}});
+    if (row.to == state::Status::completed) {
+        store.delete_job_spec(registration.job);  // its environment may hold the owner's tokens
+    }
     const bool runs_again = from == "recovering" && row.to == state::Status::enabled;
     if (row.to == state::Status::recovering || row.to == state::Status::completed ||
         row.to == state::Status::credential_error || runs_again) {

@@ -41,6 +41,7 @@ constexpr std::array k_table{
     reject(Status::pending, recovered),
     reject(Status::pending, escalated),
     reject(Status::pending, resubmitted),
+    move(Status::pending, job_reused, Status::completed, Outcome::lost),
 
     // enabled: watching.
     reject(Status::enabled, validated),
@@ -55,6 +56,7 @@ constexpr std::array k_table{
     reject(Status::enabled, recovered),
     reject(Status::enabled, escalated),
     reject(Status::enabled, resubmitted),
+    move(Status::enabled, job_reused, Status::completed, Outcome::lost),
 
     // recovering: a plan is under way.
     reject(Status::recovering, validated),
@@ -69,6 +71,7 @@ constexpr std::array k_table{
     move(Status::recovering, recovered, Status::enabled),
     move(Status::recovering, escalated, Status::completed, Outcome::unrecoverable),
     move(Status::recovering, resubmitted, Status::completed, Outcome::resubmitted),
+    move(Status::recovering, job_reused, Status::completed, Outcome::lost),
 
     // completed: final.
     stay(Status::completed, validated),
@@ -83,6 +86,7 @@ constexpr std::array k_table{
     stay(Status::completed, recovered),
     stay(Status::completed, escalated),
     stay(Status::completed, resubmitted),
+    stay(Status::completed, job_reused),
 
     // credential_error: waits for `supervisor register` again.
     move(Status::credential_error, validated, Status::enabled),
@@ -97,6 +101,7 @@ constexpr std::array k_table{
     reject(Status::credential_error, recovered),
     reject(Status::credential_error, escalated),
     reject(Status::credential_error, resubmitted),
+    stay(Status::credential_error, job_reused),
 };
 
 static_assert(k_table.size() == 5 * k_observation_count, "every pair needs a row");
@@ -117,6 +122,7 @@ std::string_view to_string(Observation observation) {
         case recovered: return "recovered";
         case escalated: return "escalated";
         case resubmitted: return "resubmitted";
+        case job_reused: return "job_reused";
     }
     return "unknown";
 }

@@ -3,6 +3,7 @@
 //   pending -> enabled -> recovering -> enabled ... -> completed(outcome)
 //   recovering -> completed(resubmitted) when a new job continues it
 //   any watched status -> credential_error when Slurm refuses us
+//   any watched status -> completed(lost) when the job is gone (purged, or its id reused)
 //
 // transition() looks up (status, observation) in one table. Every pair has a row: a move, a
 // deliberate "stay", or a deliberate "reject" (a pair that means a bug upstream, e.g. a
@@ -31,9 +32,13 @@ enum class Observation {
     recovered,          // our recovery actions are done and the job is pending or running
     escalated,          // recovery impossible or not permitted: a person must act
     resubmitted,        // not requeueable: a new job continues it (registered in its own row)
+    // slurmctld shows the job id, but owned by another uid than the registered owner: the
+    // registered job is gone (its state lost, or job ids wrapped at MaxJobId) and the id was
+    // given to someone else's job, which is never acted on.
+    job_reused,
 };
 
-inline constexpr int k_observation_count = 12;
+inline constexpr int k_observation_count = 13;
 
 [[nodiscard]] std::string_view to_string(Observation observation);
 

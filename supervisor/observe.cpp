@@ -8,6 +8,9 @@ Observation observe(const state::Registration& registration,
     if (!job) {
         return Observation::job_purged;
     }
+    if (job->user_id != registration.owner_uid) {
+        return Observation::job_reused;  // someone else's job under the registered id
+    }
     // A restart we did not cause: Slurm requeued the job itself (node failure, preemption
     // with requeue). NODE_FAIL never shows in the queue for a requeueable job; this does.
     if (job->restart_count > registration.seen_restart_count && !plan_in_progress) {

@@ -54,6 +54,12 @@ std::string reason_for(Observation observation, const std::optional<slurm::JobSn
         case Observation::job_purged:  // purged_reason() adds what accounting says
             return "slurmctld no longer knows the job (purged after MinJobAge, or the cluster "
                    "lost its state)";
+        case Observation::job_reused:
+            return "job id " + registration.job.to_string() + " now belongs to uid " +
+                   std::to_string(job->user_id) + ", not to its registered owner uid " +
+                   std::to_string(registration.owner_uid) +
+                   ": the registered job is gone (slurmctld lost its state, or its job ids "
+                   "wrapped at MaxJobId), and nothing is done to the other user's job";
         case Observation::recovered:
             return "attempt " + std::to_string(registration.attempt) +
                    (slurm::is_finished(job->state) ? " ran and already ended " : " is ") +
@@ -136,13 +142,12 @@ void record_accounting(state::Store& store, state::Registration& registration,
 }  // namespace
 
 PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::Clock& clock,
-                     const recovery::Catalogue& catalogue, const Config& config, uid_t user)
+                     const recovery::Catalogue& catalogue, const Config& config)
     : m_store(store),
       m_client(client),
       m_clock(clock),
       m_catalogue(catalogue),
       m_config(config),
-      m_user(user),
       m_executor(store, client, clock, config),
       m_stalls(clock),
       m_owners(clock) {}
@@ -341,6 +346,21 @@ void PollCycle::look_at(state::Registration registration,
                         const std::optional<slurm::JobSnapshot>& job, bool plan_in_progress,
                         CycleReport& report) {
     const auto now = m_clock.now();
+    if (job && job->user_id != registration.owner_uid) {
+        // Another user's job under the registered id: never validated, recovered or shown as
+        // this registration's state. It ends the registration as lost (observe: job_reused).
+        const auto reason = reason_for(Observation::job_reused, job, registration);
+        auto transaction = m_store.begin();
+        if (still_current(registration) &&
+            apply_transition(m_store, registration, Observation::job_reused, reason, now) ==
+                Verdict::move) {
+            registration.updated_at = now;
+            m_store.update_registration(registration);
+            ++report.transitions;
+        }
+        transaction.commit();
+        return;
+    }
     if (registration.status == state::Status::pending && job) {
         validate(registration, *job);
         ++report.transitions;
@@ -437,7 +457,9 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     const auto now = m_clock.now();
     std::optional<common::Error> problem;
     if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
-        problem = check_registration(registration, job, m_user);
+        const auto is_operator = m_client.is_operator_uid(registration.registrant_uid);
+        problem = check_registration(
+            registration, job, {registration.registrant_uid, is_operator && *is_operator});
     } else {
         problem = as_owner.error();
     }

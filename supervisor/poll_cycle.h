@@ -57,7 +57,7 @@ struct CycleReport {
 class PollCycle {
   public:
     PollCycle(state::Store& store, slurm::Client& client, const common::Clock& clock,
-              const recovery::Catalogue& catalogue, const Config& config, uid_t user);
+              const recovery::Catalogue& catalogue, const Config& config);
 
     [[nodiscard]] CycleReport run();
 
@@ -91,7 +91,6 @@ class PollCycle {
     const common::Clock& m_clock;
     const recovery::Catalogue& m_catalogue;
     const Config& m_config;
-    uid_t m_user;
     ActionExecutor m_executor;
     StallTracker m_stalls;      // in memory: a restarted daemon restarts the stall clocks
     JobTroubles m_troubles;     // jobs whose handling failed lately

@@ -10,6 +10,7 @@
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
+#include "supervisor/carried_environment.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
 #include "supervisor/registration_check.h"
@@ -52,26 +53,6 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
     return knobs;
 }
 
-// The registering shell's environment as a resubmitted job gets it. SLURM_* are sbatch's and
-// slurmd's to set for the new job, and the job contract's own variables come from `supervisor
-// env` on every run, so a value left over from a shell inside a job must not stand in for
-// them. The rest stays, SUPERVISOR_STATE_DIR and SUPERVISOR_BIN included: without them the
-// new job's `supervisor env` would look in another state directory and resume from scratch.
-std::vector<std::string> exported_environment(const std::vector<std::string>& environment) {
-    std::vector<std::string> kept;
-    for (const auto& entry : environment) {
-        const auto equals = entry.find('=');
-        if (equals == std::string::npos || entry.starts_with("SLURM_")) {
-            continue;
-        }
-        const auto name = std::string_view(entry).substr(0, equals);
-        if (name != k_resume_from && name != k_attempt) {
-            kept.push_back(entry);
-        }
-    }
-    return kept;
-}
-
 // With resubmit whitelisted, the job's script and options, read now while slurmctld has them.
 common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client,
                                                            const slurm::JobSnapshot& job,
@@ -90,8 +71,14 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
                                 script.error().message,
                             "register it as its owner, or leave resubmit out of --allow");
     }
-    auto submit =
-        slurm::submit_request_from(job, *script, exported_environment(request.environment));
+    // Only the owner's own environment is ever stored for their job: an operator registering
+    // it (sudo) would hand the new job the operator's HOME, tokens and loader settings. Then
+    // the job's own environment arrives later, from its `supervisor env` through the site
+    // daemon (control/), and until it does a resubmit gets the owner's login basics.
+    const bool own_job = request.caller == job.user_id;
+    auto submit = slurm::submit_request_from(
+        job, *script, own_job ? carried_environment(request.environment)
+                              : std::vector<std::string>{});
     if (!request.script_argv.empty()) {
         submit.argv = request.script_argv;  // exact, where Command= joined them with blanks
     } else if (!job.command_has_arguments) {
@@ -191,6 +178,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     state::Registration registration = existing.value_or(state::Registration{});
     registration.job = request.job;
     registration.owner_uid = job.user_id;
+    registration.registrant_uid = request.caller;
     registration.job_name = job.name;
     registration.checkpoint_dir = checkpoint_dir;
     registration.checkpoint_pattern = request.checkpoint_pattern;
@@ -245,7 +233,9 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     // Checked after the pending row is durable: a crash here leaves `pending`, which the
     // daemon checks again. Compared below as stored (the store keeps times in milliseconds).
     registration = store.registration(request.job).value_or(registration);
-    const auto problem = check_registration(registration, job, request.caller);
+    const auto is_operator = client.is_operator_uid(request.caller);
+    const auto problem =
+        check_registration(registration, job, {request.caller, is_operator && *is_operator});
     auto transaction = store.begin();
     if (const auto stored = store.registration(request.job); !(stored && *stored == registration)) {
         // A running daemon checked the pending registration first; its verdict stands.
@@ -277,6 +267,7 @@ common::Result<void> unregister_job(state::Store& store, const common::Clock& cl
     registration->watching = false;
     registration->updated_at = clock.now();
     store.update_registration(*registration);
+    store.delete_job_spec(job);  // the stored environment goes with the registration
     record_event(store, job, clock.now(), "unregistered",
                  "no longer watched (history kept); status was " +
                      std::string(state::to_string(registration->status)));

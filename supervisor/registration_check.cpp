@@ -42,13 +42,14 @@ bool readable_or_creatable(const std::string& path) {
 }  // namespace
 
 std::optional<common::Error> check_registration(const state::Registration& registration,
-                                                const slurm::JobSnapshot& job, uid_t caller) {
+                                                const slurm::JobSnapshot& job,
+                                                const Registrant& registrant) {
     const std::string id = job.id.to_string();
-    if (caller != 0 && caller != job.user_id) {
-        return common::Error{
-            "job " + id + " belongs to uid " + std::to_string(job.user_id) +
-                ", and the supervisor runs as uid " + std::to_string(caller),
-            "register the job as its owner, or run the supervisor as a Slurm operator"};
+    if (!registrant.is_operator && registrant.uid != job.user_id) {
+        return common::Error{"job " + id + " belongs to uid " + std::to_string(job.user_id) +
+                                 ", and uid " + std::to_string(registrant.uid) +
+                                 " registered it, who is neither its owner nor a Slurm operator",
+                             "register the job as its owner, or ask an operator to"};
     }
     if (!job.batch) {
         return common::Error{"job " + id + " is not a batch job; Slurm cannot requeue it",

@@ -15,7 +15,17 @@
 
 namespace supervisor {
 
+// Who asked for the registration: the job's owner may, and a Slurm operator (uid 0,
+// SlurmUser) may act for them; nobody else.
+struct Registrant {
+    uid_t uid = 0;
+    bool is_operator = false;
+};
+
+// The file checks (output, checkpoint directory) are real opens: run them with the owner's
+// filesystem credentials (common/file_identity.h) to learn what the owner can read.
 [[nodiscard]] std::optional<common::Error> check_registration(
-    const state::Registration& registration, const slurm::JobSnapshot& job, uid_t caller);
+    const state::Registration& registration, const slurm::JobSnapshot& job,
+    const Registrant& registrant);
 
 }  // namespace supervisor

@@ -267,5 +267,15 @@ TEST_F(SlurmOperationsContract, RootOnTheDevClusterIsAnOperator) {
     EXPECT_TRUE(*answer);
 }
 
+// Asked about another uid (a registrant of the site daemon): root is, an ordinary uid is not.
+TEST_F(SlurmOperationsContract, OperatorsAreRootAndSlurmUserOnly) {
+    const auto root = client().is_operator_uid(0);
+    ASSERT_TRUE(root) << root.error().message;
+    EXPECT_TRUE(*root);
+    const auto someone = client().is_operator_uid(4'000'123);
+    ASSERT_TRUE(someone) << someone.error().message;
+    EXPECT_FALSE(*someone);
+}
+
 }  // namespace
 }  // namespace contract

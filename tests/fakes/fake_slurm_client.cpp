@@ -291,6 +291,7 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
         (request.group_id && *request.group_id != ::getgid() && !m_operator)) {
         return tl::unexpected(error(ErrorKind::access_denied, operation, "Invalid user id"));
     }
+    m_submitted.push_back(request);
     slurm::JobSnapshot job;
     job.id = slurm::JobId{m_next_id++, std::nullopt};
     job.raw_job_id = job.id.job;
@@ -388,6 +389,17 @@ slurm::Result<bool> FakeSlurmClient::is_operator() {
     }
     m_calls.push_back("is-operator");
     return m_operator;
+}
+
+slurm::Result<bool> FakeSlurmClient::is_operator_uid(std::uint32_t uid) {
+    if (uid == 0) {
+        return true;
+    }
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("reading SlurmUser from slurmctld"));
+    }
+    m_calls.push_back("is-operator");
+    return uid == m_caller_uid && m_operator;
 }
 
 slurm::Result<slurm::Release> FakeSlurmClient::controller_release() {

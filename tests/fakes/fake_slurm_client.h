@@ -51,6 +51,8 @@ class FakeSlurmClient final : public slurm::Client {
                                                  const std::string& reason) override;
     // What set_operator() said; true by default (the dev cluster runs everything as root).
     [[nodiscard]] slurm::Result<bool> is_operator() override;
+    // uid 0, or the caller's uid when set_operator(true).
+    [[nodiscard]] slurm::Result<bool> is_operator_uid(std::uint32_t uid) override;
     // What set_controller_release() said; the release this binary was built against by
     // default (a cluster installed from the same packages, as the dev cluster is).
     [[nodiscard]] slurm::Result<slurm::Release> controller_release() override;
@@ -106,6 +108,10 @@ class FakeSlurmClient final : public slurm::Client {
     [[nodiscard]] const slurm::JobSnapshot& job(const slurm::JobId& id) const;
     // One line per call that reached the "controller", e.g. "requeue 12 hold".
     [[nodiscard]] const std::vector<std::string>& calls() const { return m_calls; }
+    // Every request submit() accepted, in order (the environment is not in the snapshot).
+    [[nodiscard]] const std::vector<slurm::SubmitRequest>& submitted() const {
+        return m_submitted;
+    }
     [[nodiscard]] int load_count() const { return m_load_count; }
 
   private:
@@ -122,6 +128,7 @@ class FakeSlurmClient final : public slurm::Client {
     std::vector<slurm::NodeSnapshot> m_nodes;
     std::vector<std::string> m_calls;
     std::uint32_t m_next_id = 1000;
+    std::vector<slurm::SubmitRequest> m_submitted;
     std::uint64_t m_version = 1;           // bumped by every change to the job table
     std::uint64_t m_answered_version = 0;  // version of the last full answer
     std::vector<slurm::JobId> m_answered_ids;

@@ -65,6 +65,7 @@ class RefusingClient final : public slurm::Client {
         return tl::unexpected(m_error);
     }
     slurm::Result<bool> is_operator() override { return tl::unexpected(m_error); }
+    slurm::Result<bool> is_operator_uid(std::uint32_t) override { return tl::unexpected(m_error); }
     slurm::Result<slurm::Release> controller_release() override { return tl::unexpected(m_error); }
 
   private:

@@ -106,6 +106,7 @@ Registration v1_registration(const JobId& id, TimePoint time) {
     Registration r;
     r.job = id;
     r.owner_uid = 1234;
+    r.registrant_uid = 1234;  // version 5: rows written before were registered by their owner
     r.job_name = "train";
     r.checkpoint_dir = "/ckpt";
     r.allowed_actions = {"requeue"};

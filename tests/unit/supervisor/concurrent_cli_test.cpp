@@ -71,6 +71,9 @@ class InterleavingClient final : public slurm::Client {
         return m_fake.drain_node(node, reason);
     }
     slurm::Result<bool> is_operator() override { return m_fake.is_operator(); }
+    slurm::Result<bool> is_operator_uid(std::uint32_t uid) override {
+        return m_fake.is_operator_uid(uid);
+    }
     slurm::Result<slurm::Release> controller_release() override {
         return m_fake.controller_release();
     }
@@ -116,7 +119,7 @@ TEST_F(ConcurrentCli, JobRegisteredDuringACycleIsNotTakenForPurgedNorOverwritten
     m_fake.start(late, "n2");
 
     recovery::Catalogue catalogue;
-    supervisor::PollCycle cycle(*m_daemon_store, m_client, m_clock, catalogue, m_config, 0);
+    supervisor::PollCycle cycle(*m_daemon_store, m_client, m_clock, catalogue, m_config);
     m_client.before_query = [&] {
         ASSERT_TRUE(
             supervisor::register_job(*m_cli_store, m_fake, m_clock, m_config, request(late)));
@@ -146,7 +149,7 @@ TEST_F(ConcurrentCli, FailureLeftBecauseTheCliChangedTheRowIsHandledOnTheNextQui
     request.allowed_actions = {"requeue"};
     ASSERT_TRUE(supervisor::register_job(*m_cli_store, m_fake, m_clock, m_config, request));
     recovery::Catalogue catalogue;
-    supervisor::PollCycle cycle(*m_daemon_store, m_client, m_clock, catalogue, m_config, 0);
+    supervisor::PollCycle cycle(*m_daemon_store, m_client, m_clock, catalogue, m_config);
     m_clock.advance(std::chrono::seconds(10));
     (void)cycle.run();
 

@@ -68,6 +68,7 @@ Transition expected(Status from, Observation o) {
         case slurm_requeued:
             return from == Status::enabled ? move(Status::recovering) : stay();
         case job_purged:
+        case job_reused:  // the registered job is gone either way; never act on the new one
             return from == Status::credential_error ? stay()
                                                     : move(Status::completed, Outcome::lost);
         case recovered:

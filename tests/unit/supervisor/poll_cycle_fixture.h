@@ -76,7 +76,7 @@ class PollCycleTest : public ::testing::Test {
         fs::create_directories(logs());
         fs::create_directories(checkpoints());
         m_cycle = std::make_unique<supervisor::PollCycle>(*m_store, m_slurm, m_clock,
-                                                          default_catalogue(), m_config, 0);
+                                                          default_catalogue(), m_config);
     }
 
     fs::path logs() const { return m_dir.path() / "logs"; }
@@ -113,7 +113,7 @@ class PollCycleTest : public ::testing::Test {
         r.checkpoint_dir = checkpoints().string();
         r.allowed_actions = {"requeue"};
         r.max_attempts = max_attempts;
-        r.caller = 0;
+        r.caller = ::getuid();  // the owner registers (the fake's jobs are this process's)
         return r;
     }
 

@@ -212,7 +212,7 @@ TEST_F(StallTest, PendingJobsAndRestartedDaemonsStartTheClockAgain) {
     cycles(5);  // 50 s silent
     // A restarted daemon knows nothing of the 50 s: conservative, never early.
     m_cycle = std::make_unique<supervisor::PollCycle>(*m_store, m_slurm, m_clock,
-                                                      default_catalogue(), m_config, 0);
+                                                      default_catalogue(), m_config);
     cycles(5);
     EXPECT_EQ(registration(id).status, Status::enabled);
     cycles(3);

@@ -1,0 +1,171 @@
+// What keeps a site-wide (root) daemon from being turned against another user, over the fake
+// Slurm client: a job id reused by someone else is never acted on, a resubmit runs as the
+// registered owner with only the owner's environment, a stored environment goes with its
+// registration, and a registrant who is neither the owner nor an operator gets nothing.
+#include <unistd.h>
+
+#include "supervisor/carried_environment.h"
+#include "tests/unit/supervisor/poll_cycle_fixture.h"
+
+namespace supervisor::test {
+namespace {
+
+constexpr std::uint32_t k_nobody = 65534;  // has a passwd entry on Debian
+
+TEST_F(PollCycleTest, AJobIdReusedByAnotherUserIsNeverActedOnAndTheRegistrationIsLost) {
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    // slurmctld lost its state and gave the id to another user's job, which then fails.
+    auto job = m_slurm.job(id);
+    job.user_id = job.user_id + 4242;
+    m_slurm.put(job);
+    fail(id, k_nccl_log);
+    const auto calls_before = m_slurm.calls().size();
+    cycle();
+    cycle();
+
+    const auto r = registration(id);
+    EXPECT_EQ(r.status, Status::completed);
+    EXPECT_EQ(r.outcome, Outcome::lost);
+    EXPECT_NE(r.status_reason.find("now belongs to uid " + std::to_string(job.user_id)),
+              std::string::npos)
+        << r.status_reason;
+    for (auto i = calls_before; i < m_slurm.calls().size(); ++i) {
+        EXPECT_FALSE(m_slurm.calls()[i].starts_with("requeue")) << m_slurm.calls()[i];
+        EXPECT_FALSE(m_slurm.calls()[i].starts_with("batch-script")) << m_slurm.calls()[i];
+    }
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty()) << "nobody's log was read";
+}
+
+TEST_F(PollCycleTest, APlanInFlightIsRefusedWhenTheIdNowBelongsToAnotherUser) {
+    checkpoint("step_000100.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    // The id changes hands while the failure is analysed (the node states are read then):
+    // the requeue's re-read of the job, right before acting, sees the other owner.
+    m_slurm.before_call("load nodes", [&] {
+        auto job = m_slurm.job(id);
+        job.user_id += 4242;
+        m_slurm.put(job);
+    });
+    fail(id, k_nccl_log);
+    cycle();
+    EXPECT_EQ(m_slurm.job(id).restart_count, 0U) << "the other user's job was not requeued";
+    bool refused = false;
+    for (const auto& action : m_store->actions(id)) {
+        refused = refused || (action.kind == "requeue" &&
+                              action.status == ActionStatus::refused &&
+                              action.result.find("now belongs to uid") != std::string::npos);
+    }
+    EXPECT_TRUE(refused) << [&] {
+        std::string text;
+        for (const auto& event : m_store->events(id)) {
+            text += event.kind + ": " + event.message + "\n";
+        }
+        return text;
+    }();
+}
+
+TEST_F(PollCycleTest, AResubmitRunsAsTheRegisteredOwnerWhateverTheStoredRequestSays) {
+    if (::geteuid() != 0) {
+        GTEST_SKIP() << "needs root: the daemon reads nobody's log as nobody";
+    }
+    m_slurm.set_operator(true);  // a root daemon, acting for user nobody
+    for (const auto& dir : {m_dir.path(), logs(), checkpoints()}) {
+        fs::permissions(dir, fs::perms(0755));
+    }
+    checkpoint("step_000020.pt");
+    const auto id = submit(false);
+    auto job = m_slurm.job(id);
+    job.user_id = k_nobody;
+    m_slurm.put(job);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.caller = 0;  // an operator registers nobody's job, from a shell full of its own secrets
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.environment = {"HOME=/root", "OPERATOR_TOKEN=secret", "LD_PRELOAD=/tmp/evil.so"};
+    register_job(r);
+    // Someone who can write the database turns the stored request into a root job.
+    auto spec = m_store->job_spec(id).value();
+    auto stored = slurm::submit_request_from_json_text(spec.request_json).value();
+    EXPECT_TRUE(stored.environment.empty()) << "nothing of the operator's environment is kept";
+    stored.user_id = 0;
+    stored.group_id = 0;
+    stored.environment = {"LD_PRELOAD=/tmp/evil.so", "BASH_FUNC_ls%%=() { evil; }"};
+    spec.request_json = slurm::to_json_text(stored);
+    m_store->set_job_spec(spec);
+
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+
+    ASSERT_EQ(m_slurm.submitted().size(), 1U) << registration(id).status_reason;
+    const auto& submitted = m_slurm.submitted().front();
+    ASSERT_TRUE(submitted.user_id);
+    EXPECT_EQ(*submitted.user_id, k_nobody);
+    ASSERT_TRUE(submitted.group_id);
+    EXPECT_NE(*submitted.group_id, 0U) << "root's group is not one of nobody's";
+    for (const auto& entry : submitted.environment) {
+        EXPECT_FALSE(entry.starts_with("LD_") || entry.starts_with("BASH_FUNC_") ||
+                     entry.starts_with("OPERATOR_TOKEN") || entry == "HOME=/root")
+            << entry;
+    }
+    EXPECT_NE(std::ranges::find(submitted.environment, "USER=nobody"),
+              submitted.environment.end())
+        << "the owner's login basics stand in for the environment nobody sent";
+}
+
+TEST_F(PollCycleTest, TheStoredEnvironmentGoesWithTheRegistration) {
+    const auto id = submit();
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.environment = {"WANDB_API_KEY=secret"};
+    register_job(r);
+    ASSERT_TRUE(m_store->job_spec(id));
+    run_on(id, "n1");
+    m_slurm.finish(id, JobState::completed, 0);
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::completed);
+    EXPECT_FALSE(m_store->job_spec(id)) << "deleted when the registration ended";
+
+    const auto other = submit();
+    m_slurm.set_script(other, "#!/bin/bash\necho train\n");
+    auto again = request(other);
+    again.allowed_actions = {"requeue", "resubmit"};
+    register_job(again);
+    ASSERT_TRUE(m_store->job_spec(other));
+    ASSERT_TRUE(supervisor::unregister_job(*m_store, m_clock, other));
+    EXPECT_FALSE(m_store->job_spec(other)) << "deleted when unregistered";
+}
+
+TEST_F(PollCycleTest, APendingRegistrationOfSomeoneWhoIsNeitherOwnerNorOperatorIsRefused) {
+    const auto id = submit();
+    register_job(request(id));
+    auto stored = registration(id);
+    stored.status = Status::pending;
+    stored.registrant_uid = stored.owner_uid + 777;
+    m_store->update_registration(stored);
+    cycle();
+    const auto r = registration(id);
+    EXPECT_EQ(r.status, Status::credential_error);
+    EXPECT_NE(r.status_reason.find("neither its owner nor a Slurm operator"), std::string::npos)
+        << r.status_reason;
+}
+
+TEST(CarriedEnvironment, LoaderAndInterpreterVariablesAreNeverCarried) {
+    const std::vector<std::string> environment{
+        "HOME=/home/a",       "LD_PRELOAD=/x.so",      "LD_LIBRARY_PATH=/x",
+        "BASH_FUNC_ls%%=() {}", "PYTHONSTARTUP=/x.py",  "PYTHONHOME=/x",
+        "NODE_OPTIONS=-r x",  "SLURM_JOB_ID=4",        "SUPERVISOR_ATTEMPT=3",
+        "PYTHONPATH=/src",    "CUDA_VISIBLE_DEVICES=0", "no_equals_sign",
+        "GLIBC_TUNABLES=x",   "BASH_ENV=/x"};
+    EXPECT_EQ(carried_environment(environment),
+              (std::vector<std::string>{"HOME=/home/a", "PYTHONPATH=/src",
+                                        "CUDA_VISIBLE_DEVICES=0"}));
+}
+
+}  // namespace
+}  // namespace supervisor::test
