@@ -120,14 +120,41 @@ private:
         plan(kind, action.argument, detail);
     }
 
+    // The diagnosis' nodes that the failed attempt ran on (all of them when the allocation
+    // is unknown: excluding a node only moves the job itself; drain_nodes() asks for more).
     std::vector<std::string> implicated_nodes() const {
-        return m_request.diagnosis->nodes;
+        if (m_request.allocation.empty()) {
+            return m_request.diagnosis->nodes;
+        }
+        std::vector<std::string> inside;
+        for (const auto& node : m_request.diagnosis->nodes) {
+            if (std::ranges::find(m_request.allocation, node) != m_request.allocation.end()) {
+                inside.push_back(node);
+            }
+        }
+        return inside;
+    }
+
+    std::vector<std::string> nodes_outside_allocation() const {
+        std::vector<std::string> outside;
+        for (const auto& node : m_request.diagnosis->nodes) {
+            if (!m_request.allocation.empty() &&
+                std::ranges::find(m_request.allocation, node) == m_request.allocation.end()) {
+                outside.push_back(node);
+            }
+        }
+        return outside;
     }
 
     void exclude_nodes() {
         const auto nodes = implicated_nodes();
+        if (const auto outside = nodes_outside_allocation(); !outside.empty()) {
+            m_plan.notes.push_back("the logs name " + join(outside) +
+                                   ", which the failed attempt did not run on (" +
+                                   join(m_request.allocation) + "): ignored");
+        }
         if (nodes.empty()) {
-            return cannot(ActionKind::exclude_node, "no node was implicated");
+            return cannot(ActionKind::exclude_node, "no node of the job's allocation was implicated");
         }
         std::vector<std::string> fresh;
         for (const auto& node : nodes) {
@@ -165,8 +192,20 @@ private:
         if (!m_request.is_operator) {
             return not_allowed(action, "the supervisor is not a Slurm operator");
         }
-        m_plan.drain_nodes = nodes;
-        plan(ActionKind::drain_node, action.argument, "");
+        if (m_request.allocation.empty()) {
+            return not_allowed(action, "the failed attempt's nodes are not known");
+        }
+        if (m_request.drains_left == 0) {
+            return not_allowed(action, m_request.no_drain_reason);
+        }
+        auto drained = nodes;
+        if (drained.size() > m_request.drains_left) {
+            drained.resize(m_request.drains_left);  // most guilty first
+            m_plan.notes.push_back("drain_node: only " + join(drained) + " of " + join(nodes) +
+                                   " within the site's drain limits");
+        }
+        m_plan.drain_nodes = drained;
+        plan(ActionKind::drain_node, join(drained), "");
     }
 
     void set_env(const std::string& name, bool suggested) {

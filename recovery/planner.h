@@ -44,6 +44,13 @@ struct PlanRequest {
     bool requeueable = true;                      // Slurm accepts a requeue of the job
     bool can_resubmit = false;                    // its script and options are stored
     bool is_operator = false;                     // the supervisor is a Slurm operator
+    // The failed attempt's nodes (expanded). A node the diagnosis names outside them is never
+    // excluded or drained (a log can print any host name); empty: unknown, then no drain.
+    std::vector<std::string> allocation;
+    // Nodes the site still lets the supervisor drain for this job now (the site's switch, the
+    // per-job and per-hour limits: supervisor/drain_limits.h); 0 with the reason why not.
+    std::size_t drains_left = 0;
+    std::string no_drain_reason = "drains are not enabled";
     std::size_t same_failure_count = 1;           // attempts with this cause at this step
     std::size_t same_failure_limit = 3;           // escalate when the count reaches it
     bool slurm_requeued_itself = false;           // Slurm already requeued it (node failure)

@@ -95,6 +95,9 @@ class Store {
     [[nodiscard]] std::vector<Action> actions(const JobId& job) const;  // by attempt, step
     // Actions still planned or executing, across all jobs, oldest first.
     [[nodiscard]] std::vector<Action> unfinished_actions() const;
+    // Actions of `kind` done at or after `since`, across all jobs (the site's drain limit).
+    [[nodiscard]] std::vector<Action> done_actions_since(const std::string& kind,
+                                                         TimePoint since) const;
 
     // --- job specs (what resubmitting needs) -------------------------------------------------
     // Inserts the job's spec, or replaces every field of the one it has.

@@ -44,6 +44,12 @@ constexpr Sql k_select_unfinished_actions{"list unfinished actions", R"sql(
 SELECT id, job, attempt, step, kind, params_json, status, result, created_at, updated_at
 FROM actions WHERE status IN ('planned', 'executing') ORDER BY id)sql"};
 
+// Served by no index: drain actions are few, and the question is asked only when a drain is
+// planned or carried out.
+constexpr Sql k_select_done_actions_since{"list recent done actions of a kind", R"sql(
+SELECT id, job, attempt, step, kind, params_json, status, result, created_at, updated_at
+FROM actions WHERE kind = :kind AND status = 'done' AND updated_at >= :since ORDER BY id)sql"};
+
 std::vector<Event> read_events(Statement& statement) {
     std::vector<Event> result;
     while (statement.step()) {
@@ -152,6 +158,12 @@ void Store::set_action_status(std::int64_t id, ActionStatus status, const std::s
 std::vector<Action> Store::actions(const JobId& job) const {
     Statement statement(*m_database, k_select_actions);
     statement.bind(":job", job.to_string());
+    return read_actions(statement);
+}
+
+std::vector<Action> Store::done_actions_since(const std::string& kind, TimePoint since) const {
+    Statement statement(*m_database, k_select_done_actions_since);
+    statement.bind(":kind", kind).bind(":since", rows::to_millis(since));
     return read_actions(statement);
 }
 

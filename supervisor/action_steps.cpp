@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <set>
 
+#include "recovery/cause.h"
 #include "recovery/hostlist.h"
 #include "supervisor/action_executor.h"
 #include "common/failpoint.h"
+#include "supervisor/drain_limits.h"
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
@@ -165,10 +167,51 @@ bool ActionExecutor::release(const state::Action& action, const nlohmann::json& 
     return true;
 }
 
+// The limits are checked again here, whatever the plan says: several jobs may have planned
+// drains in one cycle, and the stored plan is only as trustworthy as the database. A node is
+// drained only when the failed attempt ran on it, within the site's limits, with the
+// supervisor's own reason (drain_limits.h).
 bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::json& params) {
-    const auto reason = params.value("reason", std::string("slurm-supervisor"));
-    std::string drained;
+    // Only words of our own vocabulary go into the reason, whatever the row says.
+    const auto cause = recovery::cause_from_string(params.value("cause", std::string()));
+    const auto xid = params.contains("xid") && params["xid"].is_number_integer()
+                         ? std::optional<int>(params["xid"].get<int>())
+                         : std::nullopt;
+    const auto reason = drain_reason(
+        action.job, cause ? recovery::to_string(*cause) : std::string_view("a hardware fault"),
+        xid);
+    std::set<std::string> allocation;
+    for (const auto& attempt : m_store.attempts(action.job)) {
+        if (attempt.number == action.attempt) {
+            allocation = expanded(attempt.nodes);
+        }
+    }
+    auto budget = drain_budget(m_store, m_config, action.job, m_clock.now());
+    std::vector<std::string> refused;
+    std::vector<std::string> wanted;
     for (const auto& node : params.value("nodes", std::vector<std::string>{})) {
+        if (!allocation.contains(node)) {
+            refused.push_back(node + " (not a node of attempt " + std::to_string(action.attempt) +
+                              ")");
+        } else if (budget.nodes == 0) {
+            refused.push_back(node + " (" +
+                              (budget.why_none.empty() ? "over the drain limits" : budget.why_none) +
+                              ")");
+        } else {
+            --budget.nodes;
+            wanted.push_back(node);
+        }
+    }
+    if (wanted.empty()) {
+        std::string why;
+        for (const auto& item : refused) {
+            why += (why.empty() ? "" : "; ") + item;
+        }
+        finish(action, state::ActionStatus::refused, "not drained: " + why, std::nullopt, false);
+        return true;
+    }
+    std::string drained;
+    for (const auto& node : wanted) {
         if (auto done = m_client.drain_node(node, reason); !done) {
             // Without an exclusion in the same plan the job could land on the node again.
             const auto actions = m_store.actions(action.job);
@@ -179,8 +222,11 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::js
         }
         drained += (drained.empty() ? "" : ",") + node;
     }
-    finish(action, state::ActionStatus::done, "drained " + drained + " (reason: " + reason + ")",
-           std::nullopt, false);
+    std::string result = "drained " + drained + " (reason: " + reason + ")";
+    for (const auto& item : refused) {
+        result += "; not " + item;
+    }
+    finish(action, state::ActionStatus::done, result, std::nullopt, false);
     return true;
 }
 

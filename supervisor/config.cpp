@@ -60,6 +60,9 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                              "same_failure_limit",
                                              "max_excluded_nodes",
                                              "time_limit_max_factor",
+                                             "allow_drain",
+                                             "drain_max_per_job",
+                                             "drain_max_per_hour",
                                              "log_head_bytes",
                                              "log_tail_bytes",
                                              "rules",
@@ -93,6 +96,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
           read_positive(table, "same_failure_limit", file, base.same_failure_limit),
           read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
           read_positive(table, "time_limit_max_factor", file, base.time_limit_max_factor, 100),
+          read_positive(table, "drain_max_per_job", file, base.drain_max_per_job, 1000),
+          read_positive(table, "drain_max_per_hour", file, base.drain_max_per_hour, 10000),
           read_positive(table, "log_head_bytes", file, head,
                         std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
           read_positive(table, "log_tail_bytes", file, tail,
@@ -115,6 +120,15 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                             "use at most 36500 (the history of finished jobs is kept that long)");
     }
     base.retention = std::chrono::hours(24 * retention_days);
+    if (const auto* allow = table.get("allow_drain")) {
+        const auto* flag = allow->as_boolean();
+        if (flag == nullptr) {
+            return common::fail(file.string() + ": 'allow_drain' must be true or false",
+                                "e.g. allow_drain = true (the site lets owners whitelist "
+                                "drain_node)");
+        }
+        base.allow_drain = flag->get();
+    }
     if (const auto* rules = table.get("rules")) {
         const auto* array = rules->as_array();
         if (!array) {

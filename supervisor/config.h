@@ -22,6 +22,12 @@ struct Config {
     std::size_t same_failure_limit = 3;      // escalate when one cause repeats at one step
     std::size_t max_excluded_nodes = 2;      // per job
     std::int64_t time_limit_max_factor = 2;  // extend_time_limit up to this x the original
+    // Draining nodes (drain_node, whitelisted by a job's owner) is the site's to allow: off
+    // unless allow_drain, and then at most this many nodes per job and per hour across all
+    // jobs (supervisor/drain_limits.h).
+    bool allow_drain = false;
+    std::size_t drain_max_per_job = 1;
+    std::size_t drain_max_per_hour = 3;
     recovery::ExcerptLimits log_limits;
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
     notify::Settings notify;                         // the [notify] table (config_notify.h)
@@ -33,8 +39,9 @@ struct Config {
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
-// time_limit_max_factor, log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file
-// (an absolute path), retention_days, [notify] (config_notify.h). A missing file is an error only
+// time_limit_max_factor, allow_drain (a boolean), drain_max_per_job, drain_max_per_hour,
+// log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
+// retention_days, [notify] (config_notify.h). A missing file is an error only
 // when `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file, Config base,
                                                  bool required);

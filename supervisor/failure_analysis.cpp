@@ -8,6 +8,7 @@
 
 #include "recovery/checkpoints/scan.h"
 #include "recovery/hostlist.h"
+#include "supervisor/drain_limits.h"
 #include "supervisor/knobs.h"
 
 namespace supervisor {
@@ -205,6 +206,14 @@ FailureAnalysis analyse_failure(const FailureContext& context,
     request.requeueable = job.requeueable;
     request.can_resubmit = context.can_resubmit;
     request.is_operator = context.is_operator;
+    if (auto allocation = recovery::expand_hostlist(context.run_nodes)) {
+        request.allocation = std::move(*allocation);
+    }
+    if (request.whitelist.allows(recovery::ActionKind::drain_node) && context.store != nullptr) {
+        const auto budget = drain_budget(*context.store, config, registration.job, context.now);
+        request.drains_left = budget.nodes;
+        request.no_drain_reason = budget.why_none;
+    }
     request.same_failure_count = same_failure_count(analysis);
     request.same_failure_limit = config.same_failure_limit;
     request.slurm_requeued_itself = context.slurm_requeued;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "supervisor/drain_limits.h"
+
 namespace supervisor {
 namespace {
 
@@ -9,27 +11,6 @@ using recovery::ActionKind;
 
 bool is_restart(ActionKind kind) {
     return kind == ActionKind::requeue || kind == ActionKind::resubmit;
-}
-
-// A drain reason names the job and the evidence, so whoever resumes the node knows why.
-std::string drain_reason(const recovery::Diagnosis& diagnosis,
-                         const state::Registration& registration) {
-    std::string reason = "slurm-supervisor: job " + registration.job.to_string() + " " +
-                         std::string(recovery::to_string(diagnosis.cause));
-    if (diagnosis.xid) {
-        reason += " Xid " + std::to_string(*diagnosis.xid);
-    }
-    for (const auto& line : diagnosis.evidence) {
-        if (line.supports_cause) {
-            reason += ": " + line.text;
-            break;
-        }
-    }
-    constexpr std::size_t k_max_reason = 200;  // scontrol shows it on one line
-    if (reason.size() > k_max_reason) {
-        reason = reason.substr(0, k_max_reason - 3) + "...";
-    }
-    return reason;
 }
 
 }  // namespace
@@ -59,7 +40,13 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
                 continue;  // with resubmit: part of the new job's options
             case ActionKind::drain_node:
                 params["nodes"] = plan.drain_nodes;
-                params["reason"] = drain_reason(diagnosis, registration);
+                params["cause"] = recovery::to_string(diagnosis.cause);
+                if (diagnosis.xid) {
+                    params["xid"] = *diagnosis.xid;
+                }
+                params["reason"] = drain_reason(registration.job,
+                                                recovery::to_string(diagnosis.cause),
+                                                diagnosis.xid);
                 break;
             case ActionKind::requeue:
             case ActionKind::resubmit:

@@ -257,10 +257,60 @@ TEST(Planner, DrainOnlyAsOperator) {
     EXPECT_TRUE(plan.escalate) << "not an operator: drain impossible, and the node must go";
     EXPECT_TRUE(mentions(plan.would_have_done, "not a Slurm operator"));
     r.is_operator = true;
+    r.allocation = {"n2"};
+    r.drains_left = 1;
     plan = plan_recovery(r);
     ASSERT_FALSE(plan.escalate) << plan.reason;
     EXPECT_EQ(kinds(plan), (std::vector{ActionKind::drain_node, ActionKind::requeue}));
     EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n2"});
+}
+
+// The site decides: no drain while the site's limits (or its switch) leave none, whatever the
+// owner whitelisted; the reason is the limit's.
+TEST(Planner, DrainOnlyWithinTheSitesLimits) {
+    const auto d = condemning_xid();
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "drain_node"});
+    r.is_operator = true;
+    r.allocation = {"n2"};
+    r.drains_left = 0;
+    r.no_drain_reason = "the site does not allow drains (allow_drain in the daemon's config)";
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(mentions(plan.would_have_done, "the site does not allow drains"));
+    EXPECT_TRUE(plan.drain_nodes.empty());
+}
+
+// A log can name any host: a node the failed attempt did not run on is neither excluded nor
+// drained, and a storm of such names drains nothing.
+TEST(Planner, NodesOutsideTheAllocationAreNeverExcludedNorDrained) {
+    auto d = condemning_xid();
+    d.nodes = {"n7", "n8", "n9", "gpu-other-17"};
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "drain_node", "exclude_node"});
+    r.is_operator = true;
+    r.allocation = {"n1"};
+    r.drains_left = 3;
+    r.max_excluded_nodes = 10;
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.drain_nodes.empty());
+    EXPECT_TRUE(plan.exclude_nodes.empty());
+    EXPECT_TRUE(mentions(plan.notes, "which the failed attempt did not run on (n1): ignored"));
+}
+
+TEST(Planner, ADrainIsCutToWhatTheLimitsLeave) {
+    auto d = condemning_xid();
+    d.nodes = {"n1", "n2", "n3"};
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "drain_node", "exclude_node"});
+    r.is_operator = true;
+    r.allocation = {"n1", "n2", "n3"};
+    r.drains_left = 1;
+    r.max_excluded_nodes = 3;
+    const auto plan = plan_recovery(r);
+    EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n1"}) << "the most guilty first";
+    EXPECT_EQ(plan.exclude_nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
+    EXPECT_TRUE(mentions(plan.notes, "within the site's drain limits"));
 }
 
 TEST(Planner, NodeFixesNeverAnswerAnOutOfMemoryError) {

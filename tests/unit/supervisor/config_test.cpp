@@ -119,6 +119,21 @@ TEST_F(ConfigTest, ValuesBeyondTheirBoundsAreRefusedNamingTheBound) {
     EXPECT_EQ(largest->log_limits.tail_bytes, 1073741824U);
 }
 
+TEST_F(ConfigTest, DrainsAreOffUnlessTheSiteTurnsThemOnWithLimits) {
+    EXPECT_FALSE(Config{}.allow_drain);
+    const auto on = load_config(
+        write("allow_drain = true\ndrain_max_per_job = 2\ndrain_max_per_hour = 5\n"), Config{},
+        true);
+    ASSERT_TRUE(on) << on.error().message;
+    EXPECT_TRUE(on->allow_drain);
+    EXPECT_EQ(on->drain_max_per_job, 2U);
+    EXPECT_EQ(on->drain_max_per_hour, 5U);
+    const auto bad = load_config(write("allow_drain = \"yes\"\n"), Config{}, true);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("'allow_drain' must be true or false"), std::string::npos);
+    EXPECT_FALSE(load_config(write("drain_max_per_hour = 0\n"), Config{}, true));
+}
+
 TEST_F(ConfigTest, SyntaxErrorIsAnErrorNamingTheFile) {
     const auto file = write("poll_interval_ms = = 1\n");
     const auto config = load_config(file, Config{}, true);

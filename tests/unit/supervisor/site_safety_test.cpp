@@ -169,3 +169,91 @@ TEST(CarriedEnvironment, LoaderAndInterpreterVariablesAreNeverCarried) {
 
 }  // namespace
 }  // namespace supervisor::test
+
+namespace supervisor::test {
+namespace {
+
+std::string xid_lines(const std::vector<std::string>& hosts) {
+    std::string log = "step 40 loss 1.2\n";
+    for (const auto& host : hosts) {
+        log += "Nov 25 03:00:01 " + host + " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has "
+                      "fallen off the bus. TOKEN=owner-text-must-not-reach-slurm\n";
+    }
+    return log;
+}
+
+class DrainLimitsTest : public PollCycleTest {
+  protected:
+    void SetUp() override {
+        PollCycleTest::SetUp();
+        m_slurm.set_operator(true);
+        m_config.allow_drain = true;
+        m_config.drain_max_per_job = 1;
+        m_config.drain_max_per_hour = 1;
+        checkpoint("step_000020.pt");
+    }
+
+    common::JobId failing_job(const std::string& node, const std::vector<std::string>& hosts) {
+        const auto id = submit();
+        auto r = request(id);
+        r.allowed_actions = {"requeue", "drain_node", "exclude_node"};
+        register_job(r);
+        run_on(id, node);
+        fail(id, xid_lines(hosts));
+        return id;
+    }
+
+    std::vector<std::string> drained() {
+        std::vector<std::string> names;
+        const auto nodes = m_slurm.load_nodes().value();
+        for (const auto& node : nodes) {
+            if (node.drain) {
+                names.push_back(node.name + ": " + node.reason);
+            }
+        }
+        return names;
+    }
+};
+
+TEST_F(DrainLimitsTest, ALogNamingOtherHostsDrainsNone) {
+    failing_job("n1", {"n2", "n3"});
+    cycle();
+    EXPECT_TRUE(drained().empty()) << drained().front();
+}
+
+TEST_F(DrainLimitsTest, DrainsAcrossJobsStopAtTheHourlyLimitWithOurOwnReason) {
+    const auto first = failing_job("n1", {"n1"});
+    const auto second = failing_job("n2", {"n2"});
+    cycle();
+    const auto names = drained();
+    ASSERT_EQ(names.size(), 1U) << "drain_max_per_hour = 1 across both jobs";
+    EXPECT_EQ(names.front().find("TOKEN"), std::string::npos) << names.front();
+    EXPECT_NE(names.front().find("slurm-supervisor: job " + first.to_string()), std::string::npos)
+        << names.front();
+    EXPECT_NE(names.front().find("Xid 79"), std::string::npos) << names.front();
+    // The second job still recovers (its node excluded); only the drain was refused.
+    cycle();
+    EXPECT_EQ(registration(second).status, Status::enabled) << registration(second).status_reason;
+}
+
+TEST_F(DrainLimitsTest, NoDrainUnlessTheSiteAllowsIt) {
+    m_config.allow_drain = false;
+    const auto id = failing_job("n1", {"n1"});
+    cycle();
+    EXPECT_TRUE(drained().empty());
+    bool said = false;
+    for (const auto& event : m_store->events(id)) {
+        said = said || event.message.find("the site does not allow drains") != std::string::npos ||
+               event.data_json.find("the site does not allow drains") != std::string::npos;
+    }
+    EXPECT_TRUE(said) << [&] {
+        std::string text;
+        for (const auto& event : m_store->events(id)) {
+            text += event.kind + ": " + event.message + " " + event.data_json + "\n";
+        }
+        return text;
+    }();
+}
+
+}  // namespace
+}  // namespace supervisor::test

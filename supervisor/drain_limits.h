@@ -1,0 +1,40 @@
+// How many nodes the supervisor may still drain, now, for one job: a drain takes a node away
+// from every user of the cluster, and the nodes come from a job's log, which its owner writes.
+// So drains are the site's to allow (Config::allow_drain, off by default), at most
+// drain_max_per_job nodes for one job (all its attempts) and drain_max_per_hour nodes in any
+// hour across all jobs, counted from the done drain actions of the journal (the nodes each one
+// planned: a partly refused drain still counts whole, which errs on the safe side). The planner asks
+// before it plans a drain; the executor asks again right before draining (several jobs may
+// have planned drains in one cycle, or a crash may have left one in flight).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "state/store.h"
+#include "supervisor/config.h"
+
+namespace supervisor {
+
+struct DrainBudget {
+    std::size_t nodes = 0;  // how many more may be drained for the job now
+    std::string why_none;   // when 0: the limit that stops it, for a person
+};
+
+// Reads the job's actions and the drain actions of the last hour (two queries).
+[[nodiscard]] DrainBudget drain_budget(const state::Store& store, const Config& config,
+                                       const common::JobId& job, common::TimePoint now);
+
+// The nodes a done drain action drained (its "nodes" parameter).
+[[nodiscard]] std::vector<std::string> drained_by(const state::Action& action);
+
+// The drain reason Slurm records: the supervisor's own words (job, cause, Xid), never a line
+// of the job's log, which its owner could fill with anything.
+[[nodiscard]] std::string drain_reason(const common::JobId& job, std::string_view cause,
+                                       std::optional<int> xid);
+
+}  // namespace supervisor
