@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "ops/doctor.h"
 #include "state/migrations.h"
@@ -79,6 +80,13 @@ Check check_state_dir(const std::filesystem::path& directory, uid_t uid) {
                         "jobs source",
                     "chmod 700 " + directory.string());
     }
+    if ((info.st_mode & 077) != 0) {
+        return fail(name,
+                    directory.string() + " can be read by group or others (mode " +
+                        octal(info.st_mode & 0777) +
+                        "); the database and env files in it hold jobs' environments",
+                    "chmod 700 " + directory.string());
+    }
     if (info.st_uid != uid) {
         return warn(name,
                     directory.string() + " belongs to uid " + std::to_string(info.st_uid) +
@@ -96,12 +104,25 @@ std::vector<Check> check_database(const std::filesystem::path& file,
                      "nothing to do: the first `supervisor register` or `supervisor run` "
                      "creates it")};
     }
+    // Looked at before the open, which makes a file of ours private again.
+    std::optional<Check> mode;
+    struct stat info {};
+    if (::stat(file.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
+        mode = fail("database_mode",
+                    file.string() + " was readable by group or others (mode " +
+                        octal(info.st_mode & 0777) + ") and holds jobs' environments",
+                    "chmod 600 " + file.string() + "* (the supervisor does so when it opens a "
+                    "file it owns)");
+    }
     auto store = state::Store::open(file);
     if (!store) {
         return {fail("database", store.error().message,
                      store.error().hint.empty() ? "see the message" : store.error().hint)};
     }
     std::vector<Check> checks;
+    if (mode) {
+        checks.push_back(*mode);
+    }
     try {
         checks.push_back(ok(
             "database",

@@ -53,6 +53,19 @@ common::Result<void> make_state_directory(const std::filesystem::path& directory
     return {};
 }
 
+// SQLite creates the file (and its -wal and -shm, which copy its mode) with 0644 less the
+// umask: readable by everyone under a lax umask, while it holds job environments, tokens
+// included. Made 0600 whatever the umask; a file of someone else's is left alone.
+void make_private(const std::filesystem::path& file) {
+    for (const auto& path : {file.string(), file.string() + "-wal", file.string() + "-shm"}) {
+        struct stat info {};
+        if (::stat(path.c_str(), &info) == 0 && info.st_uid == ::geteuid() &&
+            (info.st_mode & 077) != 0) {
+            ::chmod(path.c_str(), 0600);
+        }
+    }
+}
+
 }  // namespace
 
 std::filesystem::path default_state_dir() {
@@ -83,6 +96,7 @@ common::Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& 
     if (!database) {
         return tl::unexpected(database.error());
     }
+    make_private(file);
     try {
         if (auto migrated = migrate(**database); !migrated) {
             return tl::unexpected(migrated.error());

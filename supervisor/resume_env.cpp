@@ -82,7 +82,7 @@ common::Result<void> write_env_file(const std::filesystem::path& path,
     const std::string text =
         "# written by slurm-supervisor; sourced by the job on (re)start\n" + format_shell(env);
     // A fresh temporary name each time (two daemons, or a daemon and the CLI, never share one).
-    auto written = common::write_file_atomically(path, text, 0644, common::Durability::synced);
+    auto written = common::write_file_atomically(path, text, 0600, common::Durability::synced);
     if (!written) {
         return common::fail(written.error().message,
                             "check free space and permissions of the state directory");

@@ -29,7 +29,8 @@ inline constexpr const char* k_attempt = "SUPERVISOR_ATTEMPT";
 [[nodiscard]] std::filesystem::path env_file_path(const std::filesystem::path& state_dir,
                                                   const common::JobId& job);
 
-// Writes the file atomically (temporary file, fsync, rename), mode 0644.
+// Writes the file atomically (temporary file, fsync, rename), mode 0600: it is read by the
+// job's owner (per-user mode: the daemon's own user), nobody else.
 [[nodiscard]] common::Result<void> write_env_file(const std::filesystem::path& path,
                                                   const state::ResumeEnv& env);
 

@@ -97,6 +97,10 @@ TEST(Doctor, StateDirectory) {
     EXPECT_EQ(open.status, CheckStatus::fail);
     EXPECT_TRUE(mentions(open, "chmod 700")) << open.message;
     EXPECT_TRUE(mentions(open, "0777")) << open.message;
+    ::chmod(dir.path().c_str(), 0755);  // readable: the database holds jobs' environments
+    const auto readable = check_state_dir(dir.path(), uid);
+    EXPECT_EQ(readable.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(readable, "can be read by group or others")) << readable.message;
     ::chmod(dir.path().c_str(), 0700);
     EXPECT_EQ(check_state_dir(dir.path(), uid + 1).status, CheckStatus::warn);  // not ours
     std::ofstream(dir.path() / "file") << "x";
@@ -122,6 +126,15 @@ TEST(Doctor, DatabaseMissingSoundAndNotADatabase) {
     EXPECT_TRUE(mentions(checks[0], "schema version"));
     EXPECT_EQ(checks[2].name, "database_wal");
     EXPECT_NE(store, nullptr);
+
+    // A file made readable by others (a copy, a lax tool) is reported; opening it as its
+    // owner makes it private again.
+    ::chmod(file.c_str(), 0644);
+    checks = check_database(file, store);
+    ASSERT_FALSE(checks.empty());
+    EXPECT_EQ(checks[0].name, "database_mode");
+    EXPECT_EQ(checks[0].status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(checks[0], "chmod 600")) << checks[0].message;
 
     const auto junk = dir.path() / "junk.db";
     std::ofstream(junk) << "this is not an SQLite file, but long enough to look at its header....."

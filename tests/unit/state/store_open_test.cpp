@@ -57,6 +57,29 @@ TEST(StoreOpen, CreatesMissingDirectoriesPrivateToTheUser) {
     }
 }
 
+// The database holds jobs' environments: 0600 whatever the umask, and an existing file made
+// readable by others is made private again when its owner opens it.
+TEST(StoreOpen, TheDatabaseIsPrivateWhateverTheUmask) {
+    TempDir dir;
+    const auto file = dir.path() / "supervisor.db";
+    const mode_t old = ::umask(0);
+    auto store = Store::open(file);
+    ::umask(old);
+    ASSERT_TRUE(store) << store.error().message;
+    for (const auto& path : {file.string(), file.string() + "-wal", file.string() + "-shm"}) {
+        struct stat info {};
+        if (::stat(path.c_str(), &info) == 0) {
+            EXPECT_EQ(info.st_mode & 0777, 0600U) << path;
+        }
+    }
+    store->reset();
+    ::chmod(file.c_str(), 0644);
+    ASSERT_TRUE(Store::open(file));
+    struct stat info {};
+    ASSERT_EQ(::stat(file.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, 0600U);
+}
+
 TEST(StoreOpen, UnusableDirectoryIsAnErrorNamingThePathAndTheFix) {
     TempDir dir;
     // A regular file where a directory is needed fails for every user, root included.

@@ -85,7 +85,9 @@ TEST(ResumeEnv, WriteEnvFileWritesAtomicallyAndLeavesNoTemporary) {
     for (const auto& entry : fs::directory_iterator(path.parent_path())) {
         EXPECT_EQ(entry.path().filename(), "1000.sh") << "left behind: " << entry.path();
     }
-    EXPECT_EQ(fs::status(path).permissions() & fs::perms::others_write, fs::perms::none);
+    // Read by the job's owner only (per-user mode: the daemon's own user).
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST(ResumeEnv, WriteEnvFileReplacesThePreviousContent) {
