@@ -2,12 +2,19 @@
 //     eval "$(supervisor env)"
 // on every (re)start and gets SUPERVISOR_RESUME_FROM, SUPERVISOR_ATTEMPT and its knobs.
 // An unregistered job gets a shell comment and exit 0, so the script goes on from scratch.
+// With a site daemon (site_mode.h) the daemon answers, to the job's owner, and needs no write
+// access anywhere; a job it does not know is looked up in the user's own state directory.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
+extern char** environ;  // NOLINT: POSIX, the job's environment (sent to the site daemon)
+
 #include "commands.h"
+#include "control/client.h"
 #include "session.h"
+#include "site_mode.h"
 #include "supervisor/resume_env.h"
 
 namespace cli {
@@ -38,25 +45,64 @@ common::Result<common::JobId> job_from_environment() {
     return common::JobId::parse(job);
 }
 
-common::Result<int> env_command(const GlobalOptions& global, const EnvOptions& options) {
-    auto job = options.job.empty() ? job_from_environment() : parse_job(options.job);
-    if (!job) {
-        return tl::unexpected(job.error());
+std::string not_registered(const common::JobId& job, bool json) {
+    return json ? "{}\n" : "# job " + job.to_string() + " is not registered with slurm-supervisor\n";
+}
+
+// The database read directly (per-user mode). A missing database means nothing is
+// registered: it is not created here, so a batch script never leaves one behind.
+common::Result<std::string> local_env(const GlobalOptions& global, const common::JobId& job,
+                                      bool json) {
+    std::error_code ec;
+    if (!std::filesystem::exists(state_dir(global) / state::k_database_file_name, ec)) {
+        return not_registered(job, json);
     }
     auto store = open_store(global);
     if (!store) {
         return tl::unexpected(store.error());
     }
-    if (!(*store)->registration(*job)) {
-        std::printf(options.json ? "{}\n"
-                                 : "# job %s is not registered with slurm-supervisor\n",
-                    job->to_string().c_str());
-        return 0;
+    if (!(*store)->registration(job)) {
+        return not_registered(job, json);
     }
-    const auto env = (*store)->resume_env(*job);
-    const auto text = options.json ? supervisor::format_json(env) + "\n"
-                                   : supervisor::format_shell(env);
-    std::fputs(text.c_str(), stdout);
+    const auto env = (*store)->resume_env(job);
+    return json ? supervisor::format_json(env) + "\n" : supervisor::format_shell(env);
+}
+
+common::Result<int> env_command(const GlobalOptions& global, const EnvOptions& options) {
+    auto job = options.job.empty() ? job_from_environment() : parse_job(options.job);
+    if (!job) {
+        return tl::unexpected(job.error());
+    }
+    if (const auto socket = site_daemon(global)) {
+        control::Request request;
+        request.operation = control::Operation::env;
+        request.job = job->to_string();
+        request.json = options.json;
+        if (options.job.empty()) {
+            // Inside the job, as its owner: the job's own environment, which a resubmit gives
+            // the new job (the daemon keeps it for the owner only, without loader variables).
+            for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+                request.environment.emplace_back(*entry);
+            }
+        }
+        auto reply = control::call(*socket, request);
+        if (!reply) {
+            return tl::unexpected(reply.error());
+        }
+        if (reply->exit_status != 0) {
+            return tl::unexpected(reply->error);
+        }
+        if (reply->job_known) {
+            std::fputs(reply->output.c_str(), stdout);
+            return 0;
+        }
+        // Not the site daemon's: perhaps the user's own per-user daemon watches it.
+    }
+    auto text = local_env(global, *job, options.json);
+    if (!text) {
+        return tl::unexpected(text.error());
+    }
+    std::fputs(text->c_str(), stdout);
     return 0;
 }
 

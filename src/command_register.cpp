@@ -1,17 +1,19 @@
-// `supervisor register` and `supervisor unregister`.
+// `supervisor register` and `supervisor unregister`, in the database or through the site
+// daemon (site_mode.h).
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <memory>
 
-extern char** environ;  // NOLINT: POSIX, the registering shell's environment
-
 #include "commands.h"
+#include "control/client.h"
 #include "common/input_file.h"
 #include "common/printable.h"
 #include "registration_options.h"
+#include "registration_route.h"
 #include "session.h"
+#include "site_mode.h"
 #include "supervisor/registrar.h"
 
 namespace cli {
@@ -67,24 +69,7 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     if (auto checked = supervisor::check_request(*request); !checked) {
         return tl::unexpected(checked.error());
     }
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const auto config = daemon_config(global, "", {});
-    if (!config) {
-        return tl::unexpected(config.error());
-    }
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-        request->environment.emplace_back(*entry);
-    }
-    request->caller = ::getuid();
-    common::SystemClock clock;
-    const auto registration = supervisor::register_job(**store, **client, clock, *config, *request);
+    const auto registration = register_anywhere(global, std::move(*request));
     if (!registration) {
         return tl::unexpected(registration.error());
     }
@@ -101,7 +86,9 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
                 registration->checkpoint_dir.empty() ? "" : "; checkpoints in ",
                 common::printable(registration->checkpoint_dir).c_str());
     if (registration->stall_timeout_s > 0) {
-        warn_if_stalls_cannot_be_seen(**client, *job);
+        if (auto client = connect_slurm(global)) {
+            warn_if_stalls_cannot_be_seen(**client, *job);
+        }
     }
     return 0;
 }
@@ -110,6 +97,20 @@ common::Result<int> unregister_command(const GlobalOptions& global, const std::s
     auto job = parse_job(text);
     if (!job) {
         return tl::unexpected(job.error());
+    }
+    if (const auto socket = site_daemon(global)) {
+        control::Request request;
+        request.operation = control::Operation::unregister_job;
+        request.job = job->to_string();
+        auto reply = control::call(*socket, request);
+        if (!reply) {
+            return tl::unexpected(reply.error());
+        }
+        std::fputs(reply->output.c_str(), stdout);
+        if (reply->exit_status != 0) {
+            return tl::unexpected(reply->error);
+        }
+        return 0;
     }
     auto store = open_store(global);
     if (!store) {

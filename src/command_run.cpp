@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "control/server.h"
 #include "ops/daemon_lock.h"
 #include "ops/doctor.h"
 #include "ops/service_reporter.h"
@@ -22,6 +23,7 @@ struct RunOptions {
     std::optional<std::int64_t> poll_interval_ms;
     std::vector<std::string> rules;
     std::string metrics_file;
+    std::string control_socket;
     bool once = false;
 };
 
@@ -36,6 +38,48 @@ common::Result<supervisor::Config> build_config(const GlobalOptions& global,
         config->metrics_file = std::filesystem::absolute(options.metrics_file);
     }
     return config;
+}
+
+// The site daemon's control socket (control/server.h) with what its thread uses alone: its
+// own connection to the database and to slurmctld, and the settings as they were at start.
+struct ControlSocket {
+    std::unique_ptr<state::Store> store;
+    std::unique_ptr<slurm::LibslurmClient> client;
+    supervisor::Config config;
+    common::SystemClock clock;
+    std::unique_ptr<control::ControlServer> server;
+};
+
+common::Result<std::unique_ptr<ControlSocket>> open_control_socket(const GlobalOptions& global,
+                                                                   const RunOptions& options) {
+    auto socket = std::make_unique<ControlSocket>();
+    auto config = build_config(global, options);
+    if (!config) {
+        return tl::unexpected(config.error());
+    }
+    socket->config = std::move(*config);
+    auto store = open_store(global);
+    if (!store) {
+        return tl::unexpected(store.error());
+    }
+    socket->store = std::move(*store);
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    socket->client = std::move(*client);
+    auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
+                                                        socket->clock, socket->config);
+    auto server = control::ControlServer::start(
+        std::filesystem::absolute(options.control_socket), std::move(handlers));
+    if (!server) {
+        return tl::unexpected(server.error());
+    }
+    socket->server = std::move(*server);
+    spdlog::info("control socket {}: users register, read status and fetch their job's resume "
+                 "environment here",
+                 socket->server->path().string());
+    return socket;
 }
 
 common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
@@ -68,6 +112,14 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     if (release.status == ops::CheckStatus::warn) {
         spdlog::warn("{}; {}", release.message, release.fix);
     }
+    std::unique_ptr<ControlSocket> control_socket;
+    if (!options.control_socket.empty()) {
+        auto opened = open_control_socket(global, options);
+        if (!opened) {
+            return tl::unexpected(opened.error());
+        }
+        control_socket = std::move(*opened);
+    }
     supervisor::DaemonOptions daemon;
     daemon.once = options.once;
     daemon.load_config = [&global, &options] { return build_config(global, options); };
@@ -98,6 +150,10 @@ void add_run(CLI::App& app, const GlobalOptions& global, Action& action) {
     run->add_option("--metrics-file", options->metrics_file,
                     "write Prometheus metrics here after every cycle (textfile collector, "
                     "*.prom; overrides metrics_file of the config)");
+    run->add_option("--control-socket", options->control_socket,
+                    "site-wide mode: serve users on this Unix socket (register, unregister, "
+                    "status, events, env; each user their own jobs, operators any), e.g. "
+                    "/run/slurm-supervisor/control.sock");
     run->add_flag("--once", options->once, "run one poll cycle and exit");
     run->callback([&global, &action, options] {
         action = [&global, options] { return run_command(global, *options); };

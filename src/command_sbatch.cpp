@@ -24,6 +24,8 @@ extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register
 #include "sbatch_arguments.h"
 #include "sbatch_directives.h"
 #include "session.h"
+#include "registration_route.h"
+#include "site_mode.h"
 #include "supervisor/registrar.h"
 
 namespace cli {
@@ -137,25 +139,19 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     auto flags = directives.sbatch;  // the script's #SBATCH lines, then the environment's,
     flags.merge(environment_flags());
     flags.merge(split.flags);  // then the command line's
-    std::unique_ptr<state::Store> store;
-    std::unique_ptr<slurm::LibslurmClient> client;
-    std::optional<supervisor::Config> config;
-    if (!flags.test_only) {
-        auto opened = open_store(global);
-        if (!opened) {
+    // Per-user mode: the database, Slurm and the config must be usable before the job exists
+    // (register_anywhere opens them again after the submit). With a site daemon, its socket
+    // was found; it answers the registration.
+    if (!flags.test_only && !site_daemon(global)) {
+        if (auto opened = open_store(global); !opened) {
             return tl::unexpected(opened.error());
         }
-        store = std::move(*opened);
-        auto connected = connect_slurm(global);
-        if (!connected) {
+        if (auto connected = connect_slurm(global); !connected) {
             return tl::unexpected(connected.error());
         }
-        client = std::move(*connected);
-        auto loaded = daemon_config(global, "", {});
-        if (!loaded) {
+        if (auto loaded = daemon_config(global, "", {}); !loaded) {
             return tl::unexpected(loaded.error());
         }
-        config = std::move(*loaded);
     }
 
     if (!split.flags.parsable) {
@@ -192,18 +188,12 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     if (!request) {
         return tl::unexpected(request.error());  // checked above; kept for safety
     }
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-        request->environment.emplace_back(*entry);
-    }
     if (split.script) {
         request->script_argv.push_back(*split.script);
         request->script_argv.insert(request->script_argv.end(), split.script_args.begin(),
                                     split.script_args.end());
     }
-    request->caller = ::getuid();
-    common::SystemClock clock;
-    const auto registration =
-        supervisor::register_job(*store, *client, clock, *config, *request);
+    const auto registration = register_anywhere(global, std::move(*request));
     if (!registration) {
         return common::fail("job " + job->to_string() + " was submitted but is NOT supervised: " +
                                 registration.error().message,

@@ -1,8 +1,5 @@
 #include "json_output.h"
 
-#include <cstdio>
-#include <ctime>
-
 namespace cli {
 namespace {
 
@@ -16,20 +13,6 @@ nlohmann::json optional_value(const std::optional<T>& value) {
 }
 
 }  // namespace
-
-std::string format_time(const slurm::TimePoint& when) {
-    const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
-    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            when.time_since_epoch())
-                            .count() %
-                        1000;
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[40];
-    const auto length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-    std::snprintf(text + length, sizeof text - length, ".%03dZ", static_cast<int>(millis));
-    return text;
-}
 
 nlohmann::json to_json(const slurm::JobSnapshot& job) {
     return {

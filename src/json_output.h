@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/time_text.h"
 #include "slurm/types.h"
 
 namespace cli {
 
 [[nodiscard]] nlohmann::json to_json(const slurm::JobSnapshot& job);
 [[nodiscard]] nlohmann::json to_json(const slurm::NodeSnapshot& node);
-// ISO 8601 in UTC with milliseconds: 2026-11-22T03:04:18.123Z
-[[nodiscard]] std::string format_time(const slurm::TimePoint& when);
+using common::format_time;  // ISO 8601 in UTC with milliseconds (common/time_text.h)
 
 }  // namespace cli

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/file_identity.h"
 #include "notify/target.h"
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
@@ -234,8 +235,16 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     // daemon checks again. Compared below as stored (the store keeps times in milliseconds).
     registration = store.registration(request.job).value_or(registration);
     const auto is_operator = client.is_operator_uid(request.caller);
-    const auto problem =
-        check_registration(registration, job, {request.caller, is_operator && *is_operator});
+    // The files are checked as the job's owner can see them (a root site daemon registering
+    // for a user must not vouch for a log only root can read).
+    std::optional<common::Error> problem;
+    if (auto as_owner = common::ScopedFileIdentity::assume(
+            common::identity_of(job.user_id, job.group_id))) {
+        problem = check_registration(registration, job,
+                                     {request.caller, is_operator && *is_operator});
+    } else {
+        problem = as_owner.error();
+    }
     auto transaction = store.begin();
     if (const auto stored = store.registration(request.job); !(stored && *stored == registration)) {
         // A running daemon checked the pending registration first; its verdict stands.

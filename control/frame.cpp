@@ -1,0 +1,108 @@
+// poll() before every read and write, so a deadline holds whatever the socket's mode.
+#include "control/frame.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "control/protocol.h"
+
+namespace control {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+common::Result<void> wait_for(int fd, short events, Clock::time_point deadline) {
+    while (true) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) {
+            return common::fail("timed out");
+        }
+        pollfd entry{fd, events, 0};
+        const int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
+        if (ready > 0) {
+            return {};
+        }
+        if (ready < 0 && errno != EINTR) {
+            return common::fail(std::string("poll: ") + std::strerror(errno));
+        }
+    }
+}
+
+common::Result<void> read_exactly(int fd, char* data, std::size_t size,
+                                  Clock::time_point deadline) {
+    std::size_t done = 0;
+    while (done < size) {
+        if (auto ready = wait_for(fd, POLLIN, deadline); !ready) {
+            return ready;
+        }
+        const ssize_t got = ::recv(fd, data + done, size - done, MSG_DONTWAIT);
+        if (got == 0) {
+            return common::fail("the other end closed the connection");
+        }
+        if (got < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
+                continue;
+            }
+            return common::fail(std::string("read: ") + std::strerror(errno));
+        }
+        done += static_cast<std::size_t>(got);
+    }
+    return {};
+}
+
+}  // namespace
+
+common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_point deadline) {
+    if (payload.size() > k_max_frame_bytes) {
+        return common::fail("message of " + std::to_string(payload.size()) +
+                            " bytes, more than the protocol's " +
+                            std::to_string(k_max_frame_bytes));
+    }
+    const auto size = static_cast<std::uint32_t>(payload.size());
+    std::string frame{static_cast<char>(size >> 24), static_cast<char>(size >> 16),
+                      static_cast<char>(size >> 8), static_cast<char>(size)};
+    frame.append(payload);
+    std::size_t done = 0;
+    while (done < frame.size()) {
+        if (auto ready = wait_for(fd, POLLOUT, deadline); !ready) {
+            return ready;
+        }
+        const ssize_t sent =
+            ::send(fd, frame.data() + done, frame.size() - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (sent < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
+                continue;
+            }
+            return common::fail(std::string("write: ") + std::strerror(errno));
+        }
+        done += static_cast<std::size_t>(sent);
+    }
+    return {};
+}
+
+common::Result<std::string> read_frame(int fd, Clock::time_point deadline) {
+    unsigned char header[4];
+    if (auto read = read_exactly(fd, reinterpret_cast<char*>(header), sizeof header, deadline);
+        !read) {
+        return tl::unexpected(read.error());
+    }
+    const std::uint32_t size = (std::uint32_t{header[0]} << 24) |
+                               (std::uint32_t{header[1]} << 16) |
+                               (std::uint32_t{header[2]} << 8) | std::uint32_t{header[3]};
+    if (size > k_max_frame_bytes) {
+        return common::fail("a message of " + std::to_string(size) + " bytes was announced, " +
+                            "more than the protocol's " + std::to_string(k_max_frame_bytes));
+    }
+    std::string payload(size, '\0');
+    if (auto read = read_exactly(fd, payload.data(), payload.size(), deadline); !read) {
+        return tl::unexpected(read.error());
+    }
+    return payload;
+}
+
+}  // namespace control

@@ -1,0 +1,19 @@
+// Frames on a stream socket: a 4-byte big-endian length, then the payload (protocol.h). Both
+// ends use these with a deadline, so a peer that stops sending or reading costs at most that
+// long. Failures are Errors naming what happened (closed, too large, timed out).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+
+namespace control {
+
+[[nodiscard]] common::Result<void> write_frame(int fd, std::string_view payload,
+                                               std::chrono::steady_clock::time_point deadline);
+[[nodiscard]] common::Result<std::string> read_frame(
+    int fd, std::chrono::steady_clock::time_point deadline);
+
+}  // namespace control

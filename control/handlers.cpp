@@ -1,0 +1,200 @@
+#include "control/handlers.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/printable.h"
+#include "control/views.h"
+#include "slurm/submit_request.h"
+#include "supervisor/carried_environment.h"
+#include "supervisor/registrar.h"
+#include "supervisor/resume_env.h"
+
+namespace control {
+namespace {
+
+Reply failed(common::Error error, int exit_status = 1) {
+    Reply reply;
+    reply.exit_status = exit_status;
+    reply.error = std::move(error);
+    return reply;
+}
+
+Reply printed(std::string output) {
+    Reply reply;
+    reply.output = std::move(output);
+    return reply;
+}
+
+common::Error not_registered(const common::JobId& job) {
+    return {"job " + job.to_string() + " is not registered",
+            "`supervisor status` lists your registered jobs"};
+}
+
+}  // namespace
+
+bool Handlers::is_operator(uid_t uid) {
+    const auto answer = m_client.is_operator_uid(uid);
+    return answer && *answer;
+}
+
+std::optional<state::Registration> Handlers::visible(const common::JobId& job, const Peer& peer) {
+    auto registration = m_store.registration(job);
+    if (registration && (registration->owner_uid == peer.uid || is_operator(peer.uid))) {
+        return registration;
+    }
+    return std::nullopt;
+}
+
+Reply Handlers::handle(const Request& request, const Peer& peer) {
+    try {
+        switch (request.operation) {
+            case Operation::register_job: return register_job(request, peer);
+            case Operation::unregister_job: return unregister_job(request, peer);
+            case Operation::status: return status(request, peer);
+            case Operation::events: return events(request, peer);
+            case Operation::env: return env(request, peer);
+        }
+        return failed({"unknown operation", ""});
+    } catch (const std::exception& error) {
+        // The store failed (or a bug): this request fails, the daemon and its socket go on.
+        spdlog::error("control request {} from uid {} failed: {}", to_string(request.operation),
+                      peer.uid, common::printable(error.what()));
+        return failed({std::string("the daemon could not answer: ") + error.what(),
+                       "try again; if it persists, the daemon's log says more"},
+                      2);
+    }
+}
+
+Reply Handlers::register_job(const Request& request, const Peer& peer) {
+    auto job = common::JobId::parse(request.job);
+    if (!job) {
+        return failed(job.error());
+    }
+    auto options = request.registration;
+    options.job = *job;
+    options.caller = peer.uid;  // the kernel's word, never the request's
+    if (auto checked = supervisor::check_request(options); !checked) {
+        return failed(checked.error());
+    }
+    // Refused before anything is written: a user may not even leave a row for another
+    // user's job (it would block its owner's own registration).
+    const common::JobId ids[] = {*job};
+    const auto query = m_client.load_jobs(ids);
+    if (!query) {
+        return failed({"cannot register job " + job->to_string() + ": " + query.error().message,
+                       "check that slurmctld is running (`scontrol ping`) and try again"});
+    }
+    if (query->jobs.empty()) {
+        return failed({"job " + job->to_string() + " is not known to slurmctld",
+                       "check the id with `squeue -j " + job->to_string() + "`"});
+    }
+    if (query->jobs.front().user_id != peer.uid && !is_operator(peer.uid)) {
+        return failed({"job " + job->to_string() + " is not yours",
+                       "only a job's owner, or a Slurm operator, may register it"});
+    }
+    if (const auto existing = m_store.registration(*job);
+        existing && existing->owner_uid != peer.uid && !is_operator(peer.uid)) {
+        return failed({"job " + job->to_string() + " is not yours",
+                       "only a job's owner, or a Slurm operator, may register it"});
+    }
+    const auto registration =
+        supervisor::register_job(m_store, m_client, m_clock, m_config, options);
+    if (!registration) {
+        return failed(registration.error());
+    }
+    Reply reply;
+    reply.registered = Registered{registration->job.to_string(),
+                                  registration->job_name,
+                                  registration->status,
+                                  registration->status_reason,
+                                  registration->allowed_actions,
+                                  registration->max_attempts,
+                                  registration->checkpoint_dir,
+                                  registration->stall_timeout_s};
+    spdlog::info("job {} registered by uid {} through the control socket: {}",
+                 job->to_string(), peer.uid, state::to_string(registration->status));
+    return reply;
+}
+
+Reply Handlers::unregister_job(const Request& request, const Peer& peer) {
+    auto job = common::JobId::parse(request.job);
+    if (!job) {
+        return failed(job.error());
+    }
+    if (!visible(*job, peer)) {
+        return failed(not_registered(*job));
+    }
+    if (auto done = supervisor::unregister_job(m_store, m_clock, *job); !done) {
+        return failed(done.error());
+    }
+    spdlog::info("job {} unregistered by uid {} through the control socket", job->to_string(),
+                 peer.uid);
+    return printed("job " + job->to_string() + " is no longer watched; its history is kept " +
+                   "(supervisor events " + job->to_string() + ")\n");
+}
+
+Reply Handlers::status(const Request& request, const Peer& peer) {
+    StatusQuery query;
+    query.all = request.all;
+    query.json = request.json;
+    if (!is_operator(peer.uid)) {
+        query.owner = peer.uid;
+    }
+    if (!request.job.empty()) {
+        auto job = common::JobId::parse(request.job);
+        if (!job) {
+            return failed(job.error());
+        }
+        query.job = *job;
+    }
+    auto text = status_view(m_store, query);
+    return text ? printed(std::move(*text)) : failed(text.error());
+}
+
+Reply Handlers::events(const Request& request, const Peer& peer) {
+    auto job = common::JobId::parse(request.job);
+    if (!job) {
+        return failed(job.error());
+    }
+    if (!visible(*job, peer)) {
+        return failed(not_registered(*job));
+    }
+    auto text = events_view(m_store, *job, request.json);
+    return text ? printed(std::move(*text)) : failed(text.error());
+}
+
+Reply Handlers::env(const Request& request, const Peer& peer) {
+    auto job = common::JobId::parse(request.job);
+    if (!job) {
+        return failed(job.error());
+    }
+    const auto registration = visible(*job, peer);
+    if (!registration) {
+        // As in per-user mode: the batch script goes on from scratch, told why.
+        auto reply = printed(request.json ? "{}\n"
+                                          : "# job " + job->to_string() +
+                                                " is not registered with slurm-supervisor\n");
+        reply.job_known = false;
+        return reply;
+    }
+    if (registration->owner_uid == peer.uid && !request.environment.empty()) {
+        // The job's own environment, from inside the job: what a resubmit gives the new one.
+        if (auto spec = m_store.job_spec(*job)) {
+            if (auto submit = slurm::submit_request_from_json_text(spec->request_json)) {
+                auto carried = supervisor::carried_environment(request.environment);
+                if (submit->environment != carried) {
+                    submit->environment = std::move(carried);
+                    spec->request_json = slurm::to_json_text(*submit);
+                    auto transaction = m_store.begin();
+                    m_store.set_job_spec(*spec);
+                    transaction.commit();
+                }
+            }
+        }
+    }
+    const auto env = m_store.resume_env(*job);
+    return printed(request.json ? supervisor::format_json(env) + "\n"
+                                : supervisor::format_shell(env));
+}
+
+}  // namespace control

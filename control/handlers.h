@@ -1,0 +1,62 @@
+// Handlers: what the site daemon does for one request of its control socket, decided by who
+// asks (Peer, from the kernel). A user acts on their own jobs only; a Slurm operator (uid 0,
+// SlurmUser) on any. Someone else's job is answered exactly like an unregistered one, so
+// nobody learns which jobs another user registered.
+//
+//   register    the job's owner, or an operator for them (registrar.h; the environment the
+//               client sends is stored for the owner only)
+//   unregister  the registration's owner or an operator
+//   status      the caller's jobs (an operator: everybody's)
+//   events      one job of the caller's
+//   env         the job's resume environment, for its owner (the job's own `supervisor env`)
+//               or an operator; with the job's environment attached, from its owner, it
+//               becomes what a resubmit gives the new job
+//
+// Uses its own Store and Slurm client, from the one thread that serves the socket. Never
+// throws for a request: a failure is a Reply with an exit status and an Error.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+
+#include "common/clock.h"
+#include "control/protocol.h"
+#include "slurm/client.h"
+#include "state/store.h"
+#include "supervisor/config.h"
+
+namespace control {
+
+struct Peer {
+    uid_t uid = 0;
+    gid_t gid = 0;
+    pid_t pid = 0;
+};
+
+class Handlers {
+  public:
+    Handlers(state::Store& store, slurm::Client& client, const common::Clock& clock,
+             const supervisor::Config& config)
+        : m_store(store), m_client(client), m_clock(clock), m_config(config) {}
+
+    [[nodiscard]] Reply handle(const Request& request, const Peer& peer);
+
+  private:
+    Reply register_job(const Request& request, const Peer& peer);
+    Reply unregister_job(const Request& request, const Peer& peer);
+    Reply status(const Request& request, const Peer& peer);
+    Reply events(const Request& request, const Peer& peer);
+    Reply env(const Request& request, const Peer& peer);
+    // uid 0 and SlurmUser; asks slurmctld once per uid (the client caches SlurmUser).
+    bool is_operator(uid_t uid);
+    // The registration of `job` when `peer` may see it (owner or operator).
+    std::optional<state::Registration> visible(const common::JobId& job, const Peer& peer);
+
+    state::Store& m_store;
+    slurm::Client& m_client;
+    const common::Clock& m_clock;
+    const supervisor::Config& m_config;
+};
+
+}  // namespace control

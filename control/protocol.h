@@ -1,0 +1,67 @@
+// The site daemon's control protocol: what a user's `supervisor` command asks the daemon over
+// its Unix socket, and what it answers. One request and one reply per connection, each a
+// frame: a 4-byte big-endian length, then that many bytes of MessagePack (nlohmann's), so
+// paths and environment values travel byte for byte, whatever their encoding.
+//
+// Who asks is never in the request: the server takes it from the kernel (SO_PEERCRED).
+// decode_*() fail (an Error naming the field) for anything but what encode() writes: an
+// unknown operation, a missing or mistyped field, more than k_max_frame_bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "state/records.h"
+#include "supervisor/registrar.h"
+
+namespace control {
+
+inline constexpr std::uint32_t k_max_frame_bytes = 4U * 1024 * 1024;
+inline constexpr std::uint32_t k_protocol_version = 1;
+
+enum class Operation { register_job, unregister_job, status, events, env };
+
+[[nodiscard]] std::string_view to_string(Operation operation);
+
+struct Request {
+    Operation operation = Operation::status;
+    std::string job;   // a job id's text; status: empty for every job the caller may see
+    bool all = false;  // status: finished and unregistered jobs too
+    bool json = false;  // status, events, env: the --json form of the output
+    // register: the options (caller is ignored: the server sets it from the socket).
+    supervisor::RegisterRequest registration;
+    // env: the job's own environment, sent by `supervisor env` from inside the job, so that a
+    // resubmit can give the new job the owner's environment (stored only for the owner).
+    std::vector<std::string> environment;
+};
+
+// What `supervisor register` prints about the registration it made.
+struct Registered {
+    std::string job;
+    std::string job_name;
+    state::Status status = state::Status::pending;
+    std::string status_reason;
+    std::vector<std::string> allowed_actions;
+    std::uint32_t max_attempts = 0;
+    std::string checkpoint_dir;
+    std::int64_t stall_timeout_s = 0;
+};
+
+struct Reply {
+    int exit_status = 0;     // what the command exits with
+    std::string output;      // printed on stdout as it is
+    common::Error error;     // exit_status != 0: printed as "error: ... hint: ..."
+    std::optional<Registered> registered;  // register, when it registered
+    bool job_known = true;  // env: false when the job is not registered (output says so too)
+};
+
+[[nodiscard]] std::string encode(const Request& request);
+[[nodiscard]] std::string encode(const Reply& reply);
+[[nodiscard]] common::Result<Request> decode_request(std::string_view payload);
+[[nodiscard]] common::Result<Reply> decode_reply(std::string_view payload);
+
+}  // namespace control

@@ -1,0 +1,228 @@
+// Moved here from the CLI's status command so that the site daemon answers with the very
+// same text; a table row is made with snprintf into a string instead of printf.
+#include "control/views.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_text.h"
+#include "common/printable.h"
+#include "common/time_text.h"
+
+namespace control {
+namespace {
+
+using common::format_time;
+using common::printable;
+
+std::string status_text(const state::Registration& registration) {
+    std::string text(state::to_string(registration.status));
+    if (registration.status == state::Status::completed) {
+        text += "/" + std::string(state::to_string(registration.outcome));
+    }
+    if (!registration.watching) {
+        text += " (unregistered)";
+    }
+    return text;
+}
+
+// The data of the job's last "decision" event (what was planned, or why not); null if none.
+nlohmann::json last_decision(const state::Store& store, const state::JobId& job) {
+    const auto events = store.events(job);
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+        if (it->kind == "decision") {
+            auto data = nlohmann::json::parse(it->data_json, nullptr, false);
+            if (data.is_object()) {
+                data["at"] = format_time(it->at);
+                return data;
+            }
+        }
+    }
+    return nullptr;
+}
+
+nlohmann::json registration_json(const state::Registration& r,
+                                 const std::vector<state::Attempt>& attempts,
+                                 const nlohmann::json& decision) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& a : attempts) {
+        runs.push_back(
+            {{"number", a.number},
+             {"restart_count", a.restart_count},
+             {"started_at",
+              a.started_at ? nlohmann::json(format_time(*a.started_at)) : nlohmann::json(nullptr)},
+             {"ended_at",
+              a.ended_at ? nlohmann::json(format_time(*a.ended_at)) : nlohmann::json(nullptr)},
+             {"final_state", a.final_state},
+             {"exit_code", a.exit_code ? nlohmann::json(*a.exit_code) : nlohmann::json(nullptr)},
+             {"signal", a.signal ? nlohmann::json(*a.signal) : nlohmann::json(nullptr)},
+             {"nodes", a.nodes},
+             {"resumed_from", a.resumed_from},
+             {"cause", a.cause},
+             {"failed_step",
+              a.failed_step ? nlohmann::json(*a.failed_step) : nlohmann::json(nullptr)}});
+    }
+    return {{"job", r.job.to_string()},
+            {"name", r.job_name},
+            {"status", state::to_string(r.status)},
+            {"outcome", r.status == state::Status::completed
+                            ? nlohmann::json(state::to_string(r.outcome))
+                            : nlohmann::json(nullptr)},
+            {"reason", r.status_reason},
+            {"watching", r.watching},
+            {"attempt", r.attempt},
+            {"max_attempts", r.max_attempts},
+            {"allowed_actions", r.allowed_actions},
+            {"checkpoint_dir", r.checkpoint_dir},
+            {"last_cause", r.last_cause},
+            {"last_checkpoint", r.last_checkpoint},
+            {"last_slurm_state", r.last_slurm_state},
+            {"knobs", nlohmann::json::parse(r.knobs_json, nullptr, false)},
+            {"excluded_nodes", r.excluded_nodes},
+            {"previous_job", r.previous_job},
+            {"next_job", r.next_job},
+            {"stall_timeout_s", r.stall_timeout_s},
+            {"progress_pattern", r.progress_pattern},
+            {"last_decision", decision},
+            {"attempts", runs}};
+}
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& item : items) {
+        text += (text.empty() ? "" : ", ") + item;
+    }
+    return text;
+}
+
+// The lines under a job: its knobs, excluded nodes, links, and the last decision.
+std::string details(const state::Registration& r, const nlohmann::json& decision) {
+    std::string text;
+    const auto knobs = nlohmann::json::parse(r.knobs_json, nullptr, false);
+    std::vector<std::string> values;
+    for (const auto& knob : knobs.is_array() ? knobs : nlohmann::json::array()) {
+        const auto env = knob.value("env", std::string());
+        if (env.empty()) {
+            continue;
+        }
+        values.push_back(env + "=" + std::to_string(knob.value("value", std::int64_t{0})));
+        const auto compensate = knob.value("compensate", std::string());
+        if (!compensate.empty()) {
+            values.push_back(compensate + "=" +
+                             std::to_string(knob.value("compensate_value", std::int64_t{1})));
+        }
+    }
+    if (!values.empty()) {
+        text += "    knobs: " + printable(joined(values)) + "\n";
+    }
+    if (!r.excluded_nodes.empty()) {
+        text += "    excluded nodes: " + printable(joined(r.excluded_nodes)) + "\n";
+    }
+    if (!r.previous_job.empty()) {
+        text += "    continues job " + printable(r.previous_job) + "\n";
+    }
+    if (!r.next_job.empty()) {
+        text += "    continued as job " + printable(r.next_job) + "\n";
+    }
+    if (!decision.is_object()) {
+        return text;
+    }
+    text += std::string("    last decision: ") +
+            (decision.value("escalate", false) ? "escalate: " : "") +
+            printable(decision.value("reason", std::string())) + "\n";
+    for (const auto& line : decision.value("would_have_done", std::vector<std::string>{})) {
+        text += "    would have done: " + printable(line) + "\n";
+    }
+    for (const auto& line : decision.value("notes", std::vector<std::string>{})) {
+        text += "    note: " + printable(line) + "\n";
+    }
+    return text;
+}
+
+std::string row(const char* format, const std::string& a, const std::string& b,
+                const std::string& c, const std::string& d, const std::string& e,
+                const std::string& f) {
+    const int size = std::snprintf(nullptr, 0, format, a.c_str(), b.c_str(), c.c_str(),
+                                   d.c_str(), e.c_str(), f.c_str());
+    std::string line(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
+    std::snprintf(line.data(), line.size(), format, a.c_str(), b.c_str(), c.c_str(), d.c_str(),
+                  e.c_str(), f.c_str());
+    line.pop_back();
+    return line;
+}
+
+// "not registered" for a job of another owner too: nobody learns another user's ids.
+common::Error not_registered(const common::JobId& job, const std::string& hint) {
+    return {"job " + job.to_string() + " is not registered", hint};
+}
+
+}  // namespace
+
+common::Result<std::string> status_view(const state::Store& store, const StatusQuery& query) {
+    std::vector<state::Registration> registrations;
+    if (query.job) {
+        auto registration = store.registration(*query.job);
+        if (!registration || (query.owner && registration->owner_uid != *query.owner)) {
+            return tl::unexpected(
+                not_registered(*query.job, "`supervisor status` lists the registered jobs"));
+        }
+        registrations.push_back(*registration);
+    } else {
+        for (auto& r : store.registrations(!query.all)) {
+            if (!query.owner || r.owner_uid == *query.owner) {
+                registrations.push_back(std::move(r));
+            }
+        }
+    }
+    if (query.json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& r : registrations) {
+            out.push_back(registration_json(r, store.attempts(r.job), last_decision(store, r.job)));
+        }
+        return common::json_text(out, 2) + "\n";
+    }
+    if (registrations.empty()) {
+        return std::string("no watched jobs (supervisor register JOBID; --all shows finished ones)\n");
+    }
+    constexpr const char* k_row = "%-12s %-16s %-26s %-8s %-14s %s\n";
+    std::string text = row(k_row, "JOB", "NAME", "STATUS", "ATTEMPT", "LAST CAUSE", "CHECKPOINT");
+    for (const auto& r : registrations) {
+        const std::string attempt =
+            std::to_string(r.attempt) + "/" + std::to_string(r.max_attempts);
+        text += row(k_row, r.job.to_string(), printable(r.job_name.substr(0, 16)), status_text(r),
+                    attempt, r.last_cause.empty() ? "-" : printable(r.last_cause),
+                    r.last_checkpoint.empty() ? "-" : printable(r.last_checkpoint));
+        if (!r.status_reason.empty()) {
+            text += "    " + printable(r.status_reason) + "\n";
+        }
+        text += details(r, last_decision(store, r.job));
+    }
+    return text;
+}
+
+common::Result<std::string> events_view(const state::Store& store, const common::JobId& job,
+                                        bool json) {
+    const auto events = store.events(job);
+    if (json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& e : events) {
+            out.push_back({{"id", e.id},
+                           {"at", format_time(e.at)},
+                           {"kind", e.kind},
+                           {"message", e.message},
+                           {"data", nlohmann::json::parse(e.data_json, nullptr, false)}});
+        }
+        return common::json_text(out, 2) + "\n";
+    }
+    std::string text;
+    for (const auto& e : events) {
+        std::string kind = printable(e.kind);
+        kind.resize(std::max<std::size_t>(kind.size(), 11), ' ');  // as printf's %-11s
+        text += format_time(e.at) + "  " + kind + " " + printable(e.message) + "\n";
+    }
+    return text;
+}
+
+}  // namespace control

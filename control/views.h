@@ -1,0 +1,32 @@
+// What `supervisor status` and `supervisor events` print, made from the store: the same text
+// whether the CLI reads its own database (per-user mode) or the site daemon answers it over
+// the control socket. Every owner-supplied text is escaped (common/printable.h) or goes
+// through common::json_text. Pure over the store: reads, never writes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+#include "common/error.h"
+#include "common/job_id.h"
+#include "state/store.h"
+
+namespace control {
+
+struct StatusQuery {
+    std::optional<common::JobId> job;  // one job; nullopt: every watched one (all: every one)
+    bool all = false;
+    bool json = false;
+    std::optional<uid_t> owner;  // only this owner's jobs (a user of the site daemon)
+};
+
+// Fails when the one job asked for is not registered (or not the owner's: said the same way,
+// so nobody learns which ids another user registered).
+[[nodiscard]] common::Result<std::string> status_view(const state::Store& store,
+                                                      const StatusQuery& query);
+[[nodiscard]] common::Result<std::string> events_view(const state::Store& store,
+                                                      const common::JobId& job, bool json);
+
+}  // namespace control

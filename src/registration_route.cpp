@@ -1,0 +1,76 @@
+#include "registration_route.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+extern char** environ;  // NOLINT: POSIX, the registering shell's environment
+
+#include "common/clock.h"
+#include "control/client.h"
+#include "session.h"
+#include "site_mode.h"
+
+namespace cli {
+namespace {
+
+control::Registered summary_of(const state::Registration& r) {
+    return {r.job.to_string(), r.job_name,       r.status,         r.status_reason,
+            r.allowed_actions, r.max_attempts,   r.checkpoint_dir, r.stall_timeout_s};
+}
+
+}  // namespace
+
+common::Result<control::Registered> register_anywhere(const GlobalOptions& global,
+                                                      supervisor::RegisterRequest request) {
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        request.environment.emplace_back(*entry);
+    }
+    if (const auto socket = site_daemon(global)) {
+        // Relative paths mean this shell's directory, which the daemon does not share.
+        if (!request.checkpoint_dir.empty()) {
+            std::error_code ec;
+            const auto absolute = std::filesystem::absolute(request.checkpoint_dir, ec);
+            if (!ec) {
+                request.checkpoint_dir = absolute.lexically_normal().string();
+            }
+        }
+        control::Request call;
+        call.operation = control::Operation::register_job;
+        call.job = request.job.to_string();
+        call.registration = std::move(request);
+        auto reply = control::call(*socket, call);
+        if (!reply) {
+            return tl::unexpected(reply.error());
+        }
+        if (reply->exit_status != 0) {
+            return tl::unexpected(reply->error);
+        }
+        if (!reply->registered) {
+            return common::fail("the site daemon answered without the registration",
+                                "use the `supervisor` installed with the daemon");
+        }
+        return *reply->registered;
+    }
+    auto store = open_store(global);
+    if (!store) {
+        return tl::unexpected(store.error());
+    }
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    const auto config = daemon_config(global, "", {});
+    if (!config) {
+        return tl::unexpected(config.error());
+    }
+    request.caller = ::getuid();
+    common::SystemClock clock;
+    const auto registration = supervisor::register_job(**store, **client, clock, *config, request);
+    if (!registration) {
+        return tl::unexpected(registration.error());
+    }
+    return summary_of(*registration);
+}
+
+}  // namespace cli

@@ -1,0 +1,17 @@
+// Where `supervisor register` and `supervisor sbatch` register a job (site_mode.h): with the
+// site daemon over its socket (who registers is the kernel's word there), or in the database
+// directly as this process's user. The registering shell's environment goes with it; the
+// daemon keeps it only when the registrant owns the job. Fails as register_job() does, or
+// when the site daemon cannot be reached or refuses (not the caller's job).
+#pragma once
+
+#include "commands.h"
+#include "control/protocol.h"
+#include "supervisor/registrar.h"
+
+namespace cli {
+
+[[nodiscard]] common::Result<control::Registered> register_anywhere(
+    const GlobalOptions& global, supervisor::RegisterRequest request);
+
+}  // namespace cli
