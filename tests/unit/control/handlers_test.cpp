@@ -1,0 +1,162 @@
+// The site daemon's answers by who asks (Peer): a user acts on their own jobs only, an
+// operator on any, and another user's job looks exactly like an unregistered one. Over the
+// fake Slurm client and a real SQLite file; no socket (server_test.cpp has that).
+#include "control/handlers.h"
+
+#include <gtest/gtest.h>
+
+#include "slurm/submit_request.h"
+#include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/supervisor/temp_dir.h"
+
+namespace {
+
+using control::Operation;
+using control::Peer;
+using control::Request;
+
+constexpr uid_t k_alice = 4001;
+constexpr uid_t k_bob = 4002;
+
+class ControlHandlers : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_config.state_dir = m_dir.path() / "state";
+        auto store = state::Store::open(m_config.state_dir / state::k_database_file_name);
+        ASSERT_TRUE(store) << store.error().message;
+        m_store = std::move(*store);
+        m_handlers = std::make_unique<control::Handlers>(*m_store, m_slurm, m_clock, m_config);
+    }
+
+    common::JobId job_of(uid_t owner) {
+        const auto id = m_slurm.submit("train");
+        m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+        auto job = m_slurm.job(id);
+        job.user_id = owner;
+        job.group_id = owner;
+        job.std_out = job.std_err = "/tmp/slurm-unit-" + id.to_string() + ".out";
+        m_slurm.put(job);
+        return id;
+    }
+
+    control::Reply ask(Operation operation, const common::JobId& job, uid_t uid) {
+        Request request;
+        request.operation = operation;
+        request.job = job.to_string();
+        request.registration.allowed_actions = {"requeue", "resubmit"};
+        return m_handlers->handle(request, Peer{uid, uid, 1});
+    }
+
+    supervisor::test::TempDir m_dir;
+    common::FakeClock m_clock;
+    fakes::FakeSlurmClient m_slurm{m_clock};
+    supervisor::Config m_config;
+    std::unique_ptr<state::Store> m_store;
+    std::unique_ptr<control::Handlers> m_handlers;
+};
+
+TEST_F(ControlHandlers, AUserRegistersTheirOwnJobButNotAnotherUsersAndLeavesNoRowForIt) {
+    const auto alices = job_of(k_alice);
+    const auto by_bob = ask(Operation::register_job, alices, k_bob);
+    EXPECT_EQ(by_bob.exit_status, 1);
+    EXPECT_NE(by_bob.error.message.find("is not yours"), std::string::npos)
+        << by_bob.error.message;
+    EXPECT_FALSE(m_store->registration(alices)) << "nothing written for bob's attempt";
+
+    const auto by_alice = ask(Operation::register_job, alices, k_alice);
+    ASSERT_EQ(by_alice.exit_status, 0) << by_alice.error.message;
+    ASSERT_TRUE(by_alice.registered);
+    const auto stored = m_store->registration(alices).value();
+    EXPECT_EQ(stored.owner_uid, k_alice);
+    EXPECT_EQ(stored.registrant_uid, k_alice) << "the kernel's word, not the request's";
+}
+
+TEST_F(ControlHandlers, AnOperatorRegistersForAUserWithoutHandingOverTheirEnvironment) {
+    const auto alices = job_of(k_alice);
+    Request request;
+    request.operation = Operation::register_job;
+    request.job = alices.to_string();
+    request.registration.allowed_actions = {"requeue", "resubmit"};
+    request.registration.environment = {"HOME=/root", "OPERATOR_TOKEN=secret"};
+    const auto reply = m_handlers->handle(request, Peer{0, 0, 1});
+    ASSERT_EQ(reply.exit_status, 0) << reply.error.message;
+    const auto stored = m_store->registration(alices).value();
+    EXPECT_EQ(stored.owner_uid, k_alice);
+    EXPECT_EQ(stored.registrant_uid, 0U);
+    const auto spec = m_store->job_spec(alices).value();
+    const auto submit = slurm::submit_request_from_json_text(spec.request_json).value();
+    EXPECT_TRUE(submit.environment.empty()) << submit.environment.front();
+}
+
+TEST_F(ControlHandlers, StatusShowsAUserTheirOwnJobsAndAnOperatorEveryone) {
+    const auto alices = job_of(k_alice);
+    const auto bobs = job_of(k_bob);
+    ASSERT_EQ(ask(Operation::register_job, alices, k_alice).exit_status, 0);
+    ASSERT_EQ(ask(Operation::register_job, bobs, k_bob).exit_status, 0);
+    Request all;
+    all.operation = Operation::status;
+    const auto mine = m_handlers->handle(all, Peer{k_alice, k_alice, 1});
+    EXPECT_NE(mine.output.find(alices.to_string() + " "), std::string::npos) << mine.output;
+    EXPECT_EQ(mine.output.find(bobs.to_string() + " "), std::string::npos) << mine.output;
+    const auto everyone = m_handlers->handle(all, Peer{0, 0, 1});
+    EXPECT_NE(everyone.output.find(alices.to_string() + " "), std::string::npos);
+    EXPECT_NE(everyone.output.find(bobs.to_string() + " "), std::string::npos);
+    // One job of someone else: the same answer as a job nobody registered.
+    Request one;
+    one.operation = Operation::status;
+    one.job = bobs.to_string();
+    const auto peek = m_handlers->handle(one, Peer{k_alice, k_alice, 1});
+    EXPECT_EQ(peek.exit_status, 1);
+    EXPECT_EQ(peek.error.message, "job " + bobs.to_string() + " is not registered");
+}
+
+TEST_F(ControlHandlers, EventsUnregisterAndEnvOfAnotherUsersJobAreRefusedAsUnknown) {
+    const auto bobs = job_of(k_bob);
+    ASSERT_EQ(ask(Operation::register_job, bobs, k_bob).exit_status, 0);
+    for (const auto operation : {Operation::events, Operation::unregister_job}) {
+        const auto reply = ask(operation, bobs, k_alice);
+        EXPECT_EQ(reply.exit_status, 1) << control::to_string(operation);
+        EXPECT_EQ(reply.error.message, "job " + bobs.to_string() + " is not registered");
+    }
+    EXPECT_TRUE(m_store->registration(bobs)->watching) << "alice could not unregister it";
+    const auto env = ask(Operation::env, bobs, k_alice);
+    EXPECT_EQ(env.exit_status, 0);
+    EXPECT_FALSE(env.job_known);
+    EXPECT_EQ(env.output.find("SUPERVISOR_ATTEMPT"), std::string::npos) << env.output;
+
+    const auto own = ask(Operation::env, bobs, k_bob);
+    EXPECT_TRUE(own.job_known);
+    EXPECT_NE(own.output.find("export SUPERVISOR_ATTEMPT='1'"), std::string::npos) << own.output;
+    EXPECT_EQ(ask(Operation::unregister_job, bobs, k_bob).exit_status, 0);
+    EXPECT_FALSE(m_store->registration(bobs)->watching);
+}
+
+// The job's own `supervisor env` brings the owner's environment for a later resubmit, minus
+// what changes how programs load; nobody else's request changes it.
+TEST_F(ControlHandlers, TheJobsOwnEnvironmentIsKeptForAResubmitFromItsOwnerOnly) {
+    const auto alices = job_of(k_alice);
+    Request registration;
+    registration.operation = Operation::register_job;
+    registration.job = alices.to_string();
+    registration.registration.allowed_actions = {"requeue", "resubmit"};
+    ASSERT_EQ(m_handlers->handle(registration, Peer{0, 0, 1}).exit_status, 0);
+
+    Request env;
+    env.operation = Operation::env;
+    env.job = alices.to_string();
+    env.environment = {"HOME=/home/alice", "LD_PRELOAD=/x.so", "WANDB_PROJECT=run1"};
+    const auto operators = m_handlers->handle(env, Peer{0, 0, 1});
+    EXPECT_TRUE(operators.job_known);
+    auto stored = slurm::submit_request_from_json_text(
+                      m_store->job_spec(alices).value().request_json)
+                      .value();
+    EXPECT_TRUE(stored.environment.empty()) << "an operator's environment is never taken";
+
+    ASSERT_TRUE(m_handlers->handle(env, Peer{k_alice, k_alice, 1}).job_known);
+    stored = slurm::submit_request_from_json_text(m_store->job_spec(alices).value().request_json)
+                 .value();
+    EXPECT_EQ(stored.environment,
+              (std::vector<std::string>{"HOME=/home/alice", "WANDB_PROJECT=run1"}));
+}
+
+}  // namespace

@@ -1,0 +1,105 @@
+// The control protocol: what encode() writes, decode() gives back byte for byte; anything else
+// a local user could send is an Error, never a crash (the frames come from any user).
+#include "control/protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using control::Operation;
+using control::Reply;
+using control::Request;
+
+TEST(ControlProtocol, ARegisterRequestRoundTripsByteForByte) {
+    Request request;
+    request.operation = Operation::register_job;
+    request.job = "1234_7";
+    request.registration.checkpoint_dir = "/scratch/r\xff\xfeun";  // not UTF-8: kept as is
+    request.registration.allowed_actions = {"requeue", "exclude_node"};
+    request.registration.knobs = {"batch_size=64:env=BATCH_SIZE:min=8"};
+    request.registration.max_attempts = 7;
+    request.registration.notify = {"mailto:a@b"};
+    request.registration.stall_timeout_s = 900;
+    request.registration.progress_pattern = "step (\\d+)";
+    request.registration.environment = {"HOME=/home/a", "WEIRD=\x01\x80"};
+    request.registration.script_argv = {"./train.sbatch", "two words"};
+    request.registration.caller = 0;  // never sent
+    const auto decoded = control::decode_request(control::encode(request));
+    ASSERT_TRUE(decoded) << decoded.error().message;
+    EXPECT_EQ(decoded->operation, Operation::register_job);
+    EXPECT_EQ(decoded->job, "1234_7");
+    const auto& r = decoded->registration;
+    EXPECT_EQ(r.checkpoint_dir, request.registration.checkpoint_dir);
+    EXPECT_EQ(r.allowed_actions, request.registration.allowed_actions);
+    EXPECT_EQ(r.knobs, request.registration.knobs);
+    EXPECT_EQ(r.max_attempts, 7U);
+    EXPECT_EQ(r.notify, request.registration.notify);
+    EXPECT_EQ(r.stall_timeout_s, 900);
+    EXPECT_EQ(r.progress_pattern, request.registration.progress_pattern);
+    EXPECT_EQ(r.environment, request.registration.environment);
+    EXPECT_EQ(r.script_argv, request.registration.script_argv);
+}
+
+TEST(ControlProtocol, AReplyRoundTripsWithItsRegistration) {
+    Reply reply;
+    reply.exit_status = 1;
+    reply.output = "line\n";
+    reply.error = {"what", "how"};
+    reply.job_known = false;
+    reply.registered = control::Registered{"5",        "train", state::Status::credential_error,
+                                           "because", {"requeue"}, 3, "/ckpt", 600};
+    const auto decoded = control::decode_reply(control::encode(reply));
+    ASSERT_TRUE(decoded) << decoded.error().message;
+    EXPECT_EQ(decoded->exit_status, 1);
+    EXPECT_EQ(decoded->output, "line\n");
+    EXPECT_EQ(decoded->error.message, "what");
+    EXPECT_EQ(decoded->error.hint, "how");
+    EXPECT_FALSE(decoded->job_known);
+    ASSERT_TRUE(decoded->registered);
+    EXPECT_EQ(decoded->registered->status, state::Status::credential_error);
+    EXPECT_EQ(decoded->registered->stall_timeout_s, 600);
+}
+
+std::string packed(const nlohmann::json& value) {
+    const auto bytes = nlohmann::json::to_msgpack(value);
+    return {bytes.begin(), bytes.end()};
+}
+
+TEST(ControlProtocol, WhatALocalUserMightSendIsAnErrorNamingWhatIsWrong) {
+    const std::pair<std::string, std::string> cases[] = {
+        {"", "not MessagePack"},
+        {"\xc1", "not MessagePack"},
+        {packed({1, 2, 3}), "not a MessagePack map"},
+        {packed({{"version", 1}, {"operation", "drain_everything"}}), "unknown operation"},
+        {packed({{"version", 99}, {"operation", "status"}}), "protocol version 99"},
+        {packed({{"version", 1}, {"operation", 5}}), "field 'operation' has the wrong type"},
+        {packed({{"version", 1}, {"operation", "status"}, {"job", {1}}}),
+         "field 'job' has the wrong type"},
+        {packed({{"version", 1}, {"operation", "register"}}), "without its options"},
+        {packed({{"version", 1},
+                 {"operation", "register"},
+                 {"registration", {{"max_attempts", "many"}}}}),
+         "field 'max_attempts' has the wrong type"},
+        {std::string(control::k_max_frame_bytes + 1, 'x'), "larger than"},
+    };
+    for (const auto& [bytes, expected] : cases) {
+        const auto decoded = control::decode_request(bytes);
+        ASSERT_FALSE(decoded) << expected;
+        EXPECT_NE(decoded.error().message.find(expected), std::string::npos)
+            << decoded.error().message;
+    }
+}
+
+// nlohmann's MessagePack reader recurses per level: a frame of nested arrays must be refused
+// before it can overflow the daemon's stack.
+TEST(ControlProtocol, DeepNestingIsRefusedWithoutRecursingIntoIt) {
+    const std::string deep(3 * 1024 * 1024, '\x91');  // fixarray of one element, 3M levels
+    const auto decoded = control::decode_request(deep);
+    ASSERT_FALSE(decoded);
+    EXPECT_NE(decoded.error().message.find("nested too deep"), std::string::npos)
+        << decoded.error().message;
+}
+
+}  // namespace
