@@ -214,6 +214,25 @@ void ControlServer::serve() {
                     break;
                 }
                 const auto peer = peer_of(fd);
+                if (connections.size() >= k_max_connections ||
+                    (peer && static_cast<std::size_t>(std::ranges::count_if(
+                                 connections, [&](const Connection& c) {
+                                     return c.peer.uid == peer->uid;
+                                 })) >= k_max_per_uid)) {
+                    // Before refusing: connections whose clients have gone since the last
+                    // poll (closed, nothing sent) are let go first.
+                    std::erase_if(connections, [](const Connection& c) {
+                        pollfd entry{c.fd, POLLIN, 0};
+                        char byte = 0;
+                        const bool gone = ::poll(&entry, 1, 0) == 1 &&
+                                          ((entry.revents & (POLLHUP | POLLERR)) != 0 ||
+                                           ::recv(c.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
+                        if (gone) {
+                            ::close(c.fd);
+                        }
+                        return gone;
+                    });
+                }
                 const auto same_uid = std::ranges::count_if(connections, [&](const Connection& c) {
                     return peer && c.peer.uid == peer->uid;
                 });
