@@ -1,0 +1,397 @@
+// Site-wide mode on the real cluster: one supervisor daemon as root, serving two unprivileged
+// local users (created here: sup-alice and sup-bob) over its control socket, with their jobs
+// submitted as themselves (runuser + sbatch). What must hold (issue 12):
+//   1. A's job pointing its output at B's private file leaks nothing of it anywhere;
+//   2. nodes A's log names outside A's allocation are never drained, and drains are capped;
+//   3. A can neither register, unregister nor see B's job; an operator can;
+//   4. A's batch script gets its resume environment from the daemon, writing nothing;
+//   5. a job id that now belongs to someone else is never acted on;
+//   6. a job an operator registered is resubmitted as A, with A's environment only.
+// Needs root (the daemon reads each job's files as its owner); skipped otherwise, and when the
+// dev cluster is down (failed under CI=true, as every integration test).
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "state/store.h"
+#include "tests/integration/supervisor_harness.h"
+#include "tests/notify_integration/servers.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using notify::integration::Server;
+using test_support::run_command;
+
+// A command whose output does not matter (cleanup, releases).
+void run_quietly(const std::string& command) { (void)run_command(command); }
+
+const char* const k_alice = "sup-alice";
+const char* const k_bob = "sup-bob";
+
+uid_t uid_of(const std::string& user) {
+    const passwd* entry = ::getpwnam(user.c_str());
+    return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+class SiteMode : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        REQUIRE_DEV_CLUSTER();
+        if (::geteuid() != 0) {
+            GTEST_SKIP() << "site-wide mode needs root (the daemon reads files as each owner)";
+        }
+        for (const char* user : {k_alice, k_bob}) {
+            if (uid_of(user) == static_cast<uid_t>(-1)) {
+                const auto made = run_command(std::string("useradd --system --no-create-home "
+                                                          "--shell /bin/sh ") +
+                                              user);
+                ASSERT_EQ(made.exit_status, 0) << made.output;
+            }
+        }
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        m_dir = fs::path(test_support::job_output_dir()) / ("site-" + std::string(info->name()));
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir / "state");
+        fs::permissions(m_dir, fs::perms(0755));
+        fs::permissions(m_dir / "state", fs::perms(0700));
+        for (const char* user : {k_alice, k_bob}) {
+            const auto home = m_dir / user;
+            fs::create_directories(home);
+            ASSERT_EQ(::chown(home.c_str(), uid_of(user), uid_of(user)), 0);
+            fs::permissions(home, fs::perms(0700));
+        }
+        // The users run a copy of the binary: the build tree may not be theirs to enter.
+        fs::copy_file(test_support::supervisor_binary(), binary(),
+                      fs::copy_options::overwrite_existing);
+        fs::permissions(binary(), fs::perms(0755));
+    }
+
+    void TearDown() override {
+        if (m_daemon > 0) {
+            ::kill(m_daemon, SIGTERM);
+            int status = 0;
+            ::waitpid(m_daemon, &status, 0);
+        }
+        test_support::cancel_quietly(m_jobs);
+        run_quietly("scontrol update nodename=n1,n2,n3 state=resume >/dev/null 2>&1");
+    }
+
+    fs::path binary() const { return m_dir / "supervisor"; }
+    fs::path socket() const { return m_dir / "control.sock"; }
+    fs::path home(const char* user) const { return m_dir / user; }
+
+    void start_daemon(const std::string& config = {}) {
+        std::ofstream(m_dir / "config.toml") << config << "\n";
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const int fd = ::open((m_dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                  0600);
+            ::dup2(fd, 1);
+            ::dup2(fd, 2);
+            ::setenv("SUPERVISOR_STATE_DIR", (m_dir / "state").c_str(), 1);
+            const std::string self = binary().string();
+            const std::string config_file = (m_dir / "config.toml").string();
+            ::execl(self.c_str(), self.c_str(), "run", "--config", config_file.c_str(),
+                    "--poll-interval-ms", "300", "--control-socket", socket().c_str(),
+                    static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        m_daemon = pid;
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (!fs::exists(socket()) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(50ms);
+        }
+        ASSERT_TRUE(fs::exists(socket())) << daemon_log();
+    }
+
+    std::string daemon_log() const { return read_text(m_dir / "daemon.log"); }
+
+    // `command` as `user`, in their directory, with the site daemon's socket and no state dir.
+    test_support::CommandResult as(const char* user, const std::string& command,
+                                   const std::string& env = {}) const {
+        const char* conf = std::getenv("SLURM_CONF");
+        return run_command("cd " + home(user).string() + " && runuser -u " + user +
+                           " -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=" +
+                           home(user).string() + " SLURM_CONF=" + (conf ? conf : "") +
+                           " SUPERVISOR_SOCKET=" + socket().string() + " SUPERVISOR_BIN=" +
+                           binary().string() + " " + env + " " + command + " 2>&1");
+    }
+
+    // A batch script of `user`'s, submitted as them; returns the job id.
+    common::JobId submit(const char* user, const std::string& script,
+                         const std::string& options = {}, const std::string& env = {}) {
+        const auto file = home(user) / ("job-" + std::to_string(m_jobs.size()) + ".sh");
+        std::ofstream(file) << "#!/bin/bash\n" << script << "\n";
+        EXPECT_EQ(::chown(file.c_str(), uid_of(user), uid_of(user)), 0);
+        fs::permissions(file, fs::perms(0700));
+        const auto submitted =
+            as(user, "sbatch --parsable " + options + " " + file.string(), env);
+        auto id = common::JobId::parse(
+            submitted.output.substr(0, submitted.output.find_first_of(";\n")));
+        EXPECT_TRUE(id) << submitted.output;
+        if (!id) {
+            return {};
+        }
+        m_jobs.push_back(*id);
+        return *id;
+    }
+
+    // The daemon's view of a job, read as root from its database (--state-dir: direct).
+    nlohmann::json status_of(const common::JobId& job) const {
+        const auto result = run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() +
+                                        " " + binary().string() + " status " + job.to_string() +
+                                        " --json 2>/dev/null");
+        const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
+        return parsed.is_array() && !parsed.empty() ? parsed[0] : nlohmann::json();
+    }
+
+    std::string journal(const common::JobId& job) const {
+        return run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + " " +
+                           binary().string() + " events " + job.to_string() + " --json")
+            .output;
+    }
+
+    nlohmann::json wait_for(const common::JobId& job,
+                            const std::function<bool(const nlohmann::json&)>& done,
+                            std::chrono::seconds timeout = 90s) const {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        auto last = status_of(job);
+        while (!(last.is_object() && done(last)) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(300ms);
+            last = status_of(job);
+        }
+        return last;
+    }
+
+    fs::path m_dir;
+    pid_t m_daemon = -1;
+    std::vector<common::JobId> m_jobs;
+};
+
+bool has_decided(const nlohmann::json& status) {
+    return status.value("status", "") != "enabled" && status.value("status", "") != "pending";
+}
+
+bool is_completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
+
+// 1. Alice's output path is swapped for a link to Bob's private file after registration: the
+// daemon reads it as Alice, is refused by the kernel, and nothing of it reaches anyone.
+TEST_F(SiteMode, AnotherUsersPrivateFileBehindAJobsOutputIsNeverRead) {
+    Server smtp(SMTP_SINK_SCRIPT, notify::integration::free_port(), m_dir / "smtp");
+    smtp.start();
+    start_daemon("[notify]\nsmtp_url = \"smtp://127.0.0.1:" + std::to_string(smtp.port()) +
+                 "\"\nsmtp_from = \"supervisor@example.org\"\nsmtp_tls = \"none\"\n");
+    const auto secret = home(k_bob) / "secret.log";
+    std::ofstream(secret) << "Authorization: Bearer BOB-SECRET-TOKEN\n"
+                             "Nov 25 03:00:01 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, "
+                             "name=python3, GPU has fallen off the bus. BOB-SECRET-TOKEN\n";
+    ASSERT_EQ(::chown(secret.c_str(), uid_of(k_bob), uid_of(k_bob)), 0);
+    fs::permissions(secret, fs::perms(0600));
+
+    const auto out = home(k_alice) / "out.log";
+    const auto job = submit(k_alice, "echo started; sleep 4; exit 1",
+                            "-o " + out.string() + " --requeue");
+    const auto registered = as(k_alice, binary().string() + " register " + job.to_string() +
+                                            " --notify mailto:alice@example.org");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
+    wait_for(job, [](const auto& s) { return s.value("last_slurm_state", "") == "RUNNING"; });
+    ASSERT_EQ(as(k_alice, "ln -sfn " + secret.string() + " " + out.string()).exit_status, 0);
+
+    const auto decided = wait_for(job, has_decided);
+    ASSERT_TRUE(has_decided(decided)) << decided.dump(2) << daemon_log();
+    const auto events = journal(job);
+    EXPECT_EQ(events.find("BOB-SECRET-TOKEN"), std::string::npos) << events;
+    EXPECT_NE(events.find("log not read"), std::string::npos) << events;
+    EXPECT_NE(decided.value("last_cause", ""), "gpu_xid");
+    EXPECT_EQ(as(k_alice, binary().string() + " status " + job.to_string())
+                  .output.find("BOB-SECRET-TOKEN"),
+              std::string::npos);
+    std::this_thread::sleep_for(2s);  // the message of the failure goes out after the cycle
+    for (const auto& mail : smtp.received(".eml")) {
+        EXPECT_EQ(mail.find("BOB-SECRET-TOKEN"), std::string::npos) << mail;
+    }
+    EXPECT_EQ(daemon_log().find("BOB-SECRET-TOKEN"), std::string::npos);
+}
+
+// 2. Drains: never a node the attempt did not run on, at most drain_max_per_hour in all.
+TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
+    start_daemon("allow_drain = true\ndrain_max_per_job = 1\ndrain_max_per_hour = 1\n");
+    const auto xid_of = [](const std::string& host, int lines) {
+        std::string script;
+        for (int i = 0; i < lines; ++i) {
+            script += "echo 'Nov 25 03:00:01 " + host +
+                      " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has "
+                      "fallen off the bus.'\n";
+        }
+        return script + "exit 1";
+    };
+    const std::string allow = " --allow requeue,exclude_node,drain_node --max-attempts 2";
+    // On n1, naming n2 and n3 twenty times: a storm from a log its owner writes.
+    const auto storm = submit(k_alice, xid_of("n2", 10) + "\n" + xid_of("n3", 10), "-w n1 -o " +
+                              (home(k_alice) / "storm.out").string() + " --hold");
+    ASSERT_EQ(as(k_alice, binary().string() + " register " + storm.to_string() + allow)
+                  .exit_status,
+              0)
+        << daemon_log();
+    run_quietly("scontrol release " + storm.to_string());
+    const auto first = wait_for(storm, has_decided);
+    ASSERT_TRUE(has_decided(first)) << first.dump(2) << daemon_log();
+    EXPECT_EQ(run_command("sinfo -h -t drain -o %N").output, "") << journal(storm);
+
+    // Two jobs whose own nodes are condemned: one drain within the hourly limit, not two.
+    const auto on_n2 = submit(k_alice, xid_of("n2", 1), "-w n2 --hold -o " +
+                                                             (home(k_alice) / "n2.out").string());
+    const auto on_n3 = submit(k_alice, xid_of("n3", 1), "-w n3 --hold -o " +
+                                                             (home(k_alice) / "n3.out").string());
+    for (const auto& job : {on_n2, on_n3}) {
+        ASSERT_EQ(as(k_alice, binary().string() + " register " + job.to_string() + allow)
+                      .exit_status,
+                  0);
+    }
+    run_quietly("scontrol release " + on_n2.to_string() + "," + on_n3.to_string());
+    ASSERT_TRUE(has_decided(wait_for(on_n2, has_decided))) << daemon_log();
+    ASSERT_TRUE(has_decided(wait_for(on_n3, has_decided))) << daemon_log();
+    std::this_thread::sleep_for(2s);  // the plans' steps run after the cycle that made them
+    const auto drained = run_command("sinfo -h -N -t drain -o '%N %E'").output;
+    EXPECT_EQ(std::count(drained.begin(), drained.end(), '\n'), 1) << drained;
+    EXPECT_NE(drained.find("slurm-supervisor: job"), std::string::npos) << drained;
+    EXPECT_EQ(drained.find("fallen off"), std::string::npos) << "our words, not the log's";
+}
+
+// 3. and 4. Who may do what, and the job contract without write access.
+TEST_F(SiteMode, UsersActOnTheirOwnJobsOnlyAndTheirScriptsReadTheirEnvironment) {
+    start_daemon();
+    const auto bobs = submit(k_bob, "sleep 60", "-o /dev/null");
+    const auto alices = submit(
+        k_alice,
+        "eval \"$($SUPERVISOR_BIN env)\"\n"
+        "echo \"attempt=$SUPERVISOR_ATTEMPT batch=$BATCH_SIZE\"\n"
+        "touch " + (m_dir / "state" / "written-by-alice").string() + " 2>/dev/null && echo WROTE\n",
+        "--hold --export=ALL -o " + (home(k_alice) / "contract.out").string());
+
+    const auto stolen = as(k_alice, binary().string() + " register " + bobs.to_string());
+    EXPECT_EQ(stolen.exit_status, 1) << stolen.output;
+    EXPECT_NE(stolen.output.find("is not yours"), std::string::npos) << stolen.output;
+    EXPECT_TRUE(status_of(bobs).is_null()) << "no row left for bob's job";
+
+    ASSERT_EQ(as(k_bob, binary().string() + " register " + bobs.to_string()).exit_status, 0)
+        << daemon_log();
+    for (const std::string verb : {"unregister", "events", "status"}) {
+        const auto refused = as(k_alice, binary().string() + " " + verb + " " + bobs.to_string());
+        EXPECT_EQ(refused.exit_status, 1) << verb << ": " << refused.output;
+        EXPECT_NE(refused.output.find("is not registered"), std::string::npos) << refused.output;
+    }
+    EXPECT_EQ(as(k_alice, binary().string() + " status").output.find(bobs.to_string() + " "),
+              std::string::npos);
+    EXPECT_TRUE(status_of(bobs).value("watching", false)) << "alice could not unregister it";
+    // An operator (root, through the same socket) sees and may act on everyone's jobs.
+    const auto operator_view = run_command("SUPERVISOR_SOCKET=" + socket().string() + " " +
+                                           binary().string() + " status " + bobs.to_string());
+    EXPECT_EQ(operator_view.exit_status, 0) << operator_view.output;
+
+    ASSERT_EQ(as(k_alice, binary().string() + " register " + alices.to_string() +
+                              " --knob batch_size=64:env=BATCH_SIZE:min=8")
+                  .exit_status,
+              0)
+        << daemon_log();
+    run_quietly("scontrol release " + alices.to_string());
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    std::string output;
+    while (output.find("attempt=") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(300ms);
+        output = read_text(home(k_alice) / "contract.out");
+    }
+    EXPECT_NE(output.find("attempt=1 batch=64"), std::string::npos) << output << daemon_log();
+    EXPECT_EQ(output.find("WROTE"), std::string::npos) << "alice has no write access to state";
+    struct stat info {};
+    ASSERT_EQ(::stat((m_dir / "state" / "supervisor.db").c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, 0600U);
+}
+
+// 5. The registered job's id now names another user's job (simulated: the registration's owner
+// is changed in the database, as if slurmctld had given the id to Alice after Bob's job).
+TEST_F(SiteMode, AJobIdThatNowBelongsToSomeoneElseIsNeverActedOn) {
+    start_daemon();
+    const auto job = submit(k_alice, "sleep 3; exit 1", "--requeue -o /dev/null");
+    ASSERT_EQ(as(k_alice, binary().string() + " register " + job.to_string() +
+                              " --stall-timeout 0")
+                  .exit_status,
+              0)
+        << daemon_log();
+    {
+        auto store = state::Store::open(m_dir / "state" / "supervisor.db");
+        ASSERT_TRUE(store) << store.error().message;
+        auto registration = (*store)->registration(job).value();
+        registration.owner_uid = uid_of(k_bob);
+        (*store)->update_registration(registration);
+    }
+    const auto ended = wait_for(job, is_completed);
+    EXPECT_EQ(ended.value("outcome", ""), "lost") << ended.dump(2);
+    EXPECT_NE(ended.value("reason", "").find("now belongs to uid"), std::string::npos);
+    std::this_thread::sleep_for(4s);  // the job has failed meanwhile: nothing is done to it
+    const auto slurm = run_command("scontrol -o show job " + job.to_string()).output;
+    EXPECT_NE(slurm.find("Restarts=0"), std::string::npos) << slurm;
+}
+
+// 6. An operator registers Alice's job with resubmit allowed; the job's own `supervisor env`
+// hands Alice's environment to the daemon; the new job runs as Alice with it, and with nothing
+// of the operator's.
+TEST_F(SiteMode, AResubmitRunsAsTheOwnerWithTheOwnersEnvironmentOnly) {
+    start_daemon();
+    const std::string script =
+        "eval \"$($SUPERVISOR_BIN env)\"\n"
+        "echo \"whoami=$(id -un) marker=${ALICE_MARKER:-none} operator=${OPERATOR_SECRET:-none} "
+        "preload=${LD_PRELOAD:-none} attempt=${SUPERVISOR_ATTEMPT:-none}\"\n"
+        "if [ \"$SUPERVISOR_ATTEMPT\" = 1 ]; then\n"
+        "  echo '[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.'\n"
+        "  exit 1\n"
+        "fi\n";
+    const auto log_file = home(k_alice) / "run.out";
+    const auto job = submit(k_alice, script,
+                            "--no-requeue --hold --open-mode=append "
+                            "--export=ALL,LD_PRELOAD=/nonexistent-preload.so -o " +
+                                log_file.string(),
+                            "ALICE_MARKER=alice-env");
+    const auto registered = run_command(
+        "SUPERVISOR_SOCKET=" + socket().string() + " OPERATOR_SECRET=op-secret LD_PRELOAD= " +
+        binary().string() + " register " + job.to_string() +
+        " --allow requeue,resubmit --stall-timeout 0 2>&1");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
+    run_quietly("scontrol release " + job.to_string());
+    const auto ended = wait_for(job, is_completed, 120s);
+    ASSERT_EQ(ended.value("outcome", ""), "resubmitted") << ended.dump(2) << daemon_log();
+    const auto next = common::JobId::parse(ended.value("next_job", "")).value();
+    m_jobs.push_back(next);
+    const auto finished = wait_for(next, is_completed, 120s);
+    EXPECT_EQ(finished.value("outcome", ""), "succeeded") << finished.dump(2) << daemon_log();
+    const auto log = read_text(log_file);
+    EXPECT_NE(log.find("whoami=sup-alice marker=alice-env operator=none preload=none attempt=2"),
+              std::string::npos)
+        << log << daemon_log();
+}
+
+}  // namespace
