@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "control/client.h"
+#include "control/protocol.h"
 #include "common/input_file.h"
 #include "common/printable.h"
 #include "registration_options.h"
@@ -102,15 +102,7 @@ common::Result<int> unregister_command(const GlobalOptions& global, const std::s
         control::Request request;
         request.operation = control::Operation::unregister_job;
         request.job = job->to_string();
-        auto reply = control::call(*socket, request);
-        if (!reply) {
-            return tl::unexpected(reply.error());
-        }
-        std::fputs(reply->output.c_str(), stdout);
-        if (reply->exit_status != 0) {
-            return tl::unexpected(reply->error);
-        }
-        return 0;
+        return ask_site_daemon(*socket, request);
     }
     auto store = open_store(global);
     if (!store) {

@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "commands.h"
-#include "control/client.h"
 #include "control/views.h"
 #include "session.h"
 #include "site_mode.h"
@@ -19,18 +18,6 @@ struct StatusOptions {
     bool json = false;
     bool all = false;
 };
-
-// Prints what the site daemon answered; its failure becomes ours.
-common::Result<int> print_reply(const common::Result<control::Reply>& reply) {
-    if (!reply) {
-        return tl::unexpected(reply.error());
-    }
-    std::fputs(reply->output.c_str(), stdout);
-    if (reply->exit_status != 0) {
-        return tl::unexpected(reply->error);
-    }
-    return 0;
-}
 
 common::Result<int> status_command(const GlobalOptions& global, const StatusOptions& options) {
     std::optional<common::JobId> job;
@@ -47,7 +34,7 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
         request.job = job ? job->to_string() : "";
         request.all = options.all;
         request.json = options.json;
-        return print_reply(control::call(*socket, request));
+        return ask_site_daemon(*socket, request);
     }
     auto store = open_store(global);
     if (!store) {
@@ -71,7 +58,7 @@ common::Result<int> events_command(const GlobalOptions& global, const StatusOpti
         request.operation = control::Operation::events;
         request.job = job->to_string();
         request.json = options.json;
-        return print_reply(control::call(*socket, request));
+        return ask_site_daemon(*socket, request);
     }
     auto store = open_store(global);
     if (!store) {

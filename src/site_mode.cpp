@@ -1,5 +1,7 @@
 #include "site_mode.h"
 
+#include <cstdio>
+
 #include "control/client.h"
 
 namespace cli {
@@ -13,6 +15,19 @@ std::optional<std::filesystem::path> site_daemon(const GlobalOptions& global) {
         return std::nullopt;
     }
     return path;
+}
+
+common::Result<int> ask_site_daemon(const std::filesystem::path& socket,
+                                    const control::Request& request) {
+    const auto reply = control::call(socket, request);
+    if (!reply) {
+        return tl::unexpected(reply.error());
+    }
+    std::fputs(reply->output.c_str(), stdout);
+    if (reply->exit_status != 0) {
+        return tl::unexpected(reply->error);
+    }
+    return 0;
 }
 
 }  // namespace cli

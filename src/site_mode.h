@@ -11,10 +11,15 @@
 #include <optional>
 
 #include "commands.h"
+#include "control/protocol.h"
 
 namespace cli {
 
 // The site daemon's socket when this command should ask it; nullopt: use a database directly.
 [[nodiscard]] std::optional<std::filesystem::path> site_daemon(const GlobalOptions& global);
+
+// Asks the site daemon, prints its output on stdout, and turns its failure into ours.
+[[nodiscard]] common::Result<int> ask_site_daemon(const std::filesystem::path& socket,
+                                                  const control::Request& request);
 
 }  // namespace cli
