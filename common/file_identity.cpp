@@ -17,8 +17,12 @@
 namespace common {
 namespace {
 
-long set_fsuid(uid_t uid) { return ::syscall(SYS_setfsuid, uid); }
-long set_fsgid(gid_t gid) { return ::syscall(SYS_setfsgid, gid); }
+long set_fsuid(uid_t uid) {
+    return ::syscall(SYS_setfsuid, uid);
+}
+long set_fsgid(gid_t gid) {
+    return ::syscall(SYS_setfsgid, gid);
+}
 
 bool set_thread_groups(const std::vector<gid_t>& groups) {
     return ::syscall(SYS_setgroups, groups.size(), groups.data()) == 0;
@@ -35,8 +39,12 @@ std::vector<gid_t> thread_groups() {
 
 // setfsuid() returns the previous value whatever happens; asking again (with an id that is
 // never valid) tells whether the switch took.
-bool fsuid_is(uid_t uid) { return static_cast<uid_t>(set_fsuid(static_cast<uid_t>(-1))) == uid; }
-bool fsgid_is(gid_t gid) { return static_cast<gid_t>(set_fsgid(static_cast<gid_t>(-1))) == gid; }
+bool fsuid_is(uid_t uid) {
+    return static_cast<uid_t>(set_fsuid(static_cast<uid_t>(-1))) == uid;
+}
+bool fsgid_is(gid_t gid) {
+    return static_cast<gid_t>(set_fsgid(static_cast<gid_t>(-1))) == gid;
+}
 
 }  // namespace
 
@@ -48,7 +56,9 @@ FileIdentity identity_of(uid_t uid, gid_t gid) {
     return identity;
 }
 
-uid_t current_fsuid() { return static_cast<uid_t>(set_fsuid(static_cast<uid_t>(-1))); }
+uid_t current_fsuid() {
+    return static_cast<uid_t>(set_fsuid(static_cast<uid_t>(-1)));
+}
 
 Result<ScopedFileIdentity> ScopedFileIdentity::assume(const FileIdentity& identity) {
     ScopedFileIdentity scope;
@@ -92,7 +102,9 @@ ScopedFileIdentity& ScopedFileIdentity::operator=(ScopedFileIdentity&& other) no
     return *this;
 }
 
-ScopedFileIdentity::~ScopedFileIdentity() { restore(); }
+ScopedFileIdentity::~ScopedFileIdentity() {
+    restore();
+}
 
 void ScopedFileIdentity::restore() noexcept {
     if (!std::exchange(m_switched, false)) {

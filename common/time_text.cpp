@@ -7,10 +7,9 @@ namespace common {
 
 std::string format_time(const TimePoint& when) {
     const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
-    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            when.time_since_epoch())
-                            .count() %
-                        1000;
+    const auto millis =
+        std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() %
+        1000;
     std::tm utc{};
     gmtime_r(&seconds, &utc);
     char text[40];

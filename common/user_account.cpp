@@ -17,7 +17,8 @@ std::vector<gid_t> groups_of(const std::string& name, gid_t gid) {
     std::vector<gid_t> groups(static_cast<std::size_t>(count));
     // getgrouplist answers -1 and the count it needs when the buffer is too small.
     while (::getgrouplist(name.c_str(), gid, groups.data(), &count) < 0 && count < 65536) {
-        groups.resize(static_cast<std::size_t>(std::max(count, static_cast<int>(groups.size()) * 2)));
+        groups.resize(
+            static_cast<std::size_t>(std::max(count, static_cast<int>(groups.size()) * 2)));
         count = static_cast<int>(groups.size());
     }
     groups.resize(static_cast<std::size_t>(std::clamp(count, 0, static_cast<int>(groups.size()))));

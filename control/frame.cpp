@@ -91,8 +91,7 @@ common::Result<std::string> read_frame(int fd, Clock::time_point deadline) {
         !read) {
         return tl::unexpected(read.error());
     }
-    const std::uint32_t size = (std::uint32_t{header[0]} << 24) |
-                               (std::uint32_t{header[1]} << 16) |
+    const std::uint32_t size = (std::uint32_t{header[0]} << 24) | (std::uint32_t{header[1]} << 16) |
                                (std::uint32_t{header[2]} << 8) | std::uint32_t{header[3]};
     if (size > k_max_frame_bytes) {
         return common::fail("a message of " + std::to_string(size) + " bytes was announced, " +

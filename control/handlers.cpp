@@ -48,11 +48,16 @@ std::optional<state::Registration> Handlers::visible(const common::JobId& job, c
 Reply Handlers::handle(const Request& request, const Peer& peer) {
     try {
         switch (request.operation) {
-            case Operation::register_job: return register_job(request, peer);
-            case Operation::unregister_job: return unregister_job(request, peer);
-            case Operation::status: return status(request, peer);
-            case Operation::events: return events(request, peer);
-            case Operation::env: return env(request, peer);
+            case Operation::register_job:
+                return register_job(request, peer);
+            case Operation::unregister_job:
+                return unregister_job(request, peer);
+            case Operation::status:
+                return status(request, peer);
+            case Operation::events:
+                return events(request, peer);
+            case Operation::env:
+                return env(request, peer);
         }
         return failed({"unknown operation", ""});
     } catch (const std::exception& error) {
@@ -103,16 +108,12 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
         return failed(registration.error());
     }
     Reply reply;
-    reply.registered = Registered{registration->job.to_string(),
-                                  registration->job_name,
-                                  registration->status,
-                                  registration->status_reason,
-                                  registration->allowed_actions,
-                                  registration->max_attempts,
-                                  registration->checkpoint_dir,
-                                  registration->stall_timeout_s};
-    spdlog::info("job {} registered by uid {} through the control socket: {}",
-                 job->to_string(), peer.uid, state::to_string(registration->status));
+    reply.registered = Registered{registration->job.to_string(), registration->job_name,
+                                  registration->status,          registration->status_reason,
+                                  registration->allowed_actions, registration->max_attempts,
+                                  registration->checkpoint_dir,  registration->stall_timeout_s};
+    spdlog::info("job {} registered by uid {} through the control socket: {}", job->to_string(),
+                 peer.uid, state::to_string(registration->status));
     return reply;
 }
 

@@ -2,8 +2,8 @@
 // decoding checks every type and never throws (nlohmann's parse and get are kept inside).
 #include "control/protocol.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 
 #include <nlohmann/json.hpp>
 
@@ -49,9 +49,7 @@ class NestingLimit {
     bool end_object() { return --m_depth >= 0; }
     bool start_array(std::size_t) { return ++m_depth <= k_max_depth; }
     bool end_array() { return --m_depth >= 0; }
-    bool parse_error(std::size_t, const std::string&, const json::exception&) {
-        return false;
-    }
+    bool parse_error(std::size_t, const std::string&, const json::exception&) { return false; }
 
   private:
     int m_depth = 0;
@@ -65,8 +63,9 @@ common::Result<json> from_bytes(std::string_view payload, std::string_view what)
     NestingLimit limit;
     if (!json::sax_parse(payload.begin(), payload.end(), &limit, json::input_format_t::msgpack,
                          true)) {
-        return common::fail(std::string(what) + " is not MessagePack of this protocol (damaged, "
-                                                "or nested too deep)");
+        return common::fail(std::string(what) +
+                            " is not MessagePack of this protocol (damaged, "
+                            "or nested too deep)");
     }
     auto value = json::from_msgpack(payload.begin(), payload.end(), true, false);
     if (value.is_discarded() || !value.is_object()) {
@@ -167,8 +166,8 @@ common::Result<Request> decode_request(std::string_view payload) {
                                 ", the daemon speaks " + std::to_string(k_protocol_version),
                             "use the `supervisor` installed with the daemon");
     }
-    const auto known = std::ranges::find(k_operations, operation,
-                                         &std::pair<Operation, std::string_view>::second);
+    const auto known =
+        std::ranges::find(k_operations, operation, &std::pair<Operation, std::string_view>::second);
     if (known == k_operations.end()) {
         return common::fail("unknown operation '" + operation.substr(0, 40) + "'",
                             "use the `supervisor` installed with the daemon");
@@ -200,12 +199,9 @@ common::Result<Request> decode_request(std::string_view payload) {
 }
 
 std::string encode(const Reply& reply) {
-    json value = {{"version", k_protocol_version},
-                  {"exit_status", reply.exit_status},
-                  {"output", reply.output},
-                  {"error", reply.error.message},
-                  {"hint", reply.error.hint},
-                  {"job_known", reply.job_known}};
+    json value = {{"version", k_protocol_version}, {"exit_status", reply.exit_status},
+                  {"output", reply.output},        {"error", reply.error.message},
+                  {"hint", reply.error.hint},      {"job_known", reply.job_known}};
     if (reply.registered) {
         const auto& r = *reply.registered;
         value["registered"] = {{"job", r.job},
@@ -249,9 +245,9 @@ common::Result<Reply> decode_reply(std::string_view payload) {
         }
         const auto parsed = state::status_from_string(status);
         if (!parsed) {
-            return common::fail("the daemon's reply names an unknown status '" +
-                                    status.substr(0, 40) + "'",
-                                "use the `supervisor` installed with the daemon");
+            return common::fail(
+                "the daemon's reply names an unknown status '" + status.substr(0, 40) + "'",
+                "use the `supervisor` installed with the daemon");
         }
         r.status = *parsed;
         reply.registered = std::move(r);

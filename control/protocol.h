@@ -29,8 +29,8 @@ enum class Operation { register_job, unregister_job, status, events, env };
 
 struct Request {
     Operation operation = Operation::status;
-    std::string job;   // a job id's text; status: empty for every job the caller may see
-    bool all = false;  // status: finished and unregistered jobs too
+    std::string job;    // a job id's text; status: empty for every job the caller may see
+    bool all = false;   // status: finished and unregistered jobs too
     bool json = false;  // status, events, env: the --json form of the output
     // register: the options (caller is ignored: the server sets it from the socket).
     supervisor::RegisterRequest registration;
@@ -52,9 +52,9 @@ struct Registered {
 };
 
 struct Reply {
-    int exit_status = 0;     // what the command exits with
-    std::string output;      // printed on stdout as it is
-    common::Error error;     // exit_status != 0: printed as "error: ... hint: ..."
+    int exit_status = 0;                   // what the command exits with
+    std::string output;                    // printed on stdout as it is
+    common::Error error;                   // exit_status != 0: printed as "error: ... hint: ..."
     std::optional<Registered> registered;  // register, when it registered
     bool job_known = true;  // env: false when the job is not registered (output says so too)
 };

@@ -33,7 +33,9 @@ struct Connection {
     std::string received;
 };
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+    return std::strerror(errno);
+}
 
 // A socket file nobody listens on (a daemon that was killed) is replaced; one somebody
 // listens on means another daemon serves this path.
@@ -50,8 +52,8 @@ common::Result<void> clear_stale(const std::filesystem::path& path) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-    const bool alive = probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&address),
-                                               sizeof address) == 0;
+    const bool alive =
+        probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
     if (probe >= 0) {
         ::close(probe);
     }
@@ -148,9 +150,10 @@ void ControlServer::serve() {
         const auto now = Clock::now();
         for (const auto& connection : connections) {
             watched.push_back({connection.fd, POLLIN, 0});
-            timeout = std::min(timeout, std::max(std::chrono::milliseconds(0),
-                                                 std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                     connection.deadline - now)));
+            timeout =
+                std::min(timeout, std::max(std::chrono::milliseconds(0),
+                                           std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               connection.deadline - now)));
         }
         const int ready = ::poll(watched.data(), watched.size(), static_cast<int>(timeout.count()));
         if (ready < 0 && errno != EINTR) {
@@ -209,14 +212,15 @@ void ControlServer::serve() {
         }
         if ((watched[1].revents & POLLIN) != 0) {
             while (true) {
-                const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                const int fd =
+                    ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (fd < 0) {
                     break;
                 }
                 const auto peer = peer_of(fd);
                 if (connections.size() >= k_max_connections ||
-                    (peer && static_cast<std::size_t>(std::ranges::count_if(
-                                 connections, [&](const Connection& c) {
+                    (peer && static_cast<std::size_t>(
+                                 std::ranges::count_if(connections, [&](const Connection& c) {
                                      return c.peer.uid == peer->uid;
                                  })) >= k_max_per_uid)) {
                     // Before refusing: connections whose clients have gone since the last

@@ -46,7 +46,7 @@ class ControlServer {
 
     std::filesystem::path m_path;
     int m_listener = -1;
-    int m_wake_read = -1;   // the destructor writes to m_wake_write to stop serve()
+    int m_wake_read = -1;  // the destructor writes to m_wake_write to stop serve()
     int m_wake_write = -1;
     std::unique_ptr<Handlers> m_handlers;
     std::thread m_thread;

@@ -144,8 +144,8 @@ std::string details(const state::Registration& r, const nlohmann::json& decision
 std::string row(const char* format, const std::string& a, const std::string& b,
                 const std::string& c, const std::string& d, const std::string& e,
                 const std::string& f) {
-    const int size = std::snprintf(nullptr, 0, format, a.c_str(), b.c_str(), c.c_str(),
-                                   d.c_str(), e.c_str(), f.c_str());
+    const int size = std::snprintf(nullptr, 0, format, a.c_str(), b.c_str(), c.c_str(), d.c_str(),
+                                   e.c_str(), f.c_str());
     std::string line(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
     std::snprintf(line.data(), line.size(), format, a.c_str(), b.c_str(), c.c_str(), d.c_str(),
                   e.c_str(), f.c_str());
@@ -184,7 +184,8 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         return common::json_text(out, 2) + "\n";
     }
     if (registrations.empty()) {
-        return std::string("no watched jobs (supervisor register JOBID; --all shows finished ones)\n");
+        return std::string(
+            "no watched jobs (supervisor register JOBID; --all shows finished ones)\n");
     }
     constexpr const char* k_row = "%-12s %-16s %-26s %-8s %-14s %s\n";
     std::string text = row(k_row, "JOB", "NAME", "STATUS", "ATTEMPT", "LAST CAUSE", "CHECKPOINT");

@@ -111,8 +111,9 @@ std::vector<Check> check_database(const std::filesystem::path& file,
         mode = fail("database_mode",
                     file.string() + " was readable by group or others (mode " +
                         octal(info.st_mode & 0777) + ") and holds jobs' environments",
-                    "chmod 600 " + file.string() + "* (the supervisor does so when it opens a "
-                    "file it owns)");
+                    "chmod 600 " + file.string() +
+                        "* (the supervisor does so when it opens a "
+                        "file it owns)");
     }
     auto store = state::Store::open(file);
     if (!store) {

@@ -31,7 +31,7 @@ Plan escalate(std::string reason) {
 
 // One fix considered: either planned, or a "would have done" line with why not, or a note.
 class FixChooser {
-public:
+  public:
     FixChooser(const PlanRequest& request, Plan& plan) : m_request(request), m_plan(plan) {
         m_plan.knobs = request.knobs;
     }
@@ -66,7 +66,7 @@ public:
         }
     }
 
-private:
+  private:
     bool allowed(ActionKind kind) const { return m_request.whitelist.allows(kind); }
 
     void plan(ActionKind kind, std::string argument, std::string detail) {
@@ -90,8 +90,10 @@ private:
     void halve_knob(ActionKind kind, std::string_view name) {
         auto it = std::ranges::find(m_plan.knobs, name, &Knob::name);
         if (it == m_plan.knobs.end()) {
-            return cannot(kind, "no " + std::string(name) + " knob was declared at registration "
-                                "(--knob " + std::string(name) + "=N:env=VARIABLE:min=M)");
+            return cannot(kind, "no " + std::string(name) +
+                                    " knob was declared at registration "
+                                    "(--knob " +
+                                    std::string(name) + "=N:env=VARIABLE:min=M)");
         }
         Knob& knob = *it;
         const auto halved = knob.value / 2;
@@ -99,8 +101,8 @@ private:
             return cannot(kind, knob.env + " is " + std::to_string(knob.value) +
                                     ", at its floor of " + std::to_string(knob.min));
         }
-        std::string detail = knob.env + " " + std::to_string(knob.value) + " -> " +
-                             std::to_string(halved);
+        std::string detail =
+            knob.env + " " + std::to_string(knob.value) + " -> " + std::to_string(halved);
         const bool compensate = !knob.compensate.empty();
         const auto doubled = knob.compensate_value * 2;
         if (compensate) {
@@ -154,7 +156,8 @@ private:
                                    join(m_request.allocation) + "): ignored");
         }
         if (nodes.empty()) {
-            return cannot(ActionKind::exclude_node, "no node of the job's allocation was implicated");
+            return cannot(ActionKind::exclude_node,
+                          "no node of the job's allocation was implicated");
         }
         std::vector<std::string> fresh;
         for (const auto& node : nodes) {
@@ -240,9 +243,9 @@ private:
     void restore_older() {
         if (!m_request.older_checkpoint) {
             return cannot(ActionKind::restore_older_checkpoint,
-                          "no usable checkpoint older than " +
-                              (m_request.resumed_from.empty() ? std::string("the newest")
-                                                              : m_request.resumed_from));
+                          "no usable checkpoint older than " + (m_request.resumed_from.empty()
+                                                                    ? std::string("the newest")
+                                                                    : m_request.resumed_from));
         }
         const PlannedAction action{ActionKind::restore_older_checkpoint,
                                    *m_request.older_checkpoint, ""};
@@ -259,8 +262,8 @@ private:
             return cannot(ActionKind::extend_time_limit, "the job's time limit is not known");
         }
         Knob& limit = *it;
-        const auto longer = std::min(*limit.max, limit.value + std::max<std::int64_t>(
-                                                                   1, limit.value / 2));
+        const auto longer =
+            std::min(*limit.max, limit.value + std::max<std::int64_t>(1, limit.value / 2));
         if (longer <= limit.value) {
             return cannot(ActionKind::extend_time_limit,
                           "already at the bound of " + std::to_string(*limit.max) + " minutes");
@@ -332,8 +335,8 @@ std::string describe(const PlannedAction& action) {
 Plan plan_recovery(const PlanRequest& request) {
     const auto& diagnosis = *request.diagnosis;
     const std::string cause(to_string(diagnosis.cause));
-    const std::string attempts = std::to_string(request.failed_attempt) + " of " +
-                                 std::to_string(request.max_attempts);
+    const std::string attempts =
+        std::to_string(request.failed_attempt) + " of " + std::to_string(request.max_attempts);
 
     if (request.slurm_requeued_itself) {
         if (request.failed_attempt >= request.max_attempts) {
@@ -356,8 +359,9 @@ Plan plan_recovery(const PlanRequest& request) {
     if (!is_auto_fixable(diagnosis.cause)) {
         return escalate("cause " + cause + " is never fixed automatically: a person must look");
     }
-    const bool diagnosis_escalates = std::ranges::any_of(
-        diagnosis.suggested_actions, [](const Action& a) { return a.kind == ActionKind::escalate; });
+    const bool diagnosis_escalates =
+        std::ranges::any_of(diagnosis.suggested_actions,
+                            [](const Action& a) { return a.kind == ActionKind::escalate; });
     if (diagnosis_escalates) {
         auto plan = escalate("a " + cause + " failure needs a person (" + diagnosis.summary + ")");
         return plan;
@@ -372,8 +376,9 @@ Plan plan_recovery(const PlanRequest& request) {
                         " attempts: restarting again would loop");
     }
     if (request.checkpoint_dir_declared && !request.checkpoint) {
-        auto plan = escalate("no complete checkpoint yet: a restart would start from scratch "
-                             "and could fail the same way");
+        auto plan = escalate(
+            "no complete checkpoint yet: a restart would start from scratch "
+            "and could fail the same way");
         plan.would_have_done.push_back("requeue from scratch (no checkpoint to resume from)");
         return plan;
     }
@@ -387,8 +392,8 @@ Plan plan_recovery(const PlanRequest& request) {
         if (!fix_applies(kind, diagnosis.cause)) {
             return;
         }
-        const auto key = std::string(to_string(kind)) + ":" +
-                         (kind == ActionKind::set_env ? argument : "");
+        const auto key =
+            std::string(to_string(kind)) + ":" + (kind == ActionKind::set_env ? argument : "");
         if (considered.insert(key).second) {
             chooser.consider(kind, argument);
         }
@@ -401,8 +406,9 @@ Plan plan_recovery(const PlanRequest& request) {
     }
     chooser.consider_env_fixes_for(diagnosis.cause);
 
-    const bool required_met =
-        required.empty() || std::ranges::any_of(required, [&](ActionKind k) { return plan.has(k); });
+    const bool required_met = required.empty() || std::ranges::any_of(required, [&](ActionKind k) {
+                                  return plan.has(k);
+                              });
     std::string restart_blocked;
     ActionKind restart = ActionKind::requeue;
     if (request.requeueable && request.whitelist.allows(ActionKind::requeue)) {
@@ -450,8 +456,8 @@ Plan plan_recovery(const PlanRequest& request) {
     const auto from = plan.resume_from ? ", resuming from " + *plan.resume_from
                                        : std::string(", starting from scratch");
     plan.reason = std::string(to_string(restart)) + " after " + cause + " (attempt " + attempts +
-                  ")" + from + fixes + ", start in " +
-                  std::to_string(plan.start_delay.count()) + " s";
+                  ")" + from + fixes + ", start in " + std::to_string(plan.start_delay.count()) +
+                  " s";
     return plan;
 }
 

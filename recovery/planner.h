@@ -23,16 +23,16 @@
 namespace recovery {
 
 struct Backoff {
-    std::chrono::seconds first{2};       // before the first restart
-    std::chrono::seconds base{60};       // before the second; doubled for each one after
+    std::chrono::seconds first{2};  // before the first restart
+    std::chrono::seconds base{60};  // before the second; doubled for each one after
     std::chrono::seconds max{1800};
 };
 
 struct PlanRequest {
     const Diagnosis* diagnosis = nullptr;
-    Whitelist whitelist;                          // what the owner allowed
-    std::uint32_t failed_attempt = 1;             // the attempt that just ended
-    std::uint32_t max_attempts = 3;               // attempts in total, the first run included
+    Whitelist whitelist;               // what the owner allowed
+    std::uint32_t failed_attempt = 1;  // the attempt that just ended
+    std::uint32_t max_attempts = 3;    // attempts in total, the first run included
     bool checkpoint_dir_declared = false;
     std::optional<std::string> checkpoint;        // newest usable checkpoint
     std::optional<std::string> older_checkpoint;  // newest usable one older than resumed_from
@@ -41,9 +41,9 @@ struct PlanRequest {
     std::map<std::string, std::string> env;       // the job's current resume environment
     std::vector<std::string> excluded_nodes;      // nodes already excluded by the supervisor
     std::size_t max_excluded_nodes = 2;
-    bool requeueable = true;                      // Slurm accepts a requeue of the job
-    bool can_resubmit = false;                    // its script and options are stored
-    bool is_operator = false;                     // the supervisor is a Slurm operator
+    bool requeueable = true;    // Slurm accepts a requeue of the job
+    bool can_resubmit = false;  // its script and options are stored
+    bool is_operator = false;   // the supervisor is a Slurm operator
     // The failed attempt's nodes (expanded). A node the diagnosis names outside them is never
     // excluded or drained (a log can print any host name); empty: unknown, then no drain.
     std::vector<std::string> allocation;
@@ -51,9 +51,9 @@ struct PlanRequest {
     // per-job and per-hour limits: supervisor/drain_limits.h); 0 with the reason why not.
     std::size_t drains_left = 0;
     std::string no_drain_reason = "drains are not enabled";
-    std::size_t same_failure_count = 1;           // attempts with this cause at this step
-    std::size_t same_failure_limit = 3;           // escalate when the count reaches it
-    bool slurm_requeued_itself = false;           // Slurm already requeued it (node failure)
+    std::size_t same_failure_count = 1;  // attempts with this cause at this step
+    std::size_t same_failure_limit = 3;  // escalate when the count reaches it
+    bool slurm_requeued_itself = false;  // Slurm already requeued it (node failure)
     Backoff backoff;
 };
 
@@ -66,20 +66,20 @@ struct PlannedAction {
 };
 
 struct Plan {
-    std::vector<PlannedAction> actions;          // fixes first, then requeue or resubmit
+    std::vector<PlannedAction> actions;  // fixes first, then requeue or resubmit
     bool escalate = false;
-    std::string reason;                          // why this plan, for a person
-    std::vector<std::string> would_have_done;    // steps not taken, each with why not
-    std::vector<std::string> notes;              // suggestions that did not apply, and why
+    std::string reason;                        // why this plan, for a person
+    std::vector<std::string> would_have_done;  // steps not taken, each with why not
+    std::vector<std::string> notes;            // suggestions that did not apply, and why
 
     // What the plan changes, for the supervisor to record with it:
-    std::map<std::string, std::string> env;      // resume-environment variables to set
-    std::vector<Knob> knobs;                     // every knob, values after the plan
-    std::optional<std::string> resume_from;      // checkpoint the next attempt starts from
-    std::vector<std::string> exclude_nodes;      // to add to the job's excluded nodes
+    std::map<std::string, std::string> env;  // resume-environment variables to set
+    std::vector<Knob> knobs;                 // every knob, values after the plan
+    std::optional<std::string> resume_from;  // checkpoint the next attempt starts from
+    std::vector<std::string> exclude_nodes;  // to add to the job's excluded nodes
     std::vector<std::string> drain_nodes;
     std::optional<std::int64_t> time_limit_minutes;  // the new limit
-    std::chrono::seconds start_delay{0};         // backoff before the next attempt starts
+    std::chrono::seconds start_delay{0};             // backoff before the next attempt starts
 
     [[nodiscard]] bool has(ActionKind kind) const;
 };

@@ -30,7 +30,9 @@ Result<void> LibslurmClient::drain_node(const std::string& node, const std::stri
     return {};
 }
 
-Result<bool> LibslurmClient::is_operator() { return is_operator_uid(::getuid()); }
+Result<bool> LibslurmClient::is_operator() {
+    return is_operator_uid(::getuid());
+}
 
 Result<bool> LibslurmClient::is_operator_uid(std::uint32_t uid) {
     if (uid == 0) {

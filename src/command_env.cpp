@@ -46,7 +46,8 @@ common::Result<common::JobId> job_from_environment() {
 }
 
 std::string not_registered(const common::JobId& job, bool json) {
-    return json ? "{}\n" : "# job " + job.to_string() + " is not registered with slurm-supervisor\n";
+    return json ? "{}\n"
+                : "# job " + job.to_string() + " is not registered with slurm-supervisor\n";
 }
 
 // The database read directly (per-user mode). A missing database means nothing is

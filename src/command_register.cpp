@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "commands.h"
-#include "control/protocol.h"
 #include "common/input_file.h"
 #include "common/printable.h"
+#include "control/protocol.h"
 #include "registration_options.h"
 #include "registration_route.h"
 #include "session.h"

@@ -70,15 +70,16 @@ common::Result<std::unique_ptr<ControlSocket>> open_control_socket(const GlobalO
     socket->client = std::move(*client);
     auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
                                                         socket->clock, socket->config);
-    auto server = control::ControlServer::start(
-        std::filesystem::absolute(options.control_socket), std::move(handlers));
+    auto server = control::ControlServer::start(std::filesystem::absolute(options.control_socket),
+                                                std::move(handlers));
     if (!server) {
         return tl::unexpected(server.error());
     }
     socket->server = std::move(*server);
-    spdlog::info("control socket {}: users register, read status and fetch their job's resume "
-                 "environment here",
-                 socket->server->path().string());
+    spdlog::info(
+        "control socket {}: users register, read status and fetch their job's resume "
+        "environment here",
+        socket->server->path().string());
     return socket;
 }
 

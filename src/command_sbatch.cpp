@@ -21,10 +21,10 @@ extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register
 
 #include "commands.h"
 #include "registration_options.h"
+#include "registration_route.h"
 #include "sbatch_arguments.h"
 #include "sbatch_directives.h"
 #include "session.h"
-#include "registration_route.h"
 #include "site_mode.h"
 #include "supervisor/registrar.h"
 
@@ -58,10 +58,9 @@ common::Result<Finished> run_sbatch(const std::string& program,
     argv.push_back(nullptr);
     pid_t pid = 0;
     const bool search = program.find('/') == std::string::npos;
-    const int spawned = search ? ::posix_spawnp(&pid, program.c_str(), &actions, nullptr,
-                                                argv.data(), environ)
-                               : ::posix_spawn(&pid, program.c_str(), &actions, nullptr,
-                                               argv.data(), environ);
+    const int spawned =
+        search ? ::posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ)
+               : ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (spawned != 0) {
@@ -195,12 +194,11 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     }
     const auto registration = register_anywhere(global, std::move(*request));
     if (!registration) {
-        return common::fail("job " + job->to_string() + " was submitted but is NOT supervised: " +
-                                registration.error().message,
-                            registration.error().hint + (registration.error().hint.empty()
-                                                             ? ""
-                                                             : "; then ") +
-                                "register it with: " + retry);
+        return common::fail(
+            "job " + job->to_string() +
+                " was submitted but is NOT supervised: " + registration.error().message,
+            registration.error().hint + (registration.error().hint.empty() ? "" : "; then ") +
+                "register it with: " + retry);
     }
     if (registration->status == state::Status::credential_error) {
         return common::fail("job " + job->to_string() +
@@ -213,15 +211,16 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
         for (const auto& action : registration->allowed_actions) {
             allowed += (allowed.empty() ? "" : ",") + action;
         }
-        std::fprintf(stderr, "supervisor: watching job %s (allowed: %s; max attempts %u; stall "
-                             "timeout %s)\n",
+        std::fprintf(stderr,
+                     "supervisor: watching job %s (allowed: %s; max attempts %u; stall "
+                     "timeout %s)\n",
                      job->to_string().c_str(), allowed.c_str(), registration->max_attempts,
                      directives.options.stall_timeout.c_str());
-        if (flags.no_requeue &&
-            std::ranges::find(registration->allowed_actions, "resubmit") !=
-                registration->allowed_actions.end()) {
-            std::fprintf(stderr, "supervisor: the job is not requeueable (--no-requeue): it can "
-                                 "only be recovered by resubmitting it as a new job\n");
+        if (flags.no_requeue && std::ranges::find(registration->allowed_actions, "resubmit") !=
+                                    registration->allowed_actions.end()) {
+            std::fprintf(stderr,
+                         "supervisor: the job is not requeueable (--no-requeue): it can "
+                         "only be recovered by resubmitting it as a new job\n");
         }
     }
     return 0;

@@ -7,10 +7,10 @@
 #include <CLI/CLI.hpp>
 #include "build_info.h"
 #include "commands.h"
+#include "common/failpoint.h"
 #include "ops/log_setup.h"
 #include "slurm/libslurm_client.h"
 #include "slurm/release.h"
-#include "common/failpoint.h"
 
 int main(int argc, char** argv) {
     CLI::App app{

@@ -15,8 +15,8 @@ namespace cli {
 namespace {
 
 control::Registered summary_of(const state::Registration& r) {
-    return {r.job.to_string(), r.job_name,       r.status,         r.status_reason,
-            r.allowed_actions, r.max_attempts,   r.checkpoint_dir, r.stall_timeout_s};
+    return {r.job.to_string(), r.job_name,     r.status,         r.status_reason,
+            r.allowed_actions, r.max_attempts, r.checkpoint_dir, r.stall_timeout_s};
 }
 
 }  // namespace

@@ -233,8 +233,7 @@ constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
               k_schema_2, true},
-    Migration{3, "rebuild notifications: suppressed status, data_json, sent_at", k_schema_3,
-              true},
+    Migration{3, "rebuild notifications: suppressed status, data_json, sent_at", k_schema_3, true},
     Migration{4, "registrations.stall_timeout_s and progress_pattern", k_schema_4},
     Migration{5, "registrations.registrant_uid", k_schema_5},
 };

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "recovery/cause.h"
 #include "common/failpoint.h"
+#include "recovery/cause.h"
 #include "supervisor/journal.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/resume_env.h"

@@ -14,10 +14,10 @@
 // next run sees that and does step 3 alone (execute() in action_executor.cpp).
 #include <spdlog/spdlog.h>
 
+#include "common/failpoint.h"
 #include "common/user_account.h"
 #include "slurm/submit_request.h"
 #include "supervisor/action_executor.h"
-#include "common/failpoint.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/journal.h"
 #include "supervisor/resume_env.h"

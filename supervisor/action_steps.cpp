@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <set>
 
+#include "common/failpoint.h"
 #include "recovery/cause.h"
 #include "recovery/hostlist.h"
 #include "supervisor/action_executor.h"
-#include "common/failpoint.h"
 #include "supervisor/drain_limits.h"
 #include "supervisor/resume_env.h"
 
@@ -194,9 +194,9 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::js
             refused.push_back(node + " (not a node of attempt " + std::to_string(action.attempt) +
                               ")");
         } else if (budget.nodes == 0) {
-            refused.push_back(node + " (" +
-                              (budget.why_none.empty() ? "over the drain limits" : budget.why_none) +
-                              ")");
+            refused.push_back(
+                node + " (" +
+                (budget.why_none.empty() ? "over the drain limits" : budget.why_none) + ")");
         } else {
             --budget.nodes;
             wanted.push_back(node);

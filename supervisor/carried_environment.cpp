@@ -9,10 +9,10 @@ namespace supervisor {
 namespace {
 
 constexpr std::array<std::string_view, 21> k_never_carried{
-    k_resume_from,   k_attempt,      "GLIBC_TUNABLES", "GCONV_PATH",        "BASH_ENV",
-    "ENV",           "SHELLOPTS",    "BASHOPTS",       "PS4",               "IFS",
-    "PYTHONSTARTUP", "PYTHONHOME",   "PYTHONINSPECT",  "PERL5OPT",          "PERL5LIB",
-    "PERLLIB",       "RUBYOPT",      "RUBYLIB",        "NODE_OPTIONS",      "JAVA_TOOL_OPTIONS",
+    k_resume_from,   k_attempt,    "GLIBC_TUNABLES", "GCONV_PATH",   "BASH_ENV",
+    "ENV",           "SHELLOPTS",  "BASHOPTS",       "PS4",          "IFS",
+    "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT",  "PERL5OPT",     "PERL5LIB",
+    "PERLLIB",       "RUBYOPT",    "RUBYLIB",        "NODE_OPTIONS", "JAVA_TOOL_OPTIONS",
     "_JAVA_OPTIONS"};
 
 constexpr std::array<std::string_view, 3> k_never_carried_prefixes{"SLURM_", "LD_", "BASH_FUNC_"};

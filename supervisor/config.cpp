@@ -25,8 +25,9 @@ common::Result<void> read_positive(const toml::table& table, const std::string& 
         const bool bounded = max != std::numeric_limits<std::int64_t>::max();
         return common::fail(file.string() + ": '" + key + "' must be a positive integer" +
                                 (bounded ? " of at most " + std::to_string(max) : ""),
-                            "e.g. " + key + " = 1000 (a whole number, without quotes or "
-                                            "decimal point)");
+                            "e.g. " + key +
+                                " = 1000 (a whole number, without quotes or "
+                                "decimal point)");
     }
     out = *value;
     return {};

@@ -57,10 +57,10 @@ common::Result<void> read_positive(const toml::table& table, const std::string& 
     if (const auto* node = table.get(key)) {
         const auto value = positive_config_integer<T>(*node, max);
         if (!value) {
-            return common::fail(where(file, key) + " must be a positive integer of at most " +
-                                    std::to_string(std::min<std::int64_t>(
-                                        max, std::numeric_limits<T>::max())),
-                                "e.g. " + key + " = 60 (a whole number, without quotes)");
+            return common::fail(
+                where(file, key) + " must be a positive integer of at most " +
+                    std::to_string(std::min<std::int64_t>(max, std::numeric_limits<T>::max())),
+                "e.g. " + key + " = 60 (a whole number, without quotes)");
         }
         out = *value;
     }

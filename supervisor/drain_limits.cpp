@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace supervisor {
 
 std::vector<std::string> drained_by(const state::Action& action) {
@@ -23,8 +22,8 @@ std::vector<std::string> drained_by(const state::Action& action) {
     return nodes;
 }
 
-DrainBudget drain_budget(const state::Store& store, const Config& config,
-                         const common::JobId& job, common::TimePoint now) {
+DrainBudget drain_budget(const state::Store& store, const Config& config, const common::JobId& job,
+                         common::TimePoint now) {
     if (!config.allow_drain) {
         return {0, "the site does not allow drains (allow_drain in the daemon's config)"};
     }
@@ -39,21 +38,22 @@ DrainBudget drain_budget(const state::Store& store, const Config& config,
         this_hour += drained_by(action).size();
     }
     if (for_job >= config.drain_max_per_job) {
-        return {0, std::to_string(for_job) + " node(s) already drained for this job, the "
+        return {0, std::to_string(for_job) +
+                       " node(s) already drained for this job, the "
                        "site's limit (drain_max_per_job)"};
     }
     if (this_hour >= config.drain_max_per_hour) {
-        return {0, std::to_string(this_hour) + " node(s) drained in the last hour, the site's "
+        return {0, std::to_string(this_hour) +
+                       " node(s) drained in the last hour, the site's "
                        "limit (drain_max_per_hour)"};
     }
     return {std::min(config.drain_max_per_job - for_job, config.drain_max_per_hour - this_hour),
             ""};
 }
 
-std::string drain_reason(const common::JobId& job, std::string_view cause,
-                         std::optional<int> xid) {
-    std::string reason = "slurm-supervisor: job " + job.to_string() + " failed with " +
-                         std::string(cause);
+std::string drain_reason(const common::JobId& job, std::string_view cause, std::optional<int> xid) {
+    std::string reason =
+        "slurm-supervisor: job " + job.to_string() + " failed with " + std::string(cause);
     if (xid) {
         reason += " (Xid " + std::to_string(*xid) + ")";
     }

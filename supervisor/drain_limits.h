@@ -3,8 +3,8 @@
 // So drains are the site's to allow (Config::allow_drain, off by default), at most
 // drain_max_per_job nodes for one job (all its attempts) and drain_max_per_hour nodes in any
 // hour across all jobs, counted from the done drain actions of the journal (the nodes each one
-// planned: a partly refused drain still counts whole, which errs on the safe side). The planner asks
-// before it plans a drain; the executor asks again right before draining (several jobs may
+// planned: a partly refused drain still counts whole, which errs on the safe side). The planner
+// asks before it plans a drain; the executor asks again right before draining (several jobs may
 // have planned drains in one cycle, or a crash may have left one in flight).
 #pragma once
 

@@ -94,8 +94,8 @@ common::Result<std::optional<common::ScopedFileIdentity>> read_as(
 
 }  // namespace
 
-FailureAnalysis analyse_failure(const FailureContext& context,
-                                const recovery::Catalogue& catalogue, const Config& config) {
+FailureAnalysis analyse_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
+                                const Config& config) {
     const auto& registration = *context.registration;
     const auto& job = *context.job;
     FailureAnalysis analysis;
@@ -142,10 +142,9 @@ FailureAnalysis analyse_failure(const FailureContext& context,
         analysis.diagnosis = stall_diagnosis(*context.stall, analysis.diagnosis);
     }
 
-    analysis.correlation = correlate_with_journal(*context.store, registration.job,
-                                                  static_cast<int>(registration.attempt),
-                                                  context.run_nodes, analysis.diagnosis,
-                                                  context.now);
+    analysis.correlation = correlate_with_journal(
+        *context.store, registration.job, static_cast<int>(registration.attempt), context.run_nodes,
+        analysis.diagnosis, context.now);
 
     const bool declared = !registration.checkpoint_dir.empty();
     std::optional<std::string> older;

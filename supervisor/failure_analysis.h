@@ -24,26 +24,26 @@ namespace supervisor {
 
 struct FailureAnalysis {
     recovery::Diagnosis diagnosis;
-    FailureCorrelation correlation;         // with this job's attempts and other jobs
-    std::optional<std::string> checkpoint;  // newest usable checkpoint
+    FailureCorrelation correlation;                 // with this job's attempts and other jobs
+    std::optional<std::string> checkpoint;          // newest usable checkpoint
     std::vector<std::string> rejected_checkpoints;  // newer ones not usable: "path: why"
     recovery::Plan plan;
-    std::vector<std::string> notes;         // what could not be looked at, and why
-    std::string slurm_state;                // the state the run ended in, as Slurm names it
+    std::vector<std::string> notes;  // what could not be looked at, and why
+    std::string slurm_state;         // the state the run ended in, as Slurm names it
 };
 
 struct FailureContext {
     const state::Registration* registration = nullptr;
     const slurm::JobSnapshot* job = nullptr;
     const std::vector<slurm::NodeSnapshot>* nodes = nullptr;  // may be empty
-    std::string run_nodes;                  // nodes of the run that failed
-    bool slurm_requeued = false;            // Slurm requeued it itself (node failure)
+    std::string run_nodes;                                    // nodes of the run that failed
+    bool slurm_requeued = false;  // Slurm requeued it itself (node failure)
     std::uint32_t restart_delta = 0;
-    const state::Store* store = nullptr;    // the journal, for the failure history
+    const state::Store* store = nullptr;  // the journal, for the failure history
     common::TimePoint now{};
-    bool is_operator = false;               // the supervisor is a Slurm operator
-    bool can_resubmit = false;              // a job spec is stored
-    const Stall* stall = nullptr;           // the job is RUNNING but hung (stall.h)
+    bool is_operator = false;      // the supervisor is a Slurm operator
+    bool can_resubmit = false;     // a job spec is stored
+    const Stall* stall = nullptr;  // the job is RUNNING but hung (stall.h)
     // The daemon: logs and checkpoints are read with these credentials (the job's owner), and
     // not at all when the process cannot take them. Unset (the CLI, acting as its user): read
     // with the process's own.

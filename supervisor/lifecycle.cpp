@@ -20,7 +20,9 @@ struct Row {
 constexpr Row move(Status from, Observation o, Status to, Outcome outcome = Outcome::none) {
     return {from, o, Verdict::move, to, outcome};
 }
-constexpr Row stay(Status from, Observation o) { return {from, o, Verdict::stay, from, Outcome::none}; }
+constexpr Row stay(Status from, Observation o) {
+    return {from, o, Verdict::stay, from, Outcome::none};
+}
 constexpr Row reject(Status from, Observation o) {
     return {from, o, Verdict::reject, from, Outcome::none};
 }
@@ -110,19 +112,32 @@ static_assert(k_table.size() == 5 * k_observation_count, "every pair needs a row
 
 std::string_view to_string(Observation observation) {
     switch (observation) {
-        case validated: return "validated";
-        case validation_failed: return "validation_failed";
-        case access_lost: return "access_lost";
-        case job_active: return "job_active";
-        case job_succeeded: return "job_succeeded";
-        case job_cancelled: return "job_cancelled";
-        case job_failed: return "job_failed";
-        case slurm_requeued: return "slurm_requeued";
-        case job_purged: return "job_purged";
-        case recovered: return "recovered";
-        case escalated: return "escalated";
-        case resubmitted: return "resubmitted";
-        case job_reused: return "job_reused";
+        case validated:
+            return "validated";
+        case validation_failed:
+            return "validation_failed";
+        case access_lost:
+            return "access_lost";
+        case job_active:
+            return "job_active";
+        case job_succeeded:
+            return "job_succeeded";
+        case job_cancelled:
+            return "job_cancelled";
+        case job_failed:
+            return "job_failed";
+        case slurm_requeued:
+            return "slurm_requeued";
+        case job_purged:
+            return "job_purged";
+        case recovered:
+            return "recovered";
+        case escalated:
+            return "escalated";
+        case resubmitted:
+            return "resubmitted";
+        case job_reused:
+            return "job_reused";
     }
     return "unknown";
 }

@@ -44,9 +44,8 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
                 if (diagnosis.xid) {
                     params["xid"] = *diagnosis.xid;
                 }
-                params["reason"] = drain_reason(registration.job,
-                                                recovery::to_string(diagnosis.cause),
-                                                diagnosis.xid);
+                params["reason"] = drain_reason(
+                    registration.job, recovery::to_string(diagnosis.cause), diagnosis.xid);
                 break;
             case ActionKind::requeue:
             case ActionKind::resubmit:
@@ -74,8 +73,9 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
     steps.push_back({std::string(recovery::to_string(ActionKind::requeue)), params});
     if (!while_held.empty()) {
         steps.insert(steps.end(), while_held.begin(), while_held.end());
-        steps.push_back({k_release_step, {{"start_delay_s", plan.start_delay.count()},
-                                          {"expected_restart_count", expected_restart_count}}});
+        steps.push_back({k_release_step,
+                         {{"start_delay_s", plan.start_delay.count()},
+                          {"expected_restart_count", expected_restart_count}}});
     }
     return steps;
 }

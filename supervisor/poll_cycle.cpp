@@ -320,7 +320,8 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
         contain(registration, report, [&] {
             // The logs are stat'ed and read as the job's owner; when that is impossible they
             // are not looked at (no verdict without evidence), and never with our own rights.
-            auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, it->second));
+            auto as_owner =
+                common::ScopedFileIdentity::assume(m_owners.of(registration, it->second));
             if (!as_owner) {
                 return;
             }
@@ -458,8 +459,8 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     std::optional<common::Error> problem;
     if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
         const auto is_operator = m_client.is_operator_uid(registration.registrant_uid);
-        problem = check_registration(
-            registration, job, {registration.registrant_uid, is_operator && *is_operator});
+        problem = check_registration(registration, job,
+                                     {registration.registrant_uid, is_operator && *is_operator});
     } else {
         problem = as_owner.error();
     }

@@ -6,8 +6,8 @@
 // a complete record to resume from.
 #include <algorithm>
 
-#include "common/json_text.h"
 #include "common/failpoint.h"
+#include "common/json_text.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/failure_report.h"

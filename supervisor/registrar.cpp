@@ -78,8 +78,8 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
     // daemon (control/), and until it does a resubmit gets the owner's login basics.
     const bool own_job = request.caller == job.user_id;
     auto submit = slurm::submit_request_from(
-        job, *script, own_job ? carried_environment(request.environment)
-                              : std::vector<std::string>{});
+        job, *script,
+        own_job ? carried_environment(request.environment) : std::vector<std::string>{});
     if (!request.script_argv.empty()) {
         submit.argv = request.script_argv;  // exact, where Command= joined them with blanks
     } else if (!job.command_has_arguments) {
@@ -238,10 +238,10 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     // The files are checked as the job's owner can see them (a root site daemon registering
     // for a user must not vouch for a log only root can read).
     std::optional<common::Error> problem;
-    if (auto as_owner = common::ScopedFileIdentity::assume(
-            common::identity_of(job.user_id, job.group_id))) {
-        problem = check_registration(registration, job,
-                                     {request.caller, is_operator && *is_operator});
+    if (auto as_owner =
+            common::ScopedFileIdentity::assume(common::identity_of(job.user_id, job.group_id))) {
+        problem =
+            check_registration(registration, job, {request.caller, is_operator && *is_operator});
     } else {
         problem = as_owner.error();
     }

@@ -80,8 +80,7 @@ std::optional<common::Error> check_registration(const state::Registration& regis
                                  "again"};
         }
     }
-    if (!registration.checkpoint_dir.empty() &&
-        !directory_readable(registration.checkpoint_dir)) {
+    if (!registration.checkpoint_dir.empty() && !directory_readable(registration.checkpoint_dir)) {
         return common::Error{"checkpoint directory " + registration.checkpoint_dir +
                                  " does not exist or cannot be read",
                              "create it or fix --checkpoint-dir, then register again"};

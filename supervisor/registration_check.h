@@ -5,9 +5,9 @@
 // about access and setup (credential_error), not about the job having failed.
 #pragma once
 
+#include <sys/types.h>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 
 #include "common/error.h"
 #include "slurm/types.h"

@@ -109,9 +109,7 @@ class FakeSlurmClient final : public slurm::Client {
     // One line per call that reached the "controller", e.g. "requeue 12 hold".
     [[nodiscard]] const std::vector<std::string>& calls() const { return m_calls; }
     // Every request submit() accepted, in order (the environment is not in the snapshot).
-    [[nodiscard]] const std::vector<slurm::SubmitRequest>& submitted() const {
-        return m_submitted;
-    }
+    [[nodiscard]] const std::vector<slurm::SubmitRequest>& submitted() const { return m_submitted; }
     [[nodiscard]] int load_count() const { return m_load_count; }
 
   private:

@@ -35,7 +35,9 @@ using notify::integration::Server;
 using test_support::run_command;
 
 // A command whose output does not matter (cleanup, releases).
-void run_quietly(const std::string& command) { (void)run_command(command); }
+void run_quietly(const std::string& command) {
+    (void)run_command(command);
+}
 
 const char* const k_alice = "sup-alice";
 const char* const k_bob = "sup-bob";
@@ -103,8 +105,8 @@ class SiteMode : public ::testing::Test {
         std::ofstream(m_dir / "config.toml") << config << "\n";
         const pid_t pid = ::fork();
         if (pid == 0) {
-            const int fd = ::open((m_dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                  0600);
+            const int fd =
+                ::open((m_dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
             ::dup2(fd, 1);
             ::dup2(fd, 2);
             ::setenv("SUPERVISOR_STATE_DIR", (m_dir / "state").c_str(), 1);
@@ -129,11 +131,11 @@ class SiteMode : public ::testing::Test {
     test_support::CommandResult as(const char* user, const std::string& command,
                                    const std::string& env = {}) const {
         const char* conf = std::getenv("SLURM_CONF");
-        return run_command("cd " + home(user).string() + " && runuser -u " + user +
-                           " -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=" +
-                           home(user).string() + " SLURM_CONF=" + (conf ? conf : "") +
-                           " SUPERVISOR_SOCKET=" + socket().string() + " SUPERVISOR_BIN=" +
-                           binary().string() + " " + env + " " + command + " 2>&1");
+        return run_command(
+            "cd " + home(user).string() + " && runuser -u " + user +
+            " -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=" + home(user).string() +
+            " SLURM_CONF=" + (conf ? conf : "") + " SUPERVISOR_SOCKET=" + socket().string() +
+            " SUPERVISOR_BIN=" + binary().string() + " " + env + " " + command + " 2>&1");
     }
 
     // A batch script of `user`'s, submitted as them; returns the job id.
@@ -143,10 +145,9 @@ class SiteMode : public ::testing::Test {
         std::ofstream(file) << "#!/bin/bash\n" << script << "\n";
         EXPECT_EQ(::chown(file.c_str(), uid_of(user), uid_of(user)), 0);
         fs::permissions(file, fs::perms(0700));
-        const auto submitted =
-            as(user, "sbatch --parsable " + options + " " + file.string(), env);
-        auto id = common::JobId::parse(
-            submitted.output.substr(0, submitted.output.find_first_of(";\n")));
+        const auto submitted = as(user, "sbatch --parsable " + options + " " + file.string(), env);
+        auto id =
+            common::JobId::parse(submitted.output.substr(0, submitted.output.find_first_of(";\n")));
         EXPECT_TRUE(id) << submitted.output;
         if (!id) {
             return {};
@@ -157,9 +158,9 @@ class SiteMode : public ::testing::Test {
 
     // The daemon's view of a job, read as root from its database (--state-dir: direct).
     nlohmann::json status_of(const common::JobId& job) const {
-        const auto result = run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() +
-                                        " " + binary().string() + " status " + job.to_string() +
-                                        " --json 2>/dev/null");
+        const auto result =
+            run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + " " +
+                        binary().string() + " status " + job.to_string() + " --json 2>/dev/null");
         const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
         return parsed.is_array() && !parsed.empty() ? parsed[0] : nlohmann::json();
     }
@@ -210,8 +211,8 @@ TEST_F(SiteMode, AnotherUsersPrivateFileBehindAJobsOutputIsNeverRead) {
     fs::permissions(secret, fs::perms(0600));
 
     const auto out = home(k_alice) / "out.log";
-    const auto job = submit(k_alice, "echo started; sleep 4; exit 1",
-                            "-o " + out.string() + " --requeue");
+    const auto job =
+        submit(k_alice, "echo started; sleep 4; exit 1", "-o " + out.string() + " --requeue");
     const auto registered = as(k_alice, binary().string() + " register " + job.to_string() +
                                             " --notify mailto:alice@example.org");
     ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
@@ -248,10 +249,9 @@ TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
     };
     const std::string allow = " --allow requeue,exclude_node,drain_node --max-attempts 2";
     // On n1, naming n2 and n3 twenty times: a storm from a log its owner writes.
-    const auto storm = submit(k_alice, xid_of("n2", 10) + "\n" + xid_of("n3", 10), "-w n1 -o " +
-                              (home(k_alice) / "storm.out").string() + " --hold");
-    ASSERT_EQ(as(k_alice, binary().string() + " register " + storm.to_string() + allow)
-                  .exit_status,
+    const auto storm = submit(k_alice, xid_of("n2", 10) + "\n" + xid_of("n3", 10),
+                              "-w n1 -o " + (home(k_alice) / "storm.out").string() + " --hold");
+    ASSERT_EQ(as(k_alice, binary().string() + " register " + storm.to_string() + allow).exit_status,
               0)
         << daemon_log();
     run_quietly("scontrol release " + storm.to_string());
@@ -260,14 +260,13 @@ TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
     EXPECT_EQ(run_command("sinfo -h -t drain -o %N").output, "") << journal(storm);
 
     // Two jobs whose own nodes are condemned: one drain within the hourly limit, not two.
-    const auto on_n2 = submit(k_alice, xid_of("n2", 1), "-w n2 --hold -o " +
-                                                             (home(k_alice) / "n2.out").string());
-    const auto on_n3 = submit(k_alice, xid_of("n3", 1), "-w n3 --hold -o " +
-                                                             (home(k_alice) / "n3.out").string());
+    const auto on_n2 =
+        submit(k_alice, xid_of("n2", 1), "-w n2 --hold -o " + (home(k_alice) / "n2.out").string());
+    const auto on_n3 =
+        submit(k_alice, xid_of("n3", 1), "-w n3 --hold -o " + (home(k_alice) / "n3.out").string());
     for (const auto& job : {on_n2, on_n3}) {
-        ASSERT_EQ(as(k_alice, binary().string() + " register " + job.to_string() + allow)
-                      .exit_status,
-                  0);
+        ASSERT_EQ(
+            as(k_alice, binary().string() + " register " + job.to_string() + allow).exit_status, 0);
     }
     run_quietly("scontrol release " + on_n2.to_string() + "," + on_n3.to_string());
     ASSERT_TRUE(has_decided(wait_for(on_n2, has_decided))) << daemon_log();
@@ -283,12 +282,13 @@ TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
 TEST_F(SiteMode, UsersActOnTheirOwnJobsOnlyAndTheirScriptsReadTheirEnvironment) {
     start_daemon();
     const auto bobs = submit(k_bob, "sleep 60", "-o /dev/null");
-    const auto alices = submit(
-        k_alice,
-        "eval \"$($SUPERVISOR_BIN env)\"\n"
-        "echo \"attempt=$SUPERVISOR_ATTEMPT batch=$BATCH_SIZE\"\n"
-        "touch " + (m_dir / "state" / "written-by-alice").string() + " 2>/dev/null && echo WROTE\n",
-        "--hold --export=ALL -o " + (home(k_alice) / "contract.out").string());
+    const auto alices =
+        submit(k_alice,
+               "eval \"$($SUPERVISOR_BIN env)\"\n"
+               "echo \"attempt=$SUPERVISOR_ATTEMPT batch=$BATCH_SIZE\"\n"
+               "touch " +
+                   (m_dir / "state" / "written-by-alice").string() + " 2>/dev/null && echo WROTE\n",
+               "--hold --export=ALL -o " + (home(k_alice) / "contract.out").string());
 
     const auto stolen = as(k_alice, binary().string() + " register " + bobs.to_string());
     EXPECT_EQ(stolen.exit_status, 1) << stolen.output;
@@ -335,8 +335,7 @@ TEST_F(SiteMode, UsersActOnTheirOwnJobsOnlyAndTheirScriptsReadTheirEnvironment) 
 TEST_F(SiteMode, AJobIdThatNowBelongsToSomeoneElseIsNeverActedOn) {
     start_daemon();
     const auto job = submit(k_alice, "sleep 3; exit 1", "--requeue -o /dev/null");
-    ASSERT_EQ(as(k_alice, binary().string() + " register " + job.to_string() +
-                              " --stall-timeout 0")
+    ASSERT_EQ(as(k_alice, binary().string() + " register " + job.to_string() + " --stall-timeout 0")
                   .exit_status,
               0)
         << daemon_log();
@@ -376,10 +375,10 @@ TEST_F(SiteMode, AResubmitRunsAsTheOwnerWithTheOwnersEnvironmentOnly) {
                             "--export=ALL,LD_PRELOAD=/nonexistent-preload.so -o " +
                                 log_file.string(),
                             "ALICE_MARKER=alice-env");
-    const auto registered = run_command(
-        "SUPERVISOR_SOCKET=" + socket().string() + " OPERATOR_SECRET=op-secret LD_PRELOAD= " +
-        binary().string() + " register " + job.to_string() +
-        " --allow requeue,resubmit --stall-timeout 0 2>&1");
+    const auto registered =
+        run_command("SUPERVISOR_SOCKET=" + socket().string() +
+                    " OPERATOR_SECRET=op-secret LD_PRELOAD= " + binary().string() + " register " +
+                    job.to_string() + " --allow requeue,resubmit --stall-timeout 0 2>&1");
     ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
     run_quietly("scontrol release " + job.to_string());
     const auto ended = wait_for(job, is_completed, 120s);

@@ -14,8 +14,7 @@ TEST(FailpointDeathTest, AnArmedPointKillsOnlyATestBuild) {
     ::setenv("SUPERVISOR_FAILPOINT", "unit_test_point", 1);
     common::failpoint("another_point");  // not the armed one: nothing, in any build
     if constexpr (common::k_failpoints_compiled) {
-        EXPECT_EXIT(common::failpoint("unit_test_point"), ::testing::KilledBySignal(SIGKILL),
-                    "");
+        EXPECT_EXIT(common::failpoint("unit_test_point"), ::testing::KilledBySignal(SIGKILL), "");
     } else {
         common::failpoint("unit_test_point");
         SUCCEED() << "a build without failpoints ignored the armed point";

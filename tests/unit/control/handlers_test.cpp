@@ -59,8 +59,7 @@ TEST_F(ControlHandlers, AUserRegistersTheirOwnJobButNotAnotherUsersAndLeavesNoRo
     const auto alices = job_of(k_alice);
     const auto by_bob = ask(Operation::register_job, alices, k_bob);
     EXPECT_EQ(by_bob.exit_status, 1);
-    EXPECT_NE(by_bob.error.message.find("is not yours"), std::string::npos)
-        << by_bob.error.message;
+    EXPECT_NE(by_bob.error.message.find("is not yours"), std::string::npos) << by_bob.error.message;
     EXPECT_FALSE(m_store->registration(alices)) << "nothing written for bob's attempt";
 
     const auto by_alice = ask(Operation::register_job, alices, k_alice);
@@ -147,9 +146,9 @@ TEST_F(ControlHandlers, TheJobsOwnEnvironmentIsKeptForAResubmitFromItsOwnerOnly)
     env.environment = {"HOME=/home/alice", "LD_PRELOAD=/x.so", "WANDB_PROJECT=run1"};
     const auto operators = m_handlers->handle(env, Peer{0, 0, 1});
     EXPECT_TRUE(operators.job_known);
-    auto stored = slurm::submit_request_from_json_text(
-                      m_store->job_spec(alices).value().request_json)
-                      .value();
+    auto stored =
+        slurm::submit_request_from_json_text(m_store->job_spec(alices).value().request_json)
+            .value();
     EXPECT_TRUE(stored.environment.empty()) << "an operator's environment is never taken";
 
     ASSERT_TRUE(m_handlers->handle(env, Peer{k_alice, k_alice, 1}).job_known);

@@ -48,8 +48,8 @@ TEST(ControlProtocol, AReplyRoundTripsWithItsRegistration) {
     reply.output = "line\n";
     reply.error = {"what", "how"};
     reply.job_known = false;
-    reply.registered = control::Registered{"5",        "train", state::Status::credential_error,
-                                           "because", {"requeue"}, 3, "/ckpt", 600};
+    reply.registered = control::Registered{
+        "5", "train", state::Status::credential_error, "because", {"requeue"}, 3, "/ckpt", 600};
     const auto decoded = control::decode_reply(control::encode(reply));
     ASSERT_TRUE(decoded) << decoded.error().message;
     EXPECT_EQ(decoded->exit_status, 1);

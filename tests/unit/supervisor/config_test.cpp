@@ -92,9 +92,9 @@ TEST_F(ConfigTest, WrongTypeIsAnError) {
 // A float is never converted to an integer: toml++ casts before it checks the range, which is
 // undefined behaviour past 2^63 (fuzz/config_toml_fuzzer.cpp found it; UBSan reports it).
 TEST_F(ConfigTest, FloatsAreRefusedNeverConverted) {
-    for (const char* text : {"log_head_bytes = 10E24\n", "poll_interval_ms = 1e300\n",
-                             "start_delay_s = -1e25\n", "same_failure_limit = 3.0\n",
-                             "max_backoff_ms = inf\n", "requeue_backoff_s = nan\n"}) {
+    for (const char* text :
+         {"log_head_bytes = 10E24\n", "poll_interval_ms = 1e300\n", "start_delay_s = -1e25\n",
+          "same_failure_limit = 3.0\n", "max_backoff_ms = inf\n", "requeue_backoff_s = nan\n"}) {
         const auto config = load_config(write(text), Config{}, true);
         ASSERT_FALSE(config) << text;
         EXPECT_NE(config.error().message.find("positive integer"), std::string::npos)
@@ -121,9 +121,9 @@ TEST_F(ConfigTest, ValuesBeyondTheirBoundsAreRefusedNamingTheBound) {
 
 TEST_F(ConfigTest, DrainsAreOffUnlessTheSiteTurnsThemOnWithLimits) {
     EXPECT_FALSE(Config{}.allow_drain);
-    const auto on = load_config(
-        write("allow_drain = true\ndrain_max_per_job = 2\ndrain_max_per_hour = 5\n"), Config{},
-        true);
+    const auto on =
+        load_config(write("allow_drain = true\ndrain_max_per_job = 2\ndrain_max_per_hour = 5\n"),
+                    Config{}, true);
     ASSERT_TRUE(on) << on.error().message;
     EXPECT_TRUE(on->allow_drain);
     EXPECT_EQ(on->drain_max_per_job, 2U);

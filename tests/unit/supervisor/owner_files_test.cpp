@@ -47,9 +47,10 @@ TEST_F(OwnerFilesTest, ALogOnlyRootCanReadIsNeverReadForAnotherUsersJob) {
     register_job(request(id));  // the log does not exist yet; its directory is readable
     run_on(id, "n1");
     // The path now holds somebody else's private file: root may read it, the owner may not.
-    write_log(id, "Authorization: Bearer SECRET-TOKEN-OF-ANOTHER-USER\n"
-                  "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen off the "
-                  "bus.\n");
+    write_log(id,
+              "Authorization: Bearer SECRET-TOKEN-OF-ANOTHER-USER\n"
+              "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen off the "
+              "bus.\n");
     ASSERT_EQ(::chmod(log_of(id).c_str(), 0600), 0);
     m_slurm.finish(id, JobState::failed, 1);
     cycle();
@@ -68,8 +69,9 @@ TEST_F(OwnerFilesTest, TheSameLogReadableByTheOwnerIsRead) {
     const auto id = submit_as_other_user();
     register_job(request(id));
     run_on(id, "n1");
-    write_log(id, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen off the "
-                  "bus.\n");
+    write_log(id,
+              "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen off the "
+              "bus.\n");
     ASSERT_EQ(::chown(log_of(id).c_str(), k_other_user, k_other_user), 0);
     ASSERT_EQ(::chmod(log_of(id).c_str(), 0600), 0);
     m_slurm.finish(id, JobState::failed, 1);

@@ -15,8 +15,8 @@
 
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
-#include "tests/unit/recovery/checkpoint_files.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/unit/recovery/checkpoint_files.h"
 #include "tests/unit/supervisor/printers.h"
 #include "tests/unit/supervisor/temp_dir.h"
 
@@ -103,8 +103,8 @@ class PollCycleTest : public ::testing::Test {
     void checkpoint(const std::string& name) {
         const auto path = checkpoints() / name;
         std::ofstream(path, std::ios::binary) << recovery::checkpoints::test::torch_like_zip();
-        fs::last_write_time(path, std::chrono::file_clock::from_sys(m_clock.now() -
-                                                                    std::chrono::minutes(1)));
+        fs::last_write_time(
+            path, std::chrono::file_clock::from_sys(m_clock.now() - std::chrono::minutes(1)));
     }
 
     supervisor::RegisterRequest request(const common::JobId& id, std::uint32_t max_attempts = 3) {

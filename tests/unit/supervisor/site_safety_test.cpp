@@ -55,8 +55,7 @@ TEST_F(PollCycleTest, APlanInFlightIsRefusedWhenTheIdNowBelongsToAnotherUser) {
     EXPECT_EQ(m_slurm.job(id).restart_count, 0U) << "the other user's job was not requeued";
     bool refused = false;
     for (const auto& action : m_store->actions(id)) {
-        refused = refused || (action.kind == "requeue" &&
-                              action.status == ActionStatus::refused &&
+        refused = refused || (action.kind == "requeue" && action.status == ActionStatus::refused &&
                               action.result.find("now belongs to uid") != std::string::npos);
     }
     EXPECT_TRUE(refused) << [&] {
@@ -112,8 +111,7 @@ TEST_F(PollCycleTest, AResubmitRunsAsTheRegisteredOwnerWhateverTheStoredRequestS
                      entry.starts_with("OPERATOR_TOKEN") || entry == "HOME=/root")
             << entry;
     }
-    EXPECT_NE(std::ranges::find(submitted.environment, "USER=nobody"),
-              submitted.environment.end())
+    EXPECT_NE(std::ranges::find(submitted.environment, "USER=nobody"), submitted.environment.end())
         << "the owner's login basics stand in for the environment nobody sent";
 }
 
@@ -156,15 +154,16 @@ TEST_F(PollCycleTest, APendingRegistrationOfSomeoneWhoIsNeitherOwnerNorOperatorI
 }
 
 TEST(CarriedEnvironment, LoaderAndInterpreterVariablesAreNeverCarried) {
-    const std::vector<std::string> environment{
-        "HOME=/home/a",       "LD_PRELOAD=/x.so",      "LD_LIBRARY_PATH=/x",
-        "BASH_FUNC_ls%%=() {}", "PYTHONSTARTUP=/x.py",  "PYTHONHOME=/x",
-        "NODE_OPTIONS=-r x",  "SLURM_JOB_ID=4",        "SUPERVISOR_ATTEMPT=3",
-        "PYTHONPATH=/src",    "CUDA_VISIBLE_DEVICES=0", "no_equals_sign",
-        "GLIBC_TUNABLES=x",   "BASH_ENV=/x"};
-    EXPECT_EQ(carried_environment(environment),
-              (std::vector<std::string>{"HOME=/home/a", "PYTHONPATH=/src",
-                                        "CUDA_VISIBLE_DEVICES=0"}));
+    const std::vector<std::string> environment{"HOME=/home/a",           "LD_PRELOAD=/x.so",
+                                               "LD_LIBRARY_PATH=/x",     "BASH_FUNC_ls%%=() {}",
+                                               "PYTHONSTARTUP=/x.py",    "PYTHONHOME=/x",
+                                               "NODE_OPTIONS=-r x",      "SLURM_JOB_ID=4",
+                                               "SUPERVISOR_ATTEMPT=3",   "PYTHONPATH=/src",
+                                               "CUDA_VISIBLE_DEVICES=0", "no_equals_sign",
+                                               "GLIBC_TUNABLES=x",       "BASH_ENV=/x"};
+    EXPECT_EQ(
+        carried_environment(environment),
+        (std::vector<std::string>{"HOME=/home/a", "PYTHONPATH=/src", "CUDA_VISIBLE_DEVICES=0"}));
 }
 
 }  // namespace
@@ -176,8 +175,9 @@ namespace {
 std::string xid_lines(const std::vector<std::string>& hosts) {
     std::string log = "step 40 loss 1.2\n";
     for (const auto& host : hosts) {
-        log += "Nov 25 03:00:01 " + host + " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has "
-                      "fallen off the bus. TOKEN=owner-text-must-not-reach-slurm\n";
+        log += "Nov 25 03:00:01 " + host +
+               " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has "
+               "fallen off the bus. TOKEN=owner-text-must-not-reach-slurm\n";
     }
     return log;
 }
