@@ -4,6 +4,8 @@
 // registration, and a registrant who is neither the owner nor an operator gets nothing.
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "supervisor/carried_environment.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
