@@ -5,14 +5,12 @@
 // same way for symmetry and to read their result without glibc's caching.
 #include "common/file_identity.h"
 
-#include "common/user_account.h"
-
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <utility>
+
+#include "common/user_account.h"
 
 namespace common {
 namespace {
@@ -73,8 +71,8 @@ Result<ScopedFileIdentity> ScopedFileIdentity::assume(const FileIdentity& identi
                     "owner), or one daemon per user");
     }
     scope.m_saved_groups = thread_groups();
-    // Groups and gid first: once fsuid is not 0 the thread has lost CAP_DAC_* but keeps
-    // CAP_SETGID, so the order matters only for readability; undoing goes the other way.
+    // Groups, gid, then uid; restore() undoes them in the same calls. Setting fsuid drops only
+    // the file capabilities (CAP_DAC_*, CAP_FOWNER...), not CAP_SETGID, so any order works.
     if (!set_thread_groups(identity.groups)) {
         return fail("cannot switch to the groups of uid " + std::to_string(identity.uid),
                     "the daemon needs CAP_SETGID (the system unit grants it)");

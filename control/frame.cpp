@@ -57,6 +57,16 @@ common::Result<void> read_exactly(int fd, char* data, std::size_t size,
 
 }  // namespace
 
+std::optional<std::uint32_t> announced_size(std::string_view received) {
+    if (received.size() < 4) {
+        return std::nullopt;
+    }
+    const auto byte = [&](std::size_t i) {
+        return std::uint32_t{static_cast<unsigned char>(received[i])};
+    };
+    return (byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3);
+}
+
 common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_point deadline) {
     if (payload.size() > k_max_frame_bytes) {
         return common::fail("message of " + std::to_string(payload.size()) +
@@ -86,13 +96,11 @@ common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_p
 }
 
 common::Result<std::string> read_frame(int fd, Clock::time_point deadline) {
-    unsigned char header[4];
-    if (auto read = read_exactly(fd, reinterpret_cast<char*>(header), sizeof header, deadline);
-        !read) {
+    char header[4];
+    if (auto read = read_exactly(fd, header, sizeof header, deadline); !read) {
         return tl::unexpected(read.error());
     }
-    const std::uint32_t size = (std::uint32_t{header[0]} << 24) | (std::uint32_t{header[1]} << 16) |
-                               (std::uint32_t{header[2]} << 8) | std::uint32_t{header[3]};
+    const std::uint32_t size = *announced_size(std::string_view(header, sizeof header));
     if (size > k_max_frame_bytes) {
         return common::fail("a message of " + std::to_string(size) + " bytes was announced, " +
                             "more than the protocol's " + std::to_string(k_max_frame_bytes));

@@ -4,12 +4,17 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "common/error.h"
 
 namespace control {
+
+// The payload size a frame's header announces; nullopt while fewer than 4 bytes are there.
+[[nodiscard]] std::optional<std::uint32_t> announced_size(std::string_view received);
 
 [[nodiscard]] common::Result<void> write_frame(int fd, std::string_view payload,
                                                std::chrono::steady_clock::time_point deadline);

@@ -93,12 +93,11 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
         return failed({"job " + job->to_string() + " is not known to slurmctld",
                        "check the id with `squeue -j " + job->to_string() + "`"});
     }
-    if (query->jobs.front().user_id != peer.uid && !is_operator(peer.uid)) {
-        return failed({"job " + job->to_string() + " is not yours",
-                       "only a job's owner, or a Slurm operator, may register it"});
-    }
-    if (const auto existing = m_store.registration(*job);
-        existing && existing->owner_uid != peer.uid && !is_operator(peer.uid)) {
+    // Neither the job Slurm shows nor a registration left under its id may be someone else's.
+    const auto existing = m_store.registration(*job);
+    const bool others =
+        query->jobs.front().user_id != peer.uid || (existing && existing->owner_uid != peer.uid);
+    if (others && !is_operator(peer.uid)) {
         return failed({"job " + job->to_string() + " is not yours",
                        "only a job's owner, or a Slurm operator, may register it"});
     }

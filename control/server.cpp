@@ -138,6 +138,58 @@ ControlServer::~ControlServer() {
     ::unlink(m_path.c_str());
 }
 
+namespace {
+
+// What to answer a connection, once what it sent is a whole frame or can never become one;
+// nullopt while more bytes may still come.
+std::optional<Reply> answer_for(const Connection& connection, Handlers& handlers) {
+    const auto& bytes = connection.received;
+    const auto size = announced_size(bytes);
+    if (!size || (*size <= k_max_frame_bytes && bytes.size() < 4 + std::size_t{*size})) {
+        return std::nullopt;
+    }
+    Reply reply;
+    if (*size > k_max_frame_bytes || bytes.size() > 4 + std::size_t{*size}) {
+        reply.exit_status = 2;
+        reply.error = {"request too large or not one frame",
+                       "send one request of at most " + std::to_string(k_max_frame_bytes) +
+                           " bytes per connection (the `supervisor` command does)"};
+        return reply;
+    }
+    auto request = decode_request(std::string_view(bytes).substr(4));
+    if (!request) {
+        reply.exit_status = 2;
+        reply.error = request.error();
+        return reply;
+    }
+    return handlers.handle(*request, connection.peer);
+}
+
+// Connections whose clients have gone (closed without sending) are closed and dropped.
+void reap_closed(std::vector<Connection>& connections) {
+    std::erase_if(connections, [](const Connection& c) {
+        pollfd entry{c.fd, POLLIN, 0};
+        char byte = 0;
+        const bool gone =
+            ::poll(&entry, 1, 0) == 1 && ((entry.revents & (POLLHUP | POLLERR)) != 0 ||
+                                          ::recv(c.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
+        if (gone) {
+            ::close(c.fd);
+        }
+        return gone;
+    });
+}
+
+// Whether one more connection of `uid` fits: the table and the uid's share.
+bool room_for(const std::vector<Connection>& connections, uid_t uid) {
+    const auto same_uid =
+        std::ranges::count_if(connections, [&](const Connection& c) { return c.peer.uid == uid; });
+    return connections.size() < ControlServer::k_max_connections &&
+           static_cast<std::size_t>(same_uid) < ControlServer::k_max_per_uid;
+}
+
+}  // namespace
+
 void ControlServer::serve() {
     std::vector<Connection> connections;
     const auto close_connection = [&](std::size_t index) {
@@ -163,11 +215,10 @@ void ControlServer::serve() {
         if ((watched[0].revents & POLLIN) != 0) {
             return;  // stopping
         }
-        // Connections first (indexes 2...), newest last: erasing from the back keeps indexes.
+        // Connections first (indexes 2...), from the back so that erasing keeps the indexes.
         for (std::size_t i = connections.size(); i-- > 0;) {
             auto& connection = connections[i];
-            const auto revents = watched[i + 2].revents;
-            if ((revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+            if ((watched[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
                 char buffer[65536];
                 const ssize_t got = ::recv(connection.fd, buffer, sizeof buffer, MSG_DONTWAIT);
                 if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) {
@@ -178,75 +229,30 @@ void ControlServer::serve() {
                     connection.received.append(buffer, static_cast<std::size_t>(got));
                 }
             }
-            const auto& bytes = connection.received;
-            std::optional<std::uint32_t> size;
-            if (bytes.size() >= 4) {
-                size = (std::uint32_t{static_cast<unsigned char>(bytes[0])} << 24) |
-                       (std::uint32_t{static_cast<unsigned char>(bytes[1])} << 16) |
-                       (std::uint32_t{static_cast<unsigned char>(bytes[2])} << 8) |
-                       std::uint32_t{static_cast<unsigned char>(bytes[3])};
-            }
-            Reply reply;
-            bool answer = false;
-            if (size && (*size > k_max_frame_bytes || bytes.size() > 4 + std::size_t{*size})) {
-                reply.exit_status = 2;
-                reply.error = {"request too large or not one frame", ""};
-                answer = true;
-            } else if (size && bytes.size() == 4 + std::size_t{*size}) {
-                auto request = decode_request(std::string_view(bytes).substr(4));
-                if (request) {
-                    reply = m_handlers->handle(*request, connection.peer);
-                } else {
-                    reply.exit_status = 2;
-                    reply.error = request.error();
-                }
-                answer = true;
+            if (const auto reply = answer_for(connection, *m_handlers)) {
+                (void)write_frame(connection.fd, encode(*reply), Clock::now() + k_reply_deadline);
+                close_connection(i);
             } else if (Clock::now() >= connection.deadline) {
                 close_connection(i);  // too slow: its slot goes to someone else
-                continue;
-            }
-            if (answer) {
-                (void)write_frame(connection.fd, encode(reply), Clock::now() + k_reply_deadline);
-                close_connection(i);
             }
         }
-        if ((watched[1].revents & POLLIN) != 0) {
-            while (true) {
-                const int fd =
-                    ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-                if (fd < 0) {
-                    break;
-                }
-                const auto peer = peer_of(fd);
-                if (connections.size() >= k_max_connections ||
-                    (peer && static_cast<std::size_t>(
-                                 std::ranges::count_if(connections, [&](const Connection& c) {
-                                     return c.peer.uid == peer->uid;
-                                 })) >= k_max_per_uid)) {
-                    // Before refusing: connections whose clients have gone since the last
-                    // poll (closed, nothing sent) are let go first.
-                    std::erase_if(connections, [](const Connection& c) {
-                        pollfd entry{c.fd, POLLIN, 0};
-                        char byte = 0;
-                        const bool gone = ::poll(&entry, 1, 0) == 1 &&
-                                          ((entry.revents & (POLLHUP | POLLERR)) != 0 ||
-                                           ::recv(c.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
-                        if (gone) {
-                            ::close(c.fd);
-                        }
-                        return gone;
-                    });
-                }
-                const auto same_uid = std::ranges::count_if(connections, [&](const Connection& c) {
-                    return peer && c.peer.uid == peer->uid;
-                });
-                if (!peer || connections.size() >= k_max_connections ||
-                    static_cast<std::size_t>(same_uid) >= k_max_per_uid) {
-                    ::close(fd);  // the client sees the connection closed and says so
-                    continue;
-                }
-                connections.push_back({fd, *peer, Clock::now() + k_request_deadline, {}});
+        if ((watched[1].revents & POLLIN) == 0) {
+            continue;
+        }
+        while (true) {
+            const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (fd < 0) {
+                break;
             }
+            const auto peer = peer_of(fd);
+            if (peer && !room_for(connections, peer->uid)) {
+                reap_closed(connections);  // before refusing: clients gone since the last poll
+            }
+            if (!peer || !room_for(connections, peer->uid)) {
+                ::close(fd);  // the client sees the connection closed and says so
+                continue;
+            }
+            connections.push_back({fd, *peer, Clock::now() + k_request_deadline, {}});
         }
     }
 }

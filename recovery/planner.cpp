@@ -122,35 +122,28 @@ class FixChooser {
         plan(kind, action.argument, detail);
     }
 
-    // The diagnosis' nodes that the failed attempt ran on (all of them when the allocation
-    // is unknown: excluding a node only moves the job itself; drain_nodes() asks for more).
-    std::vector<std::string> implicated_nodes() const {
-        if (m_request.allocation.empty()) {
-            return m_request.diagnosis->nodes;
-        }
+    // The diagnosis' nodes split by whether the failed attempt ran on them. With the
+    // allocation unknown every node counts as inside: excluding a node only moves the job
+    // itself (drain_nodes() refuses without an allocation).
+    struct ImplicatedNodes {
         std::vector<std::string> inside;
-        for (const auto& node : m_request.diagnosis->nodes) {
-            if (std::ranges::find(m_request.allocation, node) != m_request.allocation.end()) {
-                inside.push_back(node);
-            }
-        }
-        return inside;
-    }
-
-    std::vector<std::string> nodes_outside_allocation() const {
         std::vector<std::string> outside;
+    };
+    ImplicatedNodes implicated() const {
+        ImplicatedNodes split;
         for (const auto& node : m_request.diagnosis->nodes) {
-            if (!m_request.allocation.empty() &&
-                std::ranges::find(m_request.allocation, node) == m_request.allocation.end()) {
-                outside.push_back(node);
-            }
+            const bool ran_there =
+                m_request.allocation.empty() ||
+                std::ranges::find(m_request.allocation, node) != m_request.allocation.end();
+            (ran_there ? split.inside : split.outside).push_back(node);
         }
-        return outside;
+        return split;
     }
+    std::vector<std::string> implicated_nodes() const { return implicated().inside; }
 
     void exclude_nodes() {
-        const auto nodes = implicated_nodes();
-        if (const auto outside = nodes_outside_allocation(); !outside.empty()) {
+        const auto [nodes, outside] = implicated();
+        if (!outside.empty()) {
             m_plan.notes.push_back("the logs name " + join(outside) +
                                    ", which the failed attempt did not run on (" +
                                    join(m_request.allocation) + "): ignored");

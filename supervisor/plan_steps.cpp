@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "supervisor/drain_limits.h"
-
 namespace supervisor {
 namespace {
 
@@ -40,12 +38,11 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
                 continue;  // with resubmit: part of the new job's options
             case ActionKind::drain_node:
                 params["nodes"] = plan.drain_nodes;
+                // The executor words the drain reason from these (drain_limits.h).
                 params["cause"] = recovery::to_string(diagnosis.cause);
                 if (diagnosis.xid) {
                     params["xid"] = *diagnosis.xid;
                 }
-                params["reason"] = drain_reason(
-                    registration.job, recovery::to_string(diagnosis.cause), diagnosis.xid);
                 break;
             case ActionKind::requeue:
             case ActionKind::resubmit:
