@@ -118,7 +118,10 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
         const auto name = path.filename().string();
         const bool is_symlink = it->is_symlink(ec);
         const bool is_directory = it->is_directory(ec);
-        const bool dangling = is_symlink && !fs::exists(path, ec);
+        // A target that cannot be looked at (another user's private file, read as the job's
+        // owner) is not a missing one: exists() keeps the error only then.
+        std::error_code target_error;
+        const bool dangling = is_symlink && !fs::exists(path, target_error);
         if (name == k_deepspeed_tracker && !is_directory) {
             listing.deepspeed_tracker = true;
             continue;
@@ -167,7 +170,9 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
         } else if (dangling) {
             found.candidate.verdict = Verdict::rejected;
             found.candidate.reason =
-                "symlink to " + fs::read_symlink(path, ec).string() + ", which does not exist";
+                "symlink to " + fs::read_symlink(path, ec).string() +
+                (target_error ? ", which cannot be looked at (" + target_error.message() + ")"
+                              : ", which does not exist");
         }
         listing.found.push_back(std::move(found));
     }

@@ -101,7 +101,10 @@ void apply_one(const fs::path& directory, const TrackerSpec& spec,
         step = step_in_name(*text);
     }
     if (!fs::is_directory(directory / named, ec)) {
-        notes.push_back(std::string(spec.what) + " names " + named + ", which does not exist");
+        notes.push_back(std::string(spec.what) + " names " + named +
+                        (ec && ec != std::errc::no_such_file_or_directory
+                             ? ", which cannot be looked at (" + ec.message() + ")"
+                             : ", which does not exist"));
     } else {
         notes.push_back(std::string(spec.what) + " names " + named);
     }

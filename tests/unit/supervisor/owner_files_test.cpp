@@ -79,6 +79,56 @@ TEST_F(OwnerFilesTest, TheSameLogReadableByTheOwnerIsRead) {
     EXPECT_EQ(registration(id).last_cause, "gpu_xid") << journal(id);
 }
 
+// The newest "checkpoint" is a link to a file only root can read (a valid one, so root would
+// choose it and hand its path to the job): read as the owner it is not usable, and the job
+// resumes from the owner's own checkpoint.
+TEST_F(OwnerFilesTest, ACheckpointLinkedToAnotherUsersFileIsNeverChosen) {
+    const auto id = submit_as_other_user();
+    checkpoint("step_000020.pt");
+    const auto owners = checkpoints() / "step_000020.pt";
+    ASSERT_EQ(::chown(owners.c_str(), k_other_user, k_other_user), 0);
+    const auto private_dir = m_dir.path() / "root-only";
+    fs::create_directories(private_dir);
+    fs::permissions(private_dir, fs::perms(0700));
+    std::ofstream(private_dir / "model.pt", std::ios::binary)
+        << recovery::checkpoints::test::torch_like_zip();
+    fs::last_write_time(private_dir / "model.pt",
+                        std::chrono::file_clock::from_sys(m_clock.now() - std::chrono::minutes(1)));
+    fs::create_symlink(private_dir / "model.pt", checkpoints() / "step_000090.pt");
+    register_job(request(id));
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    ASSERT_EQ(::chown(log_of(id).c_str(), k_other_user, k_other_user), 0);
+    cycle();
+    EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_RESUME_FROM"), owners.string()) << journal(id);
+    // Said as what it is: a file the owner may not look at, not a missing one.
+    EXPECT_NE(journal(id).find("which cannot be looked at (Permission denied)"), std::string::npos)
+        << journal(id);
+}
+
+// Stall looks read the log's new lines for the progress pattern: as the owner, so a log path
+// linked to a file only root can read yields no step line from it, and no stall verdict on it.
+TEST_F(OwnerFilesTest, StallLooksNeverReadAFileTheOwnerCannot) {
+    const auto id = submit_as_other_user();
+    auto r = request(id);
+    r.stall_timeout_s = 60;
+    r.progress_pattern = "^step [0-9]+";
+    register_job(r);
+    const auto private_dir = m_dir.path() / "root-only";
+    fs::create_directories(private_dir);
+    fs::permissions(private_dir, fs::perms(0700));
+    const auto secret = private_dir / "log";
+    std::ofstream(secret) << "warming up\n";
+    fs::create_symlink(secret, log_of(id));
+    run_on(id, "n1");
+    std::ofstream(secret, std::ios::app) << "step 7 SECRET-OF-ROOT\n";
+    for (int i = 0; i < 30; ++i) {  // 5 minutes: five times the timeout, the file unchanged
+        cycle();
+    }
+    EXPECT_EQ(journal(id).find("SECRET-OF-ROOT"), std::string::npos) << journal(id);
+    EXPECT_EQ(registration(id).status, Status::enabled) << "no verdict without evidence";
+}
+
 TEST_F(OwnerFilesTest, ACheckpointDirectoryTheOwnerCannotReadFailsRegistration) {
     const auto id = submit_as_other_user();
     fs::permissions(checkpoints(), fs::perms(0700));  // root's, private
