@@ -75,9 +75,11 @@ std::optional<common::Error> check_registration(const state::Registration& regis
                                  "send the output to a file (sbatch -o/-e), then register again"};
         }
         if (!log.empty() && log != "/dev/null" && !readable_or_creatable(log)) {
-            return common::Error{"the job's output " + log + " cannot be read by the supervisor",
-                                 "make the file (or its directory) readable, then register "
-                                 "again"};
+            return common::Error{"the job's output " + log +
+                                     " cannot be read with the job owner's rights (the "
+                                     "supervisor reads a job's files as its owner)",
+                                 "make the file (or its directory) readable by the job's "
+                                 "owner, then register again"};
         }
     }
     if (!registration.checkpoint_dir.empty() && !directory_readable(registration.checkpoint_dir)) {
