@@ -43,6 +43,12 @@ nlohmann::json last_decision(const state::Store& store, const state::JobId& job)
     return nullptr;
 }
 
+// The current attempt as counted against max_attempts: runs ended by requeues the supervisor
+// did not make are not counted.
+std::uint32_t charged_attempt(const state::Registration& r) {
+    return r.attempt > r.outside_requeues ? r.attempt - r.outside_requeues : 1;
+}
+
 nlohmann::json registration_json(const state::Registration& r,
                                  const std::vector<state::Attempt>& attempts,
                                  const nlohmann::json& decision) {
@@ -73,7 +79,9 @@ nlohmann::json registration_json(const state::Registration& r,
             {"reason", r.status_reason},
             {"watching", r.watching},
             {"attempt", r.attempt},
+            {"charged_attempt", charged_attempt(r)},
             {"max_attempts", r.max_attempts},
+            {"outside_requeues", r.outside_requeues},
             {"allowed_actions", r.allowed_actions},
             {"checkpoint_dir", r.checkpoint_dir},
             {"last_cause", r.last_cause},
@@ -116,6 +124,12 @@ std::string details(const state::Registration& r, const nlohmann::json& decision
     }
     if (!values.empty()) {
         text += "    knobs: " + printable(joined(values)) + "\n";
+    }
+    if (r.outside_requeues > 0) {
+        text += "    requeued by Slurm or an administrator " + std::to_string(r.outside_requeues) +
+                (r.outside_requeues == 1 ? " time" : " times") +
+                " (preemption, maintenance, node failure): not counted in the attempts; run " +
+                std::to_string(r.attempt) + " in all\n";
     }
     if (!r.excluded_nodes.empty()) {
         text += "    excluded nodes: " + printable(joined(r.excluded_nodes)) + "\n";
@@ -191,7 +205,7 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
     std::string text = row(k_row, "JOB", "NAME", "STATUS", "ATTEMPT", "LAST CAUSE", "CHECKPOINT");
     for (const auto& r : registrations) {
         const std::string attempt =
-            std::to_string(r.attempt) + "/" + std::to_string(r.max_attempts);
+            std::to_string(charged_attempt(r)) + "/" + std::to_string(r.max_attempts);
         text += row(k_row, r.job.to_string(), printable(r.job_name.substr(0, 16)), status_text(r),
                     attempt, r.last_cause.empty() ? "-" : printable(r.last_cause),
                     r.last_checkpoint.empty() ? "-" : printable(r.last_checkpoint));

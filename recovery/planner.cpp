@@ -331,12 +331,19 @@ Plan plan_recovery(const PlanRequest& request) {
     const std::string attempts =
         std::to_string(request.failed_attempt) + " of " + std::to_string(request.max_attempts);
 
+    if (request.outside_requeues > request.outside_requeue_limit) {
+        return escalate(
+            "Slurm or an administrator requeued this job " +
+            std::to_string(request.outside_requeues) + " times, more than outside_requeue_limit (" +
+            std::to_string(request.outside_requeue_limit) +
+            "): a requeue loop the supervisor does not feed; " +
+            (request.slurm_requeued_itself ? "the job is left to run, but the supervisor stops "
+                                             "recovering it"
+                                           : "the supervisor stops recovering it"));
+    }
     if (request.slurm_requeued_itself) {
-        if (request.failed_attempt >= request.max_attempts) {
-            return escalate("attempt budget spent (" + attempts +
-                            "); Slurm requeued the job itself and it is left to run, but the "
-                            "supervisor stops recovering it");
-        }
+        // Not the job's failure, so not charged to the attempt budget (preemption would
+        // otherwise end a long job after max_attempts preemptions).
         Plan plan;
         plan.knobs = request.knobs;
         plan.reason = "Slurm requeued the job itself after " + cause;

@@ -30,9 +30,15 @@ struct Backoff {
 
 struct PlanRequest {
     const Diagnosis* diagnosis = nullptr;
-    Whitelist whitelist;               // what the owner allowed
-    std::uint32_t failed_attempt = 1;  // the attempt that just ended
-    std::uint32_t max_attempts = 3;    // attempts in total, the first run included
+    Whitelist whitelist;  // what the owner allowed
+    // The attempt that just ended, counting only runs charged to the budget: runs ended by a
+    // requeue the supervisor did not make (preemption, an administrator) are not.
+    std::uint32_t failed_attempt = 1;
+    std::uint32_t max_attempts = 3;  // charged attempts in total, the first run included
+    // Runs ended by a requeue the supervisor did not make, this one included when
+    // slurm_requeued_itself; more than the limit is a thrash loop and escalates.
+    std::size_t outside_requeues = 0;
+    std::size_t outside_requeue_limit = 50;
     bool checkpoint_dir_declared = false;
     std::optional<std::string> checkpoint;        // newest usable checkpoint
     std::optional<std::string> older_checkpoint;  // newest usable one older than resumed_from
@@ -53,7 +59,9 @@ struct PlanRequest {
     std::string no_drain_reason = "drains are not enabled";
     std::size_t same_failure_count = 1;  // attempts with this cause at this step
     std::size_t same_failure_limit = 3;  // escalate when the count reaches it
-    bool slurm_requeued_itself = false;  // Slurm already requeued it (node failure)
+    // Slurm already requeued it (a node failure, preemption, an administrator's requeue): not
+    // charged to max_attempts, capped by outside_requeue_limit.
+    bool slurm_requeued_itself = false;
     Backoff backoff;
 };
 

@@ -45,8 +45,10 @@ void add_registration_options(CLI::App& command, RegistrationOptions& options) {
                        "a setting the supervisor may turn, passed to the job as a variable: "
                        "batch_size=64:env=BATCH_SIZE:min=8[:compensate=GRAD_ACCUM] or "
                        "workers=8:env=NUM_WORKERS[:min=1]; repeatable");
-    command.add_option("--max-attempts", options.max_attempts,
-                       "runs in total, the first included, before giving up (default: 3)");
+    command.add_option(
+        "--max-attempts", options.max_attempts,
+        "runs in total, the first included, before giving up (default: 3); runs ended "
+        "by preemption or an administrator's requeue are not counted");
     command.add_option("--notify", options.notify,
                        "where to report (mailto:you@site, sms:+15551234, https://hook...)");
     command.add_option("--stall-timeout", options.stall_timeout,
@@ -70,8 +72,7 @@ common::Result<void> check_registration_options(const RegistrationOptions& optio
         return tl::unexpected(timeout.error());
     }
     if (!options.progress_pattern.empty()) {
-        if (auto pattern = recovery::ProgressPattern::compile(options.progress_pattern);
-            !pattern) {
+        if (auto pattern = recovery::ProgressPattern::compile(options.progress_pattern); !pattern) {
             return tl::unexpected(pattern.error());
         }
     }

@@ -229,6 +229,17 @@ UPDATE registrations SET registrant_uid = owner_uid;
 PRAGMA user_version = 5;
 )sql";
 
+// Version 6, for requeues the supervisor did not make (preemption, an administrator's
+// `scontrol requeue`, Slurm's own requeue after a node failure): how many runs of this job ended
+// that way. They are journalled but not charged to max_attempts; a separate limit (the config's
+// outside_requeue_limit) stops a thrash loop. Rows written before counted none.
+constexpr std::string_view k_schema_6 = R"sql(
+ALTER TABLE registrations ADD COLUMN outside_requeues INTEGER NOT NULL DEFAULT 0
+    CHECK (outside_requeues >= 0);
+
+PRAGMA user_version = 6;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -236,6 +247,7 @@ constexpr std::array k_migrations{
     Migration{3, "rebuild notifications: suppressed status, data_json, sent_at", k_schema_3, true},
     Migration{4, "registrations.stall_timeout_s and progress_pattern", k_schema_4},
     Migration{5, "registrations.registrant_uid", k_schema_5},
+    Migration{6, "registrations.outside_requeues", k_schema_6},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

@@ -51,9 +51,12 @@ struct Registration {
     std::string status_reason;             // why this status (person-readable)
     std::uint32_t attempt = 1;             // current attempt number, 1-based
     std::uint32_t seen_restart_count = 0;  // Slurm's restart count when last observed
-    std::string last_slurm_state;          // last observed Slurm state ("RUNNING")
-    std::string last_cause;                // cause id of the last failure
-    std::string last_checkpoint;           // checkpoint the current attempt resumed from
+    // Runs that ended by a requeue the supervisor did not make (preemption, an administrator,
+    // Slurm after a node failure): journalled, not charged to max_attempts.
+    std::uint32_t outside_requeues = 0;
+    std::string last_slurm_state;  // last observed Slurm state ("RUNNING")
+    std::string last_cause;        // cause id of the last failure
+    std::string last_checkpoint;   // checkpoint the current attempt resumed from
     // A JSON array owned by the supervisor module (knob declarations and current values).
     // The store keeps it as text; reading a value that is not a JSON array throws.
     std::string knobs_json = "[]";

@@ -13,12 +13,12 @@ INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, checkpoint_
     checkpoint_marker, allowed_actions, max_attempts, notify, watching, status, outcome,
     status_reason, attempt, seen_restart_count, last_slurm_state, last_cause, last_checkpoint,
     knobs_json, excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern,
-    registrant_uid, created_at, updated_at)
+    registrant_uid, outside_requeues, created_at, updated_at)
 VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :checkpoint_pattern, :checkpoint_marker,
     :allowed_actions, :max_attempts, :notify, :watching, :status, :outcome, :status_reason,
     :attempt, :seen_restart_count, :last_slurm_state, :last_cause, :last_checkpoint,
     :knobs_json, :excluded_nodes, :previous_job, :next_job, :stall_timeout_s, :progress_pattern,
-    :registrant_uid, :created_at, :updated_at)
+    :registrant_uid, :outside_requeues, :created_at, :updated_at)
 ON CONFLICT (job) DO NOTHING)sql"};
 
 constexpr Sql k_update_registration{"update registration", R"sql(
@@ -31,7 +31,7 @@ UPDATE registrations SET owner_uid = :owner_uid, job_name = :job_name,
     last_cause = :last_cause, last_checkpoint = :last_checkpoint, knobs_json = :knobs_json,
     excluded_nodes = :excluded_nodes, previous_job = :previous_job, next_job = :next_job,
     stall_timeout_s = :stall_timeout_s, progress_pattern = :progress_pattern,
-    registrant_uid = :registrant_uid, created_at = :created_at, updated_at = :updated_at
+    registrant_uid = :registrant_uid, outside_requeues = :outside_requeues, created_at = :created_at, updated_at = :updated_at
 WHERE job = :job)sql"};
 
 // The three reads list the columns in the order read_registration() expects.
@@ -40,7 +40,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid
+    updated_at, registrant_uid, outside_requeues
 FROM registrations WHERE job = :job)sql"};
 
 constexpr Sql k_select_registrations{"list registrations", R"sql(
@@ -48,7 +48,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid
+    updated_at, registrant_uid, outside_requeues
 FROM registrations ORDER BY created_at, rowid)sql"};
 
 constexpr Sql k_select_watched_registrations{"list watched registrations", R"sql(
@@ -56,7 +56,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid
+    updated_at, registrant_uid, outside_requeues
 FROM registrations WHERE watching = 1 AND status <> 'completed'
 ORDER BY created_at, rowid)sql"};
 
@@ -113,6 +113,7 @@ void bind_registration(Statement& statement, const Registration& r) {
         .bind(":stall_timeout_s", r.stall_timeout_s)
         .bind(":progress_pattern", r.progress_pattern)
         .bind(":registrant_uid", std::int64_t{r.registrant_uid})
+        .bind(":outside_requeues", std::int64_t{r.outside_requeues})
         .bind(":created_at", rows::to_millis(r.created_at))
         .bind(":updated_at", rows::to_millis(r.updated_at));
 }
@@ -146,6 +147,7 @@ Registration read_registration(const Statement& row) {
     r.created_at = rows::from_millis(row.column_int64(24));
     r.updated_at = rows::from_millis(row.column_int64(25));
     r.registrant_uid = static_cast<std::uint32_t>(row.column_int64(26));
+    r.outside_requeues = static_cast<std::uint32_t>(row.column_int64(27));
     return r;
 }
 

@@ -61,6 +61,9 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                              "same_failure_limit",
                                              "max_excluded_nodes",
                                              "time_limit_max_factor",
+                                             "outside_requeue_limit",
+                                             "stuck_pending_after_s",
+                                             "checkpoint_settle_s",
                                              "allow_drain",
                                              "drain_max_per_job",
                                              "drain_max_per_hour",
@@ -86,7 +89,9 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     std::uint64_t head = base.log_limits.head_bytes, tail = base.log_limits.tail_bytes;
     std::int64_t requeue_backoff = base.requeue_backoff.count(),
                  requeue_backoff_max = base.requeue_backoff_max.count(),
-                 retention_days = base.retention.count() / 24;
+                 retention_days = base.retention.count() / 24,
+                 stuck_pending = base.stuck_pending_after.count(),
+                 settle = base.checkpoint_settle.count();
     for (auto result :
          {read_positive(table, "poll_interval_ms", file, poll, 1000 * k_config_max_seconds),
           read_positive(table, "max_backoff_ms", file, backoff, 1000 * k_config_max_seconds),
@@ -98,6 +103,9 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
           read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
           read_positive(table, "time_limit_max_factor", file, base.time_limit_max_factor, 100),
           read_positive(table, "drain_max_per_job", file, base.drain_max_per_job, 1000),
+          read_positive(table, "outside_requeue_limit", file, base.outside_requeue_limit, 100000),
+          read_positive(table, "stuck_pending_after_s", file, stuck_pending, k_config_max_seconds),
+          read_positive(table, "checkpoint_settle_s", file, settle, 86400),
           read_positive(table, "drain_max_per_hour", file, base.drain_max_per_hour, 10000),
           read_positive(table, "log_head_bytes", file, head,
                         std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
@@ -113,6 +121,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     base.start_delay = std::chrono::seconds(delay);
     base.requeue_backoff = std::chrono::seconds(requeue_backoff);
     base.requeue_backoff_max = std::chrono::seconds(requeue_backoff_max);
+    base.stuck_pending_after = std::chrono::seconds(stuck_pending);
+    base.checkpoint_settle = std::chrono::seconds(settle);
     base.log_limits.head_bytes = head;
     base.log_limits.tail_bytes = tail;
     if (retention_days > 36'500) {

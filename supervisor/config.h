@@ -22,6 +22,16 @@ struct Config {
     std::size_t same_failure_limit = 3;      // escalate when one cause repeats at one step
     std::size_t max_excluded_nodes = 2;      // per job
     std::int64_t time_limit_max_factor = 2;  // extend_time_limit up to this x the original
+    // Requeues the supervisor did not make (preemption, an administrator, Slurm after a node
+    // failure) are not charged to a job's max_attempts; past this many of them the supervisor
+    // stops recovering the job (a thrash loop), telling its owner.
+    std::size_t outside_requeue_limit = 50;
+    // A watched job pending for a reason that will not resolve by itself (pending_reason.h) is
+    // reported to its owner once it has been pending that long.
+    std::chrono::seconds stuck_pending_after{600};
+    // A checkpoint used by name (no known format to validate) must not have been modified
+    // within this long: it may still be being written.
+    std::chrono::seconds checkpoint_settle{60};
     // Draining nodes (drain_node, whitelisted by a job's owner) is the site's to allow: off
     // unless allow_drain, and then at most this many nodes per job and per hour across all
     // jobs (supervisor/drain_limits.h).
@@ -39,7 +49,8 @@ struct Config {
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
-// time_limit_max_factor, allow_drain (a boolean), drain_max_per_job, drain_max_per_hour,
+// time_limit_max_factor, outside_requeue_limit, stuck_pending_after_s, checkpoint_settle_s,
+// allow_drain (a boolean), drain_max_per_job, drain_max_per_hour,
 // log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
 // retention_days, [notify] (config_notify.h). A missing file is an error only
 // when `required`.

@@ -189,7 +189,12 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
     request.whitelist = whitelist_of(registration.allowed_actions);
-    request.failed_attempt = registration.attempt;
+    // Runs ended by requeues the supervisor did not make are not charged to the budget.
+    const std::uint32_t outside = registration.outside_requeues + (context.slurm_requeued ? 1 : 0);
+    request.failed_attempt =
+        registration.attempt > outside ? registration.attempt - outside : std::uint32_t{1};
+    request.outside_requeues = outside;
+    request.outside_requeue_limit = config.outside_requeue_limit;
     request.max_attempts = registration.max_attempts;
     request.checkpoint_dir_declared = declared;
     request.checkpoint = analysis.checkpoint;

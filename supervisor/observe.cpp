@@ -11,12 +11,17 @@ Observation observe(const state::Registration& registration,
     if (job->user_id != registration.owner_uid) {
         return Observation::job_reused;  // someone else's job under the registered id
     }
-    // A restart we did not cause: Slurm requeued the job itself (node failure, preemption
-    // with requeue). NODE_FAIL never shows in the queue for a requeueable job; this does.
-    if (job->restart_count > registration.seen_restart_count && !plan_in_progress) {
+    const bool recovering = registration.status == state::Status::recovering;
+    // A restart we did not cause, of a job we watch: Slurm requeued the job itself (node
+    // failure, preemption with requeue) or an administrator did. NODE_FAIL never shows in the
+    // queue for a requeueable job; this does. Only while it is queued or running again: a
+    // requeued run that already ended is that end (the poll cycle records the requeue first),
+    // and a recovering job that runs again has recovered, whoever restarted it — reading the
+    // restart as news there would leave the registration recovering forever.
+    if (job->restart_count > registration.seen_restart_count && !plan_in_progress && !recovering &&
+        !slurm::is_finished(job->state)) {
         return Observation::slurm_requeued;
     }
-    const bool recovering = registration.status == state::Status::recovering;
     if (slurm::is_finished(job->state) && job->completing) {
         // Still cleaning up on its nodes: Slurm refuses a requeue until it is done. Look again
         // next cycle; neither value moves the job.

@@ -368,6 +368,11 @@ void PollCycle::look_at(state::Registration registration,
         return;
     }
     const auto observation = observe(registration, job, plan_in_progress);
+    if (job && !plan_in_progress && registration.status == state::Status::enabled &&
+        job->restart_count > registration.seen_restart_count &&
+        observation != Observation::slurm_requeued && !record_unseen_requeue(registration, *job)) {
+        return;  // changed by another process (the CLI) since this cycle read it: next cycle
+    }
     if ((observation == Observation::job_failed || observation == Observation::slurm_requeued) &&
         transition(registration.status, observation).verdict == Verdict::move) {
         begin_recovery(registration, *job, observation);
@@ -417,10 +422,51 @@ void PollCycle::look_at(state::Registration registration,
         m_store.update_registration(registration);
     }
     transaction.commit();
-    if (observation == Observation::recovered && job && slurm::is_finished(job->state)) {
-        // The recovered run has already ended: look again, now as enabled.
+    if (observation == Observation::recovered && job &&
+        (slurm::is_finished(job->state) || job->restart_count > registration.seen_restart_count)) {
+        // The recovered run has already ended, or was requeued again by another hand (an
+        // administrator, preemption): look again, now as enabled.
         look_at(registration, job, false, report);
     }
+}
+
+bool PollCycle::record_unseen_requeue(state::Registration& registration,
+                                      const slurm::JobSnapshot& job) {
+    const auto now = m_clock.now();
+    auto transaction = m_store.begin();
+    if (!still_current(registration)) {
+        return false;
+    }
+    auto ended = find_attempt(m_store.attempts(registration.job), registration.attempt)
+                     .value_or(new_attempt(registration.job, registration.attempt));
+    if (!ended.ended_at) {
+        ended.ended_at = now;  // somewhere between two looks; Slurm keeps no time of a requeue
+    }
+    ended.final_state = "REQUEUED";
+    ended.cause = "requeued";
+    m_store.upsert_attempt(ended);
+    const auto from = registration.seen_restart_count;
+    registration.seen_restart_count = job.restart_count;
+    ++registration.outside_requeues;
+    ++registration.attempt;
+    auto following = new_attempt(registration.job, registration.attempt, job.restart_count);
+    following.resumed_from = registration.last_checkpoint;
+    m_store.upsert_attempt(following);
+    record_event(m_store, registration.job, now, "observed",
+                 "attempt " + std::to_string(ended.number) +
+                     " was requeued by Slurm or an administrator (restart count " +
+                     std::to_string(from) + " -> " + std::to_string(job.restart_count) +
+                     ") and its next run already ended; the requeue is not counted against "
+                     "--max-attempts (" +
+                     std::to_string(registration.outside_requeues) + " of at most " +
+                     std::to_string(m_config.outside_requeue_limit) + " such requeues)",
+                 {{"requeued_by", "other"},
+                  {"restart_count", job.restart_count},
+                  {"outside_requeues", registration.outside_requeues}});
+    registration.updated_at = now;
+    m_store.update_registration(registration);
+    transaction.commit();
+    return true;
 }
 
 void PollCycle::contain(const state::Registration& registration, CycleReport& report,

@@ -65,6 +65,10 @@ class PollCycle {
     void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
                  bool plan_in_progress, CycleReport& report);
     void validate(state::Registration& registration, const slurm::JobSnapshot& job);
+    // The job ran again after a requeue the supervisor did not make, and that run has already
+    // ended: records the requeue (the attempt it ended, not charged to max_attempts) before the
+    // end is looked at. One transaction; false when another process changed the row meanwhile.
+    bool record_unseen_requeue(state::Registration& registration, const slurm::JobSnapshot& job);
     void track_running(state::Registration& registration, const slurm::JobSnapshot& job,
                        common::TimePoint now);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,

@@ -98,7 +98,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
                      (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
                      (slurm_requeued ? "" : exit_text(job)) +
                      (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
-                     (slurm_requeued ? " (Slurm requeued the job itself, restart count " +
+                     (slurm_requeued ? " (requeued by Slurm or an administrator, restart count " +
                                            std::to_string(job.restart_count) + ")"
                                      : "") +
                      (stall != nullptr ? ", " + stall->summary : ""),
@@ -123,17 +123,24 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     m_store.upsert_attempt(attempt);
 
     const auto expected_restart_count = registration.seen_restart_count;
+    std::string ended = " failed (" + cause + ")";
     if (slurm_requeued) {
+        // Preemption, an administrator or Slurm after a node failure: journalled and shown,
+        // not charged to max_attempts (failure_analysis.cpp), capped by outside_requeue_limit.
         registration.seen_restart_count = job.restart_count;
+        ++registration.outside_requeues;
+        ended = " was requeued by Slurm or an administrator (" + cause +
+                "); not counted against --max-attempts (" +
+                std::to_string(registration.outside_requeues) + " of at most " +
+                std::to_string(m_config.outside_requeue_limit) + " such requeues)";
+    } else if (stall != nullptr) {
+        ended = " hung (" + cause + ", no progress for " + format_stall_timeout(stall->silent_for) +
+                ")";
     }
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     apply_transition(m_store, registration, observation,
-                     "attempt " + std::to_string(attempt.number) +
-                         (stall != nullptr ? " hung (" + cause + ", no progress for " +
-                                                 format_stall_timeout(stall->silent_for) + ")"
-                                           : " failed (" + cause + ")"),
-                     now, report);
+                     "attempt " + std::to_string(attempt.number) + ended, now, report);
 
     nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
                                 {"reason", analysis.plan.reason},

@@ -416,12 +416,34 @@ TEST(Planner, SlurmRequeuedItselfGetsOnlyTheAlreadyRequeuedMarker) {
     EXPECT_NE(plan.actions[0].argument.find("already requeued"), std::string::npos);
 }
 
-TEST(Planner, SlurmRequeuedItselfWithSpentBudgetEscalates) {
-    const auto d = diagnosis(Cause::node_failure);
+TEST(Planner, ARequeueNotMadeBySupervisorIsNotChargedToTheBudget) {
+    // Preemption or an administrator's requeue: a multi-week job on a preemptible partition
+    // must not end unrecoverable after max_attempts preemptions.
+    const auto d = diagnosis(Cause::unknown);
     auto r = request(d);
     r.slurm_requeued_itself = true;
     r.failed_attempt = 3;
-    EXPECT_TRUE(plan_recovery(r).escalate);
+    r.max_attempts = 2;
+    r.outside_requeues = 3;
+    const auto plan = plan_recovery(r);
+    EXPECT_FALSE(plan.escalate) << plan.reason;
+}
+
+TEST(Planner, OutsideRequeuesBeyondTheirLimitEscalateAsALoop) {
+    const auto d = diagnosis(Cause::node_failure);
+    auto r = request(d);
+    r.slurm_requeued_itself = true;
+    r.outside_requeue_limit = 5;
+    r.outside_requeues = 5;
+    EXPECT_FALSE(plan_recovery(r).escalate) << "the limit itself is allowed";
+    r.outside_requeues = 6;
+    auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_NE(plan.reason.find("outside_requeue_limit (5)"), std::string::npos) << plan.reason;
+    r.slurm_requeued_itself = false;  // a real failure after too many outside requeues
+    plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_NE(plan.reason.find("6 times"), std::string::npos) << plan.reason;
 }
 
 }  // namespace

@@ -134,6 +134,18 @@ TEST_F(ConfigTest, DrainsAreOffUnlessTheSiteTurnsThemOnWithLimits) {
     EXPECT_FALSE(load_config(write("drain_max_per_hour = 0\n"), Config{}, true));
 }
 
+TEST_F(ConfigTest, SlurmRealitiesKeysAreReadAndBounded) {
+    const auto config = load_config(
+        write("outside_requeue_limit = 7\nstuck_pending_after_s = 120\ncheckpoint_settle_s = 5\n"),
+        Config{}, true);
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->outside_requeue_limit, 7U);
+    EXPECT_EQ(config->stuck_pending_after, std::chrono::seconds(120));
+    EXPECT_EQ(config->checkpoint_settle, std::chrono::seconds(5));
+    EXPECT_FALSE(load_config(write("outside_requeue_limit = 0\n"), Config{}, true));
+    EXPECT_FALSE(load_config(write("checkpoint_settle_s = 86401\n"), Config{}, true));
+}
+
 TEST_F(ConfigTest, SyntaxErrorIsAnErrorNamingTheFile) {
     const auto file = write("poll_interval_ms = = 1\n");
     const auto config = load_config(file, Config{}, true);

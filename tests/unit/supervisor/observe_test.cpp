@@ -41,6 +41,23 @@ TEST(Observe, RestartCountBumpDuringOwnPlanIsNotNews) {
     EXPECT_EQ(o, Observation::job_active);
 }
 
+// Found on the dev cluster: an administrator's requeue while the registration was recovering
+// (plan done) read as "Slurm requeued" forever, a `stay`, even after the job had FAILED.
+TEST(Observe, ARecoveringJobRequeuedByAnotherHandStillRecoversOrFails) {
+    EXPECT_EQ(observe(registration(Status::recovering, 1), job(JobState::pending, 2), false),
+              Observation::recovered);
+    EXPECT_EQ(observe(registration(Status::recovering, 1), job(JobState::failed, 3, 1), false),
+              Observation::recovered)
+        << "it ran again and ended: recovered, then looked at again as enabled";
+}
+
+TEST(Observe, ARequeuedRunThatAlreadyEndedIsThatEnd) {
+    EXPECT_EQ(observe(registration(Status::enabled, 0), job(JobState::failed, 1, 1), false),
+              Observation::job_failed);
+    EXPECT_EQ(observe(registration(Status::enabled, 0), job(JobState::completed, 2, 0), false),
+              Observation::job_succeeded);
+}
+
 TEST(Observe, UnchangedRestartCountIsNotARequeue) {
     EXPECT_EQ(observe(registration(Status::enabled, 1), job(JobState::running, 1), false),
               Observation::job_active);

@@ -291,6 +291,73 @@ TEST_F(PollCycleTest, NodeFailureRequeuedBySlurmIsRecordedOnceAndNotRequeuedAgai
     EXPECT_EQ(events_of_kind(id, "diagnosis").size(), 1U) << "the failure is recorded once";
 }
 
+// Found on the dev cluster: an administrator's requeues (or preemption) used the attempt budget,
+// and one while the registration was recovering left it recovering for ever, the job FAILED.
+TEST_F(PollCycleTest, RequeuesByAnotherHandAreNotChargedToTheBudget) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 2));
+    run_on(id, "n1");
+    for (int i = 0; i < 3; ++i) {
+        requeued_behind_our_back(id);  // scontrol requeue, or preemption with REQUEUE
+        cycle();
+        EXPECT_EQ(registration(id).status, Status::recovering) << registration(id).status_reason;
+        cycle();
+        ASSERT_EQ(registration(id).status, Status::enabled) << registration(id).status_reason;
+        run_on(id, "n2");
+    }
+    auto reg = registration(id);
+    EXPECT_EQ(reg.outside_requeues, 3U);
+    EXPECT_EQ(reg.attempt, 4U);
+    EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_RESUME_FROM"),
+              (checkpoints() / "step_000020.pt").string())
+        << "each restart gets the newest checkpoint through the job contract";
+    const auto transitions = events_of_kind(id, "transition");
+    ASSERT_GE(transitions.size(), 2U);  // validated, then the first outside requeue
+    EXPECT_NE(transitions[1].message.find("not counted against --max-attempts (1 of at most 50"),
+              std::string::npos)
+        << transitions[1].message;
+
+    fail(id, k_nccl_log);  // the first failure of the job itself: 1 of 2
+    cycle();
+    reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    cycle();
+    run_on(id, "n3");
+    fail(id, k_nccl_log);  // the second: the budget is spent now
+    cycle();
+    reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_NE(reg.status_reason.find("budget spent (2 of 2)"), std::string::npos)
+        << reg.status_reason;
+}
+
+TEST_F(PollCycleTest, ARequeueByAnotherHandWhileRecoveringNeverStrandsTheRegistration) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 3));
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();  // diagnosed, requeued by us
+    ASSERT_EQ(registration(id).status, Status::recovering);
+    ASSERT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+
+    requeued_behind_our_back(id);  // an administrator requeues it again before it starts
+    m_slurm.start(id, "n2");       // and that run fails before the next look
+    fail(id, k_nccl_log);
+    cycle();
+    auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.outside_requeues, 1U);
+    EXPECT_EQ(events_of_kind(id, "diagnosis").size(), 2U) << "the failure was diagnosed";
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 2);
+    const auto attempts = m_store->attempts(id);
+    ASSERT_GE(attempts.size(), 3U);
+    EXPECT_EQ(attempts[1].final_state, "REQUEUED");
+}
+
 TEST_F(PollCycleTest, NodeFailureWithoutRequeueWhitelistedReturnsToEnabledOnceQueued) {
     checkpoint("step_000020.pt");
     const auto id = submit();
@@ -425,8 +492,7 @@ TEST_F(PollCycleTest, PurgedJobWithoutAccountingIsLostWithItsEndUnknown) {
     const auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::completed);
     EXPECT_EQ(reg.outcome, Outcome::lost);
-    EXPECT_NE(reg.status_reason.find("its end is unknown"), std::string::npos)
-        << reg.status_reason;
+    EXPECT_NE(reg.status_reason.find("its end is unknown"), std::string::npos) << reg.status_reason;
     EXPECT_EQ(reg.status_reason.find("accounting says"), std::string::npos);
     for (const auto& event : events_of_kind(id, "observed")) {
         EXPECT_EQ(event.message.find("accounting"), std::string::npos) << event.message;
