@@ -30,17 +30,10 @@ void enqueue_for_targets(state::Store& store, const state::Registration& registr
 // so a changed config applies to messages still waiting).
 void notify_owner(state::Store& store, const state::Registration& registration,
                   const std::string& reason, const FailureReport& report, common::TimePoint at) {
-    const notify::Message message = owner_message(registration, reason, report);
-    state::Notification notification;
-    notification.job = registration.job;
-    notification.subject = notify::email_subject(message);
-    notification.body = notify::email_body(message);
-    notification.data_json = common::json_text(notify::to_json(message));
-    notification.dedup_key = registration.job.to_string() + ":" + status_text(registration) + ":" +
-                             std::to_string(registration.attempt);
-    notification.next_try_at = at;
-    notification.created_at = at;
-    enqueue_for_targets(store, registration, notification);
+    queue_owner_message(store, registration, owner_message(registration, reason, report),
+                        registration.job.to_string() + ":" + status_text(registration) + ":" +
+                            std::to_string(registration.attempt),
+                        at);
 }
 
 }  // namespace
@@ -117,12 +110,19 @@ void record_internal_error(state::Store& store, const state::Registration& regis
                         "`), and report this "
                         "error with the output of `supervisor events " +
                         job + "`.";
+    queue_owner_message(store, registration, message,
+                        job + ":internal_error:" + std::to_string(registration.attempt), at);
+}
+
+void queue_owner_message(state::Store& store, const state::Registration& registration,
+                         const notify::Message& message, const std::string& dedup_key,
+                         common::TimePoint at) {
     state::Notification notification;
     notification.job = registration.job;
     notification.subject = notify::email_subject(message);
     notification.body = notify::email_body(message);
     notification.data_json = common::json_text(notify::to_json(message));
-    notification.dedup_key = job + ":internal_error:" + std::to_string(registration.attempt);
+    notification.dedup_key = dedup_key;
     notification.next_try_at = at;
     notification.created_at = at;
     enqueue_for_targets(store, registration, notification);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "notify/message.h"
 #include "state/store.h"
 #include "supervisor/failure_report.h"
 #include "supervisor/lifecycle.h"
@@ -35,6 +36,13 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
                          const FailureReport& report = {});
+
+// Queues `message` to each of the registration's targets (one row with no target, for the
+// config's defaults, when it has none); the dispatcher drops a repeat of `dedup_key` within
+// its cooldown. Call inside a transaction.
+void queue_owner_message(state::Store& store, const state::Registration& registration,
+                         const notify::Message& message, const std::string& dedup_key,
+                         common::TimePoint at);
 
 // Records that handling `registration`'s job failed with `what` (the `failures`-th time in a
 // row; the job is retried in `pause_cycles` cycles): an "internal_error" event and, when

@@ -259,6 +259,7 @@ CycleReport PollCycle::run() {
         if (check_stalls(registrations, jobs, report) > 0) {
             report.actions_finished += m_executor.run(jobs);
         }
+        check_stuck_pending(registrations, jobs, report);  // a wait grows without any change
         return report;
     }
     m_registrations_last_looked_at = registrations;
@@ -298,7 +299,42 @@ CycleReport PollCycle::run() {
     }
     check_stalls(m_store.registrations(true), jobs, report);
     report.actions_finished += m_executor.run(jobs);
+    check_stuck_pending(m_store.registrations(true), jobs, report);
     return report;
+}
+
+void PollCycle::check_stuck_pending(const std::vector<state::Registration>& registrations,
+                                    const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+                                    CycleReport& report) {
+    const auto now = m_clock.now();
+    std::set<common::JobId> pending;
+    for (const auto& registration : registrations) {
+        // Enabled only: a recovering job's wait is the plan's (a hold, a start delay).
+        if (!registration.watching || registration.status != state::Status::enabled) {
+            continue;
+        }
+        const auto it = jobs.find(registration.job);
+        if (it == jobs.end() || it->second.state != slurm::JobState::pending) {
+            continue;
+        }
+        pending.insert(registration.job);
+        const auto waited = m_stuck_pending.seen(registration.job, it->second.state_reason, now);
+        if (!waited || *waited < m_config.stuck_pending_after ||
+            m_stuck_pending.reported(registration.job, registration.attempt)) {
+            continue;
+        }
+        contain(registration, report, [&] {
+            auto transaction = m_store.begin();
+            if (!stuck_pending_reported(m_store, registration)) {
+                const auto stuck = stuck_pending_reason(it->second.state_reason);
+                record_stuck_pending(m_store, registration, *stuck, *waited, now);
+                ++report.stuck_pending;
+            }
+            transaction.commit();
+            m_stuck_pending.mark_reported(registration.job, registration.attempt);
+        });
+    }
+    m_stuck_pending.retain(pending);
 }
 
 int PollCycle::check_stalls(const std::vector<state::Registration>& registrations,

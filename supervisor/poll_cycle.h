@@ -33,6 +33,7 @@
 #include "supervisor/lifecycle.h"
 #include "supervisor/owner_identity.h"
 #include "supervisor/stall.h"
+#include "supervisor/stuck_pending.h"
 
 namespace supervisor {
 
@@ -44,7 +45,8 @@ struct CycleReport {
     int watched = 0;
     int transitions = 0;
     int actions_finished = 0;
-    int stalls = 0;  // running jobs found hung (stall.h)
+    int stalls = 0;         // running jobs found hung (stall.h)
+    int stuck_pending = 0;  // pending jobs reported stuck to their owners (stuck_pending.h)
     // One line per job whose handling failed in this cycle ("1234: what"), contained to that
     // job (job_troubles.h), and how many jobs were left alone because they failed lately.
     std::vector<std::string> internal_errors;
@@ -76,6 +78,10 @@ class PollCycle {
     // Stall detection over the watched `registrations`; returns how many recoveries it began.
     int check_stalls(const std::vector<state::Registration>& registrations,
                      const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
+    // Enabled jobs pending for a reason that will not pass: reported once per attempt.
+    void check_stuck_pending(const std::vector<state::Registration>& registrations,
+                             const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+                             CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
     bool is_operator();
     // Counts a refused cycle for each of `refused` (the batched query's refusal, pinned to
@@ -96,10 +102,11 @@ class PollCycle {
     const recovery::Catalogue& m_catalogue;
     const Config& m_config;
     ActionExecutor m_executor;
-    StallTracker m_stalls;      // in memory: a restarted daemon restarts the stall clocks
-    JobTroubles m_troubles;     // jobs whose handling failed lately
-    AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
-    OwnerIdentities m_owners;   // whose credentials each job's files are read with
+    StallTracker m_stalls;                // in memory: a restarted daemon restarts the stall clocks
+    StuckPendingTracker m_stuck_pending;  // in memory, like the stall clocks
+    JobTroubles m_troubles;               // jobs whose handling failed lately
+    AccessRefusals m_refusals;            // jobs slurmctld refused to show, cycles in a row
+    OwnerIdentities m_owners;             // whose credentials each job's files are read with
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     // The registrations as the last cycle that looked at every job read them: a quiet cycle is
