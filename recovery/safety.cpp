@@ -1,6 +1,8 @@
 // Why each row: node fixes only for causes that implicate hardware or a node's network; batch
 // and worker reductions only for memory exhaustion; an older checkpoint only when the newest
-// could not be loaded or training diverged; more time only for the time limit.
+// could not be loaded; more time only for the time limit. A diverged run (loss_nan) gets no
+// older checkpoint: restarting replays the same data into the same divergence, and what would
+// stop it (a lower learning rate, skipped batches) is a person's call, so its rules escalate.
 #include "recovery/safety.h"
 
 #include <algorithm>
@@ -25,7 +27,7 @@ bool fix_applies(ActionKind kind, Cause cause) {
         case ActionKind::set_env:
             return among({C::nccl_network, C::nccl_timeout, C::cuda_oom, C::hang});
         case ActionKind::restore_older_checkpoint:
-            return among({C::checkpoint_corrupt, C::loss_nan});
+            return among({C::checkpoint_corrupt});
         case ActionKind::extend_time_limit:
             return among({C::time_limit});
         case ActionKind::requeue:

@@ -1,6 +1,7 @@
 // The planner's decisions: every escalation path, every fix with its bound, and the
 // "would have done" report.
 #include "recovery/planner.h"
+#include "recovery/safety.h"
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,20 @@ TEST(Planner, DiagnosisThatAsksForAPersonEscalates) {
     const auto plan = plan_recovery(request(d));
     EXPECT_TRUE(plan.escalate);
     EXPECT_TRUE(plan.actions.empty());
+}
+
+TEST(Planner, ANanLossIsNeverAnsweredWithAnOlderCheckpoint) {
+    // Even a diagnosis that suggests it (a site rule) and an owner who allows it: restarting
+    // replays the same data into the same divergence.
+    const auto d = diagnosis(Cause::loss_nan, {{ActionKind::restore_older_checkpoint, ""}});
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "restore_older_checkpoint"});
+    r.checkpoint = "/ckpt/step_000020.pt";
+    r.older_checkpoint = "/ckpt/step_000010.pt";
+    r.resumed_from = "/ckpt/step_000020.pt";
+    const auto plan = plan_recovery(r);
+    EXPECT_FALSE(plan.has(ActionKind::restore_older_checkpoint)) << plan.reason;
+    EXPECT_FALSE(recovery::fix_applies(ActionKind::restore_older_checkpoint, Cause::loss_nan));
 }
 
 TEST(Planner, SpentBudgetEscalates) {
