@@ -40,6 +40,7 @@ constexpr std::array k_action_ids{
     std::pair{ActionKind::extend_time_limit, std::string_view{"extend_time_limit"}},
     std::pair{ActionKind::drain_node, std::string_view{"drain_node"}},
     std::pair{ActionKind::resubmit, std::string_view{"resubmit"}},
+    std::pair{ActionKind::cancel, std::string_view{"cancel"}},
     std::pair{ActionKind::escalate, std::string_view{"escalate"}},
 };
 static_assert(k_action_ids.size() == static_cast<std::size_t>(ActionKind::escalate) + 1);

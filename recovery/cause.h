@@ -50,6 +50,9 @@ enum class ActionKind {
     extend_time_limit,
     drain_node,
     resubmit,
+    // Only with resubmit, for a hung job Slurm will not requeue: cancel the hung run so that the
+    // resubmitted job does not run beside it. Never chosen for any other reason.
+    cancel,
     escalate,
 };
 

@@ -16,8 +16,8 @@ bool fix_applies(ActionKind kind, Cause cause) {
     };
     switch (kind) {
         case ActionKind::exclude_node:
-            return among({C::gpu_xid, C::ecc_error, C::cuda_error, C::nccl_network,
-                          C::node_failure, C::io_error});
+            return among({C::gpu_xid, C::ecc_error, C::cuda_error, C::nccl_network, C::node_failure,
+                          C::io_error});
         case ActionKind::drain_node:
             return among({C::gpu_xid, C::ecc_error});
         case ActionKind::reduce_batch_size:
@@ -32,6 +32,7 @@ bool fix_applies(ActionKind kind, Cause cause) {
             return among({C::time_limit});
         case ActionKind::requeue:
         case ActionKind::resubmit:
+        case ActionKind::cancel:
         case ActionKind::escalate:
             return false;
     }

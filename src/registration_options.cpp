@@ -39,7 +39,8 @@ void add_registration_options(CLI::App& command, RegistrationOptions& options) {
                     "actions the supervisor may take, comma-separated (default: requeue): "
                     "requeue, exclude_node, reduce_batch_size, reduce_workers, set_env, "
                     "set_env:NAME[=VALUE], restore_older_checkpoint, extend_time_limit, "
-                    "drain_node, resubmit")
+                    "drain_node, resubmit, cancel (a hung job that cannot be requeued is "
+                    "cancelled before it is resubmitted)")
         ->delimiter(',');
     command.add_option("--knob", options.knobs,
                        "a setting the supervisor may turn, passed to the job as a variable: "

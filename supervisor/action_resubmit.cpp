@@ -159,6 +159,22 @@ bool ActionExecutor::finish_resubmit(const state::Action& action, const nlohmann
         return true;
     }
     std::string result = "resubmitted as job " + next->to_string();
+    if (params.value("cancel_running", false)) {
+        // A hung run Slurm will not requeue: it is cancelled before the new job is released, so
+        // the two never run at once. The old registration is already `resubmitted` (step 2), so
+        // its CANCELLED state is not read as a person's cancel. Cancelling a job that has ended
+        // meanwhile is refused by Slurm and changes nothing.
+        if (auto cancelled = m_client.cancel(action.job); !cancelled) {
+            if (cancelled.error().kind == slurm::ErrorKind::controller_unreachable ||
+                cancelled.error().kind == slurm::ErrorKind::controller_busy) {
+                return false;  // retried next cycle, before the release
+            }
+            result += "; the hung job " + action.job.to_string() +
+                      " was not cancelled: " + cancelled.error().message;
+        } else {
+            result += "; the hung job " + action.job.to_string() + " was cancelled first";
+        }
+    }
     if (auto written =
             write_env_file(env_file_path(m_config.state_dir, *next), m_store.resume_env(*next));
         !written) {

@@ -224,7 +224,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
     analysis.plan = recovery::plan_recovery(request);
     if (context.stall != nullptr) {
-        restrict_stall_plan(analysis.plan);
+        restrict_stall_plan(analysis.plan, request.whitelist.allows(recovery::ActionKind::cancel));
     }
     return analysis;
 }

@@ -170,6 +170,9 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
             if (stall != nullptr && planned[step].kind == "requeue") {
                 params["stop_running"] = true;  // Slurm kills a running job it requeues
             }
+            if (stall != nullptr && planned[step].kind == "resubmit") {
+                params["cancel_running"] = true;  // allowed: restrict_stall_plan kept the step
+            }
             action.params_json = common::json_text(params);
             action.created_at = action.updated_at = now;
             m_store.insert_action(action);

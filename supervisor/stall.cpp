@@ -295,8 +295,12 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
     return diagnosis;
 }
 
-void restrict_stall_plan(recovery::Plan& plan) {
+void restrict_stall_plan(recovery::Plan& plan, bool cancel_allowed) {
     if (plan.escalate || !plan.has(recovery::ActionKind::resubmit)) {
+        return;
+    }
+    if (cancel_allowed) {
+        plan.reason += "; the hung job is cancelled before the new one is released";
         return;
     }
     for (const auto& action : plan.actions) {
@@ -307,8 +311,8 @@ void restrict_stall_plan(recovery::Plan& plan) {
     plan.escalate = true;
     plan.reason =
         "the job hung and is not requeueable: resubmitting it would run a second copy "
-        "beside the hung one; cancel it (scancel) and resubmit it, or submit it with "
-        "--requeue";
+        "beside the hung one; cancel it (scancel) and resubmit it, submit it with --requeue, "
+        "or allow `cancel` so the supervisor cancels the hung run before resubmitting";
 }
 
 }  // namespace supervisor

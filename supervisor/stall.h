@@ -105,7 +105,9 @@ class StallTracker {
                                                   const recovery::Diagnosis& logs);
 
 // A plan for a hung job that restarts it by resubmitting would leave the hung one running
-// beside the new one: such a plan becomes an escalation that says what it would have done.
-void restrict_stall_plan(recovery::Plan& plan);
+// beside the new one. With `cancel_allowed` (the owner whitelisted `cancel`) the plan stays and
+// its resubmit step cancels the hung run before the new job is released; without, the plan
+// becomes an escalation that says what it would have done.
+void restrict_stall_plan(recovery::Plan& plan, bool cancel_allowed);
 
 }  // namespace supervisor

@@ -29,7 +29,8 @@ TEST(Vocabulary, ActionIdsRoundTrip) {
                                                  "reduce_batch_size", "reduce_workers",
                                                  "set_env",           "restore_older_checkpoint",
                                                  "extend_time_limit", "drain_node",
-                                                 "resubmit",          "escalate"};
+                                                 "resubmit",          "cancel",
+                                                 "escalate"};
     ASSERT_EQ(all_actions().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(to_string(all_actions()[i]), expected[i]);

@@ -173,6 +173,59 @@ TEST_F(StallTest, WithoutRequeueAllowedTheOwnerIsToldWhatWouldHaveBeenDone) {
     EXPECT_TRUE(told);
 }
 
+// A hung job Slurm will not requeue: resubmitting would run a second copy beside it. With
+// `cancel` allowed the hung run is cancelled before the new job is released.
+TEST_F(StallTest, AHungJobThatCannotBeRequeuedIsCancelledThenResubmittedWhenAllowed) {
+    checkpoint("step_000020.pt");
+    const auto id = submit(false);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit", "cancel"};
+    r.stall_timeout_s = 60;
+    r.script_argv = {"./train.sbatch"};
+    register_job(r);
+    write_log(id, "step 21/60 loss 0.41\n");
+    run_on(id, "n1");
+    cycles(8);
+
+    const auto old = registration(id);
+    EXPECT_EQ(old.outcome, Outcome::resubmitted) << old.status_reason;
+    ASSERT_FALSE(old.next_job.empty());
+    EXPECT_EQ(m_slurm.job(id).state, JobState::cancelled) << "the hung copy does not run on";
+    const auto next = common::JobId::parse(old.next_job).value();
+    EXPECT_FALSE(m_slurm.job(next).held);
+    const auto calls = m_slurm.calls();
+    const auto cancel = std::ranges::find_if(
+        calls, [](const std::string& call) { return call.starts_with("cancel"); });
+    const auto release = std::ranges::find_if(
+        calls, [](const std::string& call) { return call.starts_with("release"); });
+    ASSERT_NE(cancel, calls.end());
+    ASSERT_NE(release, calls.end());
+    EXPECT_LT(cancel, release) << "cancelled before the new job may start";
+    const auto actions = m_store->actions(id);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_NE(actions[0].result.find("was cancelled first"), std::string::npos)
+        << actions[0].result;
+}
+
+TEST_F(StallTest, AHungJobThatCannotBeRequeuedIsEscalatedWithoutCancel) {
+    checkpoint("step_000020.pt");
+    const auto id = submit(false);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.stall_timeout_s = 60;
+    register_job(r);
+    write_log(id, "step 21/60 loss 0.41\n");
+    run_on(id, "n1");
+    cycles(8);
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_NE(reg.status_reason.find("allow `cancel`"), std::string::npos) << reg.status_reason;
+    EXPECT_EQ(m_slurm.job(id).state, JobState::running);
+    EXPECT_EQ(count_of(m_slurm.calls(), "cancel"), 0);
+}
+
 TEST_F(StallTest, ProgressPatternSeesThroughNoise) {
     const auto id = running_job(60, {"requeue"}, "^step [0-9]+/");
     EXPECT_EQ(registration(id).progress_pattern, "^step [0-9]+/");
