@@ -96,4 +96,20 @@ struct DoctorReport {
                                                     const std::vector<std::string>& targets,
                                                     const std::string& host, common::TimePoint at);
 
+// What a checkpoint directory holds and which layout is detected, one line ("3 entries;
+// detected layout: huggingface (2 candidates); would resume from checkpoint-200"). Fails only
+// when the directory cannot be listed. Reads structure only, within the scanner's budget.
+[[nodiscard]] common::Result<std::string> checkpoint_layout_line(const std::string& directory,
+                                                                 const std::string& pattern,
+                                                                 const std::string& marker,
+                                                                 common::TimePoint settled_before);
+
+inline constexpr std::size_t k_checkpoint_directories_checked = 20;
+
+// One check per watched registration with a checkpoint directory (the first
+// k_checkpoint_directories_checked): ok with the layout line; warn when it cannot be listed or
+// its checkpoints would be used by name (not validated).
+[[nodiscard]] std::vector<Check> check_checkpoint_directories(
+    std::span<const state::Registration> watched, common::TimePoint settled_before);
+
 }  // namespace ops

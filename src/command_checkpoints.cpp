@@ -1,8 +1,10 @@
 // `supervisor checkpoints DIR`: what the checkpoint finder sees in a directory — every
 // candidate newest first with its layout, step, verdict and the reason, and the one a requeued
-// job would resume from. Read-only, like the finder itself; needs neither a cluster nor the
-// database. The only command that reads the wall clock for the finder: files modified in the
-// last --settle seconds count as still being written.
+// job would resume from, after one line saying what the directory holds and which layout was
+// detected (recovery/checkpoints/scan.h: describe_layout). Read-only, like the finder itself;
+// needs neither a cluster nor the database. The only command that reads the wall clock for the
+// finder: files modified in the last --settle seconds count as still being written, and entries
+// used by name (no known layout) as not settled.
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -47,6 +49,7 @@ nlohmann::json to_json(const ckpt::Scan& scan, const std::filesystem::path& dire
                               {"bytes_read", c.bytes_read}});
     }
     return {{"directory", directory.string()},
+            {"layout_summary", ckpt::describe_layout(scan)},
             {"chosen", scan.chosen ? nlohmann::json(scan.candidates[*scan.chosen].path.string())
                                    : nlohmann::json(nullptr)},
             {"candidates", candidates},
@@ -59,6 +62,7 @@ void print_text(const ckpt::Scan& scan, const std::filesystem::path& directory) 
         "Checkpoints in %s, newest first (by step number; by modification time where a "
         "name has none):\n",
         common::printable(directory.string()).c_str());
+    std::printf("  %s\n", common::printable(ckpt::describe_layout(scan)).c_str());
     if (!scan.candidates.empty()) {
         std::printf("  %-11s  %-11s  %9s  %-24s  %s\n", "verdict", "layout", "step", "modified",
                     "name");
@@ -97,9 +101,13 @@ common::Result<int> run_checkpoints(const CheckpointsOptions& options) {
     scan_options.pattern = options.pattern;
     scan_options.marker = options.marker;
     scan_options.check_all = options.all;
-    scan_options.unfinished_after =
+    // One instant for both rules: a file of a known layout modified since is still being
+    // written, and an entry used by name has not settled.
+    const auto settled =
         common::SystemClock().now() - std::chrono::duration_cast<common::TimePoint::duration>(
                                           std::chrono::duration<double>(options.settle_seconds));
+    scan_options.unfinished_after = settled;
+    scan_options.settled_before = settled;
     const std::filesystem::path directory(options.directory);
     const auto scan = ckpt::scan(directory, scan_options);
     if (!scan) {
@@ -136,13 +144,14 @@ void add_checkpoints(CLI::App& app, const GlobalOptions& /*global*/, Action& act
         " Exit 0 when a usable checkpoint exists, 1 when none does.");
     command->add_option("DIR", options->directory, "the job's checkpoint directory")->required();
     command->add_flag("--json", options->json,
-                      "print JSON: directory, chosen, candidates[] (path, layout, step, modified, "
-                      "verdict, reason, bytes_read), notes, bytes_read");
+                      "print JSON: directory, layout_summary, chosen, candidates[] (path, layout, "
+                      "step, modified, verdict, reason, bytes_read), notes, bytes_read");
     command
         ->add_option("--pattern", options->pattern,
                      "a glob of checkpoint names (e.g. 'ckpt_*') for a custom layout; replaces "
                      "the automatic detection of Lightning, Hugging Face, DeepSpeed, Megatron, "
-                     "torch.distributed.checkpoint, torch.save and safetensors")
+                     "torch.distributed.checkpoint, torch.save and safetensors (and, where none "
+                     "of those is found, of step-numbered names)")
         ->type_name("GLOB");
     command
         ->add_option("--marker", options->marker,
@@ -151,7 +160,8 @@ void add_checkpoints(CLI::App& app, const GlobalOptions& /*global*/, Action& act
         ->type_name("NAME");
     command
         ->add_option("--settle", options->settle_seconds,
-                     "files modified in the last SECONDS count as still being written")
+                     "files modified in the last SECONDS count as still being written (and "
+                     "step-numbered entries of no known layout as not settled)")
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
                 double seconds = -1;

@@ -81,6 +81,11 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
     const auto registrations =
         store ? store->registrations(true) : std::vector<state::Registration>{};
     checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));
+    const auto settle = config ? config->checkpoint_settle : supervisor::Config{}.checkpoint_settle;
+    for (auto& check :
+         ops::check_checkpoint_directories(registrations, common::SystemClock().now() - settle)) {
+        checks.push_back(std::move(check));
+    }
 
     if (options.json) {
         std::printf("%s\n", common::json_text(ops::render_json(report), 2).c_str());

@@ -69,6 +69,7 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     if (auto checked = supervisor::check_request(*request); !checked) {
         return tl::unexpected(checked.error());
     }
+    const auto said = *request;  // what the layout line below looks at
     const auto registration = register_anywhere(global, std::move(*request));
     if (!registration) {
         return tl::unexpected(registration.error());
@@ -85,6 +86,7 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
                 joined(registration->allowed_actions).c_str(), registration->max_attempts,
                 registration->checkpoint_dir.empty() ? "" : "; checkpoints in ",
                 common::printable(registration->checkpoint_dir).c_str());
+    say_checkpoint_layout(said, stdout);
     if (registration->stall_timeout_s > 0) {
         if (auto client = connect_slurm(global)) {
             warn_if_stalls_cannot_be_seen(**client, *job);

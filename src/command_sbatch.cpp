@@ -192,6 +192,7 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
         request->script_argv.insert(request->script_argv.end(), split.script_args.begin(),
                                     split.script_args.end());
     }
+    const auto said = *request;  // what the layout line below looks at
     const auto registration = register_anywhere(global, std::move(*request));
     if (!registration) {
         return common::fail(
@@ -216,6 +217,7 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
                      "timeout %s)\n",
                      job->to_string().c_str(), allowed.c_str(), registration->max_attempts,
                      directives.options.stall_timeout.c_str());
+        say_checkpoint_layout(said, stderr);
         if (flags.no_requeue && std::ranges::find(registration->allowed_actions, "resubmit") !=
                                     registration->allowed_actions.end()) {
             std::fprintf(stderr,

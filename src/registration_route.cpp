@@ -7,7 +7,9 @@
 extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 
 #include "common/clock.h"
+#include "common/printable.h"
 #include "control/client.h"
+#include "ops/doctor.h"
 #include "session.h"
 #include "site_mode.h"
 
@@ -71,6 +73,17 @@ common::Result<control::Registered> register_anywhere(const GlobalOptions& globa
         return tl::unexpected(registration.error());
     }
     return summary_of(*registration);
+}
+
+void say_checkpoint_layout(const supervisor::RegisterRequest& request, std::FILE* out) {
+    if (request.checkpoint_dir.empty()) {
+        return;
+    }
+    const auto line = ops::checkpoint_layout_line(
+        request.checkpoint_dir, request.checkpoint_pattern, request.checkpoint_marker,
+        common::SystemClock().now() - supervisor::Config{}.checkpoint_settle);
+    std::fprintf(out, "checkpoints: %s\n",
+                 line ? line->c_str() : common::printable(line.error().message).c_str());
 }
 
 }  // namespace cli

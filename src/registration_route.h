@@ -5,6 +5,8 @@
 // when the site daemon cannot be reached or refuses (not the caller's job).
 #pragma once
 
+#include <cstdio>
+
 #include "commands.h"
 #include "control/protocol.h"
 #include "supervisor/registrar.h"
@@ -13,5 +15,10 @@ namespace cli {
 
 [[nodiscard]] common::Result<control::Registered> register_anywhere(
     const GlobalOptions& global, supervisor::RegisterRequest request);
+
+// One line to `out` on what the request's checkpoint directory holds and which layout is
+// detected (ops::checkpoint_layout_line), read with this process's rights; nothing without a
+// directory. A directory that cannot be listed is said, not an error (registration checks it).
+void say_checkpoint_layout(const supervisor::RegisterRequest& request, std::FILE* out);
 
 }  // namespace cli

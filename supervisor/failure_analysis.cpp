@@ -164,8 +164,21 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         options.unfinished_after =
             (context.stall != nullptr ? context.now : job.end_time.value_or(context.now)) +
             k_checkpoint_grace;
+        // A checkpoint of no known format is used by name only when it has not been touched
+        // for the settle time: nothing else says it is complete.
+        options.settled_before = context.now - config.checkpoint_settle;
         if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
             analysis.checkpoint = chosen_path(*found);
+            if (found->chosen && found->candidates[*found->chosen].layout ==
+                                     recovery::checkpoints::Layout::by_name) {
+                analysis.checkpoint_caveat =
+                    "the checkpoint directory holds no format the supervisor knows, so " +
+                    *analysis.checkpoint +
+                    " was chosen by its step number (the newest entry not modified in the last " +
+                    std::to_string(config.checkpoint_settle.count()) +
+                    " s) and its content could not be checked";
+                analysis.notes.push_back(*analysis.checkpoint_caveat);
+            }
             for (const auto& candidate : found->candidates) {
                 if (candidate.verdict == recovery::checkpoints::Verdict::rejected) {
                     analysis.rejected_checkpoints.push_back(candidate.path.string() + ": " +

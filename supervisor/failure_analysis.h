@@ -27,6 +27,9 @@ struct FailureAnalysis {
     FailureCorrelation correlation;                 // with this job's attempts and other jobs
     std::optional<std::string> checkpoint;          // newest usable checkpoint
     std::vector<std::string> rejected_checkpoints;  // newer ones not usable: "path: why"
+    // Set when the checkpoint was chosen by name (no known format to validate): the
+    // uncertainty, for the journal and the owner's message.
+    std::optional<std::string> checkpoint_caveat;
     recovery::Plan plan;
     std::vector<std::string> notes;  // what could not be looked at, and why
     std::string slurm_state;         // the state the run ended in, as Slurm names it

@@ -19,6 +19,9 @@ FailureReport failure_report(const FailureAnalysis& analysis, const std::string&
     for (const auto& rejected : analysis.rejected_checkpoints) {
         report.notes.push_back("Checkpoint rejected: " + rejected);
     }
+    if (analysis.checkpoint_caveat) {
+        report.notes.push_back("Checkpoint uncertain: " + *analysis.checkpoint_caveat);
+    }
     if (analysis.plan.resume_from) {
         report.resume_from = *analysis.plan.resume_from;
     } else if (analysis.checkpoint) {

@@ -1,11 +1,21 @@
 // list_candidates (detect.h). Layout rules are tried in a fixed order so a directory that fits
 // two (a Megatron iter_N saved in torch_dist format also holds .metadata) gets the more
-// specific one; its validator then knows both forms.
+// specific one; its validator then knows both forms. Step-numbered names are the last resort:
+// a trainer of no known format still has to be resumable, but a name proves nothing, so they
+// are used only where nothing better is there and only names that are plainly no log or
+// metadata.
 #include "recovery/checkpoints/detect.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "recovery/checkpoints/naming.h"
 
@@ -71,6 +81,91 @@ std::optional<Layout> file_layout(const std::string& name) {
     return std::nullopt;
 }
 
+// Kinds of the entries that are not candidates, in detect.h's order.
+enum class Other : std::size_t {
+    trackers,
+    markers,
+    logs,
+    events,
+    json,
+    yaml,
+    text,
+    locks,
+    scripts,
+    core_dumps,
+    temporary,
+    files,
+    directories,
+    count
+};
+constexpr std::array<std::string_view, static_cast<std::size_t>(Other::count)> k_other_names{
+    "trackers",
+    "markers",
+    "logs",
+    "tensorboard events",
+    "json",
+    "yaml",
+    "text",
+    "lock files",
+    "scripts",
+    "core dumps",
+    "hidden or temporary",
+    "other files",
+    "other directories"};
+
+std::string lowercase(std::string_view text) {
+    std::string out(text);
+    for (auto& c : out) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+// What a name says it is when it is plainly no checkpoint (detect.h), whatever digits it has:
+// a log, a metadata or text file, a lock, a script, a core dump, Lightning's version_N.
+std::optional<Other> non_checkpoint_kind(std::string_view raw, bool directory) {
+    const auto name = lowercase(raw);
+    if (name.starts_with("events.out.tfevents") || name.find(".tfevents") != std::string::npos) {
+        return Other::events;
+    }
+    if (name == "core" || numbered(name, "core.")) {
+        return Other::core_dumps;
+    }
+    if (numbered(name, "version_")) {
+        return directory ? Other::directories : Other::files;
+    }
+    // Every part after the first dot: train.log.1 is a rotated log, not step 1.
+    for (auto dot = name.find('.'); dot != std::string::npos;) {
+        const auto next = name.find('.', dot + 1);
+        const auto part = std::string_view(name).substr(
+            dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1);
+        if (part == "log" || part == "out" || part == "err") {
+            return Other::logs;
+        }
+        if (part == "json") {
+            return Other::json;
+        }
+        if (part == "yaml" || part == "yml") {
+            return Other::yaml;
+        }
+        if (part == "txt" || part == "md" || part == "csv") {
+            return Other::text;
+        }
+        if (part == "lock" || part == "pid") {
+            return Other::locks;
+        }
+        if (part == "py" || part == "sh") {
+            return Other::scripts;
+        }
+        dot = next;
+    }
+    return std::nullopt;
+}
+
+bool step_numbered(const std::string& name, bool directory) {
+    return !non_checkpoint_kind(name, directory) && step_in_name(name).has_value();
+}
+
 common::TimePoint newest_inside(const fs::path& directory) {
     auto newest = modified_time(directory);
     std::error_code ec;
@@ -105,6 +200,10 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
             "by the user the supervisor runs as");
     }
     Listing listing;
+    std::array<std::size_t, static_cast<std::size_t>(Other::count)> others{};
+    const auto other = [&](Other kind) { ++others[static_cast<std::size_t>(kind)]; };
+    // Step-numbered entries of no known layout: candidates only if nothing else is (detect.h).
+    std::vector<Found> by_name;
     // The directory itself may be one torch.distributed.checkpoint save (.metadata + shards).
     bool self_is_dcp = false;
     common::TimePoint self_modified{};
@@ -114,6 +213,7 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                 "cannot list checkpoint directory " + directory.string() + ": " + ec.message(),
                 "check the directory's permissions and the file system");
         }
+        ++listing.entries;
         const auto path = it->path();
         const auto name = path.filename().string();
         const bool is_symlink = it->is_symlink(ec);
@@ -124,10 +224,12 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
         const bool dangling = is_symlink && !fs::exists(path, target_error);
         if (name == k_deepspeed_tracker && !is_directory) {
             listing.deepspeed_tracker = true;
+            other(Other::trackers);
             continue;
         }
         if (name == k_megatron_tracker && !is_directory) {
             listing.megatron_tracker = true;
+            other(Other::trackers);
             continue;
         }
         if (!is_directory && (name == ".metadata" || ends_with(name, ".distcp"))) {
@@ -135,6 +237,7 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
             self_modified = std::max(self_modified, modified_time(path));
         }
         if (!options.marker.empty() && ends_with(name, options.marker)) {
+            other(Other::markers);
             continue;
         }
         const bool temporary = is_temporary_name(name);
@@ -147,8 +250,16 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
             }
         } else {
             layout = is_directory ? directory_layout(path, base) : file_layout(base);
+            if (!layout && step_numbered(base, is_directory)) {
+                layout = Layout::by_name;
+            }
         }
         if (!layout) {
+            const auto kind = non_checkpoint_kind(name, is_directory);
+            other(temporary      ? Other::temporary
+                  : kind         ? *kind
+                  : is_directory ? Other::directories
+                                 : Other::files);
             continue;
         }
         Found found;
@@ -174,7 +285,7 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                 (target_error ? ", which cannot be looked at (" + target_error.message() + ")"
                               : ", which does not exist");
         }
-        listing.found.push_back(std::move(found));
+        (*layout == Layout::by_name ? by_name : listing.found).push_back(std::move(found));
     }
     if (self_is_dcp && options.pattern.empty()) {
         Found self;
@@ -184,6 +295,24 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
         self.candidate.step = step_in_name((directory / "").parent_path().filename().string());
         self.candidate.modified = self_modified;
         listing.found.push_back(std::move(self));
+    }
+    // A name is weak evidence: step_100/ next to a Hugging Face checkpoint-100/ is more likely
+    // an export, a log or an evaluation than the save the trainer resumes from, and a directory
+    // whose layout is known says how that trainer names its saves.
+    if (listing.found.empty()) {
+        listing.found = std::move(by_name);
+    } else {
+        for (const auto& f : by_name) {
+            other(is_temporary_name(f.candidate.path.filename().string()) ? Other::temporary
+                  : f.directory                                           ? Other::directories
+                                                                          : Other::files);
+        }
+    }
+    for (std::size_t kind = 0; kind < others.size(); ++kind) {
+        listing.other_entries += others[kind];
+        if (others[kind] > 0) {
+            listing.other_kinds.emplace_back(k_other_names[kind]);
+        }
     }
     return listing;
 }

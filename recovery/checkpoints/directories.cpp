@@ -2,14 +2,21 @@
 // the checkpoint unusable, and the reason names it.
 #include "recovery/checkpoints/directories.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/input_file.h"
 #include "recovery/checkpoints/detect.h"
 #include "recovery/checkpoints/naming.h"
 #include "recovery/checkpoints/read_only_file.h"
@@ -347,6 +354,49 @@ Validation validate_file(const fs::path& file, ReadBudget& budget) {
     }
     return {true,
             "format unknown: only checked to be non-empty (" + std::to_string(size) + " bytes)", 0};
+}
+
+// stat(2) rather than std::filesystem so the kind of a FIFO or device can be named; nothing is
+// opened, so neither can block or be read endlessly.
+Validation validate_by_name(const fs::path& entry) {
+    struct stat info {};
+    if (::stat(entry.c_str(), &info) != 0) {
+        return {false,
+                "cannot be looked at: " + std::error_code(errno, std::generic_category()).message(),
+                0};
+    }
+    if (S_ISREG(info.st_mode)) {
+        if (info.st_size <= 0) {
+            return {false, "empty file", 0};
+        }
+        return {true, "file of " + count(static_cast<std::size_t>(info.st_size), "byte"), 0};
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        return {false,
+                "is " + std::string(common::file_kind_name(info.st_mode)) +
+                    ", not a regular file or directory",
+                0};
+    }
+    // The first non-empty file ends the walk: the tree is the job owner's, and its size must
+    // not decide how long a look takes.
+    std::error_code ec;
+    for (fs::recursive_directory_iterator
+             it(entry, fs::directory_options::skip_permission_denied, ec),
+         end;
+         !ec && it != end; it.increment(ec)) {
+        std::error_code kind_error;
+        if (!it->is_regular_file(kind_error)) {
+            continue;
+        }
+        const auto size = fs::file_size(it->path(), kind_error);
+        if (!kind_error && size > 0) {
+            return {true,
+                    "directory holding " + fs::relative(it->path(), entry, kind_error).string() +
+                        " (" + count(static_cast<std::size_t>(size), "byte") + ")",
+                    0};
+        }
+    }
+    return {false, "no non-empty file inside", 0};
 }
 
 Validation validate_directory(const fs::path& directory, Layout layout, ReadBudget& budget) {

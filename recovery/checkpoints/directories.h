@@ -15,6 +15,7 @@
 //                .metadata's pickle present (names only: offsets are not checked)
 //   declared     every *.pt/.pth/.bin/.ckpt/.safetensors directly inside valid (the marker
 //                rule is applied by the scan)
+//   by_name      validate_by_name below (never through validate_directory)
 #pragma once
 
 #include <filesystem>
@@ -29,5 +30,12 @@ namespace recovery::checkpoints {
 // A file by its extension: torch files and .ckpt as zip/legacy torch, .safetensors as such,
 // anything else only checked to be non-empty.
 [[nodiscard]] Validation validate_file(const std::filesystem::path& file, ReadBudget& budget);
+// A Layout::by_name candidate (file or directory, symlinks followed) by its kind and sizes
+// only, opening nothing: ok for a non-empty regular file, or a directory holding at least one
+// non-empty regular file at any depth, the walk ending at the first one ("file of N bytes",
+// "directory holding PATH (N bytes)");
+// not ok for an empty file, a directory without one, a FIFO, device or socket, or what cannot
+// be looked at. Whether it is complete is unknowable; the settle rule is the scan's (scan.h).
+[[nodiscard]] Validation validate_by_name(const std::filesystem::path& entry);
 
 }  // namespace recovery::checkpoints

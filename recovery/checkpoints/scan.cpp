@@ -4,10 +4,17 @@
 #include "recovery/checkpoints/scan.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <iterator>
+#include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
+
+#include "common/time_text.h"
 
 #include "recovery/checkpoints/detect.h"
 #include "recovery/checkpoints/directories.h"
@@ -114,6 +121,22 @@ std::string seconds_after(common::TimePoint later, common::TimePoint earlier) {
     return text;
 }
 
+// What a usable by-name candidate's reason says: that nothing vouches for its content, and on
+// what grounds it was taken.
+std::string used_by_name(const std::string& what, bool newest, bool settle_checked) {
+    std::string grounds = newest ? "newest " : "";
+    grounds += settle_checked ? "settled step-numbered entry"
+                              : "step-numbered entry, settle time not checked";
+    if (!newest) {
+        grounds += ", older than the one chosen";
+    }
+    return "used by name: no known checkpoint format to validate (" + grounds + "; " + what + ")";
+}
+
+std::string counted(std::size_t n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 bool has_marker(const Found& found, const std::string& marker) {
     std::error_code ec;
     const auto& path = found.candidate.path;
@@ -135,11 +158,19 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
         result.candidates.push_back(f.candidate);
     }
     auto& candidates = result.candidates;
+    result.entries = listing->entries;
+    result.other_entries = listing->other_entries;
+    result.other_kinds = std::move(listing->other_kinds);
     if (candidates.empty()) {
         result.notes.push_back(options.pattern.empty()
                                    ? "no checkpoint of a known layout in " + directory.string()
                                    : "nothing in " + directory.string() + " matches the pattern '" +
                                          options.pattern + "'");
+    } else if (candidates.front().layout == Layout::by_name) {
+        result.notes.push_back(
+            "no checkpoint of a known layout in " + directory.string() + ": " +
+            counted(candidates.size(), "step-numbered entry is", "step-numbered entries are") +
+            " used by name; none can be validated (only their kind, size and time are checked)");
     }
     if (options.older_than) {
         apply_older_than(*options.older_than, candidates, result.notes);
@@ -153,7 +184,12 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
         if (c.verdict != Verdict::not_checked) {
             continue;
         }
-        if (options.unfinished_after && c.modified > *options.unfinished_after) {
+        // Before the cut-off rule: for a by-name entry the settle time is the whole story.
+        if (c.layout == Layout::by_name && options.settled_before &&
+            c.modified > *options.settled_before) {
+            reject(c, "modified within the settle time (at " + common::format_time(c.modified) +
+                          "); it may still be being written");
+        } else if (options.unfinished_after && c.modified > *options.unfinished_after) {
             reject(c, "still being written: modified " +
                           seconds_after(c.modified, *options.unfinished_after) +
                           " after the cut-off");
@@ -169,8 +205,9 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
         if (c.verdict != Verdict::not_checked) {
             continue;
         }
-        const auto validation = found[i].directory ? validate_directory(c.path, c.layout, budget)
-                                                   : validate_file(c.path, budget);
+        const auto validation = c.layout == Layout::by_name ? validate_by_name(c.path)
+                                : found[i].directory ? validate_directory(c.path, c.layout, budget)
+                                                     : validate_file(c.path, budget);
         c.bytes_read = validation.bytes_read;
         result.bytes_read += validation.bytes_read;
         if (budget.exhausted()) {
@@ -185,7 +222,10 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
             break;
         }
         c.verdict = validation.ok ? Verdict::usable : Verdict::rejected;
-        c.reason = found[i].symlink_note + validation.reason;
+        c.reason = found[i].symlink_note + (c.layout == Layout::by_name && validation.ok
+                                                ? used_by_name(validation.reason, !result.chosen,
+                                                               options.settled_before.has_value())
+                                                : validation.reason);
         if (validation.ok && !result.chosen) {
             result.chosen = i;
             if (!options.check_all) {
@@ -194,6 +234,49 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
         }
     }
     return result;
+}
+
+std::string describe_layout(const Scan& scan) {
+    if (scan.candidates.empty()) {
+        if (scan.other_entries == 0) {
+            return "no checkpoint candidates (empty directory)";
+        }
+        std::string kinds;
+        for (const auto& kind : scan.other_kinds) {
+            kinds += (kinds.empty() ? "" : ", ") + kind;
+        }
+        return "no checkpoint candidates (" +
+               counted(scan.other_entries, "other entry", "other entries") +
+               (kinds.empty() ? "" : ": " + kinds) + ")";
+    }
+    // Per layout, in Layout's order (an array indexed by it: no map, no hashing order).
+    constexpr auto k_layouts = static_cast<std::size_t>(Layout::by_name) + 1;
+    std::array<std::size_t, k_layouts> per_layout{};
+    for (const auto& c : scan.candidates) {
+        ++per_layout.at(static_cast<std::size_t>(c.layout));
+    }
+    const auto total = scan.candidates.size();
+    const auto entries = counted(scan.entries, "entry", "entries") + "; ";
+    if (per_layout[static_cast<std::size_t>(Layout::by_name)] == total) {
+        return entries + "detected layout: none known; " +
+               counted(total, "step-numbered entry", "step-numbered entries") +
+               " used by name (newest settled one is chosen, not validated)";
+    }
+    if (per_layout[static_cast<std::size_t>(Layout::declared)] == total) {
+        return entries + "declared pattern matched (" + counted(total, "candidate", "candidates") +
+               ")";
+    }
+    std::string layouts;
+    std::size_t kinds = 0;
+    for (std::size_t i = 0; i < k_layouts; ++i) {
+        if (per_layout[i] == 0) {
+            continue;
+        }
+        layouts += (layouts.empty() ? "" : ", ") + std::string(to_string(static_cast<Layout>(i))) +
+                   " (" + counted(per_layout[i], "candidate", "candidates") + ")";
+        ++kinds;
+    }
+    return entries + (kinds == 1 ? "detected layout: " : "detected layouts: ") + layouts;
 }
 
 }  // namespace recovery::checkpoints

@@ -22,6 +22,8 @@ std::string_view to_string(Layout layout) {
             return "safetensors";
         case Layout::declared:
             return "declared";
+        case Layout::by_name:
+            return "by_name";
     }
     return "unknown";
 }

@@ -26,6 +26,8 @@ enum class Layout {
     torch_save,   // *.pt, *.pth, *.bin
     safetensors,  // *.safetensors
     declared,     // matched the pattern declared at registration (ScanOptions::pattern)
+    by_name,      // no known layout in the directory: a step-numbered entry (detect.h), not
+                  // validated structurally, usable only once settled (ScanOptions::settled_before)
 };
 [[nodiscard]] std::string_view to_string(Layout layout);
 
@@ -53,6 +55,10 @@ struct ScanOptions {
     std::string marker;
     // Anything modified strictly after this instant is still being written (rejected).
     std::optional<common::TimePoint> unfinished_after;
+    // Layout::by_name candidates modified strictly after this instant are rejected ("modified
+    // within the settle time (at T); it may still be being written"): nothing in them can say
+    // whether they are complete, so only quiet ones are used. Unset: no settle check.
+    std::optional<common::TimePoint> settled_before;
     // Only candidates strictly older, in scan order, than this path; it and the newer ones are
     // rejected with "newer than <path>, which the failed run could not load" (a symlink and
     // the file it points to are the same checkpoint).
@@ -72,6 +78,12 @@ struct Scan {
     std::optional<std::size_t> chosen;  // index of the one to resume from
     std::vector<std::string> notes;     // facts about the directory as a whole
     std::uint64_t bytes_read = 0;       // total over all validations
+    // What the directory holds (scan.h: describe_layout): its top-level entries, and those that
+    // are not candidates with their kinds ("trackers", "logs", "json", ...; detect.h), each kind
+    // once, in detect.h's fixed order.
+    std::size_t entries = 0;
+    std::size_t other_entries = 0;
+    std::vector<std::string> other_kinds;
 };
 
 // The outcome of validating one file or one directory.

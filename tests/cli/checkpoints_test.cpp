@@ -164,6 +164,55 @@ TEST(CheckpointsCli, SettleZeroStillRejectsAFutureFile) {
     EXPECT_NE(run_supervisor({"checkpoints", dir.string(), "--settle", "-1"}).status, 0);
 }
 
+TEST(CheckpointsCli, TextStartsWithTheLayoutSummary) {
+    const auto dir = make_tree();
+    const auto run = run_supervisor({"checkpoints", dir.string()});
+    EXPECT_NE(run.out.find("\n  5 entries; detected layout: torch_save (4 candidates)\n"),
+              std::string::npos)
+        << run.out;
+    const auto json =
+        nlohmann::json::parse(run_supervisor({"checkpoints", dir.string(), "--json"}).out);
+    EXPECT_EQ(json.at("layout_summary"), "5 entries; detected layout: torch_save (4 candidates)");
+}
+
+// No known layout: step-numbered entries are used by name once settled (--settle); one written
+// "in 2100" has not settled.
+TEST(CheckpointsCli, StepNumberedEntriesOfNoKnownFormatAreUsedByName) {
+    const auto dir = fresh_directory("checkpoints-by-name");
+    fs::create_directories(dir / "step_100");
+    write_file(dir / "step_100" / "model.npz", "weights");
+    write_file(dir / "step_200", "weights");
+    write_file(dir / "train.log", "step 200");
+    set_year(dir / "step_100" / "model.npz", 2020);
+    set_year(dir / "step_100", 2020);
+    set_year(dir / "train.log", 2020);
+    set_year(dir / "step_200", 2100);
+    const auto run = run_supervisor({"checkpoints", dir.string()});
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(run.out.find("3 entries; detected layout: none known; 2 step-numbered entries used "
+                           "by name (newest settled one is chosen, not validated)"),
+              std::string::npos)
+        << run.out;
+    EXPECT_NE(run.out.find("would resume from: " + (dir / "step_100").string()), std::string::npos)
+        << run.out;
+    const auto json = run_supervisor({"checkpoints", dir.string(), "--json"});
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j.at("chosen"), (dir / "step_100").string());
+    const auto& newest = j.at("candidates").at(0);
+    EXPECT_EQ(newest.at("layout"), "by_name");
+    EXPECT_EQ(newest.at("verdict"), "rejected");
+    EXPECT_EQ(newest.at("reason"),
+              "modified within the settle time (at 2100-01-01T00:00:00.000Z); it may still be "
+              "being written");
+    EXPECT_NE(j.at("candidates")
+                  .at(1)
+                  .at("reason")
+                  .get<std::string>()
+                  .find("used by name: no known checkpoint format to validate"),
+              std::string::npos);
+}
+
 TEST(CheckpointsCli, HelpNamesTheOptions) {
     const auto run = run_supervisor({"checkpoints", "--help"});
     EXPECT_EQ(run.status, 0);

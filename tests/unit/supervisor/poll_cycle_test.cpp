@@ -358,6 +358,38 @@ TEST_F(PollCycleTest, ARequeueByAnotherHandWhileRecoveringNeverStrandsTheRegistr
     EXPECT_EQ(attempts[1].final_state, "REQUEUED");
 }
 
+// A checkpoint directory of no known format: the newest settled step-numbered entry is used by
+// name, and the journal and the owner's message say it could not be checked.
+TEST_F(PollCycleTest, ACheckpointOfNoKnownFormatIsUsedByNameWithItsUncertaintySaid) {
+    const auto settled = m_clock.now() - std::chrono::minutes(5);
+    for (const auto* name : {"step_100", "step_200", "step_300"}) {
+        fs::create_directories(checkpoints() / name);
+        std::ofstream(checkpoints() / name / "weights.npz") << "weights of " << name;
+        fs::last_write_time(checkpoints() / name / "weights.npz",
+                            std::chrono::file_clock::from_sys(settled));
+    }
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    // step_300 is still being written when the run dies: inside the settle time.
+    fs::last_write_time(checkpoints() / "step_300" / "weights.npz",
+                        std::chrono::file_clock::from_sys(m_clock.now()));
+    fail(id, k_nccl_log);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.last_checkpoint, (checkpoints() / "step_200").string());
+    EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_RESUME_FROM"),
+              (checkpoints() / "step_200").string());
+    const auto diagnosis = nlohmann::json::parse(events_of_kind(id, "diagnosis").at(0).data_json);
+    EXPECT_NE(diagnosis.at("notes").dump().find("chosen by its step number"), std::string::npos)
+        << diagnosis.dump();
+    const auto notifications = m_store->notifications(id);
+    ASSERT_FALSE(notifications.empty());
+    EXPECT_NE(notifications[0].body.find("Checkpoint uncertain"), std::string::npos)
+        << notifications[0].body;
+}
+
 TEST_F(PollCycleTest, NodeFailureWithoutRequeueWhitelistedReturnsToEnabledOnceQueued) {
     checkpoint("step_000020.pt");
     const auto id = submit();
