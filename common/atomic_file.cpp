@@ -65,4 +65,19 @@ Result<void> write_file_atomically(const std::filesystem::path& path, std::strin
     return {};
 }
 
+Result<void> sync_file_system_of(const std::filesystem::path& directory) {
+    const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || ::syncfs(fd) != 0) {
+        const int error = errno;
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        return fail(
+            "cannot sync the file system of " + directory.string() + ": " + std::strerror(error),
+            "check the state directory's file system");
+    }
+    ::close(fd);
+    return {};
+}
+
 }  // namespace common

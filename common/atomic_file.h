@@ -27,4 +27,8 @@ enum class Durability {
                                                  std::string_view content, unsigned mode = 0644,
                                                  Durability durability = Durability::rename_only);
 
+// syncfs(2) of the file system holding `directory`: after many rename_only writes, one call
+// makes them all durable (cheaper than an fsync per file). Fails naming the directory.
+[[nodiscard]] Result<void> sync_file_system_of(const std::filesystem::path& directory);
+
 }  // namespace common

@@ -28,6 +28,12 @@ class Client {
     // Fails with controller_unreachable while slurmctld cannot be reached.
     [[nodiscard]] virtual Result<JobQuery> load_jobs(std::span<const JobId> ids) = 0;
 
+    // Every job of `uid` that slurmctld still shows, in any state, one RPC. An array's tasks
+    // that are still one pending record are not listed (they have no task id yet); tasks that
+    // started are, as "1234_7". Fails with controller_unreachable while slurmctld cannot be
+    // reached.
+    [[nodiscard]] virtual Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) = 0;
+
     // Every node of the cluster.
     [[nodiscard]] virtual Result<std::vector<NodeSnapshot>> load_nodes() = 0;
 

@@ -357,6 +357,29 @@ JobQuery LibslurmClient::answer_from(std::span<const JobId> ids,
     return query;
 }
 
+Result<std::vector<JobSnapshot>> LibslurmClient::load_user_jobs(std::uint32_t uid) {
+    job_info_msg_t* raw = nullptr;
+    errno = 0;
+    // SHOW_LOCAL: without it libslurm first asks slurmctld whether it is in a federation.
+    const int rc = slurm_load_job_user(&raw, uid, SHOW_ALL | SHOW_LOCAL);
+    detail::JobInfoMessage message(raw);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(
+            last_error(rc), "loading the jobs of uid " + std::to_string(uid) + " from slurmctld"));
+    }
+    std::vector<JobSnapshot> jobs;
+    for (uint32_t i = 0; i < message->record_count; ++i) {
+        const auto& record = message->job_array[i];
+        if (record.array_job_id != 0 && record.array_task_id == NO_VAL) {
+            continue;  // the array's pending tasks, one record with no task id yet
+        }
+        const JobId id = record.array_job_id != 0 ? JobId{record.array_job_id, record.array_task_id}
+                                                  : JobId{record.job_id, std::nullopt};
+        jobs.push_back(detail::to_snapshot(record, id));
+    }
+    return jobs;
+}
+
 Result<std::vector<NodeSnapshot>> LibslurmClient::load_nodes() {
     node_info_msg_t* raw = nullptr;
     errno = 0;

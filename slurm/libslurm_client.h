@@ -42,6 +42,7 @@ class LibslurmClient final : public Client {
     // The form of the last job query, and what the answers so far taught about the table.
     [[nodiscard]] JobQueryForm last_query_form() const { return m_last_form; }
     [[nodiscard]] const JobTableKnowledge& job_table_knowledge() const { return m_knowledge; }
+    [[nodiscard]] Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) override;
     [[nodiscard]] Result<std::vector<NodeSnapshot>> load_nodes() override;
     [[nodiscard]] Result<void> requeue(const JobId& id, RequeueMode mode) override;
     [[nodiscard]] Result<void> release(const JobId& id) override;

@@ -10,6 +10,7 @@
 #include "common/input_file.h"
 #include "common/printable.h"
 #include "control/protocol.h"
+#include "register_many.h"
 #include "registration_options.h"
 #include "registration_route.h"
 #include "session.h"
@@ -20,7 +21,7 @@ namespace cli {
 namespace {
 
 struct RegisterOptions {
-    std::string job;
+    ManyJobs jobs;            // one id: the single registration below; more, or --mine: bulk
     RegistrationOptions how;  // shared with the #SUPERVISOR directives of `supervisor sbatch`
 };
 
@@ -58,7 +59,24 @@ void warn_if_stalls_cannot_be_seen(slurm::Client& client, const common::JobId& i
 }
 
 common::Result<int> register_command(const GlobalOptions& global, const RegisterOptions& options) {
-    auto job = parse_job(options.job);
+    if (!options.jobs.mine && (!options.jobs.name.empty() || !options.jobs.partition.empty())) {
+        return common::fail("--name and --partition choose among your jobs: they need --mine",
+                            "e.g. `supervisor register --mine --name sweep`");
+    }
+    if (options.jobs.ids.empty() && !options.jobs.mine) {
+        return common::fail("no job to register",
+                            "name one or more job ids, or --mine for all your pending and "
+                            "running batch jobs");
+    }
+    if (options.jobs.ids.size() > 1 || options.jobs.mine || !options.jobs.name.empty() ||
+        !options.jobs.partition.empty()) {
+        auto request = registration_request(common::JobId{}, options.how);
+        if (!request) {
+            return tl::unexpected(request.error());
+        }
+        return register_many(global, options.jobs, *request);
+    }
+    auto job = parse_job(options.jobs.ids.front());
     if (!job) {
         return tl::unexpected(job.error());
     }
@@ -125,8 +143,14 @@ void add_register(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto options = std::make_shared<RegisterOptions>();
     auto* command = app.add_subcommand(
         "register", "Watch a Slurm job and recover it when it fails, within what you allow");
-    command->add_option("JOBID", options->job, "job id, e.g. 1234, or 1234_7 for an array task")
-        ->required();
+    command->add_option("JOBID", options->jobs.ids,
+                        "job ids, e.g. 1234, or 1234_7 for an array task; several share the "
+                        "options below and are registered with one Slurm query");
+    command->add_flag("--mine", options->jobs.mine,
+                      "also every pending or running batch job of yours");
+    command->add_option("--name", options->jobs.name, "with --mine: only jobs of this name");
+    command->add_option("--partition", options->jobs.partition,
+                        "with --mine: only jobs in this partition");
     add_registration_options(*command, options->how);
     command->callback([&global, &action, options] {
         action = [&global, options] { return register_command(global, *options); };

@@ -14,14 +14,10 @@ extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 #include "site_mode.h"
 
 namespace cli {
-namespace {
-
 control::Registered summary_of(const state::Registration& r) {
     return {r.job.to_string(), r.job_name,     r.status,         r.status_reason,
             r.allowed_actions, r.max_attempts, r.checkpoint_dir, r.stall_timeout_s};
 }
-
-}  // namespace
 
 common::Result<control::Registered> register_anywhere(const GlobalOptions& global,
                                                       supervisor::RegisterRequest request) {

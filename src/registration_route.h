@@ -16,6 +16,9 @@ namespace cli {
 [[nodiscard]] common::Result<control::Registered> register_anywhere(
     const GlobalOptions& global, supervisor::RegisterRequest request);
 
+// What the CLI prints of a registration, in both modes.
+[[nodiscard]] control::Registered summary_of(const state::Registration& registration);
+
 // One line to `out` on what the request's checkpoint directory holds and which layout is
 // detected (ops::checkpoint_layout_line), read with this process's rights; nothing without a
 // directory. A directory that cannot be listed is said, not an error (registration checks it).

@@ -1,6 +1,7 @@
 #include "supervisor/registrar.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -131,52 +132,60 @@ common::Result<void> check_request(const RegisterRequest& request) {
     return {};
 }
 
-common::Result<state::Registration> register_job(state::Store& store, slurm::Client& client,
-                                                 const common::Clock& clock, const Config& config,
-                                                 const RegisterRequest& request) {
-    const std::string id = request.job.to_string();
-    if (auto checked = check_request(request); !checked) {
-        return tl::unexpected(checked.error());
+namespace {
+
+// A job still watched is not registered again (a credential_error or unregistered one is
+// checked again in place, keeping its history).
+std::optional<common::Error> already_registered(const std::optional<state::Registration>& existing,
+                                                const common::JobId& job) {
+    if (!existing || !existing->watching || existing->status == state::Status::credential_error) {
+        return std::nullopt;
+    }
+    const std::string id = job.to_string();
+    return common::Error{"job " + id + " is already registered (status " +
+                             std::string(state::to_string(existing->status)) + ")",
+                         "see `supervisor status " + id + "`; `supervisor unregister " + id +
+                             "` first to change its options"};
+}
+
+// What registering one job will write, worked out before anything is written.
+struct Prepared {
+    state::Registration registration;
+    bool existed = false;  // re-checked in place (credential_error or unregistered)
+    std::vector<recovery::Knob> knobs;
+    std::optional<state::JobSpec> spec;
+    const slurm::JobSnapshot* job = nullptr;
+};
+
+common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
+                                 const RegisterRequest& request,
+                                 const std::optional<state::Registration>& existing,
+                                 const slurm::JobSnapshot& job, common::TimePoint now) {
+    if (auto refused = already_registered(existing, request.job)) {
+        return tl::unexpected(*refused);
     }
     // Cannot fail: check_request parsed the same text.
     const auto whitelist = recovery::parse_whitelist(request.allowed_actions).value();
-    auto knobs = parse_knobs(request.knobs).value();
-    auto existing = store.registration(request.job);
-    if (existing && existing->watching && existing->status != state::Status::credential_error) {
-        return common::fail("job " + id + " is already registered (status " +
-                                std::string(state::to_string(existing->status)) + ")",
-                            "see `supervisor status " + id + "`; `supervisor unregister " + id +
-                                "` first to change its options");
-    }
-
-    const common::JobId ids[] = {request.job};
-    const auto query = client.load_jobs(ids);
-    if (!query) {
-        return common::fail("cannot register job " + id + ": " + query.error().message,
-                            "check that slurmctld is running (`scontrol ping`) and try again");
-    }
-    if (query->jobs.empty()) {
-        return common::fail("job " + id + " is not known to slurmctld",
-                            "check the id with `squeue -j " + id +
-                                "`; a job that ended long ago may have been purged");
-    }
-    const auto& job = query->jobs.front();
-
+    Prepared prepared;
+    prepared.job = &job;
+    prepared.existed = existing.has_value();
+    prepared.knobs = parse_knobs(request.knobs).value();
     std::string checkpoint_dir = request.checkpoint_dir;
     if (!checkpoint_dir.empty()) {
         std::error_code ec;
         const auto absolute = std::filesystem::absolute(checkpoint_dir, ec);
         checkpoint_dir = ec ? checkpoint_dir : absolute.lexically_normal().string();
     }
-    const auto now = clock.now();
     if (job.time_limit) {
-        knobs.push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
+        prepared.knobs.push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
     }
-    const auto spec = capture_spec(client, job, request, whitelist, now);
+    auto spec = capture_spec(client, job, request, whitelist, now);
     if (!spec) {
         return tl::unexpected(spec.error());
     }
-    state::Registration registration = existing.value_or(state::Registration{});
+    prepared.spec = std::move(*spec);
+    auto& registration = prepared.registration;
+    registration = existing.value_or(state::Registration{});
     registration.job = request.job;
     registration.owner_uid = job.user_id;
     registration.registrant_uid = request.caller;
@@ -184,7 +193,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     registration.checkpoint_dir = checkpoint_dir;
     registration.checkpoint_pattern = request.checkpoint_pattern;
     registration.checkpoint_marker = request.checkpoint_marker;
-    registration.knobs_json = knobs_to_json(knobs);
+    registration.knobs_json = knobs_to_json(prepared.knobs);
     registration.allowed_actions = request.allowed_actions;
     registration.max_attempts = request.max_attempts;
     registration.notify = request.notify;
@@ -201,68 +210,219 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
         registration.created_at = now;
         registration.attempt = 1;
     }
+    return prepared;
+}
 
+// Inside a transaction: the pending registration, its event, first attempt, resume environment
+// and job spec. Fails when another process registered the job meanwhile.
+common::Result<void> write_pending(state::Store& store, const Prepared& prepared,
+                                   const RegisterRequest& request, common::TimePoint now) {
+    const auto& registration = prepared.registration;
+    if (prepared.existed) {
+        store.update_registration(registration);
+    } else if (auto inserted = store.insert_registration(registration); !inserted) {
+        return tl::unexpected(inserted.error());
+    }
+    record_event(store, request.job, now, "registered",
+                 "registered " + request.job.to_string() + " (" + registration.job_name +
+                     "), Slurm state " + registration.last_slurm_state,
+                 {{"allowed_actions", request.allowed_actions},
+                  {"max_attempts", request.max_attempts},
+                  {"checkpoint_dir", registration.checkpoint_dir},
+                  {"knobs", request.knobs},
+                  {"resubmit_spec_stored", prepared.spec.has_value()},
+                  {"stall_timeout_s", request.stall_timeout_s},
+                  {"progress_pattern", request.progress_pattern}});
+    if (!prepared.existed) {
+        store.upsert_attempt(new_attempt(request.job, 1, prepared.job->restart_count));
+    }
+    auto env =
+        prepared.existed ? store.resume_env(request.job) : state::ResumeEnv{{k_attempt, "1"}};
+    export_knobs(prepared.knobs, env);
+    store.set_resume_env(request.job, env);
+    if (prepared.spec) {
+        store.set_job_spec(*prepared.spec);
+    }
+    return {};
+}
+
+// The registration checks, with the files looked at as the job's owner can see them (a root
+// site daemon registering for a user must not vouch for a log only root can read).
+std::optional<common::Error> check_as_owner(const state::Registration& registration,
+                                            const slurm::JobSnapshot& job, uid_t caller,
+                                            bool caller_is_operator) {
+    auto as_owner =
+        common::ScopedFileIdentity::assume(common::identity_of(job.user_id, job.group_id));
+    if (!as_owner) {
+        return as_owner.error();
+    }
+    return check_registration(registration, job, {caller, caller_is_operator});
+}
+
+void apply_verdict(state::Store& store, state::Registration& registration,
+                   const std::optional<common::Error>& problem, common::TimePoint now) {
+    if (problem) {
+        apply_transition(store, registration, Observation::validation_failed,
+                         problem->message + " (fix: " + problem->hint + ")", now);
+    } else {
+        apply_transition(store, registration, Observation::validated, "registration checks passed",
+                         now);
+    }
+    store.update_registration(registration);
+}
+
+common::Error not_reachable(const std::string& what, const slurm::Error& error) {
+    return common::Error{"cannot register " + what + ": " + error.message,
+                         "check that slurmctld is running (`scontrol ping`) and try again"};
+}
+
+common::Error not_known(const std::string& id) {
+    return common::Error{
+        "job " + id + " is not known to slurmctld",
+        "check the id with `squeue -j " + id + "`; a job that ended long ago may have been purged"};
+}
+
+}  // namespace
+
+common::Result<state::Registration> register_job(state::Store& store, slurm::Client& client,
+                                                 const common::Clock& clock, const Config& config,
+                                                 const RegisterRequest& request) {
+    const std::string id = request.job.to_string();
+    if (auto checked = check_request(request); !checked) {
+        return tl::unexpected(checked.error());
+    }
+    const auto existing = store.registration(request.job);
+    if (auto refused = already_registered(existing, request.job)) {
+        return tl::unexpected(*refused);
+    }
+    const common::JobId ids[] = {request.job};
+    const auto query = client.load_jobs(ids);
+    if (!query) {
+        return tl::unexpected(not_reachable("job " + id, query.error()));
+    }
+    if (query->jobs.empty()) {
+        return tl::unexpected(not_known(id));
+    }
+    const auto now = clock.now();
+    auto prepared = prepare(client, config, request, existing, query->jobs.front(), now);
+    if (!prepared) {
+        return tl::unexpected(prepared.error());
+    }
     {
         auto transaction = store.begin();
-        if (existing) {
-            store.update_registration(registration);
-        } else if (auto inserted = store.insert_registration(registration); !inserted) {
-            return tl::unexpected(inserted.error());
-        }
-        record_event(store, request.job, now, "registered",
-                     "registered " + id + " (" + job.name + "), Slurm state " +
-                         registration.last_slurm_state,
-                     {{"allowed_actions", request.allowed_actions},
-                      {"max_attempts", request.max_attempts},
-                      {"checkpoint_dir", checkpoint_dir},
-                      {"knobs", request.knobs},
-                      {"resubmit_spec_stored", spec->has_value()},
-                      {"stall_timeout_s", request.stall_timeout_s},
-                      {"progress_pattern", request.progress_pattern}});
-        if (!existing) {
-            store.upsert_attempt(new_attempt(request.job, 1, job.restart_count));
-        }
-        auto env = existing ? store.resume_env(request.job) : state::ResumeEnv{{k_attempt, "1"}};
-        export_knobs(knobs, env);
-        store.set_resume_env(request.job, env);
-        if (*spec) {
-            store.set_job_spec(**spec);
+        if (auto written = write_pending(store, *prepared, request, now); !written) {
+            return tl::unexpected(written.error());
         }
         transaction.commit();
     }
 
     // Checked after the pending row is durable: a crash here leaves `pending`, which the
     // daemon checks again. Compared below as stored (the store keeps times in milliseconds).
-    registration = store.registration(request.job).value_or(registration);
+    auto registration = store.registration(request.job).value_or(prepared->registration);
     const auto is_operator = client.is_operator_uid(request.caller);
-    // The files are checked as the job's owner can see them (a root site daemon registering
-    // for a user must not vouch for a log only root can read).
-    std::optional<common::Error> problem;
-    if (auto as_owner =
-            common::ScopedFileIdentity::assume(common::identity_of(job.user_id, job.group_id))) {
-        problem =
-            check_registration(registration, job, {request.caller, is_operator && *is_operator});
-    } else {
-        problem = as_owner.error();
-    }
+    const auto problem = check_as_owner(registration, query->jobs.front(), request.caller,
+                                        is_operator && *is_operator);
     auto transaction = store.begin();
     if (const auto stored = store.registration(request.job); !(stored && *stored == registration)) {
         // A running daemon checked the pending registration first; its verdict stands.
         transaction.commit();
         return stored ? *stored : registration;
     }
-    if (problem) {
-        apply_transition(store, registration, Observation::validation_failed,
-                         problem->message + " (fix: " + problem->hint + ")", clock.now());
-    } else {
-        apply_transition(store, registration, Observation::validated, "registration checks passed",
-                         clock.now());
-    }
-    store.update_registration(registration);
+    apply_verdict(store, registration, problem, clock.now());
     transaction.commit();
     (void)write_env_file(env_file_path(config.state_dir, request.job),
                          store.resume_env(request.job));
     return registration;
+}
+
+std::vector<BulkRegistration> register_jobs(state::Store& store, slurm::Client& client,
+                                            const common::Clock& clock, const Config& config,
+                                            const RegisterRequest& options,
+                                            std::span<const common::JobId> jobs) {
+    std::vector<BulkRegistration> results;
+    results.reserve(jobs.size());
+    auto fail_all = [&](const common::Error& error) {
+        for (const auto& job : jobs) {
+            results.push_back({job, tl::unexpected(error)});
+        }
+        return results;
+    };
+    if (auto checked = check_request(options); !checked) {
+        return fail_all(checked.error());
+    }
+    const auto query = client.load_jobs(jobs);  // one query for all
+    if (!query) {
+        return fail_all(not_reachable(std::to_string(jobs.size()) + " jobs", query.error()));
+    }
+    std::map<common::JobId, const slurm::JobSnapshot*> snapshots;
+    for (const auto& job : query->jobs) {
+        snapshots.emplace(job.id, &job);
+    }
+    std::map<common::JobId, state::Registration> registered;
+    for (auto& registration : store.registrations(false)) {
+        registered.emplace(registration.job, std::move(registration));
+    }
+    const auto is_operator = client.is_operator_uid(options.caller);
+    const auto now = clock.now();
+    // Worked out and checked first, written in one transaction: registering a thousand jobs
+    // costs one commit, and a crash before it leaves none of them half-written.
+    std::vector<std::pair<std::size_t, Prepared>> ready;
+    std::vector<std::optional<common::Error>> problems;
+    std::set<common::JobId> seen;
+    for (const auto& job : jobs) {
+        const auto it = snapshots.find(job);
+        if (!seen.insert(job).second) {
+            results.push_back({job, common::fail("job " + job.to_string() + " is named twice",
+                                                 "name each job once")});
+            continue;
+        }
+        if (it == snapshots.end()) {
+            results.push_back({job, tl::unexpected(not_known(job.to_string()))});
+            continue;
+        }
+        auto request = options;
+        request.job = job;
+        const auto existing = registered.find(job);
+        auto prepared = prepare(client, config, request,
+                                existing == registered.end()
+                                    ? std::nullopt
+                                    : std::optional<state::Registration>(existing->second),
+                                *it->second, now);
+        results.push_back({job, prepared
+                                    ? common::Result<state::Registration>(prepared->registration)
+                                    : tl::unexpected(prepared.error())});
+        if (prepared) {
+            problems.push_back(check_as_owner(prepared->registration, *it->second, options.caller,
+                                              is_operator && *is_operator));
+            ready.emplace_back(results.size() - 1, std::move(*prepared));
+        }
+    }
+    auto transaction = store.begin();
+    for (std::size_t i = 0; i < ready.size(); ++i) {
+        auto& [index, prepared] = ready[i];
+        auto request = options;
+        request.job = prepared.registration.job;
+        if (auto written = write_pending(store, prepared, request, now); !written) {
+            results[index].result = tl::unexpected(written.error());
+            continue;
+        }
+        apply_verdict(store, prepared.registration, problems[i], now);
+        results[index].result = prepared.registration;
+    }
+    transaction.commit();
+    // Each env file renamed into place, then one sync for all of them.
+    for (const auto& [index, prepared] : ready) {
+        if (results[index].result) {
+            (void)write_env_file(env_file_path(config.state_dir, prepared.registration.job),
+                                 store.resume_env(prepared.registration.job),
+                                 common::Durability::rename_only);
+        }
+    }
+    if (!ready.empty()) {
+        (void)common::sync_file_system_of(
+            env_file_path(config.state_dir, ready.front().second.registration.job).parent_path());
+    }
+    return results;
 }
 
 common::Result<void> unregister_job(state::Store& store, const common::Clock& clock,

@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,19 @@ struct RegisterRequest {
                                                                const common::Clock& clock,
                                                                const Config& config,
                                                                const RegisterRequest& request);
+
+// `supervisor register ID ID ...` and `--mine`: the same options for many jobs, with one Slurm
+// query for all of them and one transaction for all their rows (the registration checks run
+// before it; each row is written with its verdict, enabled or credential_error). One result per
+// job in `jobs`' order; a job fails alone (unknown, already registered, named twice, its
+// script not given for resubmit); an invalid request or an unreachable slurmctld fails them all.
+struct BulkRegistration {
+    common::JobId job;
+    common::Result<state::Registration> result;
+};
+[[nodiscard]] std::vector<BulkRegistration> register_jobs(
+    state::Store& store, slurm::Client& client, const common::Clock& clock, const Config& config,
+    const RegisterRequest& options, std::span<const common::JobId> jobs);
 
 // `supervisor unregister`: stop watching, keep the history. Fails when the job is unknown.
 [[nodiscard]] common::Result<void> unregister_job(state::Store& store, const common::Clock& clock,

@@ -75,14 +75,14 @@ std::filesystem::path env_file_path(const std::filesystem::path& state_dir,
     return state_dir / "env" / (job.to_string() + ".sh");
 }
 
-common::Result<void> write_env_file(const std::filesystem::path& path,
-                                    const state::ResumeEnv& env) {
+common::Result<void> write_env_file(const std::filesystem::path& path, const state::ResumeEnv& env,
+                                    common::Durability durability) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     const std::string text =
         "# written by slurm-supervisor; sourced by the job on (re)start\n" + format_shell(env);
     // A fresh temporary name each time (two daemons, or a daemon and the CLI, never share one).
-    auto written = common::write_file_atomically(path, text, 0600, common::Durability::synced);
+    auto written = common::write_file_atomically(path, text, 0600, durability);
     if (!written) {
         return common::fail(written.error().message,
                             "check free space and permissions of the state directory");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "state/records.h"
 
@@ -30,8 +31,10 @@ inline constexpr const char* k_attempt = "SUPERVISOR_ATTEMPT";
                                                   const common::JobId& job);
 
 // Writes the file atomically (temporary file, fsync, rename), mode 0600: it is read by the
-// job's owner (per-user mode: the daemon's own user), nobody else.
-[[nodiscard]] common::Result<void> write_env_file(const std::filesystem::path& path,
-                                                  const state::ResumeEnv& env);
+// job's owner (per-user mode: the daemon's own user), nobody else. rename_only leaves the fsync
+// to the caller (one common::sync_file_system_of after many files).
+[[nodiscard]] common::Result<void> write_env_file(
+    const std::filesystem::path& path, const state::ResumeEnv& env,
+    common::Durability durability = common::Durability::synced);
 
 }  // namespace supervisor

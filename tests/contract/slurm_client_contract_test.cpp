@@ -46,6 +46,25 @@ TEST_F(SlurmClientContract, UnknownJobIsMissingNotAnError) {
     EXPECT_EQ(query->jobs[0].state, JobState::completed);
 }
 
+TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
+    const auto finished = m_backend->finished_job(0);
+    const auto running = m_backend->running_job();
+    const auto owner = load(running).user_id;
+    const auto jobs = client().load_user_jobs(owner);
+    ASSERT_TRUE(jobs) << jobs.error().message;
+    auto listed = [&](const slurm::JobId& id) {
+        return std::ranges::any_of(*jobs, [&](const auto& job) { return job.id == id; });
+    };
+    EXPECT_TRUE(listed(finished));
+    EXPECT_TRUE(listed(running));
+    for (const auto& job : *jobs) {
+        EXPECT_EQ(job.user_id, owner) << job.id.to_string();
+    }
+    const auto nobody = client().load_user_jobs(65534U + 12345U);  // a uid without jobs
+    ASSERT_TRUE(nobody) << nobody.error().message;
+    EXPECT_TRUE(nobody->empty());
+}
+
 TEST_F(SlurmClientContract, SecondQueryWithoutChangesSaysNoChangeAndRepeatsTheAnswer) {
     const auto id = m_backend->finished_job(1);
     const slurm::JobId ids[] = {id};

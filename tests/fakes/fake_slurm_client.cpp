@@ -132,6 +132,20 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
     return query;
 }
 
+slurm::Result<std::vector<slurm::JobSnapshot>> FakeSlurmClient::load_user_jobs(std::uint32_t uid) {
+    run_before_call("load jobs of uid " + std::to_string(uid));
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading the jobs of a user from slurmctld"));
+    }
+    std::vector<slurm::JobSnapshot> jobs;
+    for (const auto& [id, job] : m_jobs) {
+        if (job.user_id == uid) {
+            jobs.push_back(job);
+        }
+    }
+    return jobs;
+}
+
 slurm::Result<std::vector<slurm::NodeSnapshot>> FakeSlurmClient::load_nodes() {
     run_before_call("load nodes");
     if (m_unreachable) {

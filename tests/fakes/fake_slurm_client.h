@@ -23,6 +23,8 @@ class FakeSlurmClient final : public slurm::Client {
     // --- slurm::Client -------------------------------------------------------------------
     [[nodiscard]] slurm::Result<slurm::JobQuery> load_jobs(
         std::span<const slurm::JobId> ids) override;
+    [[nodiscard]] slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(
+        std::uint32_t uid) override;
     [[nodiscard]] slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override;
     [[nodiscard]] slurm::Result<void> requeue(const slurm::JobId& id,
                                               slurm::RequeueMode mode) override;

@@ -31,6 +31,9 @@ class InterleavingClient final : public slurm::Client {
         }
         return answer;
     }
+    slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t uid) override {
+        return m_fake.load_user_jobs(uid);
+    }
     slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override {
         if (before_node_query) {
             std::exchange(before_node_query, nullptr)();

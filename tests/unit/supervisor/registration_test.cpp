@@ -118,3 +118,81 @@ TEST_F(PollCycleTest, RegistrationWritesTheInitialResumeEnvironmentFile) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace supervisor::test;
+
+// `register ID ID ...`: one Slurm query for all, each job's own verdict, a job that cannot be
+// registered fails alone and the others are written.
+TEST_F(PollCycleTest, ManyJobsAreRegisteredWithOneSlurmQueryAndFailAlone) {
+    std::vector<common::JobId> ids;
+    for (int i = 0; i < 5; ++i) {
+        ids.push_back(submit());
+    }
+    const auto not_requeueable = submit(false);
+    const auto already = submit();
+    register_job(request(already));
+    ids.push_back(not_requeueable);
+    ids.push_back(already);
+    ids.push_back(common::JobId{424242, std::nullopt});
+    ids.push_back(ids.front());  // named twice
+    const auto queries_before = m_slurm.load_count();
+
+    const auto results =
+        supervisor::register_jobs(*m_store, m_slurm, m_clock, m_config, request(ids[0]), ids);
+
+    EXPECT_EQ(m_slurm.load_count() - queries_before, 1) << "one query for all";
+    ASSERT_EQ(results.size(), ids.size());
+    for (int i = 0; i < 5; ++i) {
+        ASSERT_TRUE(results[i].result) << results[i].result.error().message;
+        EXPECT_EQ(results[i].job, ids[i]);
+        EXPECT_EQ(registration(ids[i]).status, Status::enabled);
+        EXPECT_EQ(m_store->resume_env(ids[i]).at("SUPERVISOR_ATTEMPT"), "1");
+        EXPECT_TRUE(fs::exists(supervisor::env_file_path(m_config.state_dir, ids[i])));
+    }
+    ASSERT_TRUE(results[5].result);
+    EXPECT_EQ(registration(not_requeueable).status, Status::credential_error);
+    ASSERT_FALSE(results[6].result);
+    EXPECT_NE(results[6].result.error().message.find("already registered"), std::string::npos);
+    ASSERT_FALSE(results[7].result);
+    EXPECT_NE(results[7].result.error().message.find("not known"), std::string::npos);
+    ASSERT_FALSE(results[8].result);
+    EXPECT_NE(results[8].result.error().message.find("named twice"), std::string::npos);
+    EXPECT_FALSE(m_store->registration(common::JobId{424242, std::nullopt}));
+
+    // Watched like any registration: a failure is recovered.
+    checkpoint("step_000020.pt");
+    run_on(ids[2], "n1");
+    fail(ids[2], k_nccl_log);
+    cycle();
+    EXPECT_EQ(registration(ids[2]).status, Status::recovering);
+}
+
+TEST_F(PollCycleTest, ManyJobsWithAnInvalidRequestOrNoSlurmWriteNothing) {
+    const std::vector<common::JobId> ids{submit(), submit()};
+    auto bad = request(ids[0]);
+    bad.allowed_actions = {"reboot_the_cluster"};
+    for (const auto& result :
+         supervisor::register_jobs(*m_store, m_slurm, m_clock, m_config, bad, ids)) {
+        EXPECT_FALSE(result.result);
+    }
+    m_slurm.set_unreachable(true);
+    for (const auto& result :
+         supervisor::register_jobs(*m_store, m_slurm, m_clock, m_config, request(ids[0]), ids)) {
+        ASSERT_FALSE(result.result);
+        EXPECT_NE(result.result.error().hint.find("scontrol ping"), std::string::npos);
+    }
+    EXPECT_TRUE(m_store->registrations(false).empty());
+}
+
+TEST_F(PollCycleTest, AUsersJobsAreListedForMine) {
+    const std::vector<common::JobId> ids{submit(), submit()};
+    const auto jobs = m_slurm.load_user_jobs(::getuid());
+    ASSERT_TRUE(jobs);
+    ASSERT_EQ(jobs->size(), 2U);
+    EXPECT_EQ((*jobs)[0].id, ids[0]);
+    EXPECT_TRUE(m_slurm.load_user_jobs(::getuid() + 1)->empty());
+}
+
+}  // namespace

@@ -1,0 +1,169 @@
+// Why the per-user path is not a loop over register_job: each registration used to cost a
+// process, a Slurm query and two commits; a sweep of a thousand jobs is one query and one commit
+// here. The site daemon's socket takes one job per request, so there it is a loop.
+#include "register_many.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "common/clock.h"
+#include "common/printable.h"
+#include "registration_route.h"
+#include "session.h"
+#include "site_mode.h"
+
+namespace cli {
+namespace {
+
+bool is_candidate(const slurm::JobSnapshot& job, const ManyJobs& filter) {
+    const bool alive = job.state == slurm::JobState::pending ||
+                       job.state == slurm::JobState::running ||
+                       job.state == slurm::JobState::suspended;
+    return alive && job.batch && (filter.name.empty() || job.name == filter.name) &&
+           (filter.partition.empty() || job.partition == filter.partition);
+}
+
+// The ids typed, then the caller's own jobs with --mine (each once, in that order).
+common::Result<std::vector<common::JobId>> jobs_named(const GlobalOptions& global,
+                                                      const ManyJobs& jobs) {
+    std::vector<common::JobId> ids;
+    std::set<common::JobId> seen;
+    for (const auto& text : jobs.ids) {
+        auto id = parse_job(text);
+        if (!id) {
+            return tl::unexpected(id.error());
+        }
+        if (seen.insert(*id).second) {
+            ids.push_back(*id);
+        }
+    }
+    if (!jobs.mine) {
+        return ids;
+    }
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    const auto mine = (*client)->load_user_jobs(::getuid());
+    if (!mine) {
+        return common::fail("listing your jobs: " + mine.error().message,
+                            "check that slurmctld is running (`scontrol ping`)");
+    }
+    std::size_t added = 0;
+    for (const auto& job : *mine) {
+        if (is_candidate(job, jobs) && seen.insert(job.id).second) {
+            ids.push_back(job.id);
+            ++added;
+        }
+    }
+    if (added == 0 && ids.empty()) {
+        return common::fail("--mine found no pending or running batch job of yours" +
+                                std::string(jobs.name.empty() ? "" : " named " + jobs.name) +
+                                (jobs.partition.empty() ? "" : " in " + jobs.partition),
+                            "see your jobs with `squeue --me`");
+    }
+    return ids;
+}
+
+struct Tally {
+    std::size_t enabled = 0;
+    std::size_t unsupervised = 0;  // credential_error: registered, the checks failed
+    std::size_t failed = 0;        // not registered
+    std::size_t already = 0;       // --mine: watched already, left as they are
+};
+
+void say(const common::JobId& job, const common::Result<control::Registered>& result,
+         Tally& tally) {
+    if (!result) {
+        ++tally.failed;
+        std::printf("job %s: not registered: %s (%s)\n", job.to_string().c_str(),
+                    common::printable(result.error().message).c_str(),
+                    common::printable(result.error().hint).c_str());
+        return;
+    }
+    if (result->status == state::Status::credential_error) {
+        ++tally.unsupervised;
+    } else {
+        ++tally.enabled;
+    }
+    std::printf("registered job %s (%s): %s%s%s\n", job.to_string().c_str(),
+                common::printable(result->job_name).c_str(),
+                std::string(state::to_string(result->status)).c_str(),
+                result->status == state::Status::credential_error ? ": " : "",
+                result->status == state::Status::credential_error
+                    ? common::printable(result->status_reason).c_str()
+                    : "");
+}
+
+}  // namespace
+
+common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& jobs,
+                                  const supervisor::RegisterRequest& options) {
+    if (!jobs.mine && (!jobs.name.empty() || !jobs.partition.empty())) {
+        return common::fail("--name and --partition choose among your jobs: they need --mine",
+                            "e.g. `supervisor register --mine --name sweep`");
+    }
+    if (auto checked = supervisor::check_request(options); !checked) {
+        return tl::unexpected(checked.error());
+    }
+    const auto ids = jobs_named(global, jobs);
+    if (!ids) {
+        return tl::unexpected(ids.error());
+    }
+    Tally tally;
+    if (site_daemon(global)) {
+        for (const auto& id : *ids) {
+            auto request = options;
+            request.job = id;
+            say(id, register_anywhere(global, std::move(request)), tally);
+        }
+    } else {
+        auto store = open_store(global);
+        if (!store) {
+            return tl::unexpected(store.error());
+        }
+        auto client = connect_slurm(global);
+        if (!client) {
+            return tl::unexpected(client.error());
+        }
+        const auto config = daemon_config(global, "", {});
+        if (!config) {
+            return tl::unexpected(config.error());
+        }
+        auto request = options;
+        request.caller = ::getuid();
+        // --mine means "watch all my jobs": the ones already watched are left as they are.
+        std::vector<common::JobId> wanted;
+        for (const auto& id : *ids) {
+            const auto existing = (*store)->registration(id);
+            const bool named = std::ranges::find(jobs.ids, id.to_string()) != jobs.ids.end();
+            if (jobs.mine && !named && existing && existing->watching &&
+                existing->status != state::Status::credential_error) {
+                ++tally.already;
+                continue;
+            }
+            wanted.push_back(id);
+        }
+        common::SystemClock clock;
+        for (auto& [job, result] :
+             supervisor::register_jobs(**store, **client, clock, *config, request, wanted)) {
+            say(job,
+                result ? common::Result<control::Registered>(summary_of(*result))
+                       : tl::unexpected(result.error()),
+                tally);
+        }
+    }
+    std::printf(
+        "%zu of %zu jobs registered: %zu enabled, %zu cannot be supervised (see their "
+        "reasons above); %zu not registered%s\n",
+        tally.enabled + tally.unsupervised, ids->size() - tally.already, tally.enabled,
+        tally.unsupervised, tally.failed,
+        tally.already == 0 ? ""
+                           : ("; " + std::to_string(tally.already) + " already watched").c_str());
+    return tally.failed == 0 && tally.unsupervised == 0 ? 0 : 1;
+}
+
+}  // namespace cli
