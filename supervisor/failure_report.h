@@ -20,6 +20,10 @@ struct FailureReport {
     std::vector<std::string> would_have_done;  // what it would do, were it permitted
     std::vector<std::string> notes;            // everything else, each a sentence of its own
     std::string next_step;                     // for the human; empty: the status's default
+    // What happened, for the message that enters `recovering`, when the status's own headline
+    // ("failed; recovering") would mislead: a requeue by Slurm or an administrator is not a
+    // failure of the job. Empty: the status's headline.
+    std::string headline;
 };
 
 // `correlation` is the one-line description of what is shared with earlier failures (empty

@@ -82,7 +82,10 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     const auto& correlation = analysis.correlation;
     const auto correlated = describe(correlation);
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));
-    const auto report = failure_report(analysis, correlated);
+    auto report = failure_report(analysis, correlated);
+    if (slurm_requeued) {
+        report.headline = "was requeued by Slurm or an administrator; recovering";
+    }
 
     auto transaction = m_store.begin();
     if (!still_current(registration)) {

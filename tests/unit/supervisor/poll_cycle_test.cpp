@@ -313,6 +313,11 @@ TEST_F(PollCycleTest, RequeuesByAnotherHandAreNotChargedToTheBudget) {
               (checkpoints() / "step_000020.pt").string())
         << "each restart gets the newest checkpoint through the job contract";
     const auto transitions = events_of_kind(id, "transition");
+    const auto told = m_store->notifications(id);
+    ASSERT_FALSE(told.empty());
+    EXPECT_NE(told[0].subject.find("requeued by Slurm or an administrator"), std::string::npos)
+        << told[0].subject << " -- not a failure of the job";
+    EXPECT_EQ(told[0].subject.find("failed"), std::string::npos) << told[0].subject;
     ASSERT_GE(transitions.size(), 2U);  // validated, then the first outside requeue
     EXPECT_NE(transitions[1].message.find("not counted against --max-attempts (1 of at most 50"),
               std::string::npos)
