@@ -160,6 +160,7 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
         job.time_limit = std::chrono::minutes(record.time_limit);
     }
     job.batch = record.batch_flag != 0;
+    job.heterogeneous = record.het_job_id != 0 && record.het_job_id != NO_VAL;
     job.requeueable = job.batch && record.requeue != 0;
 
     job.num_nodes = count_of(record.num_nodes).value_or(0);

@@ -48,6 +48,9 @@ struct JobSnapshot {
     std::optional<std::chrono::minutes> time_limit;  // nullopt: unlimited
     bool requeueable = false;                        // Slurm will accept a requeue of this job
     bool batch = true;  // batch script (sbatch), not an interactive allocation
+    // A component of a heterogeneous job (sbatch with ':' or `#SBATCH hetjob`): several
+    // allocations that submit_request_from() cannot re-create. Registration refuses it.
+    bool heterogeneous = false;
 
     // What the job asked for, as submit_request_from() needs it to submit it again. Slurm's
     // "not given" values (0, NO_VAL) are nullopt or empty. 22.05 does not report the open mode

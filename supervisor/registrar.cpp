@@ -164,6 +164,15 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     if (auto refused = already_registered(existing, request.job)) {
         return tl::unexpected(*refused);
     }
+    if (job.heterogeneous) {
+        // Requeued, a heterogeneous job restarts all its components, but the supervisor
+        // diagnoses, excludes nodes and resubmits per allocation: refused rather than half done.
+        return common::fail("job " + request.job.to_string() +
+                                " is part of a heterogeneous job (submitted with ':' or `#SBATCH "
+                                "hetjob`), which the supervisor does not support",
+                            "submit the components as separate jobs (or one homogeneous job) "
+                            "and register those");
+    }
     // Cannot fail: check_request parsed the same text.
     const auto whitelist = recovery::parse_whitelist(request.allowed_actions).value();
     Prepared prepared;

@@ -186,6 +186,23 @@ TEST_F(PollCycleTest, ManyJobsWithAnInvalidRequestOrNoSlurmWriteNothing) {
     EXPECT_TRUE(m_store->registrations(false).empty());
 }
 
+TEST_F(PollCycleTest, AHeterogeneousJobIsRefusedAndNothingIsWritten) {
+    const auto id = submit();
+    auto job = m_slurm.job(id);
+    job.heterogeneous = true;
+    m_slurm.put(job);
+    const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, request(id));
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("heterogeneous"), std::string::npos)
+        << result.error().message;
+    EXPECT_FALSE(result.error().hint.empty());
+    EXPECT_FALSE(m_store->registration(id));
+    const std::vector<common::JobId> ids{id};
+    EXPECT_FALSE(
+        supervisor::register_jobs(*m_store, m_slurm, m_clock, m_config, request(id), ids)[0]
+            .result);
+}
+
 TEST_F(PollCycleTest, AUsersJobsAreListedForMine) {
     const std::vector<common::JobId> ids{submit(), submit()};
     const auto jobs = m_slurm.load_user_jobs(::getuid());
