@@ -121,24 +121,16 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
             say(id, register_anywhere(global, std::move(request)), tally);
         }
     } else {
-        auto store = open_store(global);
-        if (!store) {
-            return tl::unexpected(store.error());
-        }
-        auto client = connect_slurm(global);
-        if (!client) {
-            return tl::unexpected(client.error());
-        }
-        const auto config = daemon_config(global, "", {});
-        if (!config) {
-            return tl::unexpected(config.error());
+        auto local = open_local_registrar(global);
+        if (!local) {
+            return tl::unexpected(local.error());
         }
         auto request = options;
         request.caller = ::getuid();
         // --mine means "watch all my jobs": the ones already watched are left as they are.
         std::vector<common::JobId> wanted;
         for (const auto& id : *ids) {
-            const auto existing = (*store)->registration(id);
+            const auto existing = local->store->registration(id);
             const bool named = std::ranges::find(jobs.ids, id.to_string()) != jobs.ids.end();
             if (jobs.mine && !named && existing && existing->watching &&
                 existing->status != state::Status::credential_error) {
@@ -148,8 +140,8 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
             wanted.push_back(id);
         }
         common::SystemClock clock;
-        for (auto& [job, result] :
-             supervisor::register_jobs(**store, **client, clock, *config, request, wanted)) {
+        for (auto& [job, result] : supervisor::register_jobs(*local->store, *local->client, clock,
+                                                             local->config, request, wanted)) {
             say(job,
                 result ? common::Result<control::Registered>(summary_of(*result))
                        : tl::unexpected(result.error()),

@@ -14,6 +14,22 @@ extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 #include "site_mode.h"
 
 namespace cli {
+common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global) {
+    auto store = open_store(global);
+    if (!store) {
+        return tl::unexpected(store.error());
+    }
+    auto client = connect_slurm(global);
+    if (!client) {
+        return tl::unexpected(client.error());
+    }
+    auto config = daemon_config(global, "", {});
+    if (!config) {
+        return tl::unexpected(config.error());
+    }
+    return LocalRegistrar{std::move(*store), std::move(*client), std::move(*config)};
+}
+
 control::Registered summary_of(const state::Registration& r) {
     return {r.job.to_string(), r.job_name,     r.status,         r.status_reason,
             r.allowed_actions, r.max_attempts, r.checkpoint_dir, r.stall_timeout_s};
@@ -50,21 +66,14 @@ common::Result<control::Registered> register_anywhere(const GlobalOptions& globa
         }
         return *reply->registered;
     }
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const auto config = daemon_config(global, "", {});
-    if (!config) {
-        return tl::unexpected(config.error());
+    auto local = open_local_registrar(global);
+    if (!local) {
+        return tl::unexpected(local.error());
     }
     request.caller = ::getuid();
     common::SystemClock clock;
-    const auto registration = supervisor::register_job(**store, **client, clock, *config, request);
+    const auto registration =
+        supervisor::register_job(*local->store, *local->client, clock, local->config, request);
     if (!registration) {
         return tl::unexpected(registration.error());
     }

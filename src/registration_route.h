@@ -7,14 +7,29 @@
 
 #include <cstdio>
 
+#include <memory>
+
 #include "commands.h"
 #include "control/protocol.h"
+#include "slurm/libslurm_client.h"
+#include "state/store.h"
+#include "supervisor/config.h"
 #include "supervisor/registrar.h"
 
 namespace cli {
 
 [[nodiscard]] common::Result<control::Registered> register_anywhere(
     const GlobalOptions& global, supervisor::RegisterRequest request);
+
+// What registering in this process's own state directory needs: the store, the Slurm client
+// and the config (for its state directory and limits). Fails with the first one that cannot be
+// opened, as open_store / connect_slurm / daemon_config say.
+struct LocalRegistrar {
+    std::unique_ptr<state::Store> store;
+    std::unique_ptr<slurm::LibslurmClient> client;
+    supervisor::Config config;
+};
+[[nodiscard]] common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global);
 
 // What the CLI prints of a registration, in both modes.
 [[nodiscard]] control::Registered summary_of(const state::Registration& registration);
