@@ -34,6 +34,13 @@ class Client {
     // reached.
     [[nodiscard]] virtual Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) = 0;
 
+    // The task ids of job array `array_job` (its master id, as sbatch --array printed it),
+    // ascending: the tasks that started and those still pending in the array's one record, one
+    // RPC. Empty when `array_job` is a plain job. Fails with job_not_found for an id slurmctld
+    // does not know, controller_unreachable while it cannot be reached.
+    [[nodiscard]] virtual Result<std::vector<std::uint32_t>> load_array_tasks(
+        std::uint32_t array_job) = 0;
+
     // Every node of the cluster.
     [[nodiscard]] virtual Result<std::vector<NodeSnapshot>> load_nodes() = 0;
 

@@ -5,6 +5,7 @@
 #include "slurm/libslurm_client.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -378,6 +379,42 @@ Result<std::vector<JobSnapshot>> LibslurmClient::load_user_jobs(std::uint32_t ui
         jobs.push_back(detail::to_snapshot(record, id));
     }
     return jobs;
+}
+
+Result<std::vector<std::uint32_t>> LibslurmClient::load_array_tasks(std::uint32_t array_job) {
+    job_info_msg_t* raw = nullptr;
+    errno = 0;
+    // One job number brings every record of the array it names.
+    const int rc = slurm_load_job(&raw, array_job, SHOW_ALL | SHOW_LOCAL);
+    detail::JobInfoMessage message(raw);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(
+            last_error(rc), "loading job array " + std::to_string(array_job) + " from slurmctld"));
+    }
+    std::vector<std::uint32_t> tasks;
+    for (uint32_t i = 0; i < message->record_count; ++i) {
+        const auto& record = message->job_array[i];
+        if (record.array_job_id != array_job) {
+            continue;  // a plain job (array_job_id 0), or a task of another array
+        }
+        if (record.array_task_id != NO_VAL) {
+            tasks.push_back(record.array_task_id);
+        } else if (record.array_task_str) {
+            // SLURM_BITSTR_LEN=0 (create()) keeps the expression whole.
+            const auto pending = array_expression_tasks(record.array_task_str);
+            if (!pending) {
+                return tl::unexpected(
+                    Error{ErrorKind::other, "job array " + std::to_string(array_job) +
+                                                ": slurmctld's task list '" +
+                                                record.array_task_str + "' cannot be read"});
+            }
+            tasks.insert(tasks.end(), pending->begin(), pending->end());
+        }
+    }
+    std::ranges::sort(tasks);
+    const auto [first, last] = std::ranges::unique(tasks);
+    tasks.erase(first, last);
+    return tasks;
 }
 
 Result<std::vector<NodeSnapshot>> LibslurmClient::load_nodes() {

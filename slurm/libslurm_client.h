@@ -43,6 +43,8 @@ class LibslurmClient final : public Client {
     [[nodiscard]] JobQueryForm last_query_form() const { return m_last_form; }
     [[nodiscard]] const JobTableKnowledge& job_table_knowledge() const { return m_knowledge; }
     [[nodiscard]] Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) override;
+    [[nodiscard]] Result<std::vector<std::uint32_t>> load_array_tasks(
+        std::uint32_t array_job) override;
     [[nodiscard]] Result<std::vector<NodeSnapshot>> load_nodes() override;
     [[nodiscard]] Result<void> requeue(const JobId& id, RequeueMode mode) override;
     [[nodiscard]] Result<void> release(const JobId& id) override;

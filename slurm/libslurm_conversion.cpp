@@ -128,6 +128,8 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     JobSnapshot job;
     job.id = requested;
     job.raw_job_id = record.job_id;
+    job.in_array_record = requested.array_task.has_value() && record.array_task_id == NO_VAL;
+    job.array_job_id = record.array_job_id;
     job.name = text(record.name);
     job.user_id = record.user_id;
     job.state = job_state_of(record.job_state);
@@ -140,6 +142,14 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
         job.exit_code = static_cast<int>((record.exit_code >> 8) & 0xff);
         if ((record.exit_code & 0x7f) != 0) {
             job.signal = static_cast<int>(record.exit_code & 0x7f);
+        }
+    }
+    // slurmctld keeps the worst step's status (scontrol -d: DerivedExitCode) without
+    // accounting; NO_VAL until a step has ended. The same wait(2) encoding.
+    if (record.derived_ec != NO_VAL && record.derived_ec != 0) {
+        job.step_exit_code = static_cast<int>((record.derived_ec >> 8) & 0xff);
+        if ((record.derived_ec & 0x7f) != 0) {
+            job.step_signal = static_cast<int>(record.derived_ec & 0x7f);
         }
     }
     job.restart_count = record.restart_cnt;

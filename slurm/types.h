@@ -24,6 +24,13 @@ using common::TimePoint;
 struct JobSnapshot {
     JobId id;                      // as registered: "1234" or "1234_7"
     std::uint32_t raw_job_id = 0;  // Slurm's own id of this record (differs for array tasks)
+    // An array task that has not started: it is still one of the tasks of the array's pending
+    // record, so raw_job_id is that record's id, not yet the task's own (sbatch's %j).
+    bool in_array_record = false;
+    // The id of the array this record belongs to (sbatch --array's id); 0 for a plain job. A
+    // record whose array_job_id is its own id answers for the array id itself: the array's
+    // pending tasks, or the task that took the array's id.
+    std::uint32_t array_job_id = 0;
     std::string name;
     std::uint32_t user_id = 0;
     JobState state = JobState::pending;
@@ -33,6 +40,10 @@ struct JobSnapshot {
     std::string state_reason;         // "NonZeroExitCode", "BeginTime", "None", ...
     std::optional<int> exit_code;     // exit status when the batch script exited
     std::optional<int> signal;        // signal that ended it (TIMEOUT: 15), if any
+    // The worst ending of the job's srun steps so far (scontrol -d's DerivedExitCode), set only
+    // when a step failed: a batch script that goes on after a failed step may still exit 0.
+    std::optional<int> step_exit_code;
+    std::optional<int> step_signal;
     std::uint32_t restart_count = 0;  // bumped by every requeue, ours or Slurm's
     std::string nodes;                // node list of the current/last run ("n[1-2]")
     std::string excluded_nodes;       // ExcNodeList

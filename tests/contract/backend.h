@@ -16,6 +16,11 @@ public:
     virtual slurm::Client& client() = 0;
     // A batch job that ran and exited with `exit_code`; requeueable unless told otherwise.
     virtual slurm::JobId finished_job(int exit_code, bool requeueable = true) = 0;
+    // A batch job that ran an srun step exiting with `step_exit`, then exited 0 itself.
+    virtual slurm::JobId job_with_failed_step(int step_exit) = 0;
+    // A job array of the tasks `expression` names ("1-7:3"), submitted held so that its tasks
+    // stay pending in one record; its array id.
+    virtual slurm::JobId held_array(const std::string& expression) = 0;
     // A batch job that is running now (on some node) and will not end by itself in the test.
     virtual slurm::JobId running_job() = 0;
     // Wait (real) until the job is pending and not completing after an operation.

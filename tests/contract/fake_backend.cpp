@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "slurm/array_tasks.h"
 #include "tests/contract/backend.h"
 #include "tests/fakes/fake_slurm_client.h"
 
@@ -17,6 +18,27 @@ public:
         m_fake.start(id, "n1");
         m_fake.finish(id, exit_code == 0 ? slurm::JobState::completed : slurm::JobState::failed,
                       exit_code);
+        return id;
+    }
+    slurm::JobId job_with_failed_step(int step_exit) override {
+        const auto id = finished_job(0, true);
+        auto job = m_fake.job(id);
+        job.step_exit_code = step_exit;
+        m_fake.put(job);
+        return id;
+    }
+    slurm::JobId held_array(const std::string& expression) override {
+        const auto id = m_fake.submit("contract-array");
+        auto task = m_fake.job(id);
+        task.held = true;
+        task.array_job_id = id.job;
+        m_fake.put(task);  // the array's id answers as the array (its pending record)
+        task.in_array_record = true;
+        const auto numbers = slurm::array_expression_tasks(expression).value();
+        for (const auto number : numbers) {
+            task.id = slurm::JobId{id.job, number};
+            m_fake.put(task);
+        }
         return id;
     }
     slurm::JobId running_job() override {

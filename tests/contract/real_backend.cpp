@@ -40,6 +40,16 @@ public:
             return slurm::is_finished(j.state) && !j.completing;
         });
     }
+    slurm::JobId job_with_failed_step(int step_exit) override {
+        const auto id = submit("--wrap 'srun sh -c \"exit " + std::to_string(step_exit) +
+                               "\"; exit 0'");
+        return wait(id, [](const slurm::JobSnapshot& j) {
+            return slurm::is_finished(j.state) && !j.completing;
+        });
+    }
+    slurm::JobId held_array(const std::string& expression) override {
+        return submit("--hold --array=" + expression + " --wrap 'exit 0'");
+    }
     slurm::JobId running_job() override {
         const auto id = submit("--wrap 'sleep 600'");
         return wait(id, [](const slurm::JobSnapshot& j) {

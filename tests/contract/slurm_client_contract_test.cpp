@@ -65,6 +65,43 @@ TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
     EXPECT_TRUE(nobody->empty());
 }
 
+TEST_F(SlurmClientContract, AFailedStepOfAJobThatExitedZeroShowsInItsStepStatus) {
+    const auto failed_step = load(m_backend->job_with_failed_step(3));
+    EXPECT_EQ(failed_step.state, JobState::completed);
+    EXPECT_EQ(failed_step.exit_code, 0);
+    EXPECT_EQ(failed_step.step_exit_code, 3);
+    EXPECT_EQ(failed_step.step_signal, std::nullopt);
+    const auto clean = load(m_backend->finished_job(0));  // no step at all
+    EXPECT_EQ(clean.step_exit_code, std::nullopt);
+}
+
+TEST_F(SlurmClientContract, AnArraysTasksAreListedAPlainJobHasNone) {
+    const auto array = m_backend->held_array("1-7:3,10");
+    const auto tasks = client().load_array_tasks(array.job);
+    ASSERT_TRUE(tasks) << tasks.error().message;
+    EXPECT_EQ(*tasks, (std::vector<std::uint32_t>{1, 4, 7, 10}));
+    const std::vector<slurm::JobId> task_ids{{array.job, 4}, {array.job, 10}};
+    const auto query = client().load_jobs(task_ids);  // each task answers as itself
+    ASSERT_TRUE(query) << query.error().message;
+    ASSERT_EQ(query->jobs.size(), 2U);
+    EXPECT_EQ(query->jobs[1].id, task_ids[1]);
+    EXPECT_TRUE(query->jobs[1].held);
+    EXPECT_TRUE(query->jobs[1].in_array_record);  // no job id of its own before it starts
+    EXPECT_EQ(query->jobs[1].array_job_id, array.job);
+    const std::vector<slurm::JobId> array_ids{array};
+    const auto by_array_id = client().load_jobs(array_ids);
+    ASSERT_TRUE(by_array_id) << by_array_id.error().message;
+    ASSERT_EQ(by_array_id->jobs.size(), 1U);
+    EXPECT_EQ(by_array_id->jobs[0].array_job_id, array.job);  // the id names an array
+
+    const auto plain = client().load_array_tasks(m_backend->finished_job(0).job);
+    ASSERT_TRUE(plain) << plain.error().message;
+    EXPECT_TRUE(plain->empty());
+    const auto unknown = client().load_array_tasks(m_backend->unknown_job().job);
+    ASSERT_FALSE(unknown);
+    EXPECT_EQ(unknown.error().kind, slurm::ErrorKind::job_not_found);
+}
+
 TEST_F(SlurmClientContract, SecondQueryWithoutChangesSaysNoChangeAndRepeatsTheAnswer) {
     const auto id = m_backend->finished_job(1);
     const slurm::JobId ids[] = {id};

@@ -146,6 +146,30 @@ slurm::Result<std::vector<slurm::JobSnapshot>> FakeSlurmClient::load_user_jobs(s
     return jobs;
 }
 
+slurm::Result<std::vector<std::uint32_t>> FakeSlurmClient::load_array_tasks(
+    std::uint32_t array_job) {
+    const std::string operation = "load job array " + std::to_string(array_job);
+    run_before_call(operation);
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading a job array from slurmctld"));
+    }
+    std::vector<std::uint32_t> tasks;
+    bool known = false;
+    for (const auto& [id, job] : m_jobs) {
+        if (id.job == array_job) {
+            known = true;
+            if (id.array_task) {
+                tasks.push_back(*id.array_task);  // m_jobs is ordered: ascending already
+            }
+        }
+    }
+    if (!known) {
+        return tl::unexpected(
+            error(ErrorKind::job_not_found, operation, "Invalid job id specified"));
+    }
+    return tasks;
+}
+
 slurm::Result<std::vector<slurm::NodeSnapshot>> FakeSlurmClient::load_nodes() {
     run_before_call("load nodes");
     if (m_unreachable) {
@@ -451,6 +475,10 @@ void FakeSlurmClient::start(const slurm::JobId& id, const std::string& node) {
     j.state_reason = "None";
     j.nodes = j.batch_host = node;
     j.start_time = m_clock.now();
+    if (j.in_array_record) {  // the task leaves its array's record: a job id of its own
+        j.in_array_record = false;
+        j.raw_job_id = m_next_id++;
+    }
     touch();
 }
 

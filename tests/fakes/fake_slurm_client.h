@@ -25,6 +25,8 @@ class FakeSlurmClient final : public slurm::Client {
         std::span<const slurm::JobId> ids) override;
     [[nodiscard]] slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(
         std::uint32_t uid) override;
+    [[nodiscard]] slurm::Result<std::vector<std::uint32_t>> load_array_tasks(
+        std::uint32_t array_job) override;
     [[nodiscard]] slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override;
     [[nodiscard]] slurm::Result<void> requeue(const slurm::JobId& id,
                                               slurm::RequeueMode mode) override;

@@ -34,6 +34,9 @@ class RefusingClient final : public slurm::Client {
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t) override {
         return tl::unexpected(m_error);
     }
+    slurm::Result<std::vector<std::uint32_t>> load_array_tasks(std::uint32_t) override {
+        return tl::unexpected(m_error);
+    }
     slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override {
         return tl::unexpected(m_error);
     }

@@ -34,6 +34,9 @@ class InterleavingClient final : public slurm::Client {
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t uid) override {
         return m_fake.load_user_jobs(uid);
     }
+    slurm::Result<std::vector<std::uint32_t>> load_array_tasks(std::uint32_t array_job) override {
+        return m_fake.load_array_tasks(array_job);
+    }
     slurm::Result<std::vector<slurm::NodeSnapshot>> load_nodes() override {
         if (before_node_query) {
             std::exchange(before_node_query, nullptr)();
