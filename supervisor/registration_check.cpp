@@ -82,9 +82,15 @@ std::optional<common::Error> check_registration(const state::Registration& regis
                                  "owner, then register again"};
         }
     }
-    if (!registration.checkpoint_dir.empty() && !directory_readable(registration.checkpoint_dir)) {
+    // A job that has not run yet may create its own directory (an array task's %A_%a one, say)
+    // as long as the directory it goes into is there.
+    const bool not_run_yet = job.state == slurm::JobState::pending && job.restart_count == 0;
+    if (!registration.checkpoint_dir.empty() &&
+        !(not_run_yet ? readable_or_creatable(registration.checkpoint_dir)
+                      : directory_readable(registration.checkpoint_dir))) {
         return common::Error{"checkpoint directory " + registration.checkpoint_dir +
-                                 " does not exist or cannot be read",
+                                 (not_run_yet ? " cannot be read, nor created by the job"
+                                              : " does not exist or cannot be read"),
                              "create it or fix --checkpoint-dir, then register again"};
     }
     return std::nullopt;

@@ -67,6 +67,7 @@ TEST_F(PollCycleTest, NotRequeueableJobIsACredentialErrorSayingHowToFixIt) {
 
 TEST_F(PollCycleTest, UnreadableCheckpointDirIsACredentialError) {
     const auto id = submit();
+    m_slurm.start(id, "n1");  // it ran: the directory should be there
     auto r = request(id);
     r.checkpoint_dir = (m_dir.path() / "no-such-dir").string();
     const auto result = supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r);
@@ -74,6 +75,22 @@ TEST_F(PollCycleTest, UnreadableCheckpointDirIsACredentialError) {
     const auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::credential_error);
     EXPECT_NE(reg.status_reason.find("no-such-dir"), std::string::npos) << reg.status_reason;
+}
+
+TEST_F(PollCycleTest, AJobThatHasNotRunMayCreateItsCheckpointDirInAnExistingOne) {
+    const auto id = submit();  // pending, never ran
+    auto r = request(id);
+    r.checkpoint_dir = (m_dir.path() / "made-by-the-job").string();
+    ASSERT_TRUE(supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r));
+    EXPECT_EQ(registration(id).status, Status::enabled) << registration(id).status_reason;
+
+    const auto orphan = submit();
+    r = request(orphan);
+    r.checkpoint_dir = (m_dir.path() / "no-such-parent" / "ckpt").string();
+    ASSERT_TRUE(supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r));
+    EXPECT_EQ(registration(orphan).status, Status::credential_error);
+    EXPECT_NE(registration(orphan).status_reason.find("nor created by the job"), std::string::npos)
+        << registration(orphan).status_reason;
 }
 
 TEST_F(PollCycleTest, OutputThatIsADeviceOrAFifoIsACredentialErrorSayingWhy) {
