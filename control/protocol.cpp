@@ -116,7 +116,8 @@ json registration_json(const supervisor::RegisterRequest& r) {
             {"stall_timeout_s", r.stall_timeout_s},
             {"progress_pattern", r.progress_pattern},
             {"environment", r.environment},
-            {"script_argv", r.script_argv}};
+            {"script_argv", r.script_argv},
+            {"whole_array", r.whole_array}};
 }
 
 }  // namespace
@@ -191,6 +192,7 @@ common::Result<Request> decode_request(std::string_view payload) {
         options.read("progress_pattern", r.progress_pattern);
         options.read("environment", r.environment);
         options.read("script_argv", r.script_argv);
+        options.read("whole_array", r.whole_array);
         if (auto read = options.result(); !read) {
             return tl::unexpected(read.error());
         }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -92,6 +94,7 @@ nlohmann::json registration_json(const state::Registration& r,
             {"previous_job", r.previous_job},
             {"next_job", r.next_job},
             {"stall_timeout_s", r.stall_timeout_s},
+            {"array", r.whole_array ? nlohmann::json(r.job.job) : nlohmann::json(nullptr)},
             {"progress_pattern", r.progress_pattern},
             {"last_decision", decision},
             {"attempts", runs}};
@@ -167,6 +170,23 @@ std::string row(const char* format, const std::string& a, const std::string& b,
     return line;
 }
 
+// One line for a job array registered whole: how many of its tasks are in each status.
+std::string array_row(const std::vector<state::Registration>& tasks) {
+    std::map<std::string, std::size_t> counts;
+    for (const auto& task : tasks) {
+        ++counts[status_text(task)];
+    }
+    std::string text;
+    for (const auto& [status, count] : counts) {
+        text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + status;
+    }
+    const auto& first = tasks.front();
+    return row("%-12s %-16s %s%s%s\n", std::to_string(first.job.job),
+               printable(first.job_name.substr(0, 16)),
+               "array of " + std::to_string(tasks.size()) + " tasks: ", text, "", "") +
+           "    each task: supervisor status " + std::to_string(first.job.job) + "\n";
+}
+
 // "not registered" for a job of another owner too: nobody learns another user's ids.
 common::Error not_registered(const common::JobId& job, const std::string& hint) {
     return {"job " + job.to_string() + " is not registered", hint};
@@ -176,7 +196,21 @@ common::Error not_registered(const common::JobId& job, const std::string& hint) 
 
 common::Result<std::string> status_view(const state::Store& store, const StatusQuery& query) {
     std::vector<state::Registration> registrations;
-    if (query.job) {
+    auto owned = [&](const state::Registration& r) {
+        return !query.owner || r.owner_uid == *query.owner;
+    };
+    // An array id: the array's line, then each of its tasks.
+    std::vector<state::Registration> array_tasks;
+    if (query.job && !query.job->array_task && !store.registration(*query.job)) {
+        for (auto& task : store.array_registrations(query.job->job)) {
+            if (owned(task)) {
+                array_tasks.push_back(std::move(task));
+            }
+        }
+    }
+    if (!array_tasks.empty()) {
+        registrations = array_tasks;
+    } else if (query.job) {
         auto registration = store.registration(*query.job);
         if (!registration || (query.owner && registration->owner_uid != *query.owner)) {
             return tl::unexpected(
@@ -203,7 +237,21 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
     }
     constexpr const char* k_row = "%-12s %-16s %-26s %-8s %-14s %s\n";
     std::string text = row(k_row, "JOB", "NAME", "STATUS", "ATTEMPT", "LAST CAUSE", "CHECKPOINT");
+    std::set<std::uint32_t> arrays_shown;
+    if (!array_tasks.empty()) {
+        text += array_row(array_tasks);
+    }
     for (const auto& r : registrations) {
+        // Listing: the tasks of an array registered whole are one line, counted over all of
+        // them (finished ones included), however many are shown.
+        if (!query.job && r.whole_array) {
+            if (arrays_shown.insert(r.job.job).second) {
+                auto tasks = store.array_registrations(r.job.job);
+                std::erase_if(tasks, [&](const auto& task) { return !owned(task); });
+                text += array_row(tasks);
+            }
+            continue;
+        }
         const std::string attempt =
             std::to_string(charged_attempt(r)) + "/" + std::to_string(r.max_attempts);
         text += row(k_row, r.job.to_string(), printable(r.job_name.substr(0, 16)), status_text(r),

@@ -87,6 +87,11 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     if (auto checked = supervisor::check_request(*request); !checked) {
         return tl::unexpected(checked.error());
     }
+    if (const auto array = names_an_array(global, *job); !array) {
+        return tl::unexpected(array.error());
+    } else if (*array) {  // every task of it, as `register ID ID ...` would
+        return register_many(global, options.jobs, *request);
+    }
     const auto said = *request;  // what the layout line below looks at
     const auto registration = register_anywhere(global, std::move(*request));
     if (!registration) {

@@ -20,6 +20,7 @@
 extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register stores it
 
 #include "commands.h"
+#include "register_many.h"
 #include "registration_options.h"
 #include "registration_route.h"
 #include "sbatch_arguments.h"
@@ -191,6 +192,25 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
         request->script_argv.push_back(*split.script);
         request->script_argv.insert(request->script_argv.end(), split.script_args.begin(),
                                     split.script_args.end());
+    }
+    // sbatch --array: every task is watched, as `supervisor register ARRAYID` would.
+    if (const auto array = names_an_array(global, *job); array && *array) {
+        ManyJobs tasks;
+        tasks.ids = {job->to_string()};
+        const auto registered = register_many(global, tasks, *request, stderr);
+        if (!registered) {
+            return common::fail(
+                "job array " + job->to_string() +
+                    " was submitted but is NOT supervised: " + registered.error().message,
+                "register it with: " + retry);
+        }
+        if (*registered != 0) {
+            std::fprintf(stderr,
+                         "supervisor: some tasks of job array %s are not supervised (see "
+                         "above); fix them, then run: %s\n",
+                         job->to_string().c_str(), retry.c_str());
+        }
+        return *registered;
     }
     const auto said = *request;  // what the layout line below looks at
     const auto registration = register_anywhere(global, std::move(*request));

@@ -75,33 +75,54 @@ struct Tally {
     std::size_t already = 0;       // --mine: watched already, left as they are
 };
 
-void say(const common::JobId& job, const common::Result<control::Registered>& result,
-         Tally& tally) {
+// `quiet`: a task of an array registered whole says something only when it went wrong; the
+// array's line and the count say the rest.
+void say(std::FILE* out, const common::JobId& job,
+         const common::Result<control::Registered>& result, Tally& tally, bool quiet) {
     if (!result) {
         ++tally.failed;
-        std::printf("job %s: not registered: %s (%s)\n", job.to_string().c_str(),
-                    common::printable(result.error().message).c_str(),
-                    common::printable(result.error().hint).c_str());
+        std::fprintf(out, "job %s: not registered: %s (%s)\n", job.to_string().c_str(),
+                     common::printable(result.error().message).c_str(),
+                     common::printable(result.error().hint).c_str());
         return;
     }
     if (result->status == state::Status::credential_error) {
         ++tally.unsupervised;
     } else {
         ++tally.enabled;
+        if (quiet) {
+            return;
+        }
     }
-    std::printf("registered job %s (%s): %s%s%s\n", job.to_string().c_str(),
-                common::printable(result->job_name).c_str(),
-                std::string(state::to_string(result->status)).c_str(),
-                result->status == state::Status::credential_error ? ": " : "",
-                result->status == state::Status::credential_error
-                    ? common::printable(result->status_reason).c_str()
-                    : "");
+    std::fprintf(out, "registered job %s (%s): %s%s%s\n", job.to_string().c_str(),
+                 common::printable(result->job_name).c_str(),
+                 std::string(state::to_string(result->status)).c_str(),
+                 result->status == state::Status::credential_error ? ": " : "",
+                 result->status == state::Status::credential_error
+                     ? common::printable(result->status_reason).c_str()
+                     : "");
 }
 
 }  // namespace
 
+common::Result<bool> names_an_array(const GlobalOptions& global, const common::JobId& job) {
+    if (job.array_task) {
+        return false;
+    }
+    auto slurm = connect_slurm(global);
+    if (!slurm) {
+        return tl::unexpected(slurm.error());
+    }
+    const std::vector<common::JobId> ids{job};
+    const auto expanded = supervisor::expand_arrays(**slurm, ids);
+    if (!expanded) {
+        return tl::unexpected(expanded.error());
+    }
+    return !expanded->arrays.empty();
+}
+
 common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& jobs,
-                                  const supervisor::RegisterRequest& options) {
+                                  const supervisor::RegisterRequest& options, std::FILE* out) {
     if (!jobs.mine && (!jobs.name.empty() || !jobs.partition.empty())) {
         return common::fail("--name and --partition choose among your jobs: they need --mine",
                             "e.g. `supervisor register --mine --name sweep`");
@@ -109,23 +130,47 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
     if (auto checked = supervisor::check_request(options); !checked) {
         return tl::unexpected(checked.error());
     }
-    const auto ids = jobs_named(global, jobs);
-    if (!ids) {
-        return tl::unexpected(ids.error());
+    const auto named = jobs_named(global, jobs);
+    if (!named) {
+        return tl::unexpected(named.error());
     }
+    // An array id stands for all its tasks, present and future (one more query per array).
+    auto slurm = connect_slurm(global);
+    if (!slurm) {
+        return tl::unexpected(slurm.error());
+    }
+    const auto expanded = supervisor::expand_arrays(**slurm, *named);
+    if (!expanded) {
+        return tl::unexpected(expanded.error());
+    }
+    const auto* ids = &expanded->jobs;
+    std::set<std::uint32_t> arrays;
+    for (const auto& array : expanded->arrays) {
+        arrays.insert(array.job);
+        const auto tasks = std::ranges::count_if(
+            *ids, [&](const common::JobId& id) { return id.job == array.job && id.array_task; });
+        std::fprintf(out,
+                     "job array %s: %td tasks, each watched and recovered on its own; one summary "
+                     "message when all have ended\n",
+                     array.to_string().c_str(), tasks);
+    }
+    auto quiet = [&](const common::JobId& id) { return id.array_task && arrays.contains(id.job); };
+    auto options_for_all = options;
+    options_for_all.whole_array = !arrays.empty();  // only tasks take it (see register_jobs)
     Tally tally;
     if (site_daemon(global)) {
         for (const auto& id : *ids) {
-            auto request = options;
+            auto request = options_for_all;
             request.job = id;
-            say(id, register_anywhere(global, std::move(request)), tally);
+            request.whole_array = quiet(id);
+            say(out, id, register_anywhere(global, std::move(request)), tally, quiet(id));
         }
     } else {
         auto local = open_local_registrar(global);
         if (!local) {
             return tl::unexpected(local.error());
         }
-        auto request = options;
+        auto request = options_for_all;
         request.caller = ::getuid();
         // --mine means "watch all my jobs": the ones already watched are left as they are.
         std::vector<common::JobId> wanted;
@@ -142,19 +187,20 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         common::SystemClock clock;
         for (auto& [job, result] : supervisor::register_jobs(*local->store, *local->client, clock,
                                                              local->config, request, wanted)) {
-            say(job,
+            say(out, job,
                 result ? common::Result<control::Registered>(summary_of(*result))
                        : tl::unexpected(result.error()),
-                tally);
+                tally, quiet(job));
         }
     }
-    std::printf(
-        "%zu of %zu jobs registered: %zu enabled, %zu cannot be supervised (see their "
-        "reasons above); %zu not registered%s\n",
-        tally.enabled + tally.unsupervised, ids->size() - tally.already, tally.enabled,
-        tally.unsupervised, tally.failed,
-        tally.already == 0 ? ""
-                           : ("; " + std::to_string(tally.already) + " already watched").c_str());
+    std::fprintf(out,
+                 "%zu of %zu jobs registered: %zu enabled, %zu cannot be supervised (see their "
+                 "reasons above); %zu not registered%s\n",
+                 tally.enabled + tally.unsupervised, ids->size() - tally.already, tally.enabled,
+                 tally.unsupervised, tally.failed,
+                 tally.already == 0
+                     ? ""
+                     : ("; " + std::to_string(tally.already) + " already watched").c_str());
     return tally.failed == 0 && tally.unsupervised == 0 ? 0 : 1;
 }
 

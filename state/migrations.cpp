@@ -240,6 +240,15 @@ ALTER TABLE registrations ADD COLUMN outside_requeues INTEGER NOT NULL DEFAULT 0
 PRAGMA user_version = 6;
 )sql";
 
+// Version 7, for job arrays registered whole (`supervisor register ARRAYID`): which task rows
+// came from such a registration, so that the array's end is told in one summary message.
+constexpr std::string_view k_schema_7 = R"sql(
+ALTER TABLE registrations ADD COLUMN whole_array INTEGER NOT NULL DEFAULT 0
+    CHECK (whole_array IN (0, 1));
+
+PRAGMA user_version = 7;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -248,6 +257,7 @@ constexpr std::array k_migrations{
     Migration{4, "registrations.stall_timeout_s and progress_pattern", k_schema_4},
     Migration{5, "registrations.registrant_uid", k_schema_5},
     Migration{6, "registrations.outside_requeues", k_schema_6},
+    Migration{7, "registrations.whole_array", k_schema_7},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

@@ -54,6 +54,9 @@ struct Registration {
     // Runs that ended by a requeue the supervisor did not make (preemption, an administrator,
     // Slurm after a node failure): journalled, not charged to max_attempts.
     std::uint32_t outside_requeues = 0;
+    // Registered with its whole array (`supervisor register ARRAYID`): the task's end is told
+    // in the array's one summary message, not in a message of its own.
+    bool whole_array = false;
     std::string last_slurm_state;  // last observed Slurm state ("RUNNING")
     std::string last_cause;        // cause id of the last failure
     std::string last_checkpoint;   // checkpoint the current attempt resumed from

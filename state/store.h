@@ -73,6 +73,9 @@ class Store {
     // All registrations, oldest first; watching_only: only those with watching = true and a
     // status other than completed.
     [[nodiscard]] std::vector<Registration> registrations(bool watching_only) const;
+    // The tasks of array `array_job` that were registered with it (whole_array), watched or
+    // not, in task order. One indexed range read.
+    [[nodiscard]] std::vector<Registration> array_registrations(std::uint32_t array_job) const;
     // Removes a registration and all rows of its job (for re-registering after
     // credential_error). Returns false when there was none.
     bool delete_registration(const JobId& job);

@@ -1,6 +1,8 @@
 // Registrations, attempts and the resume environment: the per-job state the poll cycle reads
 // and rewrites. Each method is one statement (or one savepoint), so it is atomic on its own
 // and composes inside a caller's Transaction.
+#include <algorithm>
+
 #include "state/database.h"
 #include "state/rows.h"
 #include "state/store.h"
@@ -13,12 +15,12 @@ INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, checkpoint_
     checkpoint_marker, allowed_actions, max_attempts, notify, watching, status, outcome,
     status_reason, attempt, seen_restart_count, last_slurm_state, last_cause, last_checkpoint,
     knobs_json, excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern,
-    registrant_uid, outside_requeues, created_at, updated_at)
+    registrant_uid, outside_requeues, whole_array, created_at, updated_at)
 VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :checkpoint_pattern, :checkpoint_marker,
     :allowed_actions, :max_attempts, :notify, :watching, :status, :outcome, :status_reason,
     :attempt, :seen_restart_count, :last_slurm_state, :last_cause, :last_checkpoint,
     :knobs_json, :excluded_nodes, :previous_job, :next_job, :stall_timeout_s, :progress_pattern,
-    :registrant_uid, :outside_requeues, :created_at, :updated_at)
+    :registrant_uid, :outside_requeues, :whole_array, :created_at, :updated_at)
 ON CONFLICT (job) DO NOTHING)sql"};
 
 constexpr Sql k_update_registration{"update registration", R"sql(
@@ -31,7 +33,8 @@ UPDATE registrations SET owner_uid = :owner_uid, job_name = :job_name,
     last_cause = :last_cause, last_checkpoint = :last_checkpoint, knobs_json = :knobs_json,
     excluded_nodes = :excluded_nodes, previous_job = :previous_job, next_job = :next_job,
     stall_timeout_s = :stall_timeout_s, progress_pattern = :progress_pattern,
-    registrant_uid = :registrant_uid, outside_requeues = :outside_requeues, created_at = :created_at, updated_at = :updated_at
+    registrant_uid = :registrant_uid, outside_requeues = :outside_requeues,
+    whole_array = :whole_array, created_at = :created_at, updated_at = :updated_at
 WHERE job = :job)sql"};
 
 // The three reads list the columns in the order read_registration() expects.
@@ -40,7 +43,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues
+    updated_at, registrant_uid, outside_requeues, whole_array
 FROM registrations WHERE job = :job)sql"};
 
 constexpr Sql k_select_registrations{"list registrations", R"sql(
@@ -48,7 +51,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues
+    updated_at, registrant_uid, outside_requeues, whole_array
 FROM registrations ORDER BY created_at, rowid)sql"};
 
 constexpr Sql k_select_watched_registrations{"list watched registrations", R"sql(
@@ -56,9 +59,19 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues
+    updated_at, registrant_uid, outside_requeues, whole_array
 FROM registrations WHERE watching = 1 AND status <> 'completed'
 ORDER BY created_at, rowid)sql"};
+
+// The tasks of one array registered with it: job texts "N_T" sort between "N_" and "N`" ('`'
+// follows '_' in ASCII), a range on the primary key's index.
+constexpr Sql k_select_array_registrations{"list an array's registrations", R"sql(
+SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_marker,
+    allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
+    seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
+    excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
+    updated_at, registrant_uid, outside_requeues, whole_array
+FROM registrations WHERE job > :low AND job < :high AND whole_array = 1)sql"};
 
 constexpr Sql k_delete_registration{"delete registration",
                                     "DELETE FROM registrations WHERE job = :job"};
@@ -114,6 +127,7 @@ void bind_registration(Statement& statement, const Registration& r) {
         .bind(":progress_pattern", r.progress_pattern)
         .bind(":registrant_uid", std::int64_t{r.registrant_uid})
         .bind(":outside_requeues", std::int64_t{r.outside_requeues})
+        .bind(":whole_array", std::int64_t{r.whole_array ? 1 : 0})
         .bind(":created_at", rows::to_millis(r.created_at))
         .bind(":updated_at", rows::to_millis(r.updated_at));
 }
@@ -148,6 +162,7 @@ Registration read_registration(const Statement& row) {
     r.updated_at = rows::from_millis(row.column_int64(25));
     r.registrant_uid = static_cast<std::uint32_t>(row.column_int64(26));
     r.outside_requeues = static_cast<std::uint32_t>(row.column_int64(27));
+    r.whole_array = row.column_int64(28) != 0;
     return r;
 }
 
@@ -206,6 +221,19 @@ std::vector<Registration> Store::registrations(bool watching_only) const {
     while (statement.step()) {
         result.push_back(read_registration(statement));
     }
+    return result;
+}
+
+std::vector<Registration> Store::array_registrations(std::uint32_t array_job) const {
+    const std::string number = std::to_string(array_job);
+    Statement statement(*m_database, k_select_array_registrations);
+    statement.bind(":low", number + "_").bind(":high", number + "`");
+    std::vector<Registration> result;
+    while (statement.step()) {
+        result.push_back(read_registration(statement));
+    }
+    // Text order puts task 10 before task 9.
+    std::ranges::sort(result, {}, [](const Registration& r) { return r.job; });
     return result;
 }
 

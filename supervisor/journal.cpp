@@ -2,6 +2,7 @@
 
 #include "common/json_text.h"
 #include "notify/message.h"
+#include "supervisor/array_summary.h"
 #include "supervisor/job_troubles.h"
 #include "supervisor/owner_message.h"
 
@@ -75,9 +76,17 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
         store.delete_job_spec(registration.job);  // its environment may hold the owner's tokens
     }
     const bool runs_again = from == "recovering" && row.to == state::Status::enabled;
-    if (row.to == state::Status::recovering || row.to == state::Status::completed ||
-        row.to == state::Status::credential_error || runs_again) {
+    // A task of an array registered whole that ended well is told in the array's summary,
+    // unless something was found (a failed step) that the summary would not say.
+    const bool told_in_summary = registration.whole_array && row.to == state::Status::completed &&
+                                 !task_end_told_alone(row.outcome) && report.summary.empty();
+    if ((row.to == state::Status::recovering || row.to == state::Status::completed ||
+         row.to == state::Status::credential_error || runs_again) &&
+        !told_in_summary) {
         notify_owner(store, registration, reason, report, at);
+    }
+    if (registration.whole_array && row.to == state::Status::completed) {
+        tell_array_end_if_last(store, registration, at);
     }
     return row.verdict;
 }

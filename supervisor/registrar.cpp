@@ -13,6 +13,7 @@
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
 #include "supervisor/carried_environment.h"
+#include "supervisor/checkpoint_dir_pattern.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
 #include "supervisor/registration_check.h"
@@ -179,7 +180,22 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     prepared.job = &job;
     prepared.existed = existing.has_value();
     prepared.knobs = parse_knobs(request.knobs).value();
+    // Patterns first (%A_%a: each task its own directory), then made absolute.
     std::string checkpoint_dir = request.checkpoint_dir;
+    std::string checkpoint_pattern = request.checkpoint_pattern;
+    for (auto* text : {&checkpoint_dir, &checkpoint_pattern}) {
+        if (has_job_pattern(*text)) {
+            auto expanded = expand_job_patterns(*text, job);
+            if (!expanded) {
+                return common::fail(
+                    "job " + request.job.to_string() + ": " +
+                        (text == &checkpoint_dir ? "--checkpoint-dir " : "--checkpoint-pattern ") +
+                        expanded.error().message,
+                    expanded.error().hint);
+            }
+            *text = std::move(*expanded);
+        }
+    }
     if (!checkpoint_dir.empty()) {
         std::error_code ec;
         const auto absolute = std::filesystem::absolute(checkpoint_dir, ec);
@@ -200,7 +216,7 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     registration.registrant_uid = request.caller;
     registration.job_name = job.name;
     registration.checkpoint_dir = checkpoint_dir;
-    registration.checkpoint_pattern = request.checkpoint_pattern;
+    registration.checkpoint_pattern = checkpoint_pattern;
     registration.checkpoint_marker = request.checkpoint_marker;
     registration.knobs_json = knobs_to_json(prepared.knobs);
     registration.allowed_actions = request.allowed_actions;
@@ -208,6 +224,7 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     registration.notify = request.notify;
     registration.stall_timeout_s = request.stall_timeout_s;
     registration.progress_pattern = request.progress_pattern;
+    registration.whole_array = request.whole_array && request.job.array_task.has_value();
     registration.watching = true;
     registration.status = state::Status::pending;
     registration.outcome = state::Outcome::none;
@@ -432,6 +449,47 @@ std::vector<BulkRegistration> register_jobs(state::Store& store, slurm::Client& 
             env_file_path(config.state_dir, ready.front().second.registration.job).parent_path());
     }
     return results;
+}
+
+common::Result<ExpandedJobs> expand_arrays(slurm::Client& client,
+                                           std::span<const common::JobId> ids) {
+    std::vector<common::JobId> whole;  // ids that may name an array
+    for (const auto& id : ids) {
+        if (!id.array_task) {
+            whole.push_back(id);
+        }
+    }
+    std::set<std::uint32_t> arrays;
+    if (!whole.empty()) {
+        const auto query = client.load_jobs(whole);
+        if (!query) {
+            return tl::unexpected(not_reachable(ids.size() == 1
+                                                    ? "job " + ids.front().to_string()
+                                                    : std::to_string(ids.size()) + " jobs",
+                                                query.error()));
+        }
+        for (const auto& job : query->jobs) {
+            if (!job.id.array_task && job.array_job_id == job.id.job) {
+                arrays.insert(job.id.job);
+            }
+        }
+    }
+    ExpandedJobs expanded;
+    for (const auto& id : ids) {
+        if (id.array_task || !arrays.contains(id.job)) {
+            expanded.jobs.push_back(id);
+            continue;
+        }
+        const auto tasks = client.load_array_tasks(id.job);
+        if (!tasks) {
+            return tl::unexpected(not_reachable("job array " + id.to_string(), tasks.error()));
+        }
+        for (const auto task : *tasks) {
+            expanded.jobs.push_back(common::JobId{id.job, task});
+        }
+        expanded.arrays.push_back(id);
+    }
+    return expanded;
 }
 
 common::Result<void> unregister_job(state::Store& store, const common::Clock& clock,

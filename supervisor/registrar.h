@@ -46,6 +46,8 @@ struct RegisterRequest {
     // With resubmit whitelisted: the script's path and arguments exactly as submitted (`supervisor
     // sbatch` knows them). Empty: taken from Slurm's Command=, split at blanks.
     std::vector<std::string> script_argv;
+    // `job` is one task of an array registered whole: its end goes into the array's summary.
+    bool whole_array = false;
 };
 
 // The checks of a request that need neither Slurm nor the store (whitelist, targets, knobs,
@@ -71,6 +73,17 @@ struct BulkRegistration {
 [[nodiscard]] std::vector<BulkRegistration> register_jobs(
     state::Store& store, slurm::Client& client, const common::Clock& clock, const Config& config,
     const RegisterRequest& options, std::span<const common::JobId> jobs);
+
+// `ids` with each array id (a job id without a task that names a job array, as sbatch --array
+// printed it) replaced by the ids of all its tasks, present and future, in task order; other
+// ids as they are. `arrays` lists the array ids that were replaced. One job query for all ids,
+// then one more per array. Fails when slurmctld cannot be reached.
+struct ExpandedJobs {
+    std::vector<common::JobId> jobs;
+    std::vector<common::JobId> arrays;
+};
+[[nodiscard]] common::Result<ExpandedJobs> expand_arrays(slurm::Client& client,
+                                                         std::span<const common::JobId> ids);
 
 // `supervisor unregister`: stop watching, keep the history. Fails when the job is unknown.
 [[nodiscard]] common::Result<void> unregister_job(state::Store& store, const common::Clock& clock,
