@@ -87,10 +87,12 @@ notify::Message owner_message(const state::Registration& r, const std::string& r
     m.job = r.job.to_string();
     m.job_name = r.job_name;
     m.status = status_text(r);
-    // The report's headline names the event that began the recovery; a later move of the same
-    // failure (escalated) keeps its status's own.
-    m.headline =
-        !report.headline.empty() && r.status == Status::recovering ? report.headline : headline(r);
+    // The report's headline names the event that began the recovery (or what was found in a
+    // run that succeeded: a failed step); a later move of the same failure (escalated) keeps
+    // its status's own.
+    const bool own_headline = r.status == Status::recovering ||
+                              (r.status == Status::completed && r.outcome == Outcome::succeeded);
+    m.headline = !report.headline.empty() && own_headline ? report.headline : headline(r);
     m.reason = reason;
     m.attempt = r.attempt;
     if (r.status == Status::recovering ||

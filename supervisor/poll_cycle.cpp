@@ -12,6 +12,7 @@
 #include "supervisor/poll_cycle_detail.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
+#include "supervisor/step_failure.h"
 
 namespace supervisor {
 
@@ -423,6 +424,13 @@ void PollCycle::look_at(state::Registration registration,
     }
     // Purged: ask accounting once how it ended (outside the transaction: it is an RPC).
     std::string reason = reason_for(observation, job, registration);
+    std::optional<FailureReport> failed_step;
+    if (observation == Observation::job_succeeded && job) {
+        failed_step = failed_step_report(*job, m_store.events(registration.job));
+        if (failed_step) {
+            reason += ", but a step failed (DerivedExitCode " + step_status_text(*job) + ")";
+        }
+    }
     std::optional<slurm::AccountingRecord> accounting;
     if (observation == Observation::job_purged) {
         const auto loaded = m_client.load_accounting(registration.job);
@@ -448,9 +456,15 @@ void PollCycle::look_at(state::Registration registration,
                          std::to_string(job->restart_count),
                      {{"state", registration.last_slurm_state},
                       {"restart_count", job->restart_count},
-                      {"reason", job->state_reason}});
+                      {"reason", job->state_reason},
+                      {"step_status", step_status_text(*job)}});
     }
-    if (apply_transition(m_store, registration, observation, reason, now) == Verdict::move) {
+    if (failed_step) {
+        record_event(m_store, registration.job, now, "step_failed", failed_step->summary,
+                     {{"step_status", step_status_text(*job)}});
+    }
+    if (apply_transition(m_store, registration, observation, reason, now,
+                         failed_step.value_or(FailureReport{})) == Verdict::move) {
         ++report.transitions;
     }
     if (!(registration == before)) {
