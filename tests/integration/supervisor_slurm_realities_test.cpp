@@ -1,0 +1,140 @@
+// Slurm as sites use it, on the real dev cluster: a job array registered whole (each task
+// recovered alone, one summary), a job an administrator holds (reported as stuck pending), a
+// heterogeneous job (refused at registration) and a job that exits 0 after a failed srun step
+// (reported). Small shell jobs, not the training example: each test takes seconds.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "tests/integration/supervisor_harness.h"
+#include "tests/support/real_cluster.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::count_events;
+using test_support::dump;
+using test_support::SupervisorHarness;
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+// A batch script under the harness' directory; its path.
+std::string write_script(const SupervisorHarness& h, const std::string& name,
+                         const std::string& body) {
+    const auto path = h.dir() / name;
+    std::ofstream(path) << "#!/bin/bash\n" << body;
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path.string();
+}
+
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
+
+class SupervisorSlurmRealities : public ::testing::Test {
+  protected:
+    void SetUp() override { REQUIRE_DEV_CLUSTER(); }
+};
+
+TEST_F(SupervisorSlurmRealities, AnArrayRegisteredWholeRecoversATaskAloneAndSendsOneSummary) {
+    SupervisorHarness h("array");
+    // Task 1's first run dies with NCCL's watchdog timeout; every other run succeeds.
+    const auto script = write_script(
+        h, "array.sbatch",
+        "echo \"task $SLURM_ARRAY_TASK_ID restart ${SLURM_RESTART_COUNT:-0}\"\n"
+        "if [ \"$SLURM_ARRAY_TASK_ID\" = 1 ] && [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then\n"
+        "  echo '[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.' >&2\n"
+        "  exit 1\n"
+        "fi\n"
+        "sleep 1\n");
+    const auto array = test_support::sbatch("--requeue --array=0-2 " + script);
+    h.also_cancel(array);
+    const std::string id = array.to_string();
+    const auto registered = h.cli("register " + id + " --allow requeue --max-attempts 2");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    EXPECT_TRUE(contains(registered.output, "job array " + id + ": 3 tasks")) << registered.output;
+    h.set_config("requeue_backoff_s = 1");
+    h.start_daemon();
+
+    for (const int task : {0, 1, 2}) {
+        const common::JobId task_id{array.job, static_cast<std::uint32_t>(task)};
+        const auto status = h.wait_status(completed, 90s, task_id);
+        ASSERT_TRUE(completed(status)) << task_id.to_string() << "\n"
+                                       << dump(status) << "\n"
+                                       << h.daemon_log();
+        EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
+        EXPECT_EQ(status["array"], array.job) << dump(status);
+        // Task 1 alone was recovered: its own attempt count and cause.
+        EXPECT_EQ(status.value("attempt", 0), task == 1 ? 2 : 1) << dump(status);
+        EXPECT_EQ(status.value("last_cause", ""), task == 1 ? "nccl_timeout" : "") << dump(status);
+    }
+    int summaries = 0;
+    for (const std::uint32_t task : {0U, 1U, 2U}) {
+        summaries += count_events(h.events(common::JobId{array.job, task}), "array_summary");
+    }
+    EXPECT_EQ(summaries, 1);
+    const auto listing = h.cli("status --all");
+    EXPECT_TRUE(contains(listing.output, "array of 3 tasks: 3 completed/succeeded"))
+        << listing.output;
+}
+
+TEST_F(SupervisorSlurmRealities, AJobHeldByAnAdministratorIsReportedOnceAsStuck) {
+    SupervisorHarness h("stuck");
+    const auto job = test_support::sbatch("--begin=now+3600 --wrap 'exit 0'");
+    h.also_cancel(job);
+    const std::string id = job.to_string();
+    ASSERT_EQ(test_support::run_command("scontrol hold " + id).exit_status, 0);
+    const auto registered = h.cli("register " + id);
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("stuck_pending_after_s = 1");
+    h.start_daemon();
+    nlohmann::json events;
+    for (int look = 0; look < 100 && count_events(events, "stuck_pending") == 0; ++look) {
+        std::this_thread::sleep_for(200ms);
+        events = h.events(job);
+    }
+    ASSERT_EQ(count_events(events, "stuck_pending"), 1) << dump(events) << h.daemon_log();
+    std::this_thread::sleep_for(2s);  // several more cycles: still told once
+    events = h.events(job);
+    EXPECT_EQ(count_events(events, "stuck_pending"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "stuck_pending", "administrator"), 1) << dump(events);
+}
+
+TEST_F(SupervisorSlurmRealities, AHeterogeneousJobIsRefusedAtRegistration) {
+    SupervisorHarness h("hetjob");
+    const auto script =
+        write_script(h, "het.sbatch", "#SBATCH -n1\n#SBATCH hetjob\n#SBATCH -n1\nsleep 60\n");
+    const auto job = test_support::sbatch("--hold " + script);
+    h.also_cancel(job);
+    const auto registered = h.cli("register " + job.to_string());
+    EXPECT_NE(registered.exit_status, 0) << registered.output;
+    EXPECT_TRUE(contains(registered.output, "heterogeneous")) << registered.output;
+    EXPECT_TRUE(contains(h.cli("status --all").output, "no watched jobs"));
+}
+
+TEST_F(SupervisorSlurmRealities, AJobThatExitsZeroAfterAFailedStepIsReported) {
+    SupervisorHarness h("failed-step");
+    const auto job = test_support::sbatch(
+        "--wrap 'srun sh -c \"echo step; exit 4\"; echo the script goes on; exit 0'");
+    h.also_cancel(job);
+    const auto registered = h.cli("register " + job.to_string());
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.start_daemon();
+    const auto status = h.wait_status(completed, 60s, job);
+    ASSERT_TRUE(completed(status)) << dump(status) << h.daemon_log();
+    EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
+    EXPECT_TRUE(contains(status.value("reason", ""), "a step failed (DerivedExitCode 4:0)"))
+        << dump(status);
+    EXPECT_EQ(count_events(h.events(job), "step_failed"), 1) << dump(h.events(job));
+}
+
+}  // namespace
