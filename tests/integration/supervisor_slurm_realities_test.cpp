@@ -87,6 +87,26 @@ TEST_F(SupervisorSlurmRealities, AnArrayRegisteredWholeRecoversATaskAloneAndSend
         << listing.output;
 }
 
+TEST_F(SupervisorSlurmRealities, AnArraySubmittedThroughTheWrapperIsWatchedWhole) {
+    SupervisorHarness h("sbatch-array");
+    const auto script = write_script(h, "wrapped.sbatch", "sleep 1\n");
+    const auto submitted = h.cli("sbatch --hold --array=3-4 -o " + test_support::job_output_dir() +
+                                 "/%A_%a.out " + script);
+    ASSERT_EQ(submitted.exit_status, 0) << submitted.output;
+    const std::string marker = "Submitted batch job ";
+    const auto at = submitted.output.find(marker);
+    ASSERT_NE(at, std::string::npos) << submitted.output;
+    const auto array = common::JobId::parse(submitted.output.substr(
+        at + marker.size(), submitted.output.find('\n', at) - at - marker.size()));
+    ASSERT_TRUE(array) << submitted.output;
+    h.also_cancel(*array);
+    EXPECT_TRUE(contains(submitted.output, "job array " + array->to_string() + ": 2 tasks"))
+        << submitted.output;
+    const auto status = h.cli("status " + array->to_string());
+    EXPECT_TRUE(contains(status.output, "array of 2 tasks: 2 enabled")) << status.output;
+    EXPECT_TRUE(contains(status.output, array->to_string() + "_4")) << status.output;
+}
+
 TEST_F(SupervisorSlurmRealities, AJobHeldByAnAdministratorIsReportedOnceAsStuck) {
     SupervisorHarness h("stuck");
     const auto job = test_support::sbatch("--begin=now+3600 --wrap 'exit 0'");
