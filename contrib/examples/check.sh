@@ -1,5 +1,5 @@
 #!/bin/bash
-# Self-check of train.py without Slurm (about 55 s, mostly 16 imports of torch): a run that fails
+# Self-check of train.py without Slurm (about 20-45 s, mostly imports of torch): a run that fails
 # at step 25; resumes from its step_000020.pt that must reproduce the uninterrupted run's losses
 # (exactly, and to 1e-4 with the batch halved and accumulation doubled); every FAIL_MODE's exit
 # status and signature line; CORRUPT_LATEST and PyTorch's error on the truncated file; two
