@@ -26,17 +26,19 @@ using test_support::SupervisorHarness;
 struct RankStart {
     std::string host;
     pid_t pid = -1;
+    int world = 0;
 };
 
 std::optional<RankStart> rank_start(const std::string& log, int rank) {
     const std::regex start("^" + std::to_string(rank) +
-                           R"(: start .* host ([^ ]+) pid ([0-9]+) .*rank [0-9]+ world)");
+                           R"(: start .* host ([^ ]+) pid ([0-9]+) .*rank [0-9]+ world ([0-9]+) )");
     std::istringstream in(log);
     std::optional<RankStart> found;
     std::smatch m;
     for (std::string line; std::getline(in, line);) {
         if (std::regex_search(line, m, start)) {
-            found = RankStart{m[1], static_cast<pid_t>(std::stoi(m[2]))};  // the latest run's
+            found = RankStart{m[1], static_cast<pid_t>(std::stoi(m[2])),
+                              std::stoi(m[3])};  // the latest run's
         }
     }
     return found;
@@ -131,12 +133,14 @@ TEST_F(SupervisorMultiNode, ADeadNodeIsTheCauseAndTheJobResumesWithoutIt) {
     h.set_config("requeue_backoff_s = 1");
     h.start_daemon();
 
-    // Rank 2 runs on the last node (never the batch host, which runs srun itself).
+    // The last rank runs on the last node (never the batch host, which runs srun and rank 0).
+    // Three nodes unless one was still busy: then two, and the job resumes on the other two.
     std::optional<RankStart> victim;
     ASSERT_TRUE(eventually(
         [&] {
-            victim = rank_start(h.job_log(), 2);
-            return victim && has_checkpoint(h);
+            const auto first = rank_start(h.job_log(), 0);
+            victim = first ? rank_start(h.job_log(), first->world - 1) : std::nullopt;
+            return victim && first->world >= 2 && has_checkpoint(h);
         },
         60s))
         << h.job_log();
