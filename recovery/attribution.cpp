@@ -28,6 +28,12 @@ const re2::RE2& rank_prefix() {
     return re;
 }
 
+// srun --label: "%*d: " (the task id, padded to the widest one) before each line of a task.
+const re2::RE2& srun_label() {
+    static const re2::RE2 re(R"(^ *([0-9]+): )", detail::PatternSet::options());
+    return re;
+}
+
 }  // namespace
 
 std::optional<std::string> node_from_prefix(std::string_view line) {
@@ -42,7 +48,9 @@ std::optional<std::string> node_from_prefix(std::string_view line) {
 
 std::optional<int> rank_from_prefix(std::string_view line) {
     int rank = 0;
-    if (re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), rank_prefix(), &rank)) {
+    const re2::StringPiece text(line.data(), line.size());
+    if (re2::RE2::PartialMatch(text, rank_prefix(), &rank) ||
+        re2::RE2::PartialMatch(text, srun_label(), &rank)) {
         return rank;
     }
     return std::nullopt;

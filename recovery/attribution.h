@@ -2,7 +2,9 @@
 //
 // Recognised prefixes: NCCL's "host:pid:tid [dev]" (with or without srun --label's "N: "),
 // syslog/journal "Mon DD HH:MM:SS host kernel:" and ISO-timestamped "...T... host kernel:",
-// and PyTorch's "[rankN]:" / "[Rank N]". nullopt when the line has none.
+// and PyTorch's "[rankN]:" / "[Rank N]", else srun --label's "N: " (the task id, which is the
+// rank when ranks are numbered by SLURM_PROCID, as torch.distributed jobs under srun do).
+// nullopt when the line has none.
 #pragma once
 
 #include <optional>

@@ -8,8 +8,10 @@
 #include <map>
 #include <set>
 
+#include "recovery/attribution.h"
 #include "recovery/finding.h"
 #include "recovery/hostlist.h"
+#include "recovery/precedence.h"
 #include "recovery/summary.h"
 
 namespace recovery {
@@ -24,6 +26,7 @@ constexpr std::size_t k_combined_findings = 3;
 // Structure read from marker lines across all logs.
 struct Layout {
     std::map<int, std::string> host_of_rank;  // elastic summary: rank -> host
+    std::map<int, std::string> host_of_task;  // srun's task reports: task id -> node
     std::optional<std::string> root_cause_host;
     std::optional<std::string> first_failed_task_node;  // first "srun: error: NODE: task"
     std::optional<std::int64_t> last_step;
@@ -58,7 +61,12 @@ void read_markers(const std::vector<Marker>& markers, Layout& layout) {
                 if (!layout.first_failed_task_node) {
                     layout.first_failed_task_node = marker.value;
                 }
+                for (const int task : srun_task_ids(marker.detail)) {
+                    layout.host_of_task.emplace(task, marker.value);
+                }
                 break;
+            case MarkerKind::python_exception:
+                break;  // first_exception_finding() reads these with their text
             case MarkerKind::training_step: {
                 std::int64_t step = 0;
                 const auto& v = marker.value;
@@ -121,9 +129,13 @@ std::vector<std::string> implicated_nodes(Cause cause, const std::vector<const F
         if (finding->node) {
             add_unique(nodes, normalise_node(*finding->node, job_nodes));
         } else if (finding->rank) {
-            const auto host = layout.host_of_rank.find(*finding->rank);
-            if (host != layout.host_of_rank.end()) {
-                add_unique(nodes, normalise_node(host->second, job_nodes));
+            // The elastic launcher's summary, else srun's report of the same task (srun
+            // --label's "N: " is the task id, the rank of a job launched by srun).
+            for (const auto* hosts : {&layout.host_of_rank, &layout.host_of_task}) {
+                if (const auto host = hosts->find(*finding->rank); host != hosts->end()) {
+                    add_unique(nodes, normalise_node(host->second, job_nodes));
+                    break;
+                }
             }
         }
     }
@@ -230,6 +242,97 @@ std::vector<std::string> facts_used(const SlurmFacts& facts, const std::vector<F
     return used;
 }
 
+// A traceback's last line, with its text (markers carry none).
+struct ExceptionLine {
+    std::string file;
+    std::int64_t line = 0;
+    std::string text;
+};
+
+constexpr std::size_t k_max_exception_lines = 64;
+
+void read_exceptions(const LogExcerpt& log, const std::vector<Marker>& markers,
+                     std::vector<ExceptionLine>& exceptions) {
+    std::size_t kept = 0;
+    auto line = log.lines().begin();
+    for (const auto& marker : markers) {
+        if (marker.kind != MarkerKind::python_exception || kept >= k_max_exception_lines) {
+            continue;
+        }
+        while (line != log.lines().end() && line->number != marker.line_number) {
+            ++line;  // markers come in line order
+        }
+        if (line == log.lines().end()) {
+            return;
+        }
+        exceptions.push_back({log.name(), marker.line_number, std::string(log.line_text(*line))});
+        ++kept;
+    }
+}
+
+bool is_collective(Cause cause) {
+    return cause == Cause::nccl_network || cause == Cause::nccl_timeout;
+}
+
+// torch.distributed's own exception classes and NCCL's/gloo's errors: the collective failing,
+// whatever the rules say of the line.
+bool is_distributed_error(std::string_view text) {
+    for (const std::string_view part :
+         {"Dist", "nccl", "NCCL", "gloo", "c10d", "ProcessGroup", "torch.distributed"}) {
+        if (text.find(part) != std::string_view::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// One rank's exception leaves its peers failing in their collectives ("Connection closed by
+// peer", timeouts), each with a traceback of its own. When the log's first traceback ends in
+// an exception no rule knows, and later ones end in collective errors, that first one is the
+// root cause: a code_bug, on its rank, that outranks the network symptoms (precedence.h). Only
+// with ranks on the lines (srun --label, "[rankN]:") and the collective errors on other ranks
+// than the first exception's. An exception a rule knows speaks for itself; a first traceback
+// that is itself a collective error (a dead peer, a real network fault) gives nothing.
+std::optional<Finding> first_exception_finding(const std::vector<ExceptionLine>& exceptions,
+                                               const std::vector<Finding>& findings) {
+    const auto causes_of = [&findings](const ExceptionLine& exception) {
+        std::set<Cause> causes;
+        for (const auto& finding : findings) {
+            if (finding.line && finding.line->file == exception.file &&
+                finding.line->line == exception.line) {
+                causes.insert(finding.cause);
+            }
+        }
+        return causes;
+    };
+    if (exceptions.empty() || !causes_of(exceptions.front()).empty() ||
+        is_distributed_error(exceptions.front().text)) {
+        return std::nullopt;
+    }
+    const auto& first = exceptions.front();
+    const auto rank = rank_from_prefix(first.text);
+    const bool peers_failed =
+        rank &&
+        std::any_of(exceptions.begin() + 1, exceptions.end(), [&](const ExceptionLine& exception) {
+            const auto peer = rank_from_prefix(exception.text);
+            const auto causes = causes_of(exception);
+            return peer && *peer != *rank &&
+                   std::any_of(causes.begin(), causes.end(), is_collective);
+        });
+    if (!peers_failed) {
+        return std::nullopt;
+    }
+    Finding finding;
+    finding.cause = Cause::code_bug;
+    finding.priority = default_priority(Cause::code_bug);
+    finding.weight = 0.7;
+    finding.rank = rank;
+    finding.actions = default_actions(Cause::code_bug);
+    finding.line = EvidenceLine{first.file,      first.line, first.text, "python.first_exception",
+                                Cause::code_bug, true};
+    return finding;
+}
+
 }  // namespace
 
 common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
@@ -238,15 +341,20 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
 
     std::vector<Finding> findings = findings_from_slurm(evidence.slurm, job_nodes);
     Layout layout;
+    std::vector<ExceptionLine> exceptions;
     for (const auto& log : evidence.logs) {
         auto scanned = catalogue.scan(log);
         if (!scanned) {
             return tl::unexpected(scanned.error());
         }
         read_markers(scanned->markers, layout);
+        read_exceptions(log, scanned->markers, exceptions);
         auto from_log = findings_from_hits(catalogue, log.name(), scanned->hits);
         findings.insert(findings.end(), std::make_move_iterator(from_log.begin()),
                         std::make_move_iterator(from_log.end()));
+    }
+    if (auto first = first_exception_finding(exceptions, findings)) {
+        findings.push_back(std::move(*first));
     }
 
     Diagnosis diagnosis;

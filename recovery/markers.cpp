@@ -1,6 +1,7 @@
 #include "recovery/markers.h"
 
 #include <array>
+#include <charconv>
 
 namespace recovery {
 namespace {
@@ -8,22 +9,59 @@ namespace {
 // Formats: torch.distributed.elastic's ChildFailedError summary (torch/distributed/elastic/
 // multiprocessing/errors), srun's task exit report (src/srun/srun_job.c style "srun: error:
 // NODE: task N: ..."), and the progress lines of common trainers (Megatron "iteration N/",
-// Lightning/DeepSpeed "global_step=N", plain "step N"). Case-sensitive on purpose: slurmstepd
-// prints "*** STEP 12.0 ON n1 ..." and that step id is not a training step.
+// Lightning/DeepSpeed "global_step=N", plain "step N"), and the last line of a Python traceback.
+// Case-sensitive on purpose: slurmstepd prints "*** STEP 12.0 ON n1 ..." and that step id is not a
+// training step.
 constexpr std::array k_markers{
     MarkerPattern{MarkerKind::elastic_root_cause, R"(Root Cause \(first observed failure\)())"},
     MarkerPattern{MarkerKind::elastic_host, R"(^\s*host\s+:\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*$)"},
     MarkerPattern{MarkerKind::elastic_rank, R"(^\s*rank\s+:\s*([0-9]+))"},
     MarkerPattern{MarkerKind::srun_task,
-                  R"(srun: error: ([A-Za-z0-9][A-Za-z0-9_.-]*): tasks? [0-9,-]+: (.+)$)"},
+                  R"(srun: error: ([A-Za-z0-9][A-Za-z0-9_.-]*): (tasks? [0-9,-]+: .+)$)"},
     MarkerPattern{MarkerKind::training_step,
                   R"(\b(?:global_step|step|iteration|iter)\b[ =:]+([0-9]+))"},
+    // CPython's last traceback line, under srun --label or PyTorch's rank prefix.
+    MarkerPattern{
+        MarkerKind::python_exception,
+        R"(^(?: *[0-9]+: )?(?:\[[Rr]ank ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
 };
 
 }  // namespace
 
 std::span<const MarkerPattern> marker_patterns() {
     return k_markers;
+}
+
+std::vector<int> srun_task_ids(std::string_view detail) {
+    constexpr std::size_t k_max_tasks = 65536;
+    std::vector<int> ids;
+    const auto space = detail.find(' ');
+    const auto colon = detail.find(':');
+    if (space == std::string_view::npos || colon == std::string_view::npos || colon < space) {
+        return ids;
+    }
+    auto list = detail.substr(space + 1, colon - space - 1);
+    while (!list.empty()) {
+        const auto comma = list.find(',');
+        const auto item = list.substr(0, comma);
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+        int first = 0;
+        int last = 0;
+        const auto* end = item.data() + item.size();
+        const auto [rest, ec] = std::from_chars(item.data(), end, first);
+        if (ec != std::errc{}) {
+            return {};
+        }
+        last = first;
+        if (rest != end &&
+            (*rest != '-' || std::from_chars(rest + 1, end, last).ec != std::errc{})) {
+            return {};
+        }
+        for (int task = first; task <= last && ids.size() < k_max_tasks; ++task) {
+            ids.push_back(task);
+        }
+    }
+    return ids;
 }
 
 }  // namespace recovery

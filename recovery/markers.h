@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace recovery {
 
@@ -18,8 +19,9 @@ enum class MarkerKind {
     elastic_host,        // "  host      : n3"            value = host
     elastic_rank,        // "  rank      : 2 (local_rank: 2)"  value = rank
     srun_task,           // "srun: error: n2: task 3: Exited with exit code 1"  value = node,
-                         //  detail = what happened to the task(s)
+                         //  detail = the task(s) and what happened: "task 3: Exited ..."
     training_step,       // "step 1200", "global_step=1200", "iteration 1200/" value = step
+    python_exception,    // a traceback's last line, "1: RuntimeError: ..."  value = the class
 };
 
 struct MarkerPattern {
@@ -28,6 +30,10 @@ struct MarkerPattern {
 };
 
 [[nodiscard]] std::span<const MarkerPattern> marker_patterns();
+
+// The task ids of a srun_task marker's detail ("task 3: ...", "tasks 0-2,5: ..."), in order;
+// empty when the list is not understood.
+[[nodiscard]] std::vector<int> srun_task_ids(std::string_view detail);
 
 struct Marker {
     MarkerKind kind = MarkerKind::training_step;

@@ -348,6 +348,12 @@ Plan plan_recovery(const PlanRequest& request) {
         plan.knobs = request.knobs;
         plan.reason = "Slurm requeued the job itself after " + cause;
         plan.resume_from = request.checkpoint;
+        if (diagnosis.cause == Cause::node_failure && diagnosis.node_condemned &&
+            request.whitelist.allows(ActionKind::requeue)) {
+            // Slurm moved the job off a node it marked down, but the node returns by itself
+            // once its slurmd answers again (ReturnToService): keep the job off it.
+            FixChooser(request, plan).consider(ActionKind::exclude_node, "");
+        }
         if (request.whitelist.allows(ActionKind::requeue)) {
             // The requeue already happened; the action only removes Slurm's start delay and
             // points the job at its checkpoint.

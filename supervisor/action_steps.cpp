@@ -86,7 +86,13 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
         result = std::string(hold ? "requeued held" : "requeued") + " (restart count " +
                  std::to_string(restart_count) + ")";
     }
-    result += hold ? ", held for the changes that follow" : set_start(action.job, params);
+    if (!hold) {
+        result += set_start(action.job, params);
+    } else if (job.restart_count > expected) {  // Slurm's requeue: pending, not held
+        result += "; it waits for its start time while the changes that follow are made";
+    } else {
+        result += ", held for the changes that follow";
+    }
     finish(action, state::ActionStatus::done, result, restart_count, false);
     return true;
 }

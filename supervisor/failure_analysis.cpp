@@ -139,7 +139,11 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         analysis.diagnosis.summary = "no diagnosis: " + diagnosis.error().message;
     }
     if (context.stall != nullptr) {
-        analysis.diagnosis = stall_diagnosis(*context.stall, analysis.diagnosis);
+        const auto job_nodes = recovery::expand_hostlist(context.run_nodes);
+        analysis.diagnosis = stall_diagnosis(
+            *context.stall, analysis.diagnosis,
+            recovery::find_silent_rank(evidence.logs,
+                                       job_nodes ? *job_nodes : std::vector<std::string>{}));
     }
 
     analysis.correlation = correlate_with_journal(

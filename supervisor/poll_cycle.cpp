@@ -404,6 +404,14 @@ void PollCycle::look_at(state::Registration registration,
         ++report.transitions;
         return;
     }
+    if (job && !plan_in_progress && registration.status == state::Status::enabled &&
+        job->restart_count > registration.seen_restart_count && job->completing &&
+        !slurm::is_finished(job->state)) {
+        // After a node failure Slurm counts the restart at once, but completes the requeue
+        // only when the job's nodes are done cleaning up, and that sets the job's start time
+        // 120 s away: a start time set before then would be lost. Next cycle.
+        return;
+    }
     const auto observation = observe(registration, job, plan_in_progress);
     if (job && !plan_in_progress && registration.status == state::Status::enabled &&
         job->restart_count > registration.seen_restart_count &&

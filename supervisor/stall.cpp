@@ -264,12 +264,17 @@ nlohmann::json stall_json(const Stall& stall) {
         {"files", stall.files}};
 }
 
-recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosis& logs) {
+recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosis& logs,
+                                    const std::optional<recovery::SilentRank>& silent) {
     recovery::Diagnosis diagnosis;
     diagnosis.cause = recovery::Cause::hang;
     diagnosis.confidence = 0.9;
     diagnosis.step = logs.step;
     diagnosis.nodes = logs.nodes;
+    if (silent && silent->node) {
+        // The rank that stopped is where the job hangs; the others' errors are its symptoms.
+        diagnosis.nodes = {*silent->node};
+    }
     diagnosis.suggested_actions = recovery::default_actions(recovery::Cause::hang);
     diagnosis.slurm_facts_used = {"state RUNNING",
                                   "stall timeout " + format_stall_timeout(stall.timeout)};
@@ -279,6 +284,19 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
     line.rule_id = "supervisor.stall";
     line.cause = recovery::Cause::hang;
     diagnosis.evidence.push_back(line);
+    std::string rank_text;
+    if (silent) {
+        rank_text = "rank " + std::to_string(silent->rank) +
+                    (silent->node ? " on " + *silent->node : std::string()) + " went silent (" +
+                    silent->why + ")";
+        recovery::EvidenceLine last;
+        last.file = silent->file;
+        last.line = silent->line;
+        last.text = silent->last_line;
+        last.rule_id = "supervisor.silent_rank";
+        last.cause = recovery::Cause::hang;
+        diagnosis.evidence.push_back(std::move(last));
+    }
     for (auto context : logs.evidence) {
         if (diagnosis.evidence.size() > recovery::k_max_context_lines) {
             break;
@@ -287,7 +305,7 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
         diagnosis.evidence.push_back(std::move(context));
     }
     diagnosis.summary =
-        "the job hung: " + stall.summary +
+        "the job hung: " + stall.summary + (rank_text.empty() ? "" : "; " + rank_text) +
         (logs.cause != recovery::Cause::unknown
              ? "; the log also shows " + std::string(recovery::to_string(logs.cause)) + " (" +
                    logs.summary + ")"

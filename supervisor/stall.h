@@ -29,6 +29,7 @@
 #include "recovery/diagnosis.h"
 #include "recovery/planner.h"
 #include "recovery/progress_pattern.h"
+#include "recovery/silent_rank.h"
 #include "slurm/types.h"
 #include "state/records.h"
 
@@ -100,9 +101,12 @@ class StallTracker {
 
 // The diagnosis of a stall: cause hang, the stall as its evidence (plus the last lines the log
 // engine picked out, as context), suggested action requeue. `logs` is the diagnosis the engine
-// made of the same logs; its step is kept.
-[[nodiscard]] recovery::Diagnosis stall_diagnosis(const Stall& stall,
-                                                  const recovery::Diagnosis& logs);
+// made of the same logs; its step is kept. `silent` is the rank the logs single out as the one
+// that went quiet (recovery/silent_rank.h): its node is then the node named, and its last line
+// evidence; without it, the nodes are the log diagnosis' own.
+[[nodiscard]] recovery::Diagnosis stall_diagnosis(
+    const Stall& stall, const recovery::Diagnosis& logs,
+    const std::optional<recovery::SilentRank>& silent = std::nullopt);
 
 // A plan for a hung job that restarts it by resubmitting would leave the hung one running
 // beside the new one. With `cancel_allowed` (the owner whitelisted `cancel`) the plan stays and

@@ -1,8 +1,9 @@
 #!/bin/bash
-# Self-check of train.py without Slurm (about 45 s, mostly 16 imports of torch): a run that fails
+# Self-check of train.py without Slurm (about 20-45 s, mostly imports of torch): a run that fails
 # at step 25; resumes from its step_000020.pt that must reproduce the uninterrupted run's losses
 # (exactly, and to 1e-4 with the batch halved and accumulation doubled); every FAIL_MODE's exit
-# status and signature line; CORRUPT_LATEST and PyTorch's error on the truncated file.
+# status and signature line; CORRUPT_LATEST and PyTorch's error on the truncated file; two
+# local ranks of train_ddp.py (a clean run, an exception on one rank).
 #   contrib/examples/check.sh            PYTHON=/path/to/python3 contrib/examples/check.sh
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -84,6 +85,31 @@ rc=$?
 if [ "$rc" = 1 ] && grep -q 'PytorchStreamReader failed reading zip archive' "$work/f.log"; then
     ok "resuming from the truncated checkpoint fails with PyTorch's zip error"
 else bad "resume from the truncated checkpoint: rc=$rc"; fi
+
+# train_ddp.py with two local ranks (no srun): a clean run, then rank 1's KeyError, which its
+# peer sees as gloo's "Connection closed by peer".
+ddp() {  # name port [VAR=value ...]: both ranks in the background, logs $work/NAME.R.log
+    local name=$1 port=$2 rank
+    shift 2
+    for rank in 0 1; do
+        env RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" GLOO_SOCKET_IFNAME=lo \
+            GLOO_TIMEOUT_S=10 "$@" "$py" "$here/train_ddp.py" --step-seconds 0 --steps 6 \
+            --checkpoint-every 3 --checkpoint-dir "$work/$name" > "$work/$name.$rank.log" 2>&1 &
+    done
+}
+port=$((30000 + $$ % 20000))
+ddp ddp "$port"
+ddp ddpfail $((port + 1)) FAIL_AT_STEP=4 FAIL_RANK=1 FAIL_MODE=exception
+wait
+if grep -q '^step 6/6 .* rank 0 world 2$' "$work/ddp.0.log" && grep -q '^step 6/6 .* rank 1 world 2$' "$work/ddp.1.log" \
+    && [ "$(sed -n 's#^step 6/6 loss \([0-9.]*\) .*#\1#p' "$work/ddp.0.log")" = "$(sed -n 's#^step 6/6 loss \([0-9.]*\) .*#\1#p' "$work/ddp.1.log")" ] \
+    && [ -f "$work/ddp/step_000006.pt" ]; then
+    ok "train_ddp.py, 2 ranks: same losses on both, rank 0's checkpoints"
+else bad "train_ddp.py, 2 ranks: $(tail -2 "$work/ddp.0.log" "$work/ddp.1.log")"; fi
+if grep -q "^KeyError: 'val_loss'" "$work/ddpfail.1.log" && ! grep -q '^step 4/' "$work/ddpfail.1.log" \
+    && grep -qE 'gloo/transport/tcp/.*(Connection closed by peer|Connection reset by peer)' "$work/ddpfail.0.log"; then
+    ok "train_ddp.py FAIL_MODE=exception FAIL_RANK=1: KeyError on rank 1, gloo's peer error on rank 0"
+else bad "train_ddp.py FAIL_MODE=exception: $(tail -2 "$work/ddpfail.0.log" "$work/ddpfail.1.log")"; fi
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]

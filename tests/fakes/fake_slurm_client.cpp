@@ -530,6 +530,11 @@ void FakeSlurmClient::fail_node(const std::string& name) {
     touch();
 }
 
+void FakeSlurmClient::set_completing(const slurm::JobId& id, bool completing) {
+    m_jobs.at(id).completing = completing;
+    touch();
+}
+
 void FakeSlurmClient::restore_node(const std::string& name) {
     for (auto& node : m_nodes) {
         if (node.name == name) {

@@ -109,6 +109,8 @@ class FakeSlurmClient final : public slurm::Client {
     // While true load_jobs() fails with authentication_failure, as when munged restarts.
     void set_authentication_failing(bool failing) { m_authentication_failing = failing; }
 
+    // Sets the job's JOB_COMPLETING flag (its nodes still clean up after it).
+    void set_completing(const slurm::JobId& id, bool completing);
     [[nodiscard]] const slurm::JobSnapshot& job(const slurm::JobId& id) const;
     // One line per call that reached the "controller", e.g. "requeue 12 hold".
     [[nodiscard]] const std::vector<std::string>& calls() const { return m_calls; }

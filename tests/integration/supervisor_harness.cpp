@@ -45,6 +45,12 @@ std::vector<std::string> SupervisorHarness::job_environment() const {
 
 common::JobId SupervisorHarness::submit(const std::string& env, const std::string& train_args,
                                         const std::string& sbatch_options) {
+    return submit_script("train.sbatch", env, train_args, sbatch_options);
+}
+
+common::JobId SupervisorHarness::submit_script(const std::string& script, const std::string& env,
+                                               const std::string& train_args,
+                                               const std::string& sbatch_options) {
     std::string exported = "ALL";
     for (const auto& entry : job_environment()) {
         exported += "," + entry;
@@ -52,8 +58,8 @@ common::JobId SupervisorHarness::submit(const std::string& env, const std::strin
     const std::string command = "sbatch --parsable --chdir " + m_dir.string() + " -o " +
                                 (m_dir / "job.out").string() + " " + sbatch_options +
                                 " --export=" + exported + (env.empty() ? "" : "," + env) + " " +
-                                source_dir() + "/contrib/examples/train.sbatch --checkpoint-dir " +
-                                m_checkpoints.string() + " " + train_args;
+                                source_dir() + "/contrib/examples/" + script +
+                                " --checkpoint-dir " + m_checkpoints.string() + " " + train_args;
     const auto result = run_command(command);
     auto id = common::JobId::parse(result.output.substr(0, result.output.find_first_of(";\n")));
     if (result.exit_status != 0 || !id) {

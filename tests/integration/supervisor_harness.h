@@ -20,7 +20,7 @@
 namespace test_support {
 
 class SupervisorHarness {
-public:
+  public:
     explicit SupervisorHarness(const std::string& name);
     ~SupervisorHarness();  // stops the daemon, cancels the job
 
@@ -29,6 +29,11 @@ public:
     // options (e.g. "-w n1 --no-requeue").
     common::JobId submit(const std::string& env, const std::string& train_args,
                          const std::string& sbatch_options = {});
+    // The same with another batch script of contrib/examples (e.g. "train_ddp.sbatch", the
+    // multi-node job; it finds train_ddp.py next to $TRAIN_PY). Throws when sbatch fails.
+    common::JobId submit_script(const std::string& script, const std::string& env,
+                                const std::string& train_args,
+                                const std::string& sbatch_options = {});
     // What train.sbatch needs to find train.py, the binary and this state directory, NAME=value
     // each (submit() exports them).
     std::vector<std::string> job_environment() const;
@@ -60,7 +65,7 @@ public:
     nlohmann::json slurm_job(const std::optional<common::JobId>& job = {}) const;
     // Another job of this test (e.g. a resubmitted one), cancelled with the harness.
     void also_cancel(const common::JobId& job) { m_other_jobs.push_back(job); }
-    std::string job_log() const;    // the job's output file
+    std::string job_log() const;          // the job's output file
     std::uint32_t restart_count() const;  // from `supervisor inspect job --json`
     std::string daemon_log() const;
 
@@ -68,7 +73,7 @@ public:
     const std::filesystem::path& checkpoints() const { return m_checkpoints; }
     const common::JobId& job() const { return *m_job; }
 
-private:
+  private:
     std::filesystem::path m_dir;
     std::filesystem::path m_checkpoints;
     std::optional<common::JobId> m_job;

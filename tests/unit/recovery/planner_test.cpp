@@ -431,6 +431,28 @@ TEST(Planner, SlurmRequeuedItselfGetsOnlyTheAlreadyRequeuedMarker) {
     EXPECT_NE(plan.actions[0].argument.find("already requeued"), std::string::npos);
 }
 
+TEST(Planner, ANodeSlurmRequeuedTheJobAwayFromIsExcludedWhenAllowed) {
+    // A multi-node job after a dead node: Slurm requeued it and marked n3 down, but n3 comes
+    // back by itself once its slurmd answers again; the job must not return to it.
+    auto d = diagnosis(Cause::node_failure, {{ActionKind::exclude_node, "n3"}});
+    d.nodes = {"n3"};
+    d.node_condemned = true;
+    auto r = request(d);
+    r.slurm_requeued_itself = true;
+    r.allocation = {"n1", "n2", "n3"};
+    r.whitelist = allow({"requeue", "exclude_node"});
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::exclude_node, ActionKind::requeue}));
+    EXPECT_EQ(plan.exclude_nodes, std::vector<std::string>{"n3"});
+    EXPECT_NE(plan.actions.back().argument.find("already requeued"), std::string::npos);
+
+    r.whitelist = allow({"requeue"});  // not allowed: said, not done
+    plan = plan_recovery(r);
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::requeue});
+    EXPECT_TRUE(mentions(plan.would_have_done, "exclude_node n3")) << plan.reason;
+}
+
 TEST(Planner, ARequeueNotMadeBySupervisorIsNotChargedToTheBudget) {
     // Preemption or an administrator's requeue: a multi-week job on a preemptible partition
     // must not end unrecoverable after max_attempts preemptions.

@@ -247,6 +247,31 @@ TEST_F(PollCycleTest, RequeueNotWhitelistedEscalatesWithWouldHaveDone) {
 
 // --- e. Slurm requeues the job itself after a node failure --------------------------------------
 
+TEST_F(PollCycleTest, SlurmsRequeueIsActedOnOnceTheJobsNodesAreDone) {
+    // A multi-node job after a node failure: the restart is counted while the job's nodes
+    // still clean up; Slurm's requeue then sets the start time 120 s away, so a start time set
+    // now would be lost. Nothing is recorded until the job is no longer completing.
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    m_slurm.fail_node("n1");
+    m_slurm.set_completing(id, true);
+    cycle();
+    auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::enabled) << reg.status_reason;
+    EXPECT_EQ(reg.attempt, 1U);
+    EXPECT_EQ(reg.seen_restart_count, 0U);
+    EXPECT_TRUE(m_store->actions(id).empty());
+
+    m_slurm.set_completing(id, false);
+    cycle();
+    reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(reg.attempt, 2U);
+    EXPECT_EQ(reg.last_cause, "node_failure");
+}
+
 TEST_F(PollCycleTest, NodeFailureRequeuedBySlurmIsRecordedOnceAndNotRequeuedAgain) {
     checkpoint("step_000020.pt");
     const auto id = submit();

@@ -152,6 +152,34 @@ TEST_F(StallTest, SilentLogPastTheTimeoutIsAHangAndTheRunningJobIsRequeued) {
     EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
 }
 
+TEST_F(StallTest, AMultiNodeStallNamesTheNodeOfTheRankThatWentSilent) {
+    // Rank 1 on n2 froze at step 5; ranks 0 and 2 timed out in their all_reduce and ended
+    // (srun said so), and the job step keeps running on n2's frozen rank.
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue"};
+    r.stall_timeout_s = 60;
+    register_job(r);
+    run_on(id, "n[1-3]");
+    write_log(id,
+              "0: step 4/10 loss 0.5 host n1 rank 0\n1: step 4/10 loss 0.5 host n2 rank 1\n"
+              "2: step 4/10 loss 0.5 host n3 rank 2\n"
+              "0: RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+              "5000ms for recv operation to complete\n"
+              "2: RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting "
+              "5000ms for send operation to complete\n"
+              "srun: error: n3: task 2: Exited with exit code 1\n"
+              "srun: error: n1: task 0: Exited with exit code 1\n");
+    cycles(8);
+    EXPECT_EQ(registration(id).last_cause, "hang");
+    const auto diagnosis = events_of_kind(id, "diagnosis");
+    ASSERT_EQ(diagnosis.size(), 1U);
+    const auto data = nlohmann::json::parse(diagnosis[0].data_json);
+    EXPECT_EQ(data["nodes"], nlohmann::json::array({"n2"})) << diagnosis[0].data_json;
+    EXPECT_NE(diagnosis[0].message.find("rank 1 on n2 went silent"), std::string::npos)
+        << diagnosis[0].message;
+}
+
 TEST_F(StallTest, WithoutRequeueAllowedTheOwnerIsToldWhatWouldHaveBeenDone) {
     const auto id = running_job(60, {"exclude_node"});
     cycles(8);
