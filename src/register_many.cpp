@@ -96,6 +96,10 @@ void say(const common::JobId& job, const common::Result<control::Registered>& re
                 result->status == state::Status::credential_error
                     ? common::printable(result->status_reason).c_str()
                     : "");
+    if (!result->not_carried.empty()) {
+        std::printf("job %s: ", job.to_string().c_str());
+        say_not_carried(*result, stdout);
+    }
 }
 
 }  // namespace
@@ -143,7 +147,7 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         for (auto& [job, result] : supervisor::register_jobs(*local->store, *local->client, clock,
                                                              local->config, request, wanted)) {
             say(job,
-                result ? common::Result<control::Registered>(summary_of(*result))
+                result ? common::Result<control::Registered>(summary_of(*result, *local->store))
                        : tl::unexpected(result.error()),
                 tally);
         }
