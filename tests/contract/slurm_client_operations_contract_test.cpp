@@ -127,9 +127,14 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
     EXPECT_EQ(slurm::to_json_text(again), slurm::to_json_text(expected));
 }
 
-// Slurm's stored form of a GPU request: "gres:gpu:2" up to 22.05, "gres/gpu:2" later.
-std::string gres(const std::string& value) {
-    return value.starts_with("gres/") ? "gres:" + value.substr(5) : value;
+// A GPU request as this release's sbatch sends it and slurmctld shows it: "gres:gpu:2" up to
+// 23.02, "gres/gpu:2" from 23.11 (where --gpu-bind also became "gres/gpu:closest", not
+// "gpu:closest").
+bool gres_slash_form() {
+    return slurm::compiled_release() >= slurm::Release{23, 11, 0};
+}
+std::string gpus(const std::string& value) {
+    return (gres_slash_form() ? "gres/gpu:" : "gres:gpu:") + value;
 }
 
 // The options of a job as a resubmit would give them, without what differs between two jobs
@@ -183,10 +188,10 @@ TEST_F(SlurmOperationsContract, GpuRequestsAndTheSocketCoreThreadLayoutAreCarrie
     auto request = sleeper("contract-gpus");
     request.hold = true;
     request.num_tasks = 2;
-    request.tres_per_job = "gres:gpu:2";
-    request.tres_per_task = "gres:gpu:1";
-    request.cpus_per_tres = "gres:gpu:1";
-    request.mem_per_tres = "gres:gpu:100";
+    request.tres_per_job = gpus("2");
+    request.tres_per_task = gpus("1");
+    request.cpus_per_tres = gpus("1");
+    request.mem_per_tres = gpus("100");
     request.tres_freq = "gpu:high";
     request.sockets_per_node = 2;
     request.cores_per_socket = 1;
@@ -195,10 +200,10 @@ TEST_F(SlurmOperationsContract, GpuRequestsAndTheSocketCoreThreadLayoutAreCarrie
     request.ntasks_per_core = 1;
     const auto id = submit(request);
     const auto job = load(id);
-    EXPECT_EQ(gres(job.tres_per_job), "gres:gpu:2");
-    EXPECT_EQ(gres(job.tres_per_task), "gres:gpu:1");
-    EXPECT_EQ(gres(job.cpus_per_tres), "gres:gpu:1");
-    EXPECT_EQ(gres(job.mem_per_tres), "gres:gpu:100");
+    EXPECT_EQ(job.tres_per_job, gpus("2"));
+    EXPECT_EQ(job.tres_per_task, gpus("1"));
+    EXPECT_EQ(job.cpus_per_tres, gpus("1"));
+    EXPECT_EQ(job.mem_per_tres, gpus("100"));
     EXPECT_EQ(job.tres_freq, "gpu:high");
     EXPECT_EQ(job.sockets_per_node, 2U);
     EXPECT_EQ(job.cores_per_socket, 1U);
@@ -212,19 +217,19 @@ TEST_F(SlurmOperationsContract, GpusPerSocketTasksPerGpuBindingAndOversubscribeA
     auto request = sleeper("contract-gpus-socket");
     request.hold = true;
     request.sockets_per_node = 2;
-    request.tres_per_socket = "gres:gpu:1";
-    request.tres_bind = "gpu:closest";
+    request.tres_per_socket = gpus("1");
+    request.tres_bind = gres_slash_form() ? "gres/gpu:closest" : "gpu:closest";
     request.sharing = slurm::NodeSharing::oversubscribe;
     const auto id = submit(request);
     const auto job = load(id);
-    EXPECT_EQ(gres(job.tres_per_socket), "gres:gpu:1");
-    EXPECT_EQ(job.tres_bind, "gpu:closest");
+    EXPECT_EQ(job.tres_per_socket, gpus("1"));
+    EXPECT_EQ(job.tres_bind, request.tres_bind);
     EXPECT_EQ(job.sharing, slurm::NodeSharing::oversubscribe);
     EXPECT_EQ(options_of(resubmitted(job)), options_of(job));
 
     request = sleeper("contract-tasks-per-gpu");
     request.hold = true;
-    request.tres_per_job = "gres:gpu:2";
+    request.tres_per_job = gpus("2");
     request.ntasks_per_tres = 1;
     request.sharing = slurm::NodeSharing::exclusive_user;
     const auto per_gpu = load(submit(request));
