@@ -243,6 +243,9 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
                                              static_cast<std::int64_t>(NICE_OFFSET));
     }
     job.wckey = text(record.wckey);
+    if (job.wckey.starts_with('*')) {
+        job.wckey.clear();  // "*" or "*name": the user's default, not a --wckey (TrackWCKey)
+    }
     job.mail_type = count_of(record.mail_type).value_or(0);
     if (job.mail_type != 0) {
         // Without --mail-type slurmctld still names the owner here; no mail goes to anyone.

@@ -77,7 +77,7 @@ struct JobSnapshot {
     std::string licenses;                          // -L, as Slurm stores it ("lic:1")
     std::optional<std::uint32_t> time_min;         // --time-min, minutes
     std::int32_t nice = 0;                         // --nice adjustment; 0: not given
-    std::string wckey;                             // --wckey
+    std::string wckey;                             // --wckey; empty for the default ("*...")
     std::uint16_t mail_type = 0;                   // --mail-type, Slurm's MAIL_JOB_* bits
     std::string mail_user;                         // --mail-user; empty without --mail-type
     // --dependency as slurmctld reports it: the dependencies not yet fulfilled, each with its

@@ -146,7 +146,8 @@ std::string options_of(const slurm::JobSnapshot& job) {
     return slurm::to_json_text(request);
 }
 
-TEST_F(SlurmOperationsContract, ConstraintSharingReservationLicensesTimeNiceAndMailAreCarried) {
+TEST_F(SlurmOperationsContract,
+       ConstraintSharingReservationLicensesTimeNiceWckeyAndMailAreCarried) {
     auto request = sleeper("contract-carried");
     request.hold = true;
     request.features = "fast&ib";
@@ -155,6 +156,7 @@ TEST_F(SlurmOperationsContract, ConstraintSharingReservationLicensesTimeNiceAndM
     request.licenses = "matlab:2";
     request.time_min = 2;
     request.nice = 7;
+    request.wckey = "contract";
     request.mail_type = 0x3;  // MAIL_JOB_BEGIN | MAIL_JOB_END
     request.mail_user = "owner@example.org";
     const auto id = submit(request);
@@ -165,6 +167,7 @@ TEST_F(SlurmOperationsContract, ConstraintSharingReservationLicensesTimeNiceAndM
     EXPECT_EQ(job.licenses, "matlab:2");
     EXPECT_EQ(job.time_min, 2U);
     EXPECT_EQ(job.nice, 7);
+    EXPECT_EQ(job.wckey, "contract");
     EXPECT_EQ(job.mail_type, 0x3);
     EXPECT_EQ(job.mail_user, "owner@example.org");
     EXPECT_TRUE(job.not_carried.empty()) << job.not_carried.front();
@@ -178,6 +181,7 @@ TEST_F(SlurmOperationsContract, ConstraintSharingReservationLicensesTimeNiceAndM
     expected.licenses = request.licenses;
     expected.time_min = request.time_min;
     expected.nice = request.nice;
+    expected.wckey = request.wckey;
     expected.mail_type = request.mail_type;
     expected.mail_user = request.mail_user;
     EXPECT_EQ(slurm::to_json_text(again), slurm::to_json_text(expected));
