@@ -141,8 +141,13 @@ class Reader {
     void signed_number(const char* key, std::int32_t& out) {
         if (const json* value = take(key, "a whole number");
             value && check(value->is_number_integer(), key, "a whole number")) {
-            const auto number = value->get<std::int64_t>();
-            if (check(number >= std::numeric_limits<std::int32_t>::min() &&
+            // An unsigned number above INT64_MAX would wrap to a negative one as std::int64_t.
+            const bool huge =
+                value->is_number_unsigned() &&
+                value->get<std::uint64_t>() >
+                    static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
+            const auto number = huge ? std::int64_t{0} : value->get<std::int64_t>();
+            if (check(!huge && number >= std::numeric_limits<std::int32_t>::min() &&
                           number <= std::numeric_limits<std::int32_t>::max(),
                       key, "a number that fits its field")) {
                 out = static_cast<std::int32_t>(number);

@@ -200,9 +200,17 @@ TEST(SubmitRequestJson, RequestStoredBeforeTheLaterOptionsReadsWithThemNotGiven)
 
 TEST(SubmitRequestJson, LaterKeysAreStillCheckedWhenPresent) {
     const std::pair<const char*, nlohmann::json> bad[] = {
-        {"sharing", "shared"},      {"sharing", 1},    {"nice", 1.5},
-        {"nice", 3000000000LL},     {"mail_type", -1}, {"mail_type", 70000},
-        {"ntasks_per_tres", "one"}, {"features", 3},   {"time_min", "1h"},
+        {"sharing", "shared"},
+        {"sharing", 1},
+        {"nice", 1.5},
+        {"nice", 3000000000LL},
+        {"nice", 18446744073709551615ULL},
+        {"nice", -3000000000LL},
+        {"mail_type", -1},
+        {"mail_type", 70000},
+        {"ntasks_per_tres", "one"},
+        {"features", 3},
+        {"time_min", "1h"},
     };
     for (const auto& [key, value] : bad) {
         auto json = slurm::to_json(full_request());
