@@ -107,10 +107,15 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
         return failed(registration.error());
     }
     Reply reply;
-    reply.registered = Registered{registration->job.to_string(), registration->job_name,
-                                  registration->status,          registration->status_reason,
-                                  registration->allowed_actions, registration->max_attempts,
-                                  registration->checkpoint_dir,  registration->stall_timeout_s};
+    reply.registered = Registered{registration->job.to_string(),
+                                  registration->job_name,
+                                  registration->status,
+                                  registration->status_reason,
+                                  registration->allowed_actions,
+                                  registration->max_attempts,
+                                  registration->checkpoint_dir,
+                                  registration->stall_timeout_s,
+                                  supervisor::resubmit_not_carried(m_store, registration->job)};
     spdlog::info("job {} registered by uid {} through the control socket: {}", job->to_string(),
                  peer.uid, state::to_string(registration->status));
     return reply;

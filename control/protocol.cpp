@@ -213,7 +213,8 @@ std::string encode(const Reply& reply) {
                                {"allowed_actions", r.allowed_actions},
                                {"max_attempts", r.max_attempts},
                                {"checkpoint_dir", r.checkpoint_dir},
-                               {"stall_timeout_s", r.stall_timeout_s}};
+                               {"stall_timeout_s", r.stall_timeout_s},
+                               {"not_carried", r.not_carried}};
     }
     return to_bytes(value);
 }
@@ -242,6 +243,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
         registered.read("max_attempts", r.max_attempts);
         registered.read("checkpoint_dir", r.checkpoint_dir);
         registered.read("stall_timeout_s", r.stall_timeout_s);
+        registered.read("not_carried", r.not_carried);
         if (auto read = registered.result(); !read) {
             return tl::unexpected(read.error());
         }

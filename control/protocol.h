@@ -49,6 +49,9 @@ struct Registered {
     std::uint32_t max_attempts = 0;
     std::string checkpoint_dir;
     std::int64_t stall_timeout_s = 0;
+    // With resubmit whitelisted: the options a resubmit cannot reproduce (absent from the
+    // replies of daemons older than this field: none said).
+    std::vector<std::string> not_carried;
 };
 
 struct Reply {

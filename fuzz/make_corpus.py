@@ -436,6 +436,17 @@ def value_seeds():
     write("submit_request_json", "wrong_range.json",
           json.dumps(dict(request, ntasks_per_node=70000, min_nodes=-1)))
     write("submit_request_json", "not_object.json", "[1, 2, 3]")
+    carried = dict(request, features="a100&ib", sharing="exclusive", reservation="maint",
+                   licenses="matlab:2", time_min=60, nice=-5, wckey="proj", mail_type=3,
+                   mail_user="ana@example.org", dependency="afterok:1233?afterany:1230_*",
+                   tres_per_job="gres:gpu:8", tres_per_task="gres:gpu:1", tres_per_socket="",
+                   cpus_per_tres="gres:gpu:4", mem_per_tres="", ntasks_per_tres=None,
+                   tres_bind="gpu:closest", tres_freq="", ntasks_per_socket=None,
+                   ntasks_per_core=1, sockets_per_node=2, cores_per_socket=None,
+                   threads_per_core=1)
+    write("submit_request_json", "request_carried.json", json.dumps(carried, indent=1))
+    write("submit_request_json", "wrong_later_key.json",
+          json.dumps(dict(carried, sharing="shared", nice=2**64 - 1)))
 
     write("progress_pattern", "step", "^step [0-9]+/\nstep 1/100 loss 2.1\nnoise\n"
           "step 2/100 loss 2.0\r\nmore noise\n")

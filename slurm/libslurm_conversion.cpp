@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "slurm/detail/libslurm.h"
 #include "slurm/output_path.h"
@@ -113,6 +114,61 @@ std::string first_node_of(const slurm_job_info_t& record) {
     return nodes.substr(0, nodes.find(','));
 }
 
+// slurmctld's `shared` of a job: what the job asked for, or what its partition forces on it
+// (OverSubscribe=EXCLUSIVE or FORCE), which submitting it again asks for harmlessly.
+NodeSharing sharing_of(std::uint16_t shared) {
+    switch (shared) {
+        case JOB_SHARED_NONE:
+            return NodeSharing::exclusive;
+        case JOB_SHARED_OK:
+            return NodeSharing::oversubscribe;
+        case JOB_SHARED_USER:
+            return NodeSharing::exclusive_user;
+        case JOB_SHARED_MCS:
+            return NodeSharing::exclusive_mcs;
+        default:
+            return NodeSharing::not_given;
+    }
+}
+
+// The options slurmctld shows the job uses that a SubmitRequest has no field for. Not --begin:
+// a resubmit follows a run, which came after the begin time.
+std::vector<std::string> not_carried_of(const slurm_job_info_t& record) {
+    std::vector<std::string> options;
+    auto given = [&](const char* value, const char* option) {
+        if (value && *value) {
+            options.push_back(std::string(option) + "=" + value);
+        }
+    };
+    if (record.deadline > 0) {
+        options.emplace_back("--deadline");
+    }
+    given(record.burst_buffer, "--bb");
+    given(record.prefer, "--prefer");
+    given(record.batch_features, "--batch");
+    given(record.cluster_features, "--cluster-constraint");
+    given(record.network, "--network");
+    given(record.container, "--container");
+    if (record.core_spec != 0 && record.core_spec != NO_VAL16) {
+        options.emplace_back((record.core_spec & CORE_SPEC_THREAD) ? "--thread-spec"
+                                                                   : "--core-spec");
+    }
+    if (record.contiguous == 1) {
+        options.emplace_back("--contiguous");
+    }
+    if (record.pn_min_tmp_disk != 0 && record.pn_min_tmp_disk != NO_VAL) {
+        options.emplace_back("--tmp");
+    }
+    if (record.cpu_freq_min != NO_VAL || record.cpu_freq_max != NO_VAL ||
+        record.cpu_freq_gov != NO_VAL) {
+        options.emplace_back("--cpu-freq");
+    }
+    if (record.reboot != 0 && record.reboot != NO_VAL8) {
+        options.emplace_back("--reboot");
+    }
+    return options;
+}
+
 }  // namespace
 
 std::string job_reason_text(std::uint32_t reason) {
@@ -187,6 +243,39 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     job.account = text(record.account);
     job.qos = text(record.qos);
     job.comment = text(record.comment);
+    job.features = text(record.features);
+    job.sharing = sharing_of(record.shared);
+    job.reservation = text(record.resv_name);
+    job.licenses = text(record.licenses);
+    job.time_min = count_of(record.time_min);
+    if (record.nice != NO_VAL) {
+        job.nice = static_cast<std::int32_t>(static_cast<std::int64_t>(record.nice) -
+                                             static_cast<std::int64_t>(NICE_OFFSET));
+    }
+    job.wckey = text(record.wckey);
+    if (job.wckey.starts_with('*')) {
+        job.wckey.clear();  // "*" or "*name": the user's default, not a --wckey (TrackWCKey)
+    }
+    job.mail_type = count_of(record.mail_type).value_or(0);
+    if (job.mail_type != 0) {
+        // Without --mail-type slurmctld still names the owner here; no mail goes to anyone.
+        job.mail_user = text(record.mail_user);
+    }
+    job.dependency = text(record.dependency);
+    job.tres_per_job = text(record.tres_per_job);
+    job.tres_per_task = text(record.tres_per_task);
+    job.tres_per_socket = text(record.tres_per_socket);
+    job.cpus_per_tres = text(record.cpus_per_tres);
+    job.mem_per_tres = text(record.mem_per_tres);
+    job.ntasks_per_tres = count_of(record.ntasks_per_tres);
+    job.tres_bind = text(record.tres_bind);
+    job.tres_freq = text(record.tres_freq);
+    job.ntasks_per_socket = count_of(record.ntasks_per_socket);
+    job.ntasks_per_core = count_of(record.ntasks_per_core);
+    job.sockets_per_node = count_of(record.sockets_per_node);
+    job.cores_per_socket = count_of(record.cores_per_socket);
+    job.threads_per_core = count_of(record.threads_per_core);
+    job.not_carried = not_carried_of(record);
     job.std_in = text(record.std_in);
     job.group_id = record.group_id;
     job.command = text(record.command);

@@ -101,6 +101,13 @@ ErrorKind classify(int code) {
         case ESLURM_INVALID_GRES:
         case ESLURM_INVALID_TASK_MEMORY:
         case ESLURM_ENVIRONMENT_MISSING:
+        case ESLURM_RESERVATION_INVALID:
+        case ESLURM_RESERVATION_ACCESS:
+        case ESLURM_INVALID_LICENSES:
+        case ESLURM_INVALID_FEATURE:
+        case ESLURM_INVALID_WCKEY:
+        case ESLURM_INVALID_NICE:
+        case ESLURM_DEPENDENCY:
             return ErrorKind::operation_refused;
         default:
             return ErrorKind::other;

@@ -19,7 +19,7 @@ namespace {
 // job_desc_msg_t wants mutable C strings; keep each value alive (a deque never moves its
 // elements) and hand out its buffer, or nullptr for an empty one (Slurm's "not given").
 class Strings {
-public:
+  public:
     char* add(const std::string& value) {
         return value.empty() ? nullptr : m_values.emplace_back(value).data();
     }
@@ -33,7 +33,7 @@ public:
         return pointers.data();
     }
 
-private:
+  private:
     std::deque<std::string> m_values;
     std::deque<std::vector<char*>> m_arrays;
 };
@@ -64,8 +64,8 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     d.qos = strings.add(r.qos);
     std::error_code ec;
     // sbatch sends its current directory when -D is not given; slurmctld needs one.
-    d.work_dir = strings.add(r.work_dir.empty() ? std::filesystem::current_path(ec).string()
-                                                : r.work_dir);
+    d.work_dir =
+        strings.add(r.work_dir.empty() ? std::filesystem::current_path(ec).string() : r.work_dir);
     d.std_out = strings.add(r.std_out);
     d.std_err = strings.add(r.std_err);
     d.std_in = strings.add(r.std_in);
@@ -99,6 +99,62 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     d.exc_nodes = strings.add(r.excluded_nodes);
     d.req_nodes = strings.add(r.required_nodes);
     d.comment = strings.add(r.comment);
+    d.features = strings.add(r.features);
+    switch (r.sharing) {
+        case NodeSharing::not_given:
+            break;
+        case NodeSharing::exclusive:
+            d.shared = JOB_SHARED_NONE;
+            break;
+        case NodeSharing::exclusive_user:
+            d.shared = JOB_SHARED_USER;
+            break;
+        case NodeSharing::exclusive_mcs:
+            d.shared = JOB_SHARED_MCS;
+            break;
+        case NodeSharing::oversubscribe:
+            d.shared = JOB_SHARED_OK;
+            break;
+    }
+    d.reservation = strings.add(r.reservation);
+    d.licenses = strings.add(r.licenses);
+    if (r.time_min) {
+        d.time_min = *r.time_min;
+    }
+    if (r.nice != 0) {
+        d.nice = static_cast<std::uint32_t>(static_cast<std::int64_t>(NICE_OFFSET) + r.nice);
+    }
+    d.wckey = strings.add(r.wckey);
+    if (r.mail_type != 0) {
+        d.mail_type = r.mail_type;
+    }
+    d.mail_user = strings.add(r.mail_user);
+    d.dependency = strings.add(r.dependency);
+    d.tres_per_job = strings.add(r.tres_per_job);
+    d.tres_per_task = strings.add(r.tres_per_task);
+    d.tres_per_socket = strings.add(r.tres_per_socket);
+    d.cpus_per_tres = strings.add(r.cpus_per_tres);
+    d.mem_per_tres = strings.add(r.mem_per_tres);
+    if (r.ntasks_per_tres) {
+        d.ntasks_per_tres = *r.ntasks_per_tres;
+    }
+    d.tres_bind = strings.add(r.tres_bind);
+    d.tres_freq = strings.add(r.tres_freq);
+    if (r.ntasks_per_socket) {
+        d.ntasks_per_socket = *r.ntasks_per_socket;
+    }
+    if (r.ntasks_per_core) {
+        d.ntasks_per_core = *r.ntasks_per_core;
+    }
+    if (r.sockets_per_node) {
+        d.sockets_per_node = *r.sockets_per_node;
+    }
+    if (r.cores_per_socket) {
+        d.cores_per_socket = *r.cores_per_socket;
+    }
+    if (r.threads_per_core) {
+        d.threads_per_core = *r.threads_per_core;
+    }
     d.requeue = r.requeue ? 1 : 0;
     if (r.hold) {
         d.priority = 0;  // sbatch -H

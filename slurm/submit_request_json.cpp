@@ -3,6 +3,7 @@
 // version does not know is an error rather than silently dropped. Paths, arguments and the
 // environment may hold any bytes (JSON strings hold only UTF-8), and a resubmit must use them
 // exactly: a text that is not UTF-8 is written as {"bytes_hex": "..."} instead of a string.
+// The keys added after the first stored version may be missing (see submit_request.h).
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -86,6 +87,33 @@ std::optional<std::string> text_from(const json& value) {
     return text;
 }
 
+constexpr std::string_view to_string(NodeSharing sharing) {
+    switch (sharing) {
+        case NodeSharing::not_given:
+            return "";
+        case NodeSharing::exclusive:
+            return "exclusive";
+        case NodeSharing::exclusive_user:
+            return "exclusive_user";
+        case NodeSharing::exclusive_mcs:
+            return "exclusive_mcs";
+        case NodeSharing::oversubscribe:
+            return "oversubscribe";
+    }
+    return "";
+}
+
+std::optional<NodeSharing> sharing_from(std::string_view text) {
+    for (const auto sharing :
+         {NodeSharing::not_given, NodeSharing::exclusive, NodeSharing::exclusive_user,
+          NodeSharing::exclusive_mcs, NodeSharing::oversubscribe}) {
+        if (to_string(sharing) == text) {
+            return sharing;
+        }
+    }
+    return std::nullopt;
+}
+
 // Reads one key of the object, remembering which keys were read so unknown ones stand out.
 class Reader {
   public:
@@ -110,11 +138,46 @@ class Reader {
             read_number(*value, key, out);
         }
     }
+    void signed_number(const char* key, std::int32_t& out) {
+        if (const json* value = take(key, "a whole number");
+            value && check(value->is_number_integer(), key, "a whole number")) {
+            // An unsigned number above INT64_MAX would wrap to a negative one as std::int64_t.
+            const bool huge =
+                value->is_number_unsigned() &&
+                value->get<std::uint64_t>() >
+                    static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
+            const auto number = huge ? std::int64_t{0} : value->get<std::int64_t>();
+            if (check(!huge && number >= std::numeric_limits<std::int32_t>::min() &&
+                          number <= std::numeric_limits<std::int32_t>::max(),
+                      key, "a number that fits its field")) {
+                out = static_cast<std::int32_t>(number);
+            }
+        }
+    }
+    void sharing(const char* key, NodeSharing& out) {
+        static constexpr const char* k_expected =
+            "\"\", \"exclusive\", \"exclusive_user\", \"exclusive_mcs\" or \"oversubscribe\"";
+        const json* value = take(key, k_expected);
+        if (!value) {
+            return;
+        }
+        const auto parsed =
+            value->is_string() ? sharing_from(value->get<std::string>()) : std::nullopt;
+        if (check(parsed.has_value(), key, k_expected)) {
+            out = *parsed;
+        }
+    }
+    // Keys read after this call may be missing (added in a later version than the oldest
+    // stored requests): their fields keep the "not given" default.
+    void later_keys_optional() { m_missing_allowed = true; }
+
     template <typename Unsigned>
     void optional_number(const char* key, std::optional<Unsigned>& out) {
         const json* value = take(key, "a number or null");
         if (!value || value->is_null()) {
-            out.reset();
+            if (value || m_missing_allowed) {
+                out.reset();
+            }
             return;
         }
         Unsigned number = 0;
@@ -158,6 +221,9 @@ class Reader {
         m_read.insert(key);
         const auto it = m_object.find(key);
         if (it == m_object.end()) {
+            if (m_missing_allowed) {
+                return nullptr;
+            }
             fail(std::string("missing key \"") + key + "\" (" + expected + ")");
             return nullptr;
         }
@@ -193,6 +259,7 @@ class Reader {
     const json& m_object;
     std::set<std::string, std::less<>> m_read;
     std::string m_problem;
+    bool m_missing_allowed = false;
 };
 
 template <typename T>
@@ -226,6 +293,29 @@ json to_json(const SubmitRequest& r) {
         {"excluded_nodes", text_value(r.excluded_nodes)},
         {"required_nodes", text_value(r.required_nodes)},
         {"comment", text_value(r.comment)},
+        {"features", text_value(r.features)},
+        {"sharing", to_string(r.sharing)},
+        {"reservation", text_value(r.reservation)},
+        {"licenses", text_value(r.licenses)},
+        {"time_min", or_null(r.time_min)},
+        {"nice", r.nice},
+        {"wckey", text_value(r.wckey)},
+        {"mail_type", r.mail_type},
+        {"mail_user", text_value(r.mail_user)},
+        {"dependency", text_value(r.dependency)},
+        {"tres_per_job", text_value(r.tres_per_job)},
+        {"tres_per_task", text_value(r.tres_per_task)},
+        {"tres_per_socket", text_value(r.tres_per_socket)},
+        {"cpus_per_tres", text_value(r.cpus_per_tres)},
+        {"mem_per_tres", text_value(r.mem_per_tres)},
+        {"ntasks_per_tres", or_null(r.ntasks_per_tres)},
+        {"tres_bind", text_value(r.tres_bind)},
+        {"tres_freq", text_value(r.tres_freq)},
+        {"ntasks_per_socket", or_null(r.ntasks_per_socket)},
+        {"ntasks_per_core", or_null(r.ntasks_per_core)},
+        {"sockets_per_node", or_null(r.sockets_per_node)},
+        {"cores_per_socket", or_null(r.cores_per_socket)},
+        {"threads_per_core", or_null(r.threads_per_core)},
         {"requeue", r.requeue},
         {"hold", r.hold},
         {"environment", text_values(r.environment)},
@@ -278,6 +368,31 @@ common::Result<SubmitRequest> submit_request_from_json(const json& object) {
     read.texts("argv", r.argv);
     read.optional_number("user_id", r.user_id);
     read.optional_number("group_id", r.group_id);
+    // Added after the first stored version: a request stored before reads as "not given".
+    read.later_keys_optional();
+    read.text("features", r.features);
+    read.sharing("sharing", r.sharing);
+    read.text("reservation", r.reservation);
+    read.text("licenses", r.licenses);
+    read.optional_number("time_min", r.time_min);
+    read.signed_number("nice", r.nice);
+    read.text("wckey", r.wckey);
+    read.number("mail_type", r.mail_type);
+    read.text("mail_user", r.mail_user);
+    read.text("dependency", r.dependency);
+    read.text("tres_per_job", r.tres_per_job);
+    read.text("tres_per_task", r.tres_per_task);
+    read.text("tres_per_socket", r.tres_per_socket);
+    read.text("cpus_per_tres", r.cpus_per_tres);
+    read.text("mem_per_tres", r.mem_per_tres);
+    read.optional_number("ntasks_per_tres", r.ntasks_per_tres);
+    read.text("tres_bind", r.tres_bind);
+    read.text("tres_freq", r.tres_freq);
+    read.optional_number("ntasks_per_socket", r.ntasks_per_socket);
+    read.optional_number("ntasks_per_core", r.ntasks_per_core);
+    read.optional_number("sockets_per_node", r.sockets_per_node);
+    read.optional_number("cores_per_socket", r.cores_per_socket);
+    read.optional_number("threads_per_core", r.threads_per_core);
     if (auto problem = read.problem(); !problem.empty()) {
         return common::fail(what + ": " + problem, hint);
     }

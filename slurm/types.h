@@ -20,6 +20,11 @@ namespace slurm {
 using common::JobId;
 using common::TimePoint;
 
+// Whether the job shares its nodes: sbatch --exclusive (the whole node), --exclusive=user or
+// =mcs (only with the same user's or MCS label's jobs), --oversubscribe; not_given: the
+// partition's OverSubscribe decides.
+enum class NodeSharing { not_given, exclusive, exclusive_user, exclusive_mcs, oversubscribe };
+
 // One job as slurmctld sees it at the moment of the query.
 struct JobSnapshot {
     JobId id;                      // as registered: "1234" or "1234_7"
@@ -77,6 +82,37 @@ struct JobSnapshot {
     std::string account;
     std::string qos;
     std::string comment;
+    std::string features;                          // -C/--constraint ("a&b", "[x|y]")
+    NodeSharing sharing = NodeSharing::not_given;  // --exclusive[=user|mcs], --oversubscribe
+    std::string reservation;                       // --reservation
+    std::string licenses;                          // -L, as Slurm stores it ("lic:1")
+    std::optional<std::uint32_t> time_min;         // --time-min, minutes
+    std::int32_t nice = 0;                         // --nice adjustment; 0: not given
+    std::string wckey;                             // --wckey; empty for the default ("*...")
+    std::uint16_t mail_type = 0;                   // --mail-type, Slurm's MAIL_JOB_* bits
+    std::string mail_user;                         // --mail-user; empty without --mail-type
+    // --dependency as slurmctld reports it: the dependencies not yet fulfilled, each with its
+    // state ("afterok:12(unfulfilled),afterany:13_*(failed)"); fulfilled ones are left out, so
+    // a job whose dependencies are all met shows none.
+    std::string dependency;
+    std::string tres_per_job;                        // --gpus, as Slurm stores it
+    std::string tres_per_task;                       // --gpus-per-task (24.05+: also "cpu=N")
+    std::string tres_per_socket;                     // --gpus-per-socket
+    std::string cpus_per_tres;                       // --cpus-per-gpu
+    std::string mem_per_tres;                        // --mem-per-gpu
+    std::optional<std::uint16_t> ntasks_per_tres;    // --ntasks-per-gpu
+    std::string tres_bind;                           // --gpu-bind
+    std::string tres_freq;                           // --gpu-freq
+    std::optional<std::uint16_t> ntasks_per_socket;  // --ntasks-per-socket
+    std::optional<std::uint16_t> ntasks_per_core;    // --ntasks-per-core
+    std::optional<std::uint16_t> sockets_per_node;   // -B S / --sockets-per-node
+    std::optional<std::uint16_t> cores_per_socket;   // -B S:C / --cores-per-socket
+    std::optional<std::uint16_t> threads_per_core;   // -B S:C:T / --threads-per-core
+    // The sbatch options the job uses that submit_request_from() cannot carry, as sbatch names
+    // them with what the job asked ("--deadline", "--bb (burst buffer)"): registration lists
+    // them. Slurm does not report every option (--signal, --kill-on-invalid-dep, ...): those
+    // are neither carried nor named.
+    std::vector<std::string> not_carried;
     std::string std_in;  // as given to -i (raw, not expanded)
     std::uint32_t group_id = 0;
     // Command=: the batch script's path as given to sbatch, then (only where

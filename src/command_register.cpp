@@ -110,6 +110,7 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
                 registration->checkpoint_dir.empty() ? "" : "; checkpoints in ",
                 common::printable(registration->checkpoint_dir).c_str());
     say_checkpoint_layout(said, stdout);
+    say_not_carried(*registration, stdout);
     if (registration->stall_timeout_s > 0) {
         if (auto client = connect_slurm(global)) {
             warn_if_stalls_cannot_be_seen(**client, *job);

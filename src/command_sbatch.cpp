@@ -238,6 +238,7 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
                      job->to_string().c_str(), allowed.c_str(), registration->max_attempts,
                      directives.options.stall_timeout.c_str());
         say_checkpoint_layout(said, stderr);
+        say_not_carried(*registration, stderr);
         if (flags.no_requeue && std::ranges::find(registration->allowed_actions, "resubmit") !=
                                     registration->allowed_actions.end()) {
             std::fprintf(stderr,

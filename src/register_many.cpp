@@ -101,6 +101,10 @@ void say(std::FILE* out, const common::JobId& job,
                  result->status == state::Status::credential_error
                      ? common::printable(result->status_reason).c_str()
                      : "");
+    if (!result->not_carried.empty()) {
+        std::fprintf(out, "job %s: ", job.to_string().c_str());
+        say_not_carried(*result, out);
+    }
 }
 
 }  // namespace
@@ -188,7 +192,7 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         for (auto& [job, result] : supervisor::register_jobs(*local->store, *local->client, clock,
                                                              local->config, request, wanted)) {
             say(out, job,
-                result ? common::Result<control::Registered>(summary_of(*result))
+                result ? common::Result<control::Registered>(summary_of(*result, *local->store))
                        : tl::unexpected(result.error()),
                 tally, quiet(job));
         }

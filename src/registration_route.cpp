@@ -30,9 +30,10 @@ common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global)
     return LocalRegistrar{std::move(*store), std::move(*client), std::move(*config)};
 }
 
-control::Registered summary_of(const state::Registration& r) {
-    return {r.job.to_string(), r.job_name,     r.status,         r.status_reason,
-            r.allowed_actions, r.max_attempts, r.checkpoint_dir, r.stall_timeout_s};
+control::Registered summary_of(const state::Registration& r, const state::Store& store) {
+    return {r.job.to_string(), r.job_name,        r.status,
+            r.status_reason,   r.allowed_actions, r.max_attempts,
+            r.checkpoint_dir,  r.stall_timeout_s, supervisor::resubmit_not_carried(store, r.job)};
 }
 
 common::Result<control::Registered> register_anywhere(const GlobalOptions& global,
@@ -77,7 +78,18 @@ common::Result<control::Registered> register_anywhere(const GlobalOptions& globa
     if (!registration) {
         return tl::unexpected(registration.error());
     }
-    return summary_of(*registration);
+    return summary_of(*registration, *local->store);
+}
+
+void say_not_carried(const control::Registered& registered, std::FILE* out) {
+    if (registered.not_carried.empty()) {
+        return;
+    }
+    std::string options;
+    for (const auto& option : registered.not_carried) {
+        options += (options.empty() ? "" : "; ") + option;
+    }
+    std::fprintf(out, "warning: a resubmit cannot carry: %s\n", common::printable(options).c_str());
 }
 
 void say_checkpoint_layout(const supervisor::RegisterRequest& request, std::FILE* out) {

@@ -31,12 +31,18 @@ struct LocalRegistrar {
 };
 [[nodiscard]] common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global);
 
-// What the CLI prints of a registration, in both modes.
-[[nodiscard]] control::Registered summary_of(const state::Registration& registration);
+// What the CLI prints of a registration, in both modes; the options a resubmit cannot carry
+// come from `store`'s journal (supervisor::resubmit_not_carried).
+[[nodiscard]] control::Registered summary_of(const state::Registration& registration,
+                                             const state::Store& store);
 
 // One line to `out` on what the request's checkpoint directory holds and which layout is
 // detected (ops::checkpoint_layout_line), read with this process's rights; nothing without a
 // directory. A directory that cannot be listed is said, not an error (registration checks it).
 void say_checkpoint_layout(const supervisor::RegisterRequest& request, std::FILE* out);
+
+// One "warning: a resubmit cannot carry: ..." line to `out` naming the options of the job a
+// resubmit cannot reproduce (supervisor::resubmit_not_carried); nothing when there are none.
+void say_not_carried(const control::Registered& registered, std::FILE* out);
 
 }  // namespace cli

@@ -27,6 +27,30 @@ namespace {
 
 constexpr std::string_view k_submitted_held = "submitted held job ";
 
+// The job that continues `job` now: the end of its registrations' next_job chain (a job the
+// supervisor resubmitted, whose new job may have been resubmitted again); nullopt when the
+// supervisor never replaced it. Bounded, so a damaged chain that loops cannot hang us.
+std::optional<std::string> replacement_of(const state::Store& store, std::string_view job) {
+    auto id = common::JobId::parse(job);
+    if (!id) {
+        return std::nullopt;
+    }
+    std::optional<std::string> latest;
+    for (int step = 0; step < 1000; ++step) {
+        const auto registration = store.registration(*id);
+        if (!registration || registration->next_job.empty()) {
+            break;
+        }
+        auto next = common::JobId::parse(registration->next_job);
+        if (!next) {
+            break;
+        }
+        latest = registration->next_job;
+        id = *next;
+    }
+    return latest;
+}
+
 }  // namespace
 
 bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json& params) {
@@ -69,6 +93,10 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
     }
     request->script = spec->script;
     request->hold = true;
+    // Jobs this one waits for that the supervisor has since resubmitted: wait for their new
+    // jobs (the old ones ended, failed, and would never satisfy it).
+    request->dependency = slurm::repoint_dependency(
+        request->dependency, [&](std::string_view job) { return replacement_of(m_store, job); });
     const auto excluded = params.value("exclude_nodes", std::vector<std::string>{});
     for (const auto& node : excluded) {
         request->excluded_nodes += (request->excluded_nodes.empty() ? "" : ",") + node;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "common/file_identity.h"
 #include "notify/target.h"
@@ -21,6 +22,8 @@
 
 namespace supervisor {
 namespace {
+
+constexpr const char* k_not_carried_key = "resubmit_not_carried";
 
 common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::string>& specs) {
     std::vector<recovery::Knob> knobs;
@@ -56,12 +59,14 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
     return knobs;
 }
 
-// With resubmit whitelisted, the job's script and options, read now while slurmctld has them.
+// With resubmit whitelisted, the job's script and options, read now while slurmctld has them,
+// and the options it uses that a resubmit cannot reproduce (`not_carried`).
 common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client,
                                                            const slurm::JobSnapshot& job,
                                                            const RegisterRequest& request,
                                                            const recovery::Whitelist& whitelist,
-                                                           common::TimePoint now) {
+                                                           common::TimePoint now,
+                                                           std::vector<std::string>& not_carried) {
     if (!whitelist.allows(recovery::ActionKind::resubmit)) {
         return std::nullopt;
     }
@@ -90,6 +95,16 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
             "a resubmitted job would run {} without any; if it takes arguments, submit "
             "it with `supervisor sbatch`, which keeps them",
             id, job.command);
+    }
+    not_carried = slurm::options_not_carried(job, !request.script_argv.empty());
+    if (!own_job) {
+        not_carried.emplace_back(
+            "--export (the job's own environment, until it runs `supervisor env`: a "
+            "resubmit before that gets the owner's login basics)");
+    } else if (request.script_argv.empty()) {
+        not_carried.emplace_back(
+            "--export of variables set only at submission (a resubmit gets the environment "
+            "of this registration)");
     }
     state::JobSpec spec;
     spec.job = request.job;
@@ -155,6 +170,7 @@ struct Prepared {
     bool existed = false;  // re-checked in place (credential_error or unregistered)
     std::vector<recovery::Knob> knobs;
     std::optional<state::JobSpec> spec;
+    std::vector<std::string> not_carried;  // what a resubmit cannot reproduce (capture_spec)
     const slurm::JobSnapshot* job = nullptr;
 };
 
@@ -204,7 +220,7 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     if (job.time_limit) {
         prepared.knobs.push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
     }
-    auto spec = capture_spec(client, job, request, whitelist, now);
+    auto spec = capture_spec(client, job, request, whitelist, now, prepared.not_carried);
     if (!spec) {
         return tl::unexpected(spec.error());
     }
@@ -257,6 +273,7 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
                   {"checkpoint_dir", registration.checkpoint_dir},
                   {"knobs", request.knobs},
                   {"resubmit_spec_stored", prepared.spec.has_value()},
+                  {k_not_carried_key, prepared.not_carried},
                   {"stall_timeout_s", request.stall_timeout_s},
                   {"progress_pattern", request.progress_pattern}});
     if (!prepared.existed) {
@@ -268,6 +285,15 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
     store.set_resume_env(request.job, env);
     if (prepared.spec) {
         store.set_job_spec(*prepared.spec);
+    }
+    if (!prepared.not_carried.empty()) {
+        std::string options;
+        for (const auto& option : prepared.not_carried) {
+            options += (options.empty() ? "" : "; ") + option;
+        }
+        record_event(store, request.job, now, "resubmit_limits",
+                     "a resubmit of this job cannot carry: " + options,
+                     {{k_not_carried_key, prepared.not_carried}});
     }
     return {};
 }
@@ -359,6 +385,27 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     (void)write_env_file(env_file_path(config.state_dir, request.job),
                          store.resume_env(request.job));
     return registration;
+}
+
+std::vector<std::string> resubmit_not_carried(const state::Store& store, const common::JobId& job) {
+    const auto events = store.events(job);
+    for (auto event = events.rbegin(); event != events.rend(); ++event) {
+        if (event->kind != "registered") {
+            continue;
+        }
+        const auto data = nlohmann::json::parse(event->data_json, nullptr, false);
+        std::vector<std::string> options;
+        if (data.is_object() && data.contains(k_not_carried_key) &&
+            data[k_not_carried_key].is_array()) {
+            for (const auto& option : data[k_not_carried_key]) {
+                if (option.is_string()) {
+                    options.push_back(option.get<std::string>());
+                }
+            }
+        }
+        return options;
+    }
+    return {};
 }
 
 std::vector<BulkRegistration> register_jobs(state::Store& store, slurm::Client& client,

@@ -85,6 +85,13 @@ struct ExpandedJobs {
 [[nodiscard]] common::Result<ExpandedJobs> expand_arrays(slurm::Client& client,
                                                          std::span<const common::JobId> ids);
 
+// With resubmit whitelisted, the sbatch options the job uses that a resubmit cannot reproduce
+// (slurm::options_not_carried, and the environment: --export), as its latest registration
+// recorded them in the journal (the "registered" event; each also has a "resubmit_limits"
+// event for a person). Empty for a job registered without resubmit, or never registered.
+[[nodiscard]] std::vector<std::string> resubmit_not_carried(const state::Store& store,
+                                                            const common::JobId& job);
+
 // `supervisor unregister`: stop watching, keep the history. Fails when the job is unknown.
 [[nodiscard]] common::Result<void> unregister_job(state::Store& store, const common::Clock& clock,
                                                   const common::JobId& job);

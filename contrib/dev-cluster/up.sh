@@ -134,6 +134,7 @@ if [[ "$WITH_DBD_V" == 1 ]]; then
     MYSQL_PASS="$(cat "$DC_DIR/mysql/slurm.pass")"
 fi
 install_conf "$HERE/slurm.conf.in" "$DC_CONF" 0644
+install_conf "$HERE/gres.conf.in" "$DC_DIR/etc/gres.conf" 0644
 if [[ "$WITH_DBD_V" == 1 ]]; then
     install_conf "$HERE/slurmdbd.conf.in" "$DC_DIR/etc/slurmdbd.conf" 0600
 else

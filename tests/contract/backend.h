@@ -11,7 +11,7 @@
 namespace contract {
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     virtual slurm::Client& client() = 0;
     // A batch job that ran and exited with `exit_code`; requeueable unless told otherwise.
@@ -42,6 +42,13 @@ public:
     // Runs `action` as someone who is not a Slurm operator and returns what it returned
     // (0-255): real, in a child process as user nobody; fake, with set_operator(false).
     virtual int as_non_operator(const std::function<int(slurm::Client&)>& action) = 0;
+    // A reservation of nodes n1 and n2, starting tomorrow, that this process's user may submit
+    // jobs to (real: created with scontrol, which needs root, and deleted when the test ends;
+    // fake: made known to the fake).
+    virtual std::string reservation() = 0;
+    // A held batch job submitted with options a SubmitRequest cannot carry: --deadline (two
+    // days from now) and --contiguous (real: sbatch; fake: a snapshot that says so).
+    virtual slurm::JobId job_with_options_not_carried() = 0;
     // A directory the test's jobs may write their output to.
     virtual std::string output_dir() = 0;
 };

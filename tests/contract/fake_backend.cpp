@@ -9,7 +9,7 @@ namespace contract {
 namespace {
 
 class FakeBackend final : public Backend {
-public:
+  public:
     FakeBackend() : m_fake(m_clock) {}
     slurm::Client& client() override { return m_fake; }
 
@@ -72,16 +72,32 @@ public:
         m_fake.set_operator(true);
         return result;
     }
+    slurm::JobId job_with_options_not_carried() override {
+        const auto id = m_fake.submit("not-carried");
+        auto job = m_fake.job(id);
+        job.held = true;
+        job.not_carried = {"--deadline", "--contiguous"};
+        m_fake.put(job);
+        return id;
+    }
+    std::string reservation() override {
+        m_fake.add_reservation("contract_resv");
+        return "contract_resv";
+    }
     std::string output_dir() override { return "/tmp"; }
 
-private:
+  private:
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_fake;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend() { return std::make_unique<FakeBackend>(); }
-std::string backend_unavailable_reason() { return {}; }
+std::unique_ptr<Backend> make_backend() {
+    return std::make_unique<FakeBackend>();
+}
+std::string backend_unavailable_reason() {
+    return {};
+}
 
 }  // namespace contract

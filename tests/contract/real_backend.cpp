@@ -1,4 +1,5 @@
 #include <grp.h>
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,7 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 
 class RealBackend final : public Backend {
-public:
+  public:
     RealBackend() {
         auto client = slurm::LibslurmClient::create();
         if (!client) {
@@ -26,6 +27,9 @@ public:
     }
     ~RealBackend() override {
         test_support::cancel_quietly(m_submitted);
+        if (!m_reservation.empty()) {
+            (void)test_support::run_command("scontrol delete ReservationName=" + m_reservation);
+        }
         for (const auto& node : m_drained) {
             resume(node);
         }
@@ -52,14 +56,12 @@ public:
     }
     slurm::JobId running_job() override {
         const auto id = submit("--wrap 'sleep 600'");
-        return wait(id, [](const slurm::JobSnapshot& j) {
-            return j.state == slurm::JobState::running;
-        });
+        return wait(
+            id, [](const slurm::JobSnapshot& j) { return j.state == slurm::JobState::running; });
     }
     slurm::JobSnapshot settled(const slurm::JobId& id) override {
         const auto job = test_support::wait_for_job(
-            *m_client, id,
-            [](const slurm::JobSnapshot& j) { return !j.completing; }, 20s);
+            *m_client, id, [](const slurm::JobSnapshot& j) { return !j.completing; }, 20s);
         if (!job) {
             throw std::runtime_error("job " + id.to_string() + " vanished");
         }
@@ -118,9 +120,30 @@ public:
         }
         return WEXITSTATUS(status);
     }
+    slurm::JobId job_with_options_not_carried() override {
+        return submit("-H -t 5 --deadline=now+2days --contiguous --wrap 'sleep 600'");
+    }
+    std::string reservation() override {
+        if (!m_reservation.empty()) {
+            return m_reservation;
+        }
+        const passwd* user = ::getpwuid(::getuid());
+        const std::string name = "contract_resv_" + std::to_string(::getpid());
+        // Tomorrow: nothing running today is kept off its nodes.
+        const auto created = test_support::run_command(
+            "scontrol create reservation ReservationName=" + name +
+            " Users=" + (user ? std::string(user->pw_name) : std::to_string(::getuid())) +
+            " StartTime=now+1days Duration=60 Nodes=n1,n2");
+        if (created.exit_status != 0) {
+            throw std::runtime_error("scontrol create reservation failed (needs root): " +
+                                     created.output);
+        }
+        m_reservation = name;
+        return name;
+    }
     std::string output_dir() override { return test_support::job_output_dir(); }
 
-private:
+  private:
     static void resume(const std::string& node) {
         // Resuming a node that is not drained fails harmlessly ("Invalid node state").
         (void)test_support::run_command("scontrol update nodename=" + node + " state=resume");
@@ -142,11 +165,16 @@ private:
     std::unique_ptr<slurm::LibslurmClient> m_client;
     std::vector<slurm::JobId> m_submitted;
     std::vector<std::string> m_drained;  // nodes to resume at the end, whatever happened
+    std::string m_reservation;           // deleted at the end
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend() { return std::make_unique<RealBackend>(); }
-std::string backend_unavailable_reason() { return test_support::cluster_unavailable_reason(); }
+std::unique_ptr<Backend> make_backend() {
+    return std::make_unique<RealBackend>();
+}
+std::string backend_unavailable_reason() {
+    return test_support::cluster_unavailable_reason();
+}
 
 }  // namespace contract

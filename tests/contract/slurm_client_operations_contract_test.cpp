@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "slurm/submit_request.h"
 #include "tests/contract/contract_fixture.h"
@@ -38,6 +40,13 @@ class SlurmOperationsContract : public SlurmClientContract {
         }
         m_backend->cancel_at_end(*id);
         return *id;
+    }
+    // `job` submitted again (held) from its snapshot, as the supervisor's resubmit does; the
+    // new job's snapshot.
+    slurm::JobSnapshot resubmitted(const slurm::JobSnapshot& job) {
+        auto request = slurm::submit_request_from(job, "#!/bin/sh\nsleep 600\n", {"A=1"});
+        request.hold = true;
+        return load(submit(request));
     }
 };
 
@@ -99,6 +108,7 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
     EXPECT_FALSE(job.requeueable);
     EXPECT_EQ(job.std_err, m_backend->output_dir() + "/" + id.to_string() + ".err");
     EXPECT_EQ(job.std_in, "/dev/null");
+    EXPECT_TRUE(job.not_carried.empty()) << job.not_carried.front();
 
     // What the supervisor would submit to re-create it: the same options, the old paths.
     const auto again = slurm::submit_request_from(job, request.script, request.environment);
@@ -115,6 +125,178 @@ TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameReques
         expected.argv = {"./train.sbatch"};  // what slurmctld still tells (see above)
     }
     EXPECT_EQ(slurm::to_json_text(again), slurm::to_json_text(expected));
+}
+
+// A GPU request as this release's sbatch sends it and slurmctld shows it: "gres:gpu:2" up to
+// 23.02, "gres/gpu:2" from 23.11 (where --gpu-bind also became "gres/gpu:closest", not
+// "gpu:closest").
+bool gres_slash_form() {
+    return slurm::compiled_release() >= slurm::Release{23, 11, 0};
+}
+std::string gpus(const std::string& value) {
+    return (gres_slash_form() ? "gres/gpu:" : "gres:gpu:") + value;
+}
+
+// The options of a job as a resubmit would give them, without what differs between two jobs
+// by construction (their output paths hold their own ids).
+std::string options_of(const slurm::JobSnapshot& job) {
+    auto request = slurm::submit_request_from(job, "#!/bin/sh\n", {"A=1"});
+    request.std_out.clear();
+    request.std_err.clear();
+    return slurm::to_json_text(request);
+}
+
+TEST_F(SlurmOperationsContract,
+       ConstraintSharingReservationLicensesTimeNiceWckeyAndMailAreCarried) {
+    auto request = sleeper("contract-carried");
+    request.hold = true;
+    request.features = "fast&ib";
+    request.sharing = slurm::NodeSharing::exclusive;
+    request.reservation = m_backend->reservation();
+    request.licenses = "matlab:2";
+    request.time_min = 2;
+    request.nice = 7;
+    request.wckey = "contract";
+    request.mail_type = 0x3;  // MAIL_JOB_BEGIN | MAIL_JOB_END
+    request.mail_user = "owner@example.org";
+    const auto id = submit(request);
+    const auto job = load(id);
+    EXPECT_EQ(job.features, "fast&ib");
+    EXPECT_EQ(job.sharing, slurm::NodeSharing::exclusive);
+    EXPECT_EQ(job.reservation, request.reservation);
+    EXPECT_EQ(job.licenses, "matlab:2");
+    EXPECT_EQ(job.time_min, 2U);
+    EXPECT_EQ(job.nice, 7);
+    EXPECT_EQ(job.wckey, "contract");
+    EXPECT_EQ(job.mail_type, 0x3);
+    EXPECT_EQ(job.mail_user, "owner@example.org");
+    EXPECT_TRUE(job.not_carried.empty()) << job.not_carried.front();
+
+    // The request that re-creates it asks for each of them as it was submitted.
+    const auto again = slurm::submit_request_from(job, request.script, request.environment);
+    auto expected = again;
+    expected.features = request.features;
+    expected.sharing = request.sharing;
+    expected.reservation = request.reservation;
+    expected.licenses = request.licenses;
+    expected.time_min = request.time_min;
+    expected.nice = request.nice;
+    expected.wckey = request.wckey;
+    expected.mail_type = request.mail_type;
+    expected.mail_user = request.mail_user;
+    EXPECT_EQ(slurm::to_json_text(again), slurm::to_json_text(expected));
+    EXPECT_EQ(options_of(resubmitted(job)), options_of(job));
+}
+
+TEST_F(SlurmOperationsContract, GpuRequestsAndTheSocketCoreThreadLayoutAreCarried) {
+    auto request = sleeper("contract-gpus");
+    request.hold = true;
+    request.num_tasks = 2;
+    request.tres_per_job = gpus("2");
+    request.tres_per_task = gpus("1");
+    request.cpus_per_tres = gpus("1");
+    request.mem_per_tres = gpus("100");
+    request.tres_freq = "gpu:high";
+    request.sockets_per_node = 2;
+    request.cores_per_socket = 1;
+    request.threads_per_core = 1;
+    request.ntasks_per_socket = 1;
+    request.ntasks_per_core = 1;
+    const auto id = submit(request);
+    const auto job = load(id);
+    EXPECT_EQ(job.tres_per_job, gpus("2"));
+    EXPECT_EQ(job.tres_per_task, gpus("1"));
+    EXPECT_EQ(job.cpus_per_tres, gpus("1"));
+    EXPECT_EQ(job.mem_per_tres, gpus("100"));
+    EXPECT_EQ(job.tres_freq, "gpu:high");
+    EXPECT_EQ(job.sockets_per_node, 2U);
+    EXPECT_EQ(job.cores_per_socket, 1U);
+    EXPECT_EQ(job.threads_per_core, 1U);
+    EXPECT_EQ(job.ntasks_per_socket, 1U);
+    EXPECT_EQ(job.ntasks_per_core, 1U);
+    EXPECT_EQ(options_of(resubmitted(job)), options_of(job));
+}
+
+TEST_F(SlurmOperationsContract, GpusPerSocketTasksPerGpuBindingAndOversubscribeAreCarried) {
+    auto request = sleeper("contract-gpus-socket");
+    request.hold = true;
+    request.sockets_per_node = 2;
+    request.tres_per_socket = gpus("1");
+    request.tres_bind = gres_slash_form() ? "gres/gpu:closest" : "gpu:closest";
+    request.sharing = slurm::NodeSharing::oversubscribe;
+    const auto id = submit(request);
+    const auto job = load(id);
+    EXPECT_EQ(job.tres_per_socket, gpus("1"));
+    EXPECT_EQ(job.tres_bind, request.tres_bind);
+    EXPECT_EQ(job.sharing, slurm::NodeSharing::oversubscribe);
+    EXPECT_EQ(options_of(resubmitted(job)), options_of(job));
+
+    request = sleeper("contract-tasks-per-gpu");
+    request.hold = true;
+    request.tres_per_job = gpus("2");
+    request.ntasks_per_tres = 1;
+    request.sharing = slurm::NodeSharing::exclusive_user;
+    const auto per_gpu = load(submit(request));
+    EXPECT_EQ(per_gpu.ntasks_per_tres, 1U);
+    EXPECT_EQ(per_gpu.sharing, slurm::NodeSharing::exclusive_user);
+    EXPECT_EQ(options_of(resubmitted(per_gpu)), options_of(per_gpu));
+}
+
+// A dependency is shown with its state; the resubmit gives sbatch's form back, with the jobs
+// the supervisor has since replaced re-pointed to their replacements.
+TEST_F(SlurmOperationsContract, DependencyIsCarriedAndRepointedToAReplacedJob) {
+    auto held = sleeper("contract-dependency-target");
+    held.hold = true;
+    const auto first = submit(held).to_string();
+    const auto second = submit(held).to_string();
+    for (const char separator : {',', '?'}) {
+        auto request = sleeper("contract-dependent");
+        request.hold = true;
+        request.dependency = "afterok:" + first + separator + "afterany:" + second;
+        const auto job = load(submit(request));
+        EXPECT_EQ(job.dependency, "afterok:" + first + "(unfulfilled)" + separator +
+                                      "afterany:" + second + "(unfulfilled)");
+        auto again = slurm::submit_request_from(job, request.script, request.environment);
+        EXPECT_EQ(again.dependency, request.dependency);
+
+        // The supervisor resubmitted `first` as `replacement`: the new job waits for that one.
+        const auto replacement = submit(held).to_string();
+        again.dependency = slurm::repoint_dependency(again.dependency, [&](std::string_view id) {
+            return id == first ? std::optional<std::string>(replacement) : std::nullopt;
+        });
+        again.hold = true;
+        EXPECT_EQ(load(submit(again)).dependency, "afterok:" + replacement + "(unfulfilled)" +
+                                                      separator + "afterany:" + second +
+                                                      "(unfulfilled)");
+    }
+}
+
+// What registration names: the options Slurm shows that a resubmit would lose. A plain job
+// has none (every test above checks that too).
+TEST_F(SlurmOperationsContract, OptionsAResubmitCannotCarryAreNamed) {
+    const auto job = load(m_backend->job_with_options_not_carried());
+    EXPECT_EQ(job.not_carried, (std::vector<std::string>{"--deadline", "--contiguous"}));
+    EXPECT_EQ(slurm::options_not_carried(job, true), job.not_carried);
+}
+
+TEST_F(SlurmOperationsContract, SubmitWithUnknownReservationLicenseOrFeatureIsRefused) {
+    auto request = sleeper("contract-refused-options");
+    request.reservation = "no_such_reservation";
+    auto refused = client().submit(request);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::operation_refused) << refused.error().message;
+
+    request = sleeper("contract-refused-options");
+    request.licenses = "no_such_license:1";
+    refused = client().submit(request);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::operation_refused) << refused.error().message;
+
+    request = sleeper("contract-refused-options");
+    request.features = "fast&no_such_feature";
+    refused = client().submit(request);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::operation_refused) << refused.error().message;
 }
 
 TEST_F(SlurmOperationsContract, BatchScriptIsTheSubmittedScriptByteForByte) {

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "slurm/output_path.h"
@@ -13,6 +15,51 @@ namespace {
 
 using slurm::ErrorKind;
 using slurm::JobState;
+
+// Whether every name in `text` (split at any of `separators`; a count after ':' or '*' is
+// ignored) is one of `known`.
+bool names_known(const std::string& text, std::string_view separators,
+                 std::initializer_list<std::string_view> known) {
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const auto end = std::min(text.find_first_of(separators, start), text.size());
+        const auto word = std::string_view(text).substr(start, end - start);
+        const auto name = word.substr(0, word.find_first_of(":*"));
+        if (!name.empty() && std::ranges::find(known, name) == known.end()) {
+            return false;
+        }
+        start = end + 1;
+    }
+    return true;
+}
+
+// How slurmctld shows a --dependency whose jobs have not ended: one entry per job, each with
+// its state ("afterok:12:13" -> "afterok:12(unfulfilled),afterok:13(unfulfilled)").
+std::string fake_dependency_report(const std::string& dependency) {
+    const char separator = dependency.find('?') != std::string::npos ? '?' : ',';
+    std::string report;
+    auto add = [&](const std::string& entry) {
+        report += (report.empty() ? "" : std::string(1, separator)) + entry + "(unfulfilled)";
+    };
+    std::size_t start = 0;
+    while (start < dependency.size()) {
+        const auto end = std::min(dependency.find_first_of(",?", start), dependency.size());
+        const std::string item = dependency.substr(start, end - start);
+        const auto colon = item.find(':');
+        if (colon == std::string::npos) {
+            add(item);
+        } else {
+            std::size_t at = colon + 1;
+            while (at < item.size()) {
+                const auto next = std::min(item.find(':', at), item.size());
+                add(item.substr(0, colon) + ":" + item.substr(at, next - at));
+                at = next + 1;
+            }
+        }
+        start = end + 1;
+    }
+    return report;
+}
 
 // Slurm's own words for the errors the fake can produce, so messages read alike.
 slurm::Error error(ErrorKind kind, const std::string& operation, const std::string& text) {
@@ -325,6 +372,18 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
         return tl::unexpected(
             error(ErrorKind::operation_refused, operation, "Invalid partition name specified"));
     }
+    if (!request.reservation.empty() && !m_reservations.contains(request.reservation)) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Requested reservation is invalid"));
+    }
+    if (!names_known(request.licenses, ",", {"matlab"})) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid license specification"));
+    }
+    if (!names_known(request.features, "&|,[]()", {"fast", "ib", "slow"})) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid feature specification"));
+    }
     if ((request.user_id && *request.user_id != m_caller_uid && !m_operator) ||
         (request.group_id && *request.group_id != ::getgid() && !m_operator)) {
         return tl::unexpected(error(ErrorKind::access_denied, operation, "Invalid user id"));
@@ -360,6 +419,31 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
     job.account = request.account;
     job.qos = request.qos;
     job.comment = request.comment;
+    job.features = request.features;
+    job.sharing = request.sharing;
+    job.reservation = request.reservation;
+    job.licenses = request.licenses;
+    job.time_min = request.time_min;
+    job.nice = request.nice;
+    job.wckey = request.wckey;
+    job.mail_type = request.mail_type;
+    job.mail_user = request.mail_user;
+    // slurmctld shows each dependency with its state; none of the fake's jobs end by
+    // themselves, so every one is still unfulfilled.
+    job.dependency = fake_dependency_report(request.dependency);
+    job.tres_per_job = request.tres_per_job;
+    job.tres_per_task = request.tres_per_task;
+    job.tres_per_socket = request.tres_per_socket;
+    job.cpus_per_tres = request.cpus_per_tres;
+    job.mem_per_tres = request.mem_per_tres;
+    job.ntasks_per_tres = request.ntasks_per_tres;
+    job.tres_bind = request.tres_bind;
+    job.tres_freq = request.tres_freq;
+    job.ntasks_per_socket = request.ntasks_per_socket;
+    job.ntasks_per_core = request.ntasks_per_core;
+    job.sockets_per_node = request.sockets_per_node;
+    job.cores_per_socket = request.cores_per_socket;
+    job.threads_per_core = request.threads_per_core;
     job.std_in = request.std_in.empty() ? "/dev/null" : request.std_in;
     // slurmctld joins argv into Command= with blanks, or (24.05+) shows the path alone.
     for (const auto& word : request.argv) {

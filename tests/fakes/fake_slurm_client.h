@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ class FakeSlurmClient final : public slurm::Client {
     // The next id, the script kept for batch_script(); pending (held with priority 0 when
     // asked), with the request's options in the snapshot and output paths expanded.
     [[nodiscard]] slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest& request) override;
+    // Refused (operation_refused) like slurmctld: a reservation not made with
+    // add_reservation(), a license or node feature the dev cluster does not have (licenses
+    // "matlab"; features "fast", "ib", "slow"). A dependency on any job is accepted (22.05
+    // shows one on a job it never knew as unfulfilled).
     // The script given to submit(); operation_refused for a job added by submit(name) or put()
     // without set_script() (like an salloc allocation: no script).
     [[nodiscard]] slurm::Result<std::string> batch_script(const slurm::JobId& id) override;
@@ -80,6 +85,8 @@ class FakeSlurmClient final : public slurm::Client {
     void set_operator(bool is_operator) { m_operator = is_operator; }
     // The uid the fake's caller has (default: this process's): owner of what it submits.
     void set_caller_uid(std::uint32_t uid) { m_caller_uid = uid; }
+    // A reservation submit() accepts (scontrol create reservation).
+    void add_reservation(std::string name) { m_reservations.insert(std::move(name)); }
     // The release slurmctld claims to run (controller_release()).
     void set_controller_release(const slurm::Release& release) { m_controller_release = release; }
     // Running -> finished with the given state, exit code and signal.
@@ -148,6 +155,7 @@ class FakeSlurmClient final : public slurm::Client {
     bool m_operator = true;
     slurm::Release m_controller_release = slurm::compiled_release();
     std::uint32_t m_caller_uid;
+    std::set<std::string, std::less<>> m_reservations;
 };
 
 }  // namespace fakes

@@ -406,6 +406,10 @@ TEST_F(SiteMode, AResubmitRunsAsTheOwnerWithTheOwnersEnvironmentOnly) {
                     " OPERATOR_SECRET=op-secret LD_PRELOAD= " + binary().string() + " register " +
                     job.to_string() + " --allow requeue,resubmit --stall-timeout 0 2>&1");
     ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
+    // What a resubmit cannot carry comes back from the daemon: the submission's environment.
+    EXPECT_NE(registered.output.find("warning: a resubmit cannot carry: --export"),
+              std::string::npos)
+        << registered.output;
     run_quietly("scontrol release " + job.to_string());
     const auto ended = wait_for(job, is_completed, 120s);
     ASSERT_EQ(ended.value("outcome", ""), "resubmitted") << ended.dump(2) << daemon_log();

@@ -48,8 +48,9 @@ TEST(ControlProtocol, AReplyRoundTripsWithItsRegistration) {
     reply.output = "line\n";
     reply.error = {"what", "how"};
     reply.job_known = false;
-    reply.registered = control::Registered{
-        "5", "train", state::Status::credential_error, "because", {"requeue"}, 3, "/ckpt", 600};
+    reply.registered = control::Registered{"5",       "train",     state::Status::credential_error,
+                                           "because", {"requeue"}, 3,
+                                           "/ckpt",   600,         {"--deadline"}};
     const auto decoded = control::decode_reply(control::encode(reply));
     ASSERT_TRUE(decoded) << decoded.error().message;
     EXPECT_EQ(decoded->exit_status, 1);
@@ -60,6 +61,16 @@ TEST(ControlProtocol, AReplyRoundTripsWithItsRegistration) {
     ASSERT_TRUE(decoded->registered);
     EXPECT_EQ(decoded->registered->status, state::Status::credential_error);
     EXPECT_EQ(decoded->registered->stall_timeout_s, 600);
+    EXPECT_EQ(decoded->registered->not_carried, (std::vector<std::string>{"--deadline"}));
+
+    // A daemon older than the field does not send it: nothing is said.
+    auto value = nlohmann::json::from_msgpack(control::encode(reply));
+    value["registered"].erase("not_carried");
+    const auto bytes = nlohmann::json::to_msgpack(value);
+    const auto older = control::decode_reply(std::string(bytes.begin(), bytes.end()));
+    ASSERT_TRUE(older) << older.error().message;
+    ASSERT_TRUE(older->registered);
+    EXPECT_TRUE(older->registered->not_carried.empty());
 }
 
 std::string packed(const nlohmann::json& value) {

@@ -34,6 +34,29 @@ slurm::SubmitRequest full_request() {
     r.excluded_nodes = "n3";
     r.required_nodes = "n[1-2]";
     r.comment = "resubmitted";
+    r.features = "a100&ib";
+    r.sharing = slurm::NodeSharing::exclusive;
+    r.reservation = "maint";
+    r.licenses = "matlab:2";
+    r.time_min = 30;
+    r.nice = -5;
+    r.wckey = "wk";
+    r.mail_type = 0x7;
+    r.mail_user = "u@example.org";
+    r.dependency = "afterok:12?afterany:13_*";
+    r.tres_per_job = "gres:gpu:8";
+    r.tres_per_task = "gres:gpu:1";
+    r.tres_per_socket = "gres:gpu:2";
+    r.cpus_per_tres = "gres:gpu:4";
+    r.mem_per_tres = "gres:gpu:1024";
+    r.ntasks_per_tres = 1;
+    r.tres_bind = "gres:gpu:closest";
+    r.tres_freq = "gpu:high";
+    r.ntasks_per_socket = 2;
+    r.ntasks_per_core = 1;
+    r.sockets_per_node = 2;
+    r.cores_per_socket = 8;
+    r.threads_per_core = 1;
     r.requeue = false;
     r.hold = true;
     r.environment = {"PATH=/usr/bin", "EMPTY=", "WITH_EQUALS=a=b"};
@@ -135,6 +158,76 @@ TEST(SubmitRequestJson, WrongTypesAndRangesAreRefusedNamingTheKey) {
     }
 }
 
+// A request stored before the options from "features" on were carried: read as not giving
+// them, never refused (an upgrade must not break the specs of jobs already registered).
+TEST(SubmitRequestJson, RequestStoredBeforeTheLaterOptionsReadsWithThemNotGiven) {
+    const auto old = nlohmann::json::parse(R"({
+        "script": "#!/bin/sh\nsleep 1\n", "name": "old", "partition": "debug",
+        "account": "", "qos": "", "work_dir": "/w", "std_out": "/w/1.out", "std_err": "",
+        "std_in": "", "open_mode_append": true, "time_limit": 10, "min_nodes": 1,
+        "max_nodes": null, "num_tasks": 2, "ntasks_per_node": null, "cpus_per_task": null,
+        "pn_min_memory": 100, "mem_per_cpu": false, "tres_per_node": "gres:gpu:1",
+        "excluded_nodes": "", "required_nodes": "", "comment": "c", "requeue": false,
+        "hold": false, "environment": ["A=1"], "argv": ["./run.sh"], "user_id": 1000,
+        "group_id": 100})");
+    const auto read = slurm::submit_request_from_json(old);
+    ASSERT_TRUE(read) << read.error().message;
+    slurm::SubmitRequest expected;
+    expected.script = "#!/bin/sh\nsleep 1\n";
+    expected.name = "old";
+    expected.partition = "debug";
+    expected.work_dir = "/w";
+    expected.std_out = "/w/1.out";
+    expected.open_mode_append = true;
+    expected.time_limit = 10;
+    expected.min_nodes = 1;
+    expected.num_tasks = 2;
+    expected.pn_min_memory = 100;
+    expected.tres_per_node = "gres:gpu:1";
+    expected.comment = "c";
+    expected.requeue = false;
+    expected.environment = {"A=1"};
+    expected.argv = {"./run.sh"};
+    expected.user_id = 1000;
+    expected.group_id = 100;
+    EXPECT_EQ(*read, expected);
+    // Written again, it has every key, and reads back the same.
+    const auto again = slurm::submit_request_from_json(slurm::to_json(*read));
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_EQ(*again, expected);
+    EXPECT_TRUE(slurm::to_json(*read).contains("features"));
+}
+
+TEST(SubmitRequestJson, LaterKeysAreStillCheckedWhenPresent) {
+    const std::pair<const char*, nlohmann::json> bad[] = {
+        {"sharing", "shared"},
+        {"sharing", 1},
+        {"nice", 1.5},
+        {"nice", 3000000000LL},
+        {"nice", 18446744073709551615ULL},
+        {"nice", -3000000000LL},
+        {"mail_type", -1},
+        {"mail_type", 70000},
+        {"ntasks_per_tres", "one"},
+        {"features", 3},
+        {"time_min", "1h"},
+    };
+    for (const auto& [key, value] : bad) {
+        auto json = slurm::to_json(full_request());
+        json[key] = value;
+        const auto problem = problem_with(json);
+        EXPECT_NE(problem.find(std::string("\"") + key + "\""), std::string::npos)
+            << key << " = " << value.dump() << ": " << problem;
+    }
+    auto json = slurm::to_json(full_request());
+    json["nice"] = 19;
+    json["sharing"] = "oversubscribe";
+    const auto read = slurm::submit_request_from_json(json);
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_EQ(read->nice, 19);
+    EXPECT_EQ(read->sharing, slurm::NodeSharing::oversubscribe);
+}
+
 TEST(SubmitRequestJson, TextThatIsNotAnObjectIsAnErrorNotACrash) {
     for (const char* text : {"", "{", "[1,2]", "null", "\"text\"", "{\"script\": }"}) {
         const auto result = slurm::submit_request_from_json_text(text);
@@ -171,6 +264,29 @@ slurm::JobSnapshot snapshot() {
     job.excluded_nodes = "n3";
     job.required_nodes = "n[1-2]";
     job.comment = "first run";
+    job.features = "a100&ib";
+    job.sharing = slurm::NodeSharing::exclusive;
+    job.reservation = "maint";
+    job.licenses = "matlab:2";
+    job.time_min = 30;
+    job.nice = -5;
+    job.wckey = "wk";
+    job.mail_type = 0x7;
+    job.mail_user = "u@example.org";
+    job.dependency = "afterok:12(unfulfilled)?afterany:13_*(failed)";
+    job.tres_per_job = "gres:gpu:8";
+    job.tres_per_task = "gres:gpu:1";
+    job.tres_per_socket = "gres:gpu:2";
+    job.cpus_per_tres = "gres:gpu:4";
+    job.mem_per_tres = "gres:gpu:1024";
+    job.ntasks_per_tres = 1;
+    job.tres_bind = "gres:gpu:closest";
+    job.tres_freq = "gpu:high";
+    job.ntasks_per_socket = 2;
+    job.ntasks_per_core = 1;
+    job.sockets_per_node = 2;
+    job.cores_per_socket = 8;
+    job.threads_per_core = 1;
     job.requeueable = true;
     job.command = "/home/u/run/train.sbatch --steps 20  --lr=3e-4";
     job.command_has_arguments = true;  // as slurmctld up to 23.11 reports it, on any build
@@ -204,6 +320,29 @@ TEST(SubmitRequestFrom, CopiesTheOptionsScriptAndEnvironment) {
     expected.excluded_nodes = "n3";
     expected.required_nodes = "n[1-2]";
     expected.comment = "first run";
+    expected.features = "a100&ib";
+    expected.sharing = slurm::NodeSharing::exclusive;
+    expected.reservation = "maint";
+    expected.licenses = "matlab:2";
+    expected.time_min = 30;
+    expected.nice = -5;
+    expected.wckey = "wk";
+    expected.mail_type = 0x7;
+    expected.mail_user = "u@example.org";
+    expected.dependency = "afterok:12?afterany:13_*";
+    expected.tres_per_job = "gres:gpu:8";
+    expected.tres_per_task = "gres:gpu:1";
+    expected.tres_per_socket = "gres:gpu:2";
+    expected.cpus_per_tres = "gres:gpu:4";
+    expected.mem_per_tres = "gres:gpu:1024";
+    expected.ntasks_per_tres = 1;
+    expected.tres_bind = "gres:gpu:closest";
+    expected.tres_freq = "gpu:high";
+    expected.ntasks_per_socket = 2;
+    expected.ntasks_per_core = 1;
+    expected.sockets_per_node = 2;
+    expected.cores_per_socket = 8;
+    expected.threads_per_core = 1;
     expected.requeue = true;
     expected.hold = false;  // a held snapshot still gives a job that runs
     expected.user_id = 1000;
@@ -253,3 +392,61 @@ TEST(SubmitRequestFrom, UnsplitStderrIsLeftOutAndUnlimitedTimeStaysUnset) {
 }
 
 }  // namespace
+
+namespace {
+
+std::optional<std::string> replaced(std::string_view job) {
+    if (job == "12") {
+        return "15";
+    }
+    if (job == "13_4") {
+        return "16";
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+TEST(DependencyOption, StatesAreDroppedAndFulfilledDependenciesLeftOut) {
+    EXPECT_EQ(slurm::dependency_option(""), "");
+    EXPECT_EQ(slurm::dependency_option("afterok:12(unfulfilled)"), "afterok:12");
+    EXPECT_EQ(slurm::dependency_option("afterok:12(unfulfilled),afterany:13_*(failed)"),
+              "afterok:12,afterany:13_*");
+    EXPECT_EQ(slurm::dependency_option("afterok:12(fulfilled)?after:14+5(unfulfilled)"),
+              "after:14+5");
+    EXPECT_EQ(slurm::dependency_option("singleton(unfulfilled)"), "singleton");
+    EXPECT_EQ(slurm::dependency_option("afterok:12(fulfilled)"), "");
+    // Already in sbatch's form (a later release, or a fake): kept.
+    EXPECT_EQ(slurm::dependency_option("afterok:12:13"), "afterok:12:13");
+}
+
+TEST(RepointDependency, ReplacedJobsArePointedAtTheirReplacement) {
+    EXPECT_EQ(slurm::repoint_dependency("", replaced), "");
+    EXPECT_EQ(slurm::repoint_dependency("afterok:12", replaced), "afterok:15");
+    EXPECT_EQ(slurm::repoint_dependency("afterok:12:14,afterany:13_4", replaced),
+              "afterok:15:14,afterany:16");
+    EXPECT_EQ(slurm::repoint_dependency("after:12+5?afternotok:11", replaced),
+              "after:15+5?afternotok:11");
+    // A whole array, an id nobody replaced and a singleton stay as they are.
+    EXPECT_EQ(slurm::repoint_dependency("afterok:13_*,singleton", replaced),
+              "afterok:13_*,singleton");
+    EXPECT_EQ(slurm::repoint_dependency("afterok:120", replaced), "afterok:120");
+}
+
+TEST(OptionsNotCarried, NamesTheArrayTaskAndUnreportedArguments) {
+    auto job = snapshot();  // an array task, its arguments reported
+    job.not_carried = {"--deadline"};
+    auto options = slurm::options_not_carried(job, false);
+    ASSERT_EQ(options.size(), 2U);
+    EXPECT_EQ(options[0], "--deadline");
+    EXPECT_NE(options[1].find("--array (task 7"), std::string::npos) << options[1];
+
+    job.id = common::JobId{1234, std::nullopt};
+    job.not_carried.clear();
+    EXPECT_TRUE(slurm::options_not_carried(job, false).empty());
+    job.command_has_arguments = false;  // 24.05+: the arguments are not reported
+    options = slurm::options_not_carried(job, false);
+    ASSERT_EQ(options.size(), 1U);
+    EXPECT_NE(options[0].find("arguments"), std::string::npos);
+    EXPECT_TRUE(slurm::options_not_carried(job, true).empty());  // supervisor sbatch knew them
+}

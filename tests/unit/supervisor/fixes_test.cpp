@@ -224,6 +224,80 @@ TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     EXPECT_EQ(registration(next).status, Status::enabled) << registration(next).status_reason;
 }
 
+// A pipeline: `second` waits for `first` (afterok). Both are resubmitted after failing; the
+// new second job waits for the new first job, not for the old one, which failed and would
+// never satisfy it.
+TEST_F(PollCycleTest, AResubmittedJobWaitsForTheReplacementOfAJobItDependedOn) {
+    checkpoint("step_000020.pt");
+    const auto first = submit(false);
+    const auto second = submit(false);
+    auto job = m_slurm.job(second);
+    job.dependency = "afterok:" + first.to_string() + "(unfulfilled)";
+    m_slurm.put(job);
+    for (const auto& id : {first, second}) {
+        m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+        auto r = request(id);
+        r.allowed_actions = {"requeue", "resubmit"};
+        r.environment = {"HOME=/home/owner"};
+        register_job(r);
+    }
+    const auto stored =
+        slurm::submit_request_from_json_text(m_store->job_spec(second)->request_json).value();
+    EXPECT_EQ(stored.dependency, "afterok:" + first.to_string()) << "sbatch's form";
+
+    run_on(first, "n1");
+    fail(first, k_nccl_log);
+    cycle();
+    const auto first_next = registration(first).next_job;
+    ASSERT_FALSE(first_next.empty()) << registration(first).status_reason;
+
+    run_on(second, "n2");
+    fail(second, k_nccl_log);
+    cycle();
+    const auto second_next = common::JobId::parse(registration(second).next_job);
+    ASSERT_TRUE(second_next) << registration(second).status_reason;
+    EXPECT_EQ(m_slurm.job(*second_next).dependency, "afterok:" + first_next + "(unfulfilled)");
+    EXPECT_EQ(m_slurm.submitted().back().dependency, "afterok:" + first_next);
+}
+
+// Registration names the options a resubmit would lose, in the journal and for `register`.
+TEST_F(PollCycleTest, OptionsAResubmitCannotCarryAreNamedAtRegistration) {
+    const auto id = submit(false);
+    auto job = m_slurm.job(id);
+    job.not_carried = {"--deadline"};
+    m_slurm.put(job);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.environment = {"HOME=/home/owner"};
+    r.script_argv = {"./train.sbatch"};  // as `supervisor sbatch` registers: argv and env exact
+    register_job(r);
+    EXPECT_EQ(supervisor::resubmit_not_carried(*m_store, id),
+              (std::vector<std::string>{"--deadline"}));
+    const auto limits = events_of_kind(id, "resubmit_limits");
+    ASSERT_EQ(limits.size(), 1U);
+    EXPECT_NE(limits[0].message.find("cannot carry: --deadline"), std::string::npos)
+        << limits[0].message;
+
+    // Registered by `supervisor register`: the environment is this shell's, not the job's.
+    const auto other = submit(false);
+    m_slurm.set_script(other, "#!/bin/bash\necho train\n");
+    r = request(other);
+    r.allowed_actions = {"requeue", "resubmit"};
+    register_job(r);
+    const auto named = supervisor::resubmit_not_carried(*m_store, other);
+    ASSERT_FALSE(named.empty());
+    EXPECT_TRUE(named.back().starts_with("--export")) << named.back();
+
+    // Without resubmit nothing is named: no resubmit will happen.
+    const auto plain = submit();
+    r = request(plain);
+    r.allowed_actions = {"requeue"};
+    register_job(r);
+    EXPECT_TRUE(supervisor::resubmit_not_carried(*m_store, plain).empty());
+    EXPECT_TRUE(events_of_kind(plain, "resubmit_limits").empty());
+}
+
 // The resubmit's registration is committed, then slurmctld goes away before the new job is
 // released (as a kill at that point would leave it): the next cycle releases it. Before, the
 // action was closed as done with the new job held forever while `status` said it was watched.
