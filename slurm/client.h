@@ -28,10 +28,11 @@ class Client {
     // Fails with controller_unreachable while slurmctld cannot be reached.
     [[nodiscard]] virtual Result<JobQuery> load_jobs(std::span<const JobId> ids) = 0;
 
-    // Every job of `uid` that slurmctld still shows, in any state, one RPC. An array's tasks
-    // that are still one pending record are not listed (they have no task id yet); tasks that
-    // started are, as "1234_7". Fails with controller_unreachable while slurmctld cannot be
-    // reached.
+    // Every job of `uid` that slurmctld still shows, in any state, one RPC. Tasks of an array
+    // that started are listed as "1234_7"; those still pending in the array's one record (no
+    // task id of their own yet) are that record, listed once under the array's id ("1234",
+    // array_job_id 1234), for load_array_tasks to expand. Fails with controller_unreachable
+    // while slurmctld cannot be reached.
     [[nodiscard]] virtual Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) = 0;
 
     // The task ids of job array `array_job` (its master id, as sbatch --array printed it),

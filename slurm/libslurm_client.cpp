@@ -371,11 +371,12 @@ Result<std::vector<JobSnapshot>> LibslurmClient::load_user_jobs(std::uint32_t ui
     std::vector<JobSnapshot> jobs;
     for (uint32_t i = 0; i < message->record_count; ++i) {
         const auto& record = message->job_array[i];
-        if (record.array_job_id != 0 && record.array_task_id == NO_VAL) {
-            continue;  // the array's pending tasks, one record with no task id yet
-        }
-        const JobId id = record.array_job_id != 0 ? JobId{record.array_job_id, record.array_task_id}
-                                                  : JobId{record.job_id, std::nullopt};
+        // The array's pending tasks, one record with no task id yet: the array's id.
+        const bool pending_tasks = record.array_job_id != 0 && record.array_task_id == NO_VAL;
+        const JobId id =
+            record.array_job_id == 0 || pending_tasks
+                ? JobId{pending_tasks ? record.array_job_id : record.job_id, std::nullopt}
+                : JobId{record.array_job_id, record.array_task_id};
         jobs.push_back(detail::to_snapshot(record, id));
     }
     return jobs;

@@ -522,9 +522,15 @@ common::Result<ExpandedJobs> expand_arrays(slurm::Client& client,
         }
     }
     ExpandedJobs expanded;
+    std::set<common::JobId> listed;  // a task named alone and through its array: once
+    auto add = [&](const common::JobId& id) {
+        if (listed.insert(id).second) {
+            expanded.jobs.push_back(id);
+        }
+    };
     for (const auto& id : ids) {
         if (id.array_task || !arrays.contains(id.job)) {
-            expanded.jobs.push_back(id);
+            add(id);
             continue;
         }
         const auto tasks = client.load_array_tasks(id.job);
@@ -532,7 +538,7 @@ common::Result<ExpandedJobs> expand_arrays(slurm::Client& client,
             return tl::unexpected(not_reachable("job array " + id.to_string(), tasks.error()));
         }
         for (const auto task : *tasks) {
-            expanded.jobs.push_back(common::JobId{id.job, task});
+            add(common::JobId{id.job, task});
         }
         expanded.arrays.push_back(id);
     }

@@ -76,7 +76,7 @@ struct BulkRegistration {
 
 // `ids` with each array id (a job id without a task that names a job array, as sbatch --array
 // printed it) replaced by the ids of all its tasks, present and future, in task order; other
-// ids as they are. `arrays` lists the array ids that were replaced. One job query for all ids,
+// ids as they are, each id once. `arrays` lists the array ids that were replaced. One job query for all ids,
 // then one more per array. Fails when slurmctld cannot be reached.
 struct ExpandedJobs {
     std::vector<common::JobId> jobs;

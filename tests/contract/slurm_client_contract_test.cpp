@@ -49,6 +49,7 @@ TEST_F(SlurmClientContract, UnknownJobIsMissingNotAnError) {
 TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
     const auto finished = m_backend->finished_job(0);
     const auto running = m_backend->running_job();
+    const auto array = m_backend->held_array("0-2");
     const auto owner = load(running).user_id;
     const auto jobs = client().load_user_jobs(owner);
     ASSERT_TRUE(jobs) << jobs.error().message;
@@ -57,6 +58,10 @@ TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
     };
     EXPECT_TRUE(listed(finished));
     EXPECT_TRUE(listed(running));
+    EXPECT_FALSE(listed(slurm::JobId{array.job, 1}));  // still in the array's pending record,
+    const auto record = std::ranges::find(*jobs, array, &slurm::JobSnapshot::id);  // listed as
+    ASSERT_NE(record, jobs->end());                                               // the array
+    EXPECT_EQ(record->array_job_id, array.job);
     for (const auto& job : *jobs) {
         EXPECT_EQ(job.user_id, owner) << job.id.to_string();
     }

@@ -186,7 +186,9 @@ slurm::Result<std::vector<slurm::JobSnapshot>> FakeSlurmClient::load_user_jobs(s
     }
     std::vector<slurm::JobSnapshot> jobs;
     for (const auto& [id, job] : m_jobs) {
-        if (job.user_id == uid) {
+        // As slurmctld: a task still in its array's pending record is that record (the array
+        // id's entry), not a job of its own.
+        if (job.user_id == uid && !job.in_array_record) {
             jobs.push_back(job);
         }
     }

@@ -65,12 +65,29 @@ TEST_F(JobArrayTest, AnArrayIdStandsForEveryTaskPlainJobsAndTasksStayAsThey) {
     const auto array = submit_array(3);
     const auto plain = submit();
     const common::JobId task{array.job, 1};
-    const std::vector<common::JobId> ids{plain, array, task};
+    const common::JobId other_task{array.job + 99, 4};  // not looked up: kept as named
+    const std::vector<common::JobId> ids{plain, other_task, array, task};
     const auto expanded = supervisor::expand_arrays(m_slurm, ids);
     ASSERT_TRUE(expanded) << expanded.error().message;
-    EXPECT_EQ(expanded->jobs, (std::vector<common::JobId>{
-                                  plain, {array.job, 0}, {array.job, 1}, {array.job, 2}, task}));
+    // Task 1, named alone too, comes once.
+    EXPECT_EQ(expanded->jobs,
+              (std::vector<common::JobId>{
+                  plain, other_task, {array.job, 0}, {array.job, 1}, {array.job, 2}}));
     EXPECT_EQ(expanded->arrays, (std::vector<common::JobId>{array}));
+}
+
+TEST_F(JobArrayTest, MineListsAnArraysPendingTasksAsTheArrayOnce) {
+    const auto array = submit_array(3);
+    m_slurm.start(common::JobId{array.job, 0}, "n1");  // task 0 left the array's record
+    std::vector<common::JobId> mine;
+    const auto listed = m_slurm.load_user_jobs(::getuid()).value();
+    for (const auto& job : listed) {
+        mine.push_back(job.id);
+    }
+    EXPECT_EQ(mine, (std::vector<common::JobId>{array, {array.job, 0}}));
+    const auto expanded = supervisor::expand_arrays(m_slurm, mine).value();
+    EXPECT_EQ(expanded.jobs, (std::vector<common::JobId>{
+                                 {array.job, 0}, {array.job, 1}, {array.job, 2}}));  // each once
 }
 
 TEST_F(JobArrayTest, EachTaskGetsItsOwnCheckpointDirectoryFromThePatterns) {
