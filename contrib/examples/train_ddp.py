@@ -88,6 +88,9 @@ def main(argv=None):
     # training collectives get the short timeout, so a dead peer fails them quickly.
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29500")
+    # PyTorch 2.4+ asks for a libuv TCPStore by default, which Debian 13's python3-torch is
+    # built without ("use_libuv was requested but PyTorch was build without libuv support").
+    os.environ.setdefault("USE_LIBUV", "0")
     dist.init_process_group("gloo", rank=rank, world_size=world,
                             timeout=max(timeout, datetime.timedelta(seconds=300)))
     group = dist.new_group(backend="gloo", timeout=timeout)
