@@ -96,9 +96,9 @@ std::optional<std::vector<std::uint32_t>> array_expression_tasks(std::string_vie
         }
         expression.remove_prefix(comma + 1);
     }
-    std::ranges::sort(tasks);
-    const auto [first, last] = std::ranges::unique(tasks);
-    tasks.erase(first, last);
+    // Iterator forms: clang 14 cannot use libstdc++ 12's std::ranges::unique (the fuzz build).
+    std::sort(tasks.begin(), tasks.end());
+    tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
     return tasks;
 }
 

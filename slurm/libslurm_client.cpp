@@ -412,9 +412,9 @@ Result<std::vector<std::uint32_t>> LibslurmClient::load_array_tasks(std::uint32_
             tasks.insert(tasks.end(), pending->begin(), pending->end());
         }
     }
-    std::ranges::sort(tasks);
-    const auto [first, last] = std::ranges::unique(tasks);
-    tasks.erase(first, last);
+    // Iterator forms: clang 14 cannot use libstdc++ 12's std::ranges::unique (the fuzz build).
+    std::sort(tasks.begin(), tasks.end());
+    tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
     return tasks;
 }
 

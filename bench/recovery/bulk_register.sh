@@ -73,12 +73,23 @@ t0=$(ms)
 mine_ms=$(( $(ms) - t0 ))
 mine_ok="$(enabled "$work/mine")"
 
+# The same number of tasks as one held job array, registered by its id (after the plain jobs,
+# so --mine above did not see it).
+echo "job array of $jobs tasks" >&2
+array="$(sbatch --parsable --hold --array=0-$((jobs - 1)) --wrap true -o /dev/null)"
+export SUPERVISOR_STATE_DIR="$work/array"
+t0=$(ms)
+"$supervisor" register "$array" --allow requeue >"$work/array.out"
+array_ms=$(( $(ms) - t0 ))
+array_ok="$(enabled "$work/array")"
+
 awk -v n="$jobs" -v s="$sample" -v sm="$single_ms" -v so="$single_ok" -v bm="$bulk_ms" \
-    -v bo="$bulk_ok" -v mm="$mine_ms" -v mo="$mine_ok" 'BEGIN {
+    -v bo="$bulk_ok" -v mm="$mine_ms" -v mo="$mine_ok" -v am="$array_ms" -v ao="$array_ok" 'BEGIN {
     per = sm / s
     printf "| how | jobs | enabled | wall | per job | vs one process per job |\n"
     printf "|---|---:|---:|---:|---:|---:|\n"
     printf "| `register ID` x%d, one process each | %d | %d | %.2f s | %.2f ms | 1x |\n", s, s, so, sm / 1000, per
     printf "| `register ID ID ...`, one command | %d | %d | %.2f s | %.3f ms | %.0fx faster |\n", n, bo, bm / 1000, bm / n, per / (bm / n)
     printf "| `register --mine`, one command | %d | %d | %.2f s | %.3f ms | %.0fx faster |\n", n, mo, mm / 1000, mm / n, per / (mm / n)
+    printf "| `register ARRAYID`, an array of %d tasks | %d | %d | %.2f s | %.3f ms | %.0fx faster |\n", n, n, ao, am / 1000, am / n, per / (am / n)
 }'
