@@ -156,7 +156,7 @@ LogExcerpt LogExcerpt::assemble(std::string name, std::string head, std::string 
     excerpt.m_file_size = file_size;
 
     // Split one region into lines. `drop_first`/`drop_last` remove the partial line at a cut.
-    auto split = [&excerpt](std::string_view region, bool drop_first, bool drop_last) {
+    auto split = [](std::string_view region, bool drop_first, bool drop_last) {
         std::vector<std::pair<std::size_t, std::size_t>> spans;  // offset, length in region
         std::size_t start = 0;
         if (drop_first) {
