@@ -19,7 +19,8 @@ namespace supervisor {
 // up to 20 tasks that did not succeed with their reason.
 [[nodiscard]] notify::Message array_summary(const std::vector<state::Registration>& tasks);
 
-// Called when task `task` (whole_array) has just completed, before its row is saved: when every
+// Called when task `task` (whole_array) has just completed or been unregistered, before its row
+// is saved: when every
 // other task of its array registered with it has completed too (or is no longer watched),
 // queues the summary to the task's targets and records an "array_summary" event. One indexed
 // read of the array's rows. Call inside the transaction of the task's transition.

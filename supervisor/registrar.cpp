@@ -13,6 +13,7 @@
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
+#include "supervisor/array_summary.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/checkpoint_dir_pattern.h"
 #include "supervisor/journal.h"
@@ -560,6 +561,10 @@ common::Result<void> unregister_job(state::Store& store, const common::Clock& cl
     record_event(store, job, clock.now(), "unregistered",
                  "no longer watched (history kept); status was " +
                      std::string(state::to_string(registration->status)));
+    if (registration->whole_array && registration->status != state::Status::completed) {
+        // The last task of its array to end may be one its owner stopped watching.
+        tell_array_end_if_last(store, *registration, clock.now());
+    }
     transaction.commit();
     return {};
 }

@@ -175,6 +175,18 @@ TEST_F(JobArrayTest, TheArraysEndIsOneSummaryNotOneMessagePerTask) {
     EXPECT_EQ(m_store->notifications(tasks[2]).size(), 1U);  // told once
 }
 
+TEST_F(JobArrayTest, ATaskUnregisteredLastStillEndsTheArraysSummary) {
+    const auto array = submit_array(2);
+    const auto tasks = register_array(array, checkpoints().string());
+    succeed(tasks[0]);
+    EXPECT_TRUE(m_store->notifications(tasks[0]).empty());
+    ASSERT_TRUE(supervisor::unregister_job(*m_store, m_clock, tasks[1]));
+    const auto sent = m_store->notifications(tasks[1]);
+    ASSERT_EQ(sent.size(), 1U);
+    EXPECT_NE(sent[0].body.find("1 of 2 tasks succeeded"), std::string::npos) << sent[0].body;
+    EXPECT_NE(sent[0].body.find("unregistered"), std::string::npos) << sent[0].body;
+}
+
 TEST_F(JobArrayTest, TheSummaryCountsOutcomesAndNamesTheTasksThatDidNotSucceed) {
     std::vector<state::Registration> tasks(4);
     for (std::uint32_t i = 0; i < tasks.size(); ++i) {
