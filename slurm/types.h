@@ -39,12 +39,12 @@ struct JobSnapshot {
     std::string name;
     std::uint32_t user_id = 0;
     JobState state = JobState::pending;
-    bool completing = false;          // JOB_COMPLETING flag: still cleaning up on its nodes
-    bool requeued = false;            // JOB_REQUEUE flag: being requeued right now
-    bool held = false;                // priority 0: held by a user or an admin
-    std::string state_reason;         // "NonZeroExitCode", "BeginTime", "None", ...
-    std::optional<int> exit_code;     // exit status when the batch script exited
-    std::optional<int> signal;        // signal that ended it (TIMEOUT: 15), if any
+    bool completing = false;       // JOB_COMPLETING flag: still cleaning up on its nodes
+    bool requeued = false;         // JOB_REQUEUE flag: being requeued right now
+    bool held = false;             // priority 0: held by a user or an admin
+    std::string state_reason;      // "NonZeroExitCode", "BeginTime", "None", ...
+    std::optional<int> exit_code;  // exit status when the batch script exited
+    std::optional<int> signal;     // signal that ended it (TIMEOUT: 15), if any
     // The worst ending of the job's srun steps so far (scontrol -d's DerivedExitCode), set only
     // when a step failed: a batch script that goes on after a failed step may still exit 0.
     std::optional<int> step_exit_code;

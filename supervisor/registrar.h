@@ -76,8 +76,8 @@ struct BulkRegistration {
 
 // `ids` with each array id (a job id without a task that names a job array, as sbatch --array
 // printed it) replaced by the ids of all its tasks, present and future, in task order; other
-// ids as they are, each id once. `arrays` lists the array ids that were replaced. One job query for all ids,
-// then one more per array. Fails when slurmctld cannot be reached.
+// ids as they are, each id once. `arrays` lists the array ids that were replaced. One job query for
+// all ids, then one more per array. Fails when slurmctld cannot be reached.
 struct ExpandedJobs {
     std::vector<common::JobId> jobs;
     std::vector<common::JobId> arrays;

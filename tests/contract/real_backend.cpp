@@ -45,8 +45,8 @@ class RealBackend final : public Backend {
         });
     }
     slurm::JobId job_with_failed_step(int step_exit) override {
-        const auto id = submit("--wrap 'srun sh -c \"exit " + std::to_string(step_exit) +
-                               "\"; exit 0'");
+        const auto id =
+            submit("--wrap 'srun sh -c \"exit " + std::to_string(step_exit) + "\"; exit 0'");
         return wait(id, [](const slurm::JobSnapshot& j) {
             return slurm::is_finished(j.state) && !j.completing;
         });

@@ -58,9 +58,11 @@ TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
     };
     EXPECT_TRUE(listed(finished));
     EXPECT_TRUE(listed(running));
-    EXPECT_FALSE(listed(slurm::JobId{array.job, 1}));  // still in the array's pending record,
-    const auto record = std::ranges::find(*jobs, array, &slurm::JobSnapshot::id);  // listed as
-    ASSERT_NE(record, jobs->end());                                               // the array
+    // A task still in the array's pending record is not listed alone: the record is, under
+    // the array's id.
+    EXPECT_FALSE(listed(slurm::JobId{array.job, 1}));
+    const auto record = std::ranges::find(*jobs, array, &slurm::JobSnapshot::id);
+    ASSERT_NE(record, jobs->end());
     EXPECT_EQ(record->array_job_id, array.job);
     for (const auto& job : *jobs) {
         EXPECT_EQ(job.user_id, owner) << job.id.to_string();
