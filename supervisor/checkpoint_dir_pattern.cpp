@@ -84,6 +84,18 @@ common::Result<std::string> expand_job_patterns(std::string_view pattern,
                               width);
                 break;
             case 'x':
+                // The name is the job owner's text: it must stay one path component.
+                if (job.name.empty() || job.name == "." || job.name == ".." ||
+                    std::ranges::any_of(job.name, [](char c) {
+                        return c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+                    })) {
+                    return tl::unexpected(bad_pattern(
+                        pattern, at,
+                        "(%x) is the job name, and " + common::printable(job.name) +
+                            " cannot be one part of a path (empty, '.', '..', a '/' or a "
+                            "control character)",
+                        "rename the job (sbatch -J) or write the directory without %x"));
+                }
                 out += job.name;
                 break;
             case 'u': {

@@ -24,8 +24,9 @@ namespace supervisor {
 // passwd lookup when it holds %u. Fails, naming the pattern and where it is, for a letter sbatch
 // has but a checkpoint directory cannot use (%N, %n, %s, %t: they differ between the job's nodes,
 // steps and tasks), an unknown letter, a '%' at the end, %a for a job that is not an array task, %j
-// for an array task that has not started (its id is not known yet: %A_%a names it for good), and %u
-// for a uid with no passwd entry.
+// for an array task that has not started (its id is not known yet: %A_%a names it for good), %u
+// for a uid with no passwd entry, and %x for a job name that is not one path component (empty,
+// ".", "..", a '/' or a control character).
 [[nodiscard]] common::Result<std::string> expand_job_patterns(std::string_view pattern,
                                                               const slurm::JobSnapshot& job);
 

@@ -130,6 +130,13 @@ TEST_F(JobArrayTest, PatternLettersAreExpandedOrNamedWhenWrong) {
     job.id = common::JobId{90, std::nullopt};
     job.raw_job_id = 90;
     EXPECT_EQ(supervisor::expand_job_patterns("/c/%A-%j", job).value(), "/c/90-90");
+    for (const char* hostile : {"../../etc", "..", "", "a\nb", "x/y"}) {  // the owner's text
+        job.name = hostile;
+        const auto result = supervisor::expand_job_patterns("/c/%x/ckpt", job);
+        ASSERT_FALSE(result) << hostile;
+        EXPECT_NE(result.error().hint.find("-J"), std::string::npos) << result.error().hint;
+    }
+    job.name = "sweep";
     for (const char* bad : {"/c/%N", "/c/%t", "/c/%q", "/c/50%"}) {
         const auto result = supervisor::expand_job_patterns(bad, job);
         ASSERT_FALSE(result) << bad;
