@@ -153,7 +153,9 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
                 RuleHit hit{i, number, std::string(text), std::nullopt, std::nullopt, std::nullopt};
                 hit.node = capture(regex, text, rule.node_group);
                 if (!hit.node) {
-                    hit.node = node_from_prefix(text);
+                    // A log of one node (an epilog's kernel excerpt) is that node's, whatever
+                    // host name the kernel's own lines carry.
+                    hit.node = log.node() ? log.node() : node_from_prefix(text);
                 }
                 if (const auto xid = capture(regex, text, rule.xid_group)) {
                     hit.xid = to_int(*xid);

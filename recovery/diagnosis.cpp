@@ -11,6 +11,7 @@
 #include "recovery/attribution.h"
 #include "recovery/finding.h"
 #include "recovery/hostlist.h"
+#include "recovery/node_signals.h"
 #include "recovery/precedence.h"
 #include "recovery/summary.h"
 
@@ -156,6 +157,36 @@ std::vector<std::string> implicated_nodes(Cause cause, const std::vector<const F
         }
     }
     return nodes;
+}
+
+// A finding that names no host, when the evidence lines gave no node at all: a job that ran on
+// one node failed there; a rank of a job whose tasks Slurm spread evenly over its nodes ran, under
+// srun's default block distribution, on node rank / (tasks / nodes) — a guess, said as one.
+std::optional<std::pair<std::string, std::string>> attribute_without_host(
+    Cause cause, const std::vector<const Finding*>& winners,
+    const std::vector<std::string>& job_nodes, const SlurmFacts& facts) {
+    if (is_job_wide(cause) || !wants_fallback_node(cause) || job_nodes.empty()) {
+        return std::nullopt;
+    }
+    if (job_nodes.size() == 1) {
+        return std::pair{job_nodes.front(), std::string("the job's only node")};
+    }
+    const auto tasks = facts.task_count.value_or(0);
+    const auto nodes = static_cast<int>(job_nodes.size());
+    if (tasks < nodes || tasks % nodes != 0) {
+        return std::nullopt;
+    }
+    for (const auto* finding : winners) {
+        if (finding->rank && *finding->rank >= 0 && *finding->rank < tasks) {
+            const auto index = static_cast<std::size_t>(*finding->rank / (tasks / nodes));
+            return std::pair{job_nodes[index],
+                             "rank " + std::to_string(*finding->rank) + " of " +
+                                 std::to_string(tasks) +
+                                 " under srun's default block distribution (a guess: no line "
+                                 "names its host)"};
+        }
+    }
+    return std::nullopt;
 }
 
 double confidence_of(const std::vector<const Finding*>& winners, bool tied) {
@@ -356,6 +387,9 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     if (auto first = first_exception_finding(exceptions, findings)) {
         findings.push_back(std::move(*first));
     }
+    auto from_nodes = findings_from_signals(evidence.node_signals, job_nodes);
+    findings.insert(findings.end(), std::make_move_iterator(from_nodes.begin()),
+                    std::make_move_iterator(from_nodes.end()));
 
     Diagnosis diagnosis;
     diagnosis.step = layout.last_step;
@@ -403,6 +437,12 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
 
     diagnosis.cause = *winner;
     diagnosis.nodes = implicated_nodes(*winner, winners, findings, layout, job_nodes);
+    if (diagnosis.nodes.empty()) {
+        if (auto guessed = attribute_without_host(*winner, winners, job_nodes, evidence.slurm)) {
+            diagnosis.nodes = {guessed->first};
+            diagnosis.node_attribution = std::move(guessed->second);
+        }
+    }
     diagnosis.confidence = confidence_of(winners, tied);
     diagnosis.node_condemned =
         !diagnosis.nodes.empty() && std::any_of(winners.begin(), winners.end(),
@@ -445,6 +485,14 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             line.supports_cause = false;
             diagnosis.evidence.push_back(std::move(line));
         }
+    }
+    // What the nodes' telemetry saw without deciding anything (a correctable ECC error, heat).
+    std::size_t context_shown = shown.size();
+    for (auto& line : context_lines(evidence.node_signals, job_nodes)) {
+        if (context_shown++ >= k_max_context_lines) {
+            break;
+        }
+        diagnosis.evidence.push_back(std::move(line));
     }
     diagnosis.summary = summarise(diagnosis, symptoms);
     return diagnosis;

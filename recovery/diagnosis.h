@@ -35,6 +35,9 @@ struct Diagnosis {
     double confidence = 0.0;                    // in [0, 1]
     std::vector<EvidenceLine> evidence;         // supporting lines first, then context
     std::vector<std::string> nodes;             // implicated nodes, short names, most guilty first
+    // How `nodes` were found when no evidence line names them: "the job's only node", "rank 3
+    // under srun's block distribution (a guess)"; empty when the evidence names them itself.
+    std::string node_attribution;
     std::vector<Action> suggested_actions;      // in the order an operator would take them
     std::vector<std::string> slurm_facts_used;  // "state TIMEOUT", "node n2 DOWN (Not responding)"
     std::optional<int> xid;                     // the deciding Xid code, for gpu_xid

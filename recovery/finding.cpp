@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "recovery/node_signals.h"
 #include "recovery/precedence.h"
 
 namespace recovery {
@@ -100,7 +101,14 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
     for (const auto& node : facts.node_states) {
         const bool in_job = job_nodes.empty() || std::find(job_nodes.begin(), job_nodes.end(),
                                                            node.name) != job_nodes.end();
-        if (!in_job || !node_looks_down(node)) {
+        if (!in_job) {
+            continue;
+        }
+        // A health check that drained the node says why: "Xid 79", "ECC".
+        if (auto hardware = finding_from_node_reason(node)) {
+            findings.push_back(std::move(*hardware));
+        }
+        if (!node_looks_down(node)) {
             continue;
         }
         Finding finding;

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,10 @@ class LogExcerpt {
     [[nodiscard]] static LogExcerpt from_text(std::string name, std::string text);
 
     [[nodiscard]] const std::string& name() const { return m_name; }
+    // The node every line of this log comes from, when the log is one node's (a kernel log an
+    // epilog extracted): lines that name no host of their own are attributed to it.
+    [[nodiscard]] const std::optional<std::string>& node() const { return m_node; }
+    void set_node(std::string node) { m_node = std::move(node); }
     [[nodiscard]] const std::vector<Line>& lines() const { return m_lines; }
     [[nodiscard]] std::string_view line_text(const Line& line) const {
         return std::string_view(m_text).substr(line.offset, line.length);
@@ -80,6 +85,7 @@ class LogExcerpt {
                                std::uint64_t file_size, bool complete);
 
     std::string m_name;
+    std::optional<std::string> m_node;
     std::string m_text;
     std::vector<Line> m_lines;
     std::uint64_t m_file_size = 0;

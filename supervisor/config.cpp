@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "supervisor/config_evidence.h"
 #include "supervisor/config_integer.h"
 #include "supervisor/config_notify.h"
 
@@ -72,7 +73,13 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                              "rules",
                                              "metrics_file",
                                              "retention_days",
-                                             "notify"};
+                                             "suspect_node_min_jobs",
+                                             "suspect_node_window_h",
+                                             "same_step_tolerance",
+                                             "straggler_below_percent",
+                                             "straggler_after_s",
+                                             "notify",
+                                             "evidence"};
         // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
         const auto is_known = [&key = key](const char* k) { return key.str() == k; };
         if (std::ranges::find_if(k_keys, is_known) == std::end(k_keys)) {
@@ -91,7 +98,9 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                  requeue_backoff_max = base.requeue_backoff_max.count(),
                  retention_days = base.retention.count() / 24,
                  stuck_pending = base.stuck_pending_after.count(),
-                 settle = base.checkpoint_settle.count();
+                 settle = base.checkpoint_settle.count(),
+                 suspect_window = base.suspect_node_window.count(),
+                 straggler_after = base.straggler_after.count();
     for (auto result :
          {read_positive(table, "poll_interval_ms", file, poll, 1000 * k_config_max_seconds),
           read_positive(table, "max_backoff_ms", file, backoff, 1000 * k_config_max_seconds),
@@ -111,7 +120,13 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                         std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
           read_positive(table, "log_tail_bytes", file, tail,
                         std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
-          read_positive(table, "retention_days", file, retention_days)}) {
+          read_positive(table, "retention_days", file, retention_days),
+          read_positive(table, "suspect_node_min_jobs", file, base.suspect_node_min_jobs, 1000),
+          read_positive(table, "suspect_node_window_h", file, suspect_window, 24 * 366),
+          read_positive(table, "same_step_tolerance", file, base.same_step_tolerance,
+                        1'000'000'000),
+          read_positive(table, "straggler_below_percent", file, base.straggler_below_percent, 99),
+          read_positive(table, "straggler_after_s", file, straggler_after, 7 * 86400)}) {
         if (!result) {
             return tl::unexpected(result.error());
         }
@@ -123,6 +138,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     base.requeue_backoff_max = std::chrono::seconds(requeue_backoff_max);
     base.stuck_pending_after = std::chrono::seconds(stuck_pending);
     base.checkpoint_settle = std::chrono::seconds(settle);
+    base.suspect_node_window = std::chrono::hours(suspect_window);
+    base.straggler_after = std::chrono::seconds(straggler_after);
     base.log_limits.head_bytes = head;
     base.log_limits.tail_bytes = tail;
     if (retention_days > 36'500) {
@@ -163,6 +180,11 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                 "\"/var/lib/prometheus/node-exporter/slurm-supervisor.prom\"");
         }
         base.metrics_file = *path;
+    }
+    if (const auto* evidence = table.get("evidence")) {
+        if (auto read = read_evidence_config(*evidence, file, base.evidence); !read) {
+            return tl::unexpected(read.error());
+        }
     }
     if (const auto* notify = table.get("notify")) {
         if (auto read = read_notify_config(*notify, file, base.notify); !read) {

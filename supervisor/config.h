@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "node_evidence/settings.h"
 #include "notify/settings.h"
 #include "recovery/log_excerpt.h"
 
@@ -38,6 +39,19 @@ struct Config {
     bool allow_drain = false;
     std::size_t drain_max_per_job = 1;
     std::size_t drain_max_per_hour = 3;
+    // Correlation across jobs: a node implicated in failures of at least this many different
+    // jobs within the window is a suspect for every watched job (excluded from their recoveries
+    // where exclude_node is allowed, drained within the drain limits, told to the operators).
+    std::size_t suspect_node_min_jobs = 2;
+    std::chrono::hours suspect_node_window{24};
+    // Two failures within this many training steps of each other are "the same step" for the
+    // loop guard (same_failure_limit); 0: the very same step.
+    std::int64_t same_step_tolerance = 0;
+    // A running job whose step rate stays below this percentage of its own running median for
+    // straggler_after is reported as a straggler; a GPU of a running job idle that long is too.
+    std::int64_t straggler_below_percent = 50;
+    std::chrono::seconds straggler_after{1800};
+    node_evidence::Settings evidence;  // the [evidence] table (config_evidence.h)
     recovery::ExcerptLimits log_limits;
     std::vector<std::filesystem::path> rules_files;  // after the shipped catalogue
     notify::Settings notify;                         // the [notify] table (config_notify.h)
@@ -52,7 +66,9 @@ struct Config {
 // time_limit_max_factor, outside_requeue_limit, stuck_pending_after_s, checkpoint_settle_s,
 // allow_drain (a boolean), drain_max_per_job, drain_max_per_hour,
 // log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
-// retention_days, [notify] (config_notify.h). A missing file is an error only
+// retention_days, suspect_node_min_jobs, suspect_node_window_h, same_step_tolerance,
+// straggler_below_percent, straggler_after_s, [notify] (config_notify.h), [evidence]
+// (config_evidence.h). A missing file is an error only
 // when `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file, Config base,
                                                  bool required);

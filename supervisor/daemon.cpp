@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "node_evidence/sources.h"
 #include "notify/curl_sender.h"
 #include "notify/dispatcher.h"
 #include "supervisor/failure_history.h"
@@ -97,7 +98,9 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     }
     install_handlers();
     common::SystemClock clock;
+    auto node_evidence = node_evidence::make_sources(config.evidence);
     auto cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config);
+    cycle->set_node_evidence(node_evidence.get());
     auto sender = notify::make_curl_sender(config.notify, clock);
     auto dispatcher = std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);
     spdlog::info("supervisor started: database {}, poll every {} ms", store.path().string(),
@@ -121,7 +124,9 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
             } else {
                 config = *reloaded;
                 *catalogue = std::move(*fresh);
+                node_evidence = node_evidence::make_sources(config.evidence);
                 cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config);
+                cycle->set_node_evidence(node_evidence.get());
                 sender = notify::make_curl_sender(config.notify, clock);
                 dispatcher =
                     std::make_unique<notify::Dispatcher>(store, *sender, clock, config.notify);

@@ -92,6 +92,29 @@ common::Result<std::optional<common::ScopedFileIdentity>> read_as(
     return std::optional<common::ScopedFileIdentity>(std::move(*scope));
 }
 
+// What the run's nodes said in its window, asked only now that it failed (a healthy cycle asks
+// nothing). The source never fails: what it could not look at comes back as notes.
+void add_node_evidence(node_evidence::Source& source, const FailureContext& context,
+                       recovery::Evidence& evidence, std::vector<std::string>& notes) {
+    node_evidence::Request request;
+    request.job = context.registration->job.to_string();
+    if (auto nodes = recovery::expand_hostlist(context.run_nodes)) {
+        request.nodes = std::move(*nodes);
+    }
+    if (request.nodes.empty()) {
+        return;
+    }
+    const auto& job = *context.job;
+    request.end = context.stall != nullptr ? context.now : job.end_time.value_or(context.now);
+    request.start = job.start_time.value_or(request.end);
+    auto found = source.gather(request);
+    evidence.node_signals = std::move(found.signals);
+    for (auto& log : found.kernel_logs) {
+        evidence.logs.push_back(std::move(log));
+    }
+    notes.insert(notes.end(), found.notes.begin(), found.notes.end());
+}
+
 }  // namespace
 
 FailureAnalysis analyse_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
@@ -104,6 +127,9 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     evidence.slurm.node_list = context.run_nodes;
     evidence.slurm.node_states = facts_for(context.run_nodes, *context.nodes);
     evidence.slurm.restart_count_delta = static_cast<int>(context.restart_delta);
+    if (job.num_tasks) {
+        evidence.slurm.task_count = static_cast<int>(*job.num_tasks);
+    }
     if (context.slurm_requeued) {
         // The queue shows the job PENDING again; what ended the run is in the node states.
         analysis.slurm_state = any_node_down(evidence.slurm.node_states) ? "NODE_FAIL" : "REQUEUED";
@@ -132,6 +158,9 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         }
     }
 
+    if (context.node_evidence != nullptr) {
+        add_node_evidence(*context.node_evidence, context, evidence, analysis.notes);
+    }
     if (auto diagnosis = recovery::diagnose(evidence, catalogue)) {
         analysis.diagnosis = std::move(*diagnosis);
     } else {

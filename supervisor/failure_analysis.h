@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/file_identity.h"
+#include "node_evidence/source.h"
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
 #include "recovery/planner.h"
@@ -51,6 +52,9 @@ struct FailureContext {
     // not at all when the process cannot take them. Unset (the CLI, acting as its user): read
     // with the process's own.
     std::optional<common::FileIdentity> read_as;
+    // The nodes' own evidence (telemetry, kernel events), asked for the run's nodes and time
+    // window; nullptr: none configured (the CLI), then only Slurm and the job's logs are read.
+    node_evidence::Source* node_evidence = nullptr;
 };
 
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "node_evidence/source.h"
 #include "recovery/catalogue.h"
 #include "slurm/client.h"
 #include "state/store.h"
@@ -62,6 +63,10 @@ class PollCycle {
               const recovery::Catalogue& catalogue, const Config& config);
 
     [[nodiscard]] CycleReport run();
+
+    // Where a failure's node evidence comes from (telemetry, kernel events); none by default.
+    // The source must outlive the cycle.
+    void set_node_evidence(node_evidence::Source* source) { m_node_evidence = source; }
 
   private:
     void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
@@ -108,6 +113,7 @@ class PollCycle {
     AccessRefusals m_refusals;            // jobs slurmctld refused to show, cycles in a row
     OwnerIdentities m_owners;             // whose credentials each job's files are read with
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
+    node_evidence::Source* m_node_evidence = nullptr;
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     // The registrations as the last cycle that looked at every job read them: a quiet cycle is
     // skipped only while they are unchanged (this process's own writes cost one more look).

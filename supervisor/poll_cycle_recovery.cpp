@@ -74,6 +74,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     context.can_resubmit = m_store.job_spec(registration.job).has_value();
     context.stall = stall;
     context.read_as = m_owners.of(registration, job);
+    context.node_evidence = m_node_evidence;
     if (std::ranges::find(registration.allowed_actions, "drain_node") !=
         registration.allowed_actions.end()) {
         context.is_operator = is_operator();

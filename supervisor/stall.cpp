@@ -264,8 +264,44 @@ nlohmann::json stall_json(const Stall& stall) {
         {"files", stall.files}};
 }
 
+namespace {
+
+// A hang with a hardware cause under it: the GPU of a node stopped (an Xid, ECC errors, or link
+// errors its telemetry counted). Restarting on the same node would hang again, so the hardware
+// verdict is kept and the stall is its symptom. A generic CUDA error from the log alone is not
+// enough: it is as often the application's.
+bool hardware_under_hang(const recovery::Diagnosis& logs) {
+    if (logs.nodes.empty()) {
+        return false;
+    }
+    if (logs.cause == recovery::Cause::gpu_xid || logs.cause == recovery::Cause::ecc_error) {
+        return true;
+    }
+    return logs.cause == recovery::Cause::cuda_error &&
+           std::ranges::any_of(logs.evidence, [](const recovery::EvidenceLine& line) {
+               return line.supports_cause && line.rule_id.starts_with("node.");
+           });
+}
+
+}  // namespace
+
 recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosis& logs,
                                     const std::optional<recovery::SilentRank>& silent) {
+    if (hardware_under_hang(logs)) {
+        auto diagnosis = logs;
+        diagnosis.slurm_facts_used.insert(diagnosis.slurm_facts_used.begin(),
+                                          {"state RUNNING", "stall timeout " +
+                                                                format_stall_timeout(stall.timeout)});
+        recovery::EvidenceLine line;
+        line.file = stall.files.empty() ? "" : stall.files.front();
+        line.text = stall.summary;
+        line.rule_id = "supervisor.stall";
+        line.cause = recovery::Cause::hang;
+        line.supports_cause = false;
+        diagnosis.evidence.push_back(std::move(line));
+        diagnosis.summary = "the job hung (" + stall.summary + ") because " + logs.summary;
+        return diagnosis;
+    }
     recovery::Diagnosis diagnosis;
     diagnosis.cause = recovery::Cause::hang;
     diagnosis.confidence = 0.9;

@@ -103,7 +103,9 @@ class StallTracker {
 // engine picked out, as context), suggested action requeue. `logs` is the diagnosis the engine
 // made of the same logs; its step is kept. `silent` is the rank the logs single out as the one
 // that went quiet (recovery/silent_rank.h): its node is then the node named, and its last line
-// evidence; without it, the nodes are the log diagnosis' own.
+// evidence; without it, the nodes are the log diagnosis' own. When `logs` found a hardware
+// cause on a node (an Xid, ECC errors, link errors from the node's telemetry), that diagnosis is
+// kept, with the stall as context: a hang on a broken GPU is answered by leaving the node.
 [[nodiscard]] recovery::Diagnosis stall_diagnosis(
     const Stall& stall, const recovery::Diagnosis& logs,
     const std::optional<recovery::SilentRank>& silent = std::nullopt);

@@ -76,7 +76,7 @@ TEST_P(Corpus, DiagnosesAsExpected) {
 
     auto log = LogExcerpt::read(corpus_file(name, ".log"));
     ASSERT_TRUE(log) << log.error().message;
-    Evidence evidence{slurm_facts(expect), {std::move(*log)}};
+    Evidence evidence{slurm_facts(expect), {std::move(*log)}, {}};
     const auto result = diagnose(evidence, test::default_catalogue());
     ASSERT_TRUE(result) << result.error().message;
     const auto& d = *result;

@@ -1,0 +1,31 @@
+// The sources are independent (a Prometheus that is down does not keep the epilog's files
+// from being read), so each is asked whatever the others answered.
+#include "node_evidence/sources.h"
+
+namespace node_evidence {
+
+Found Combined::gather(const Request& request) {
+    Found all;
+    for (const auto& source : m_sources) {
+        auto found = source->gather(request);
+        all.signals.insert(all.signals.end(), std::make_move_iterator(found.signals.begin()),
+                           std::make_move_iterator(found.signals.end()));
+        all.kernel_logs.insert(all.kernel_logs.end(),
+                               std::make_move_iterator(found.kernel_logs.begin()),
+                               std::make_move_iterator(found.kernel_logs.end()));
+        all.notes.insert(all.notes.end(), found.notes.begin(), found.notes.end());
+    }
+    return all;
+}
+
+std::unique_ptr<Source> make_sources(const Settings& settings) {
+    std::vector<std::unique_ptr<Source>> sources;
+    // (the Prometheus source and the epilog spool reader are added here as they land)
+    static_cast<void>(settings);
+    if (sources.empty()) {
+        return nullptr;
+    }
+    return std::make_unique<Combined>(std::move(sources));
+}
+
+}  // namespace node_evidence

@@ -1,0 +1,28 @@
+// make_sources(): the daemon's node evidence, every source the [evidence] settings turn on
+// (Prometheus when prometheus_url is set, the epilog spool when epilog_spool is), asked one
+// after the other; nullptr when none is. Building one opens nothing: each source connects or
+// reads only when gather() is called, so a source that is down costs nothing until a failure.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "node_evidence/settings.h"
+#include "node_evidence/source.h"
+
+namespace node_evidence {
+
+// Asks each source in turn and puts their answers together.
+class Combined final : public Source {
+  public:
+    explicit Combined(std::vector<std::unique_ptr<Source>> sources)
+        : m_sources(std::move(sources)) {}
+    [[nodiscard]] Found gather(const Request& request) override;
+
+  private:
+    std::vector<std::unique_ptr<Source>> m_sources;
+};
+
+[[nodiscard]] std::unique_ptr<Source> make_sources(const Settings& settings);
+
+}  // namespace node_evidence
