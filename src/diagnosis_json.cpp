@@ -44,6 +44,7 @@ nlohmann::json to_json(const recovery::Diagnosis& diagnosis) {
         {"confidence", diagnosis.confidence},
         {"nodes", diagnosis.nodes},
         {"node_condemned", diagnosis.node_condemned},
+        {"node_attribution", diagnosis.node_attribution},
         {"xid", optional_value(diagnosis.xid)},
         {"step", optional_value(diagnosis.step)},
         {"evidence", std::move(evidence)},

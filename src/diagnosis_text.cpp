@@ -86,7 +86,11 @@ std::string format_note(const recovery::Diagnosis& d) {
         out += "Nodes: none implicated\n";
     } else {
         out += "Nodes: " + common::printable(join(d.nodes, ", ")) +
-               (d.node_condemned ? " (hardware not to be trusted: exclude and drain)" : "") + "\n";
+               (d.node_condemned ? " (hardware not to be trusted: exclude and drain)" : "") +
+               (d.node_attribution.empty()
+                    ? ""
+                    : " [placed by " + common::printable(d.node_attribution) + "]") +
+               "\n";
     }
     out += "Suggested actions:\n";
     int number = 0;

@@ -11,11 +11,17 @@ FailureReport failure_report(const FailureAnalysis& analysis, const std::string&
     report.summary = analysis.diagnosis.summary;
     for (const auto& line : analysis.diagnosis.evidence) {
         if (line.supports_cause) {
-            report.evidence.push_back(line.file + ":" + std::to_string(line.line) + ": " +
-                                      line.text);
+            // Line 0: not a log line (a node's telemetry, the stall): its source says where.
+            report.evidence.push_back(line.file +
+                                      (line.line != 0 ? ":" + std::to_string(line.line) : "") +
+                                      ": " + line.text);
         }
     }
     report.nodes = analysis.diagnosis.nodes;
+    if (!analysis.diagnosis.node_attribution.empty() && !report.nodes.empty()) {
+        report.notes.push_back("Node placed by " + analysis.diagnosis.node_attribution +
+                               ": no evidence line names its host.");
+    }
     for (const auto& rejected : analysis.rejected_checkpoints) {
         report.notes.push_back("Checkpoint rejected: " + rejected);
     }

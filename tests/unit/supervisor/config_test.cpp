@@ -146,6 +146,65 @@ TEST_F(ConfigTest, SlurmRealitiesKeysAreReadAndBounded) {
     EXPECT_FALSE(load_config(write("checkpoint_settle_s = 86401\n"), Config{}, true));
 }
 
+TEST_F(ConfigTest, CorrelationAndStragglerKeysAreReadAndBounded) {
+    const auto defaults = Config{};
+    EXPECT_EQ(defaults.suspect_node_min_jobs, 2U);
+    EXPECT_EQ(defaults.same_step_tolerance, 0);
+    const auto file = write(
+        "suspect_node_min_jobs = 3\nsuspect_node_window_h = 6\nsame_step_tolerance = 50\n"
+        "straggler_below_percent = 40\nstraggler_after_s = 600\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->suspect_node_min_jobs, 3U);
+    EXPECT_EQ(config->suspect_node_window, std::chrono::hours(6));
+    EXPECT_EQ(config->same_step_tolerance, 50);
+    EXPECT_EQ(config->straggler_below_percent, 40);
+    EXPECT_EQ(config->straggler_after, std::chrono::seconds(600));
+    const auto too_much = load_config(write("straggler_below_percent = 100\n"), Config{}, true);
+    ASSERT_FALSE(too_much);
+    EXPECT_NE(too_much.error().message.find("at most 99"), std::string::npos);
+}
+
+TEST_F(ConfigTest, TheEvidenceSectionIsReadWithItsMetricNames) {
+    const auto file = write(
+        "[evidence]\nprometheus_url = \"https://prom.example:9090/prefix\"\n"
+        "prometheus_credentials_file = \"/etc/slurm-supervisor/prometheus.secret\"\n"
+        "prometheus_timeout_ms = 1500\nhostname_label = \"instance_host\"\n"
+        "epilog_spool = \"/shared/spool\"\nidle_below_percent = 10\n"
+        "[evidence.metrics]\nxid = \"site:dcgm_xid\"\n");
+    const auto config = load_config(file, Config{}, true);
+    ASSERT_TRUE(config) << config.error().message;
+    const auto& evidence = config->evidence;
+    EXPECT_EQ(evidence.prometheus.url, "https://prom.example:9090/prefix");
+    EXPECT_EQ(evidence.prometheus.credentials_file, "/etc/slurm-supervisor/prometheus.secret");
+    EXPECT_EQ(evidence.prometheus.timeout, std::chrono::milliseconds(1500));
+    EXPECT_EQ(evidence.prometheus.hostname_label, "instance_host");
+    EXPECT_EQ(evidence.prometheus.idle_below, 0.10);
+    EXPECT_EQ(evidence.prometheus.metrics.xid, "site:dcgm_xid");
+    EXPECT_EQ(evidence.prometheus.metrics.ecc_uncorrectable, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL");
+    EXPECT_EQ(evidence.epilog_spool, "/shared/spool");
+}
+
+TEST_F(ConfigTest, BadEvidenceSettingsAreErrorsNamingTheKey) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"[evidence]\nprometheus_url = \"prom:9090\"\n", "'prometheus_url' must start with"},
+        {"[evidence]\nepilog_spool = \"spool\"\n", "'epilog_spool' must be an absolute path"},
+        {"[evidence]\nhostname_label = \"host-name\"\n", "not a Prometheus label name"},
+        {"[evidence.metrics]\nxid = \"9xid\"\n", "not a Prometheus metric name"},
+        {"[evidence.metrics]\nxids = \"a\"\n", "unknown key 'xids' in [evidence.metrics]"},
+        {"[evidence]\nprometheus_client_cert = \"/c.pem\"\n", "go together"},
+        {"[evidence]\nprometheus_timeout_ms = 0\n", "'prometheus_timeout_ms' must be a positive"},
+        {"evidence = 3\n", "'evidence' must be a table"},
+    };
+    for (const auto& [text, expected] : cases) {
+        const auto config = load_config(write(text), Config{}, true);
+        ASSERT_FALSE(config) << text;
+        EXPECT_NE(config.error().message.find(expected), std::string::npos)
+            << text << " -> " << config.error().message;
+        EXPECT_NE(config.error().message.find("supervisor.toml"), std::string::npos);
+    }
+}
+
 TEST_F(ConfigTest, SyntaxErrorIsAnErrorNamingTheFile) {
     const auto file = write("poll_interval_ms = = 1\n");
     const auto config = load_config(file, Config{}, true);
