@@ -9,6 +9,21 @@
 
 namespace recovery {
 
+bool implicates_node(Cause cause) {
+    switch (cause) {
+        case Cause::gpu_xid:
+        case Cause::ecc_error:
+        case Cause::cuda_error:
+        case Cause::nccl_network:
+        case Cause::node_failure:
+        case Cause::io_error:
+        case Cause::hang:
+            return true;
+        default:
+            return false;
+    }
+}
+
 FailureRecord record_of(const Diagnosis& diagnosis, common::TimePoint time, std::string job,
                         int attempt) {
     return FailureRecord{time,          std::move(job), attempt, diagnosis.cause, diagnosis.nodes,
@@ -95,7 +110,7 @@ std::vector<SuspectNode> suspect_nodes(std::span<const FailureRecord> history,
     std::map<std::string, Tally> tallies;
     const auto since = now - options.window;
     for (const auto& record : history) {
-        if (record.time < since || record.time > now) {
+        if (record.time < since || record.time > now || !implicates_node(record.cause)) {
             continue;
         }
         for (const auto& node : record.nodes) {

@@ -6,6 +6,8 @@
 //     (a bad batch, a step that needs more memory) that requeueing will not cure;
 //   * different surface causes that keep naming the same node point at that node.
 // Across jobs: one node implicated in at least K failures within a time window is suspect.
+// Only failures whose cause can lie with a node count (implicates_node): two jobs that ran out of
+// memory on the same node, or hit their own bugs there, say nothing about the node.
 #pragma once
 
 #include <chrono>
@@ -33,6 +35,10 @@ struct FailureRecord {
 
     bool operator==(const FailureRecord&) const = default;
 };
+
+// Causes that can lie with the node a diagnosis names: GPU and ECC errors, a CUDA error, NCCL's
+// network errors, a node failure, an I/O error, a hang.
+[[nodiscard]] bool implicates_node(Cause cause);
 
 [[nodiscard]] FailureRecord record_of(const Diagnosis& diagnosis, common::TimePoint time,
                                       std::string job, int attempt);
@@ -87,7 +93,8 @@ struct NodeSuspicionOptions {
 };
 
 // Suspect nodes, most failures first (ties by name). Records in the future of `now` are
-// ignored too, so a skewed clock cannot inflate a count.
+// ignored too, so a skewed clock cannot inflate a count; so are records whose cause does not
+// implicate a node.
 [[nodiscard]] std::vector<SuspectNode> suspect_nodes(std::span<const FailureRecord> history,
                                                      common::TimePoint now,
                                                      NodeSuspicionOptions options = {});

@@ -66,8 +66,90 @@ class FixChooser {
         }
     }
 
+    // Suspect nodes (several jobs failed on them) are kept away from the restart whatever
+    // this failure's cause: excluded where the owner allows exclude_node, within the bound on
+    // excluded nodes; those this failure ran on are drained where drains are allowed.
+    void avoid_suspects() {
+        std::vector<const PlanRequest::SuspectNode*> fresh;
+        for (const auto& suspect : m_request.suspect_nodes) {
+            if (std::ranges::find(m_request.excluded_nodes, suspect.node) ==
+                    m_request.excluded_nodes.end() &&
+                std::ranges::find(m_plan.exclude_nodes, suspect.node) ==
+                    m_plan.exclude_nodes.end()) {
+                fresh.push_back(&suspect);
+            }
+        }
+        if (fresh.empty()) {
+            return;
+        }
+        std::vector<std::string> names;
+        std::string whys;
+        for (const auto* suspect : fresh) {
+            names.push_back(suspect->node);
+            whys += (whys.empty() ? "" : "; ") + suspect->node + " is suspect: " + suspect->why;
+        }
+        if (!allowed(ActionKind::exclude_node)) {
+            return not_allowed({ActionKind::exclude_node, join(names), whys}, "not whitelisted");
+        }
+        const auto used = m_request.excluded_nodes.size() + m_plan.exclude_nodes.size();
+        const auto room = m_request.max_excluded_nodes > used ? m_request.max_excluded_nodes - used
+                                                              : std::size_t{0};
+        if (names.size() > room) {
+            std::vector<std::string> left(names.begin() + static_cast<std::ptrdiff_t>(room),
+                                          names.end());
+            m_plan.notes.push_back(
+                "exclude_node: suspect " + join(left) + " not excluded: the bound of " +
+                std::to_string(m_request.max_excluded_nodes) + " excluded nodes is reached");
+            names.resize(room);
+        }
+        if (!names.empty()) {
+            m_plan.exclude_nodes.insert(m_plan.exclude_nodes.end(), names.begin(), names.end());
+            // One exclude_node action carries every node the plan excludes.
+            std::erase_if(m_plan.actions, [](const PlannedAction& action) {
+                return action.kind == ActionKind::exclude_node;
+            });
+            plan(ActionKind::exclude_node, join(m_plan.exclude_nodes),
+                 join(m_plan.exclude_nodes) + "; " + whys);
+        }
+        drain_suspects();
+    }
+
   private:
     bool allowed(ActionKind kind) const { return m_request.whitelist.allows(kind); }
+
+    // The suspects this failure ran on, drained within the site's limits.
+    void drain_suspects() {
+        std::vector<std::string> ran_there;
+        for (const auto& suspect : m_request.suspect_nodes) {
+            if (std::ranges::find(m_request.allocation, suspect.node) !=
+                    m_request.allocation.end() &&
+                std::ranges::find(m_plan.drain_nodes, suspect.node) == m_plan.drain_nodes.end()) {
+                ran_there.push_back(suspect.node);
+            }
+        }
+        if (ran_there.empty() || !allowed(ActionKind::drain_node)) {
+            return;
+        }
+        const PlannedAction action{ActionKind::drain_node, join(ran_there), ""};
+        if (!m_request.is_operator) {
+            return not_allowed(action, "the supervisor is not a Slurm operator");
+        }
+        const auto left = m_request.drains_left > m_plan.drain_nodes.size()
+                              ? m_request.drains_left - m_plan.drain_nodes.size()
+                              : std::size_t{0};
+        if (left == 0) {
+            return not_allowed(action, m_request.drains_left == 0 ? m_request.no_drain_reason
+                                                                  : "the site's drain limits");
+        }
+        if (ran_there.size() > left) {
+            ran_there.resize(left);
+        }
+        m_plan.drain_nodes.insert(m_plan.drain_nodes.end(), ran_there.begin(), ran_there.end());
+        std::erase_if(m_plan.actions, [](const PlannedAction& planned) {
+            return planned.kind == ActionKind::drain_node;
+        });
+        plan(ActionKind::drain_node, join(m_plan.drain_nodes), "");
+    }
 
     void plan(ActionKind kind, std::string argument, std::string detail) {
         PlannedAction action{kind, std::move(argument), std::move(detail)};
@@ -355,6 +437,7 @@ Plan plan_recovery(const PlanRequest& request) {
             FixChooser(request, plan).consider(ActionKind::exclude_node, "");
         }
         if (request.whitelist.allows(ActionKind::requeue)) {
+            FixChooser(request, plan).avoid_suspects();
             // The requeue already happened; the action only removes Slurm's start delay and
             // points the job at its checkpoint.
             plan.actions.push_back({ActionKind::requeue, "already requeued by Slurm", ""});
@@ -456,6 +539,7 @@ Plan plan_recovery(const PlanRequest& request) {
         return plan;
     }
 
+    chooser.avoid_suspects();  // after required_met: a suspect's exclusion is no fix of this cause
     const auto fixes = plan.actions.empty() ? std::string() : "; " + actions_text(plan);
     plan.actions.push_back({restart, "", ""});
     plan.start_delay = backoff_for(request);

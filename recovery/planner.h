@@ -57,6 +57,15 @@ struct PlanRequest {
     // per-job and per-hour limits: supervisor/drain_limits.h); 0 with the reason why not.
     std::size_t drains_left = 0;
     std::string no_drain_reason = "drains are not enabled";
+    // Nodes the failures of several jobs implicated (supervisor/failure_history.h), most
+    // failures first, each with why: kept away from the restart where exclude_node is allowed
+    // (within max_excluded_nodes), drained where this failure ran on them and drains are
+    // allowed, whatever this failure's cause.
+    struct SuspectNode {
+        std::string node;
+        std::string why;  // "implicated in 3 failures of 2 jobs within 24 h"
+    };
+    std::vector<SuspectNode> suspect_nodes;
     std::size_t same_failure_count = 1;  // attempts with this cause at this step
     std::size_t same_failure_limit = 3;  // escalate when the count reaches it
     // Slurm already requeued it (a node failure, preemption, an administrator's requeue): not

@@ -66,12 +66,13 @@ std::optional<std::string> chosen_path(const recovery::checkpoints::Scan& scan) 
     return scan.candidates[*scan.chosen].path.string();
 }
 
-// Attempts (this one included) that failed with this cause at this step.
-std::size_t same_failure_count(const FailureAnalysis& analysis) {
+// Attempts (this one included) that failed with this cause at this step, or within the
+// configured tolerance of it: the cluster of repeats this attempt belongs to.
+std::size_t same_failure_count(const FailureAnalysis& analysis, int attempt) {
     std::size_t count = 1;
     for (const auto& repeated : analysis.correlation.attempts.repeated) {
         if (repeated.cause == analysis.diagnosis.cause && analysis.diagnosis.step &&
-            repeated.step == *analysis.diagnosis.step) {
+            std::ranges::find(repeated.attempts, attempt) != repeated.attempts.end()) {
             count = std::max(count, repeated.attempts.size());
         }
     }
@@ -175,9 +176,13 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
                                        job_nodes ? *job_nodes : std::vector<std::string>{}));
     }
 
+    CorrelationOptions correlation_options;
+    correlation_options.window = config.suspect_node_window;
+    correlation_options.suspect_min_jobs = config.suspect_node_min_jobs;
+    correlation_options.step_tolerance = config.same_step_tolerance;
     analysis.correlation = correlate_with_journal(
         *context.store, registration.job, static_cast<int>(registration.attempt), context.run_nodes,
-        analysis.diagnosis, context.now);
+        analysis.diagnosis, context.now, correlation_options);
 
     const bool declared = !registration.checkpoint_dir.empty();
     std::optional<std::string> older;
@@ -264,7 +269,14 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         request.drains_left = budget.nodes;
         request.no_drain_reason = budget.why_none;
     }
-    request.same_failure_count = same_failure_count(analysis);
+    request.same_failure_count =
+        same_failure_count(analysis, static_cast<int>(registration.attempt));
+    for (const auto& suspect : analysis.correlation.cluster_suspects) {
+        request.suspect_nodes.push_back(
+            {suspect.node, "implicated in " + std::to_string(suspect.failures) + " failures of " +
+                               std::to_string(suspect.jobs.size()) + " jobs within " +
+                               std::to_string(analysis.correlation.window.count()) + " h"});
+    }
     request.same_failure_limit = config.same_failure_limit;
     request.slurm_requeued_itself = context.slurm_requeued;
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};

@@ -87,7 +87,7 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
 FailureCorrelation correlate_failure(std::span<const recovery::FailureRecord> history,
                                      const recovery::FailureRecord& failure,
                                      std::span<const std::string> run_nodes, common::TimePoint now,
-                                     std::chrono::hours window) {
+                                     const CorrelationOptions& options) {
     std::vector<recovery::FailureRecord> records;
     records.reserve(history.size() + 1);
     for (const auto& record : history) {
@@ -98,17 +98,29 @@ FailureCorrelation correlate_failure(std::span<const recovery::FailureRecord> hi
     records.push_back(failure);
 
     FailureCorrelation correlation;
-    correlation.window = window;
-    correlation.attempts = recovery::correlate_attempts(records, failure.job);
+    correlation.window = options.window;
+    recovery::AttemptOptions attempt_options;
+    attempt_options.step_tolerance = options.step_tolerance;
+    correlation.attempts = recovery::correlate_attempts(records, failure.job, attempt_options);
 
     std::set<std::string> touched(failure.nodes.begin(), failure.nodes.end());
     touched.insert(run_nodes.begin(), run_nodes.end());
-    recovery::NodeSuspicionOptions options;
-    options.min_failures = k_suspect_min_failures;
-    options.window = window;
-    for (auto& suspect : recovery::suspect_nodes(records, now, options)) {
+    recovery::NodeSuspicionOptions suspicion;
+    suspicion.min_jobs = options.suspect_min_jobs;
+    suspicion.min_failures = options.suspect_min_jobs;  // each job fails at least once
+    suspicion.window = options.window;
+    correlation.cluster_suspects = recovery::suspect_nodes(records, now, suspicion);
+    // Suspect before this failure: the same count without it (records ends with it).
+    const auto before =
+        recovery::suspect_nodes(std::span(records).first(records.size() - 1), now, suspicion);
+    for (const auto& suspect : correlation.cluster_suspects) {
         if (touched.contains(suspect.node)) {
-            correlation.suspects.push_back(std::move(suspect));
+            correlation.suspects.push_back(suspect);
+        }
+        const bool was = std::ranges::any_of(
+            before, [&](const recovery::SuspectNode& old) { return old.node == suspect.node; });
+        if (!was && std::ranges::find(failure.nodes, suspect.node) != failure.nodes.end()) {
+            correlation.newly_suspect.push_back(suspect);
         }
     }
     return correlation;
@@ -117,12 +129,13 @@ FailureCorrelation correlate_failure(std::span<const recovery::FailureRecord> hi
 FailureCorrelation correlate_with_journal(const state::Store& store, const common::JobId& job,
                                           int attempt, const std::string& run_nodes,
                                           const recovery::Diagnosis& diagnosis,
-                                          common::TimePoint now) {
-    const auto history = failure_history(store, job, now);
+                                          common::TimePoint now,
+                                          const CorrelationOptions& options) {
+    const auto history = failure_history(store, job, now, options.window);
     const auto failure = recovery::record_of(diagnosis, now, job.to_string(), attempt);
     auto nodes = recovery::expand_hostlist(run_nodes);
     const std::vector<std::string> ran_on = nodes ? std::move(*nodes) : std::vector<std::string>{};
-    return correlate_failure(history, failure, ran_on, now);
+    return correlate_failure(history, failure, ran_on, now, options);
 }
 
 nlohmann::json correlation_json(const FailureCorrelation& correlation) {
@@ -143,10 +156,19 @@ nlohmann::json correlation_json(const FailureCorrelation& correlation) {
     for (const auto& s : correlation.suspects) {
         suspects.push_back({{"node", s.node}, {"failures", s.failures}, {"jobs", s.jobs}});
     }
+    const auto names = [](const std::vector<recovery::SuspectNode>& nodes) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& node : nodes) {
+            list.push_back(node.node);
+        }
+        return list;
+    };
     return {{"window_hours", correlation.window.count()},
             {"repeated", repeated},
             {"shared_nodes", shared},
-            {"suspect_nodes", suspects}};
+            {"suspect_nodes", suspects},
+            {"newly_suspect", names(correlation.newly_suspect)},
+            {"cluster_suspects", names(correlation.cluster_suspects)}};
 }
 
 std::string describe(const FailureCorrelation& correlation) {

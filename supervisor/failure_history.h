@@ -5,7 +5,10 @@
 //
 // The daemon records the result in the new failure's "diagnosis" event under "correlation"
 // (correlation_json) and appends describe() to its message; `supervisor diagnose JOBID` prints
-// it. Recording only: nothing here changes a plan.
+// it. What decides: the attempts that repeat this failure feed the loop guard
+// (same_failure_limit), and every suspect node of the cluster is kept away from the job's
+// restart (the planner's suspect_nodes); a node this failure made suspect is told to the
+// operators once.
 //
 // Cost: only jobs whose registration changed within the window are read (each failure updates
 // its registration), one indexed per-job query each; the job being diagnosed is read whole so
@@ -31,8 +34,14 @@ namespace supervisor {
 
 // Failures of other jobs older than this are not read; suspect nodes count within it.
 inline constexpr std::chrono::hours k_history_window{24};
-// A node becomes suspect when implicated in at least this many failures within the window.
-inline constexpr std::size_t k_suspect_min_failures = 3;
+
+// The config's say (config.h): the window, how many different jobs make a node suspect, and
+// how close two training steps must be to be "the same step".
+struct CorrelationOptions {
+    std::chrono::hours window = k_history_window;
+    std::size_t suspect_min_jobs = 2;
+    std::int64_t step_tolerance = 0;
+};
 
 // One "diagnosis" event as a failure record; nullopt for another kind of event or data that
 // is not a diagnosis. The attempt is data["attempt"] when recorded, else `fallback_attempt`.
@@ -49,6 +58,10 @@ inline constexpr std::size_t k_suspect_min_failures = 3;
 struct FailureCorrelation {
     recovery::AttemptCorrelation attempts;        // this job's attempts, the new one included
     std::vector<recovery::SuspectNode> suspects;  // suspect nodes this failure touches
+    // Every suspect node of the cluster, this failure included: kept away from the restart.
+    std::vector<recovery::SuspectNode> cluster_suspects;
+    // Nodes that are suspect because of this failure and were not before it: told once.
+    std::vector<recovery::SuspectNode> newly_suspect;
     std::chrono::hours window = k_history_window;
 
     [[nodiscard]] bool empty() const { return attempts.empty() && suspects.empty(); }
@@ -62,7 +75,7 @@ struct FailureCorrelation {
                                                    const recovery::FailureRecord& failure,
                                                    std::span<const std::string> run_nodes,
                                                    common::TimePoint now,
-                                                   std::chrono::hours window = k_history_window);
+                                                   const CorrelationOptions& options = {});
 
 // The daemon's hook: reads the history from `store` and correlates the new diagnosis of
 // `job`'s attempt `attempt`, run on `run_nodes` (a Slurm host list, may be empty). Read-only.
@@ -70,12 +83,14 @@ struct FailureCorrelation {
                                                         const common::JobId& job, int attempt,
                                                         const std::string& run_nodes,
                                                         const recovery::Diagnosis& diagnosis,
-                                                        common::TimePoint now);
+                                                        common::TimePoint now,
+                                                        const CorrelationOptions& options = {});
 
 // {"window_hours": 24,
 //  "repeated": [{"cause", "step", "attempts": [..]}],
 //  "shared_nodes": [{"node", "attempts": [..], "causes": [..]}],
-//  "suspect_nodes": [{"node", "failures", "jobs": [..]}]}
+//  "suspect_nodes": [{"node", "failures", "jobs": [..]}],
+//  "newly_suspect": ["n2"], "cluster_suspects": ["n2", "n7"]}
 [[nodiscard]] nlohmann::json correlation_json(const FailureCorrelation& correlation);
 
 // Short sentences joined by "; ", e.g. "node n2 implicated in 3 failures of 2 jobs in 24 h";

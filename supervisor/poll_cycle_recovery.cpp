@@ -17,6 +17,7 @@
 #include "supervisor/poll_cycle.h"
 #include "supervisor/poll_cycle_detail.h"
 #include "supervisor/resume_env.h"
+#include "supervisor/suspect_report.h"
 
 namespace supervisor {
 namespace {
@@ -38,6 +39,7 @@ nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
             {"confidence", analysis.diagnosis.confidence},
             {"nodes", analysis.diagnosis.nodes},
             {"node_condemned", analysis.diagnosis.node_condemned},
+            {"node_attribution", analysis.diagnosis.node_attribution},
             {"step", analysis.diagnosis.step ? nlohmann::json(*analysis.diagnosis.step)
                                              : nlohmann::json(nullptr)},
             {"evidence", evidence},
@@ -113,6 +115,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     record_event(m_store, registration.job, now, "diagnosis",
                  with_correlation(cause + ": " + analysis.diagnosis.summary, correlation),
                  diagnosis_data);
+    report_new_suspects(m_store, registration, correlation, analysis.plan, now);
 
     // A running job's end_time is Slurm's forecast; a hung one ends now, when it is stopped.
     attempt.ended_at = stall != nullptr ? now : job.end_time.value_or(now);

@@ -483,4 +483,76 @@ TEST(Planner, OutsideRequeuesBeyondTheirLimitEscalateAsALoop) {
     EXPECT_NE(plan.reason.find("6 times"), std::string::npos) << plan.reason;
 }
 
+TEST(Planner, ASuspectNodeIsKeptAwayFromAnyRestartWhereExclusionIsAllowed) {
+    // Out of memory says nothing about a node, but two other jobs failed on n7: the restart
+    // does not go there.
+    const auto d = diagnosis(Cause::io_error);
+    auto r = request(d);
+    r.suspect_nodes = {{"n7", "implicated in 2 failures of 2 jobs within 24 h"}};
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::requeue}));
+    EXPECT_TRUE(mentions(plan.would_have_done, "n7 is suspect: implicated in 2 failures"));
+
+    r.whitelist = allow({"requeue", "exclude_node"});
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::exclude_node, ActionKind::requeue}));
+    EXPECT_EQ(plan.exclude_nodes, std::vector<std::string>{"n7"});
+
+    r.excluded_nodes = {"n7"};  // an earlier recovery excluded it already
+    plan = plan_recovery(r);
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::requeue}));
+}
+
+TEST(Planner, SuspectsJoinTheDiagnosisExclusionWithinTheBound) {
+    const auto d = condemning_xid();
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node"});
+    r.max_excluded_nodes = 2;
+    r.suspect_nodes = {{"n5", "a"}, {"n6", "b"}};
+    const auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::exclude_node, ActionKind::requeue}));
+    EXPECT_EQ(plan.exclude_nodes, (std::vector<std::string>{"n2", "n5"}));
+    EXPECT_EQ(plan.actions[0].argument, "n2,n5");
+    EXPECT_TRUE(mentions(plan.notes, "suspect n6 not excluded: the bound of 2"));
+}
+
+TEST(Planner, ASuspectsExclusionIsNoFixForACondemnedNodeThatCannotBeExcluded) {
+    const auto d = condemning_xid();  // n2 condemned
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node"});
+    r.excluded_nodes = {"n1", "n3"};
+    r.max_excluded_nodes = 2;
+    r.suspect_nodes = {{"n5", "a"}};
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate) << "n2 must go, and cannot";
+}
+
+TEST(Planner, ASuspectTheFailureRanOnIsDrainedAsOperatorWithinTheLimits) {
+    const auto d = diagnosis(Cause::nccl_network);
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node", "drain_node"});
+    r.allocation = {"n3", "n4"};
+    r.suspect_nodes = {{"n4", "x"}, {"n9", "y"}};
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_TRUE(plan.drain_nodes.empty());
+    EXPECT_TRUE(mentions(plan.would_have_done, "drain_node n4 (the supervisor is not a Slurm"));
+
+    r.is_operator = true;
+    r.drains_left = 1;
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n4"}) << "n9: the job never ran there";
+    EXPECT_EQ(plan.exclude_nodes, (std::vector<std::string>{"n4", "n9"}));
+
+    r.drains_left = 0;
+    r.no_drain_reason = "3 drains in the last hour";
+    plan = plan_recovery(r);
+    EXPECT_TRUE(plan.drain_nodes.empty());
+    EXPECT_TRUE(mentions(plan.would_have_done, "3 drains in the last hour"));
+}
+
 }  // namespace

@@ -162,7 +162,7 @@ TEST_F(FailureHistoryTest, ANodeInSeveralFailuresOfSeveralJobsIsSuspect) {
         record(now - 2h, "500", 2, Cause::gpu_xid, {"n3"}),
         record(now - 1h, "600", 1, Cause::gpu_xid, {"n3"}),  // n3 is suspect, but not ours
     };
-    const auto failure = record(now, "100", 1, Cause::nccl_timeout, {"n2"});
+    const auto failure = record(now, "100", 1, Cause::cuda_error, {"n2"});
     const auto correlation = correlate_failure(history, failure, {}, now);
     ASSERT_EQ(correlation.suspects.size(), 1U);
     EXPECT_EQ(correlation.suspects[0].node, "n2");
@@ -170,9 +170,13 @@ TEST_F(FailureHistoryTest, ANodeInSeveralFailuresOfSeveralJobsIsSuspect) {
     EXPECT_EQ(correlation.suspects[0].jobs, (std::vector<std::string>{"100", "200", "300"}));
     EXPECT_EQ(supervisor::describe(correlation),
               "node n2 implicated in 3 failures of 3 jobs in 24 h");
-    EXPECT_EQ(supervisor::with_correlation("nccl_timeout: NCCL timed out.", correlation),
-              "nccl_timeout: NCCL timed out. Correlation: node n2 implicated in 3 failures of 3 "
+    EXPECT_EQ(supervisor::with_correlation("cuda_error: CUDA failed.", correlation),
+              "cuda_error: CUDA failed. Correlation: node n2 implicated in 3 failures of 3 "
               "jobs in 24 h.");
+    // n2 was suspect before (jobs 200 and 300); n3 is suspect too, but not through this failure.
+    EXPECT_TRUE(correlation.newly_suspect.empty());
+    ASSERT_EQ(correlation.cluster_suspects.size(), 2U);
+    EXPECT_EQ(correlation.cluster_suspects[1].node, "n3");
 
     // A node the run had counts even when the diagnosis implicates none.
     const auto unattributed = record(now, "100", 1, Cause::nccl_timeout, {});
@@ -189,8 +193,11 @@ TEST_F(FailureHistoryTest, AFailureAlreadyJournalledIsNotCountedTwice) {
     // `supervisor diagnose` re-analyses attempt 1 of job 100, which the daemon recorded.
     const auto failure = record(now, "100", 1, Cause::gpu_xid, {"n2"}, 15);
     const auto correlation = correlate_failure(history, failure, {}, now);
-    EXPECT_TRUE(correlation.empty()) << supervisor::describe(correlation);
-    EXPECT_EQ(supervisor::with_correlation("text", correlation), "text");
+    EXPECT_TRUE(correlation.attempts.empty()) << supervisor::describe(correlation);
+    ASSERT_EQ(correlation.suspects.size(), 1U);
+    EXPECT_EQ(correlation.suspects[0].failures, 2U);
+    EXPECT_EQ(supervisor::with_correlation("text", correlation),
+              "text. Correlation: node n2 implicated in 2 failures of 2 jobs in 24 h.");
 }
 
 TEST_F(FailureHistoryTest, CorrelatesWithTheJournal) {
@@ -218,6 +225,52 @@ TEST_F(FailureHistoryTest, CorrelatesWithTheJournal) {
               "gpu_xid again at step 15 (attempts 1, 2): reproducible, a requeue alone will not "
               "cure it; node n2 implicated in 3 failures of 2 jobs in 24 h");
     EXPECT_EQ(m_store->events(job_id("100")).size(), 1U) << "read-only";
+}
+
+TEST_F(FailureHistoryTest, ASecondJobFailingOnANodeMakesItSuspectOnce) {
+    const auto now = m_clock.now();
+    const std::vector history{record(now - 5h, "200", 1, Cause::gpu_xid, {"n2"})};
+    const auto failure = record(now, "100", 1, Cause::cuda_error, {"n2"});
+    const auto correlation = correlate_failure(history, failure, {}, now);
+    ASSERT_EQ(correlation.newly_suspect.size(), 1U);
+    EXPECT_EQ(correlation.newly_suspect[0].node, "n2");
+    EXPECT_EQ(supervisor::correlation_json(correlation)["newly_suspect"], nlohmann::json({"n2"}));
+
+    // A third job failing there finds it suspect already: nothing new to tell.
+    std::vector with_second = history;
+    with_second.push_back(failure);
+    const auto third =
+        correlate_failure(with_second, record(now, "300", 1, Cause::gpu_xid, {"n2"}), {}, now);
+    EXPECT_TRUE(third.newly_suspect.empty());
+    ASSERT_EQ(third.cluster_suspects.size(), 1U);
+    EXPECT_EQ(third.cluster_suspects[0].jobs, (std::vector<std::string>{"100", "200", "300"}));
+
+    // The site may ask for more jobs before a node is suspect.
+    supervisor::CorrelationOptions strict;
+    strict.suspect_min_jobs = 3;
+    EXPECT_TRUE(correlate_failure(history, failure, {}, now, strict).cluster_suspects.empty());
+}
+
+TEST_F(FailureHistoryTest, FailuresThatDoNotImplicateTheNodeNeverMakeItSuspect) {
+    const auto now = m_clock.now();
+    const std::vector history{record(now - 5h, "200", 1, Cause::cuda_oom, {"n2"}),
+                              record(now - 4h, "300", 1, Cause::code_bug, {"n2"})};
+    const auto failure = record(now, "100", 1, Cause::host_oom, {"n2"});
+    const auto correlation = correlate_failure(history, failure, {}, now);
+    EXPECT_TRUE(correlation.cluster_suspects.empty());
+    EXPECT_TRUE(correlation.newly_suspect.empty());
+}
+
+TEST_F(FailureHistoryTest, StepsWithinTheToleranceAreTheSameStep) {
+    const auto now = m_clock.now();
+    const std::vector history{record(now - 2h, "100", 1, Cause::cuda_oom, {}, 1000)};
+    const auto failure = record(now, "100", 2, Cause::cuda_oom, {}, 1003);
+    EXPECT_TRUE(correlate_failure(history, failure, {}, now).attempts.repeated.empty());
+    supervisor::CorrelationOptions tolerant;
+    tolerant.step_tolerance = 5;
+    const auto correlation = correlate_failure(history, failure, {}, now, tolerant);
+    ASSERT_EQ(correlation.attempts.repeated.size(), 1U);
+    EXPECT_EQ(correlation.attempts.repeated[0].attempts, (std::vector<int>{1, 2}));
 }
 
 }  // namespace

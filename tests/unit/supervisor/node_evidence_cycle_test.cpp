@@ -1,0 +1,180 @@
+// The poll cycle with the nodes' own evidence (a fake node_evidence::Source) and correlation
+// across jobs that decides: a generic CUDA error on a node whose telemetry shows Xid 79 is
+// recovered away from that node; a hang on a node with NVLink errors leaves the node; a node
+// two jobs failed on is kept away from a third job's restart and told to the operators once.
+#include <nlohmann/json.hpp>
+
+#include "tests/unit/supervisor/poll_cycle_fixture.h"
+
+namespace supervisor::test {
+namespace {
+
+constexpr const char* k_generic_cuda =
+    "step 30 loss 1.2\n"
+    "RuntimeError: CUDA error: unspecified launch failure\n";
+
+// Answers with the signals it was given; remembers what it was asked.
+class FakeNodeEvidence final : public node_evidence::Source {
+  public:
+    node_evidence::Found gather(const node_evidence::Request& request) override {
+        m_requests.push_back(request);
+        node_evidence::Found found;
+        found.signals = m_signals;
+        found.notes = m_notes;
+        return found;
+    }
+
+    std::vector<recovery::NodeSignal> m_signals;
+    std::vector<std::string> m_notes;
+    std::vector<node_evidence::Request> m_requests;
+};
+
+recovery::NodeSignal signal(std::string node, recovery::NodeSignalKind kind, double value) {
+    recovery::NodeSignal s;
+    s.node = std::move(node);
+    s.gpu = "3";
+    s.kind = kind;
+    s.value = value;
+    s.source = "prometheus test";
+    return s;
+}
+
+class NodeEvidenceCycleTest : public PollCycleTest {
+  protected:
+    void SetUp() override {
+        PollCycleTest::SetUp();
+        m_cycle->set_node_evidence(&m_evidence);
+    }
+
+    common::JobId running(const std::string& node, std::vector<std::string> allowed) {
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        auto r = request(id);
+        r.allowed_actions = std::move(allowed);
+        register_job(r);
+        run_on(id, node);
+        return id;
+    }
+
+    nlohmann::json diagnosis_of(const common::JobId& id) const {
+        const auto events = events_of_kind(id, "diagnosis");
+        EXPECT_FALSE(events.empty());
+        return events.empty() ? nlohmann::json{} : nlohmann::json::parse(events.back().data_json);
+    }
+
+    FakeNodeEvidence m_evidence;
+};
+
+TEST_F(NodeEvidenceCycleTest, AGenericCudaErrorOnANodeWithXid79IsRecoveredAwayFromIt) {
+    const auto id = running("n[1-2]", {"requeue", "exclude_node"});
+    m_evidence.m_signals = {signal("n2", recovery::NodeSignalKind::xid, 79)};
+    fail(id, k_generic_cuda);
+    cycle();
+    ASSERT_EQ(m_evidence.m_requests.size(), 1U);
+    EXPECT_EQ(m_evidence.m_requests[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+    EXPECT_EQ(m_evidence.m_requests[0].job, id.to_string());
+    EXPECT_LE(m_evidence.m_requests[0].start, m_evidence.m_requests[0].end);
+    const auto data = diagnosis_of(id);
+    EXPECT_EQ(data["cause"], "gpu_xid") << data.dump();
+    EXPECT_EQ(data["nodes"], nlohmann::json({"n2"}));
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n2"});
+    EXPECT_NE(data.dump().find("prometheus test"), std::string::npos) << "the source is shown";
+}
+
+TEST_F(NodeEvidenceCycleTest, ASourceThatFoundNothingChangesNothingAndItsNoteIsKept) {
+    const auto id = running("n1", {"requeue", "exclude_node"});
+    m_evidence.m_notes = {"prometheus at http://127.0.0.1:1 unreachable: connection refused"};
+    fail(id, k_generic_cuda);
+    cycle();
+    const auto data = diagnosis_of(id);
+    EXPECT_EQ(data["cause"], "cuda_error");
+    EXPECT_EQ(data["notes"], nlohmann::json({m_evidence.m_notes[0]}));
+    EXPECT_TRUE(registration(id).excluded_nodes.empty()) << "a generic CUDA error keeps the node";
+}
+
+TEST_F(NodeEvidenceCycleTest, AHealthyCycleAsksNoNodeEvidence) {
+    const auto id = running("n1", {"requeue"});
+    write_log(id, "step 21 loss 0.4\n");
+    for (int i = 0; i < 5; ++i) {
+        cycle();
+    }
+    EXPECT_TRUE(m_evidence.m_requests.empty());
+}
+
+TEST_F(NodeEvidenceCycleTest, AHangOnANodeWithNvlinkErrorsLeavesThatNode) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "exclude_node"};
+    r.stall_timeout_s = 60;
+    register_job(r);
+    write_log(id, "step 21/60 loss 0.41\n");
+    run_on(id, "n[1-2]");
+    m_evidence.m_signals = {signal("n1", recovery::NodeSignalKind::nvlink_errors, 4000)};
+    for (int i = 0; i < 8; ++i) {
+        cycle();
+    }
+    const auto data = diagnosis_of(id);
+    EXPECT_EQ(data["cause"], "cuda_error") << data.dump();
+    EXPECT_EQ(data["nodes"], nlohmann::json({"n1"}));
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n1"});
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1) << "the hung run is stopped";
+}
+
+TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOperatorsOnce) {
+    // Two different jobs fail with GPU errors on n1 (the second makes n1 suspect)...
+    const auto first = running("n1", {"requeue"});
+    fail(first, std::string("[ 8811.402934] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen "
+                            "off the bus.\n") +
+                    k_generic_cuda);
+    cycle();
+    EXPECT_EQ(diagnosis_of(first)["nodes"], nlohmann::json({"n1"}));
+    EXPECT_TRUE(events_of_kind(first, "suspect_node").empty()) << "one job is not a pattern";
+
+    const auto second = running("n1", {"requeue"});
+    m_evidence.m_signals = {signal("n1", recovery::NodeSignalKind::nvlink_errors, 900)};
+    fail(second, k_generic_cuda);
+    cycle();
+    const auto suspect = events_of_kind(second, "suspect_node");
+    ASSERT_EQ(suspect.size(), 1U);
+    EXPECT_EQ(nlohmann::json::parse(suspect[0].data_json)["node"], "n1");
+    std::size_t to_operators = 0;
+    for (const auto& notification : m_store->notifications(second)) {
+        if (notification.dedup_key == "suspect_node:n1") {
+            EXPECT_EQ(notification.target, "") << "the default targets: the operators";
+            ++to_operators;
+        }
+    }
+    EXPECT_EQ(to_operators, 1U);
+
+    // ...so a third job, failing for a reason of its own on n2, is kept off n1 too.
+    m_evidence.m_signals.clear();
+    const auto third = running("n2", {"requeue", "exclude_node"});
+    fail(third, k_nccl_log);
+    cycle();
+    EXPECT_EQ(registration(third).excluded_nodes, std::vector<std::string>{"n1"});
+    EXPECT_TRUE(events_of_kind(third, "suspect_node").empty()) << "told once";
+    const auto decision = events_of_kind(third, "decision");
+    ASSERT_FALSE(decision.empty());
+    EXPECT_NE(decision.back().data_json.find("n1 is suspect"), std::string::npos)
+        << decision.back().data_json;
+}
+
+TEST_F(NodeEvidenceCycleTest, TheLoopGuardCountsStepsWithinTheToleranceAsTheSame) {
+    m_config.same_step_tolerance = 10;
+    m_config.same_failure_limit = 2;
+    const auto id = running("n1", {"requeue"});
+    fail(id, "step 100 loss 1\n" +
+                 std::string(k_nccl_log).substr(std::string("step 120 loss 2.31\n").size()));
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::recovering);
+    m_slurm.start(id, "n1");
+    cycle();
+    fail(id, "step 104 loss 1\n" +
+                 std::string(k_nccl_log).substr(std::string("step 120 loss 2.31\n").size()));
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::completed) << "steps 100 and 104: the same failure";
+}
+
+}  // namespace
+}  // namespace supervisor::test
