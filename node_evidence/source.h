@@ -23,6 +23,9 @@ struct Request {
     std::vector<std::string> nodes;  // the run's nodes, expanded
     common::TimePoint start;         // the run's window (the margin is the source's to add)
     common::TimePoint end;
+    // The job still runs (a straggler, an idle-GPU check): only what a running job shows is
+    // asked (GPU activity, temperature, throttling), and no kernel log (the epilog has not run).
+    bool running = false;
 };
 
 struct Found {

@@ -4,6 +4,11 @@
 
 #include <re2/re2.h>
 
+#include <charconv>
+
+#include "recovery/detail/pattern_set.h"
+#include "recovery/markers.h"
+
 namespace recovery {
 
 common::Result<ProgressPattern> ProgressPattern::compile(const std::string& pattern) {
@@ -26,6 +31,47 @@ ProgressPattern::ProgressPattern(std::shared_ptr<const re2::RE2> regex)
     : m_regex(std::move(regex)) {}
 
 const std::string& ProgressPattern::pattern() const { return m_regex->pattern(); }
+
+namespace {
+
+std::optional<std::int64_t> whole_number(std::string_view text) {
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size() || value < 0) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+const re2::RE2& training_step_regex() {
+    static const auto regex = [] {
+        for (const auto& marker : marker_patterns()) {
+            if (marker.kind == MarkerKind::training_step) {
+                return std::make_unique<re2::RE2>(
+                    re2::StringPiece(marker.pattern.data(), marker.pattern.size()),
+                    detail::PatternSet::options());
+            }
+        }
+        return std::make_unique<re2::RE2>("$^");
+    }();
+    return *regex;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> ProgressPattern::step_number(std::string_view line) const {
+    const re2::StringPiece piece(line.data(), line.size());
+    std::string group;
+    if (m_regex->NumberOfCapturingGroups() >= 1 && re2::RE2::PartialMatch(piece, *m_regex, &group)) {
+        if (auto number = whole_number(group)) {
+            return number;
+        }
+    }
+    if (re2::RE2::PartialMatch(piece, training_step_regex(), &group)) {
+        return whole_number(group);
+    }
+    return std::nullopt;
+}
 
 std::optional<std::string> ProgressPattern::last_match(std::string_view text) const {
     std::size_t end = text.size();

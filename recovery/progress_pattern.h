@@ -7,6 +7,7 @@
 // pattern, so a pattern from a registration cannot make the daemon slow.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,11 @@ class ProgressPattern {
     // The last "\n"-separated line of `text` the pattern matches (unanchored, per line), or
     // nullopt when none does.
     [[nodiscard]] std::optional<std::string> last_match(std::string_view text) const;
+
+    // The training step a matched line reports: the pattern's first capture group when it has
+    // one and it is a whole number, else the usual spellings ("step 1200", "global_step=1200",
+    // "iteration 1200/..."); nullopt when the line says no number.
+    [[nodiscard]] std::optional<std::int64_t> step_number(std::string_view line) const;
 
     [[nodiscard]] const std::string& pattern() const;
 

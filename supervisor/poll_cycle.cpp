@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "recovery/hostlist.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/journal.h"
@@ -12,6 +13,7 @@
 #include "supervisor/poll_cycle_detail.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
+#include "supervisor/running_job_report.h"
 #include "supervisor/step_failure.h"
 
 namespace supervisor {
@@ -345,8 +347,11 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
     std::set<common::JobId> tracked;
     for (const auto& registration : registrations) {
         // Only an enabled job: a pending one is not validated yet, a recovering one is ours.
+        // Watched while running: for a stall (a timeout), a slowdown (a progress pattern) or
+        // an idle GPU (node evidence configured).
         if (!registration.watching || registration.status != state::Status::enabled ||
-            registration.stall_timeout_s <= 0) {
+            (registration.stall_timeout_s <= 0 && registration.progress_pattern.empty() &&
+             m_node_evidence == nullptr)) {
             continue;
         }
         const auto it = jobs.find(registration.job);
@@ -365,6 +370,7 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
             auto stall = m_stalls.check(registration, it->second);
             as_owner->restore();  // the recovery below writes the store with our own rights
             if (!stall) {
+                check_running(registration, it->second);
                 return;
             }
             ++report.stalls;
@@ -377,7 +383,54 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
         });
     }
     m_stalls.retain(tracked);
+    m_idle_gpus.retain(tracked);
     return begun;
+}
+
+void PollCycle::check_running(const state::Registration& registration,
+                              const slurm::JobSnapshot& job) {
+    if (job.state != slurm::JobState::running || job.completing) {
+        return;
+    }
+    recovery::StepRateOptions options;
+    options.below_fraction = static_cast<double>(m_config.straggler_below_percent) / 100.0;
+    options.sustained = m_config.straggler_after;
+    const auto straggling = m_stalls.straggling(registration.job, options);
+    const bool look_at_gpus =
+        m_node_evidence != nullptr &&
+        (straggling || m_idle_gpus.due(registration.job, job.restart_count, m_clock.monotonic(),
+                                       m_config.straggler_after));
+    std::vector<recovery::NodeSignal> signals;
+    if (look_at_gpus) {
+        node_evidence::Request request;
+        request.job = registration.job.to_string();
+        request.running = true;
+        if (auto nodes = recovery::expand_hostlist(job.nodes)) {
+            request.nodes = std::move(*nodes);
+        }
+        request.end = m_clock.now();
+        request.start = request.end - (straggling ? straggling->over : m_config.straggler_after);
+        for (auto& signal : m_node_evidence->gather(request).signals) {
+            // A straggler's node is what its telemetry shows wrong; alone, only idle GPUs.
+            if (signal.kind == recovery::NodeSignalKind::gpu_idle ||
+                (straggling && (signal.kind == recovery::NodeSignalKind::thermal_throttle ||
+                                signal.kind == recovery::NodeSignalKind::temperature ||
+                                signal.kind == recovery::NodeSignalKind::nvlink_errors ||
+                                signal.kind == recovery::NodeSignalKind::pcie_replays))) {
+                signals.push_back(std::move(signal));
+            }
+        }
+    }
+    const bool idle = std::ranges::any_of(signals, [](const recovery::NodeSignal& signal) {
+        return signal.kind == recovery::NodeSignalKind::gpu_idle;
+    });
+    if (!straggling && !idle) {
+        return;
+    }
+    auto transaction = m_store.begin();
+    report_running_trouble(m_store, registration, straggling, signals, m_clock.now());
+    transaction.commit();
+    m_idle_gpus.told(registration.job);
 }
 
 void PollCycle::look_at(state::Registration registration,

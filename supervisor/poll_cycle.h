@@ -30,6 +30,7 @@
 #include "supervisor/access_refusals.h"
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
+#include "supervisor/idle_gpu_watch.h"
 #include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
 #include "supervisor/owner_identity.h"
@@ -83,6 +84,9 @@ class PollCycle {
     // Stall detection over the watched `registrations`; returns how many recoveries it began.
     int check_stalls(const std::vector<state::Registration>& registrations,
                      const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
+    // A running job that is not hung: a straggler (its step rate), or an idle GPU (the node
+    // evidence, once per straggler_after), told to its owner once per run.
+    void check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
     // Enabled jobs pending for a reason that will not pass: reported once per attempt.
     void check_stuck_pending(const std::vector<state::Registration>& registrations,
                              const std::map<common::JobId, slurm::JobSnapshot>& jobs,
@@ -109,6 +113,7 @@ class PollCycle {
     ActionExecutor m_executor;
     StallTracker m_stalls;                // in memory: a restarted daemon restarts the stall clocks
     StuckPendingTracker m_stuck_pending;  // in memory, like the stall clocks
+    IdleGpuWatch m_idle_gpus;             // in memory, like the stall clocks
     JobTroubles m_troubles;               // jobs whose handling failed lately
     AccessRefusals m_refusals;            // jobs slurmctld refused to show, cycles in a row
     OwnerIdentities m_owners;             // whose credentials each job's files are read with

@@ -133,8 +133,9 @@ const recovery::ProgressPattern* StallTracker::pattern_for(const std::string& te
 
 std::optional<Stall> StallTracker::check(const state::Registration& registration,
                                          const slurm::JobSnapshot& job) {
-    if (registration.stall_timeout_s <= 0 || job.state != slurm::JobState::running ||
-        job.completing) {
+    const bool rate_only = registration.stall_timeout_s <= 0 && !registration.progress_pattern.empty();
+    if ((registration.stall_timeout_s <= 0 && !rate_only) ||
+        job.state != slurm::JobState::running || job.completing) {
         m_tracks.erase(registration.job);
         return std::nullopt;
     }
@@ -147,7 +148,9 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         m_tracks.erase(it);  // another run, or another registration: a new clock
         it = m_tracks.end();
     }
-    const auto interval = std::clamp(timeout / 10, k_min_look_interval, k_max_look_interval);
+    const auto interval = rate_only ? k_max_look_interval
+                                    : std::clamp(timeout / 10, k_min_look_interval,
+                                                 k_max_look_interval);
     const auto* pattern = pattern_for(registration.progress_pattern);
     if (it == m_tracks.end()) {
         Track track;
@@ -172,14 +175,14 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
     }
     track.next_look = now + interval;
     bool grew = false;
-    if (look(track, pattern, grew)) {
+    if (look(track, pattern, now, grew)) {
         track.since = now;
         track.grew = false;
         return std::nullopt;
     }
     track.grew = track.grew || grew;
     const auto silent = std::chrono::duration_cast<seconds>(now - track.since);
-    if (silent < timeout) {
+    if (rate_only || silent < timeout) {
         return std::nullopt;
     }
 
@@ -215,7 +218,8 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
 }
 
 // True when the job showed activity since the last look. `grew`: some log grew.
-bool StallTracker::look(Track& track, const recovery::ProgressPattern* pattern, bool& grew) {
+bool StallTracker::look(Track& track, const recovery::ProgressPattern* pattern,
+                        common::MonotonicPoint now, bool& grew) {
     bool active = false;
     for (auto& file : track.files) {
         const auto size = size_of(file.path);
@@ -239,11 +243,25 @@ bool StallTracker::look(Track& track, const recovery::ProgressPattern* pattern, 
         }
         const auto text = new_lines(file.path, file.scanned, *size, k_max_scan_bytes, file.scanned);
         if (auto step = pattern->last_match(text)) {
+            if (const auto number = pattern->step_number(*step)) {
+                track.rate.observe(now, *number);
+            }
             track.last_step = std::move(*step);
             active = true;
         }
     }
     return active;
+}
+
+std::optional<recovery::Straggling> StallTracker::straggling(
+    const common::JobId& job, const recovery::StepRateOptions& options) {
+    const auto it = m_tracks.find(job);
+    if (it == m_tracks.end() || it->second.straggler_told) {
+        return std::nullopt;
+    }
+    auto verdict = it->second.rate.check(m_clock.monotonic(), options);
+    it->second.straggler_told = verdict.has_value();
+    return verdict;
 }
 
 void StallTracker::retain(const std::set<common::JobId>& tracked) {

@@ -30,6 +30,7 @@
 #include "recovery/planner.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/silent_rank.h"
+#include "recovery/step_rate.h"
 #include "slurm/types.h"
 #include "state/records.h"
 
@@ -62,10 +63,18 @@ class StallTracker {
     // One look at a watched job. Returns the stall when the job is RUNNING, its registration
     // has a timeout, and nothing happened in its logs for that long; the clock then starts
     // again, so the same stall is reported once. Cheap when not due: a job is looked at every
-    // timeout/10 (between 1 s and 60 s). A log that cannot be stat'ed restarts the clock (no
+    // timeout/10 (between 1 s and 60 s; 60 s for a job with a progress pattern and no timeout,
+    // watched for its step rate only). A log that cannot be stat'ed restarts the clock (no
     // verdict without evidence).
     [[nodiscard]] std::optional<Stall> check(const state::Registration& registration,
                                              const slurm::JobSnapshot& job);
+
+    // A job whose step rate has fallen below its own median for a sustained time (StepRate,
+    // recovery/step_rate.h), told once per run: the step numbers come from the lines check()
+    // found matching the registration's progress pattern. A job with a progress pattern is
+    // tracked for this even without a stall timeout; nullopt otherwise, and until told.
+    [[nodiscard]] std::optional<recovery::Straggling> straggling(
+        const common::JobId& job, const recovery::StepRateOptions& options);
 
     // Forgets every job not in `tracked` (ended, unregistered, recovering).
     void retain(const std::set<common::JobId>& tracked);
@@ -84,11 +93,14 @@ class StallTracker {
         std::vector<File> files;
         std::optional<std::string> last_step;
         bool grew = false;  // some log grew since `since` (output, but no step line)
+        recovery::StepRate rate;
+        bool straggler_told = false;
         common::MonotonicPoint since{};
         common::MonotonicPoint next_look{};
     };
 
-    [[nodiscard]] bool look(Track& track, const recovery::ProgressPattern* pattern, bool& grew);
+    [[nodiscard]] bool look(Track& track, const recovery::ProgressPattern* pattern,
+                            common::MonotonicPoint now, bool& grew);
     const recovery::ProgressPattern* pattern_for(const std::string& text);
 
     const common::Clock& m_clock;

@@ -176,5 +176,60 @@ TEST_F(NodeEvidenceCycleTest, TheLoopGuardCountsStepsWithinTheToleranceAsTheSame
     EXPECT_EQ(registration(id).status, Status::completed) << "steps 100 and 104: the same failure";
 }
 
+TEST_F(NodeEvidenceCycleTest, AJobThatFellBehindItsOwnPaceIsReportedOnceAndLeftRunning) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    const auto id = submit();
+    auto r = request(id);
+    r.progress_pattern = "^step [0-9]+";  // no stall timeout: watched for its rate only
+    register_job(r);
+    run_on(id, "n[1-2]");
+    m_evidence.m_signals = {signal("n2", recovery::NodeSignalKind::thermal_throttle, 64)};
+    std::int64_t step = 0;
+    // 10 s cycles; the tracker looks every 60 s: 100 steps a minute for an hour, then 20.
+    for (int i = 0; i < 6 * 100; ++i) {
+        if (i % 6 == 0) {
+            step += i < 6 * 60 ? 100 : 20;
+            write_log(id, "step " + std::to_string(step) + " loss 0.3\n");
+        }
+        cycle();
+    }
+    const auto reports = events_of_kind(id, "straggler");
+    ASSERT_EQ(reports.size(), 1U) << "told once";
+    const auto data = nlohmann::json::parse(reports[0].data_json);
+    EXPECT_NEAR(data["median_steps_per_hour"].get<double>(), 6000.0, 1.0);
+    EXPECT_EQ(data["nodes"], nlohmann::json({"n2"})) << "the telemetry names the node";
+    // Looks for idle GPUs at 30 and 60 min (nothing idle: not told), then the straggler's.
+    ASSERT_EQ(m_evidence.m_requests.size(), 3U);
+    for (const auto& asked : m_evidence.m_requests) {
+        EXPECT_TRUE(asked.running);
+        EXPECT_EQ(asked.nodes, (std::vector<std::string>{"n1", "n2"}));
+    }
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0) << "notification only";
+    bool told = false;
+    for (const auto& notification : m_store->notifications(id)) {
+        told = told || notification.subject.find("running slowly") != std::string::npos;
+    }
+    EXPECT_TRUE(told);
+}
+
+TEST_F(NodeEvidenceCycleTest, AnIdleGpuOfARunningJobIsReportedOncePerRun) {
+    m_config.straggler_after = std::chrono::minutes(15);
+    const auto id = running("n1", {"requeue"});
+    m_evidence.m_signals = {signal("n1", recovery::NodeSignalKind::gpu_idle, 0.01)};
+    for (int i = 0; i < 6 * 14; ++i) {
+        cycle();
+    }
+    EXPECT_TRUE(m_evidence.m_requests.empty()) << "not due before a whole period";
+    for (int i = 0; i < 6 * 40; ++i) {
+        cycle();
+    }
+    EXPECT_EQ(m_evidence.m_requests.size(), 1U) << "told after the first look: no more looks";
+    const auto reports = events_of_kind(id, "gpu_idle");
+    ASSERT_EQ(reports.size(), 1U);
+    EXPECT_NE(reports[0].message.find("idle"), std::string::npos);
+    EXPECT_EQ(registration(id).status, Status::enabled);
+}
+
 }  // namespace
 }  // namespace supervisor::test

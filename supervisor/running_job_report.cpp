@@ -1,0 +1,82 @@
+// A slow or idle job costs GPU-hours but is not broken, and the supervisor cannot tell a
+// planned slowdown (evaluation, a larger sequence length) from a sick node; so it tells the
+// owner, with the numbers and the node the telemetry names, and leaves the job alone.
+#include "supervisor/running_job_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "notify/message.h"
+#include "recovery/node_signals.h"
+#include "supervisor/journal.h"
+
+namespace supervisor {
+namespace {
+
+std::string rate_text(double per_hour) {
+    return std::to_string(static_cast<long long>(std::llround(per_hour))) + " steps/h";
+}
+
+}  // namespace
+
+void report_running_trouble(state::Store& store, const state::Registration& registration,
+                            const std::optional<recovery::Straggling>& straggling,
+                            const std::vector<recovery::NodeSignal>& signals,
+                            common::TimePoint at) {
+    std::vector<std::string> nodes;
+    std::vector<std::string> seen;
+    bool idle = false;
+    for (const auto& signal : signals) {
+        seen.push_back(recovery::describe(signal));
+        idle = idle || signal.kind == recovery::NodeSignalKind::gpu_idle;
+        if (std::ranges::find(nodes, signal.node) == nodes.end()) {
+            nodes.push_back(signal.node);
+        }
+    }
+    const std::string kind = straggling ? "straggler" : "gpu_idle";
+    std::string what;
+    if (straggling) {
+        what = "running slowly: " + rate_text(straggling->recent_steps_per_hour) +
+               " over the last " + std::to_string(straggling->over.count() / 60) +
+               " min, against its own median of " + rate_text(straggling->median_steps_per_hour);
+    } else {
+        what = "a GPU of the job stayed idle while the job runs";
+    }
+    if (!nodes.empty()) {
+        std::string list;
+        for (const auto& node : nodes) {
+            list += (list.empty() ? "" : ", ") + node;
+        }
+        what += "; the telemetry points at " + list;
+    }
+    nlohmann::json data = {{"nodes", nodes}, {"signals", seen}, {"attempt", registration.attempt}};
+    if (straggling) {
+        data["recent_steps_per_hour"] = straggling->recent_steps_per_hour;
+        data["median_steps_per_hour"] = straggling->median_steps_per_hour;
+        data["over_s"] = straggling->over.count();
+    }
+    record_event(store, registration.job, at, kind, what, data);
+
+    notify::Message message;
+    message.job = registration.job.to_string();
+    message.job_name = registration.job_name;
+    message.status = "enabled";
+    message.headline = straggling ? "is running slowly" : "has an idle GPU";
+    message.reason = what;
+    message.nodes = nodes;
+    message.evidence = seen;
+    message.attempt = registration.attempt;
+    message.notes = {
+        "Nothing was done: the job keeps running. A slow job is not stopped or "
+        "requeued by the supervisor."};
+    message.next_step = idle || !nodes.empty()
+                            ? "look at the node(s) named; if one is at fault, requeue the job "
+                              "away from it (`scontrol requeue` with --exclude) yourself"
+                            : "check whether the slowdown is expected (evaluation, data "
+                              "loading); if not, look at the job's nodes";
+    queue_owner_message(
+        store, registration, message,
+        registration.job.to_string() + ":" + kind + ":" + std::to_string(registration.attempt), at);
+}
+
+}  // namespace supervisor

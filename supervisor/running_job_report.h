@@ -1,0 +1,25 @@
+// What the supervisor tells the owner of a job that still runs but not as it should: a
+// straggler (its step rate fell below a fraction of its own median for a sustained time,
+// recovery/step_rate.h) or a GPU that stayed idle while the job runs (DCGM's graphics-engine
+// activity, through the node evidence). Notification only: nothing is stopped or requeued.
+// One "straggler" or "gpu_idle" event, and one message to the owner, per run.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "common/clock.h"
+#include "recovery/evidence.h"
+#include "recovery/step_rate.h"
+#include "state/store.h"
+
+namespace supervisor {
+
+// `straggling` unset: the report is of idle GPUs alone. `signals`: what the nodes' telemetry
+// showed over the period (idle GPUs, heat, throttling); the nodes they name are the ones the
+// message points at. Call inside a transaction.
+void report_running_trouble(state::Store& store, const state::Registration& registration,
+                            const std::optional<recovery::Straggling>& straggling,
+                            const std::vector<recovery::NodeSignal>& signals, common::TimePoint at);
+
+}  // namespace supervisor
