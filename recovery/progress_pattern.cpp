@@ -62,7 +62,8 @@ const re2::RE2& training_step_regex() {
 std::optional<std::int64_t> ProgressPattern::step_number(std::string_view line) const {
     const re2::StringPiece piece(line.data(), line.size());
     std::string group;
-    if (m_regex->NumberOfCapturingGroups() >= 1 && re2::RE2::PartialMatch(piece, *m_regex, &group)) {
+    if (m_regex->NumberOfCapturingGroups() >= 1 &&
+        re2::RE2::PartialMatch(piece, *m_regex, &group)) {
         if (auto number = whole_number(group)) {
             return number;
         }

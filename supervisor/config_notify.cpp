@@ -41,14 +41,12 @@ common::Result<void> read_notify_config(const toml::node& section,
           reader->string("smtp_from", settings.smtp_from),
           reader->absolute_path("smtp_secrets_file", settings.smtp_secrets_file),
           reader->string("smtp_tls", tls),
-          reader->url("twilio_base_url", settings.twilio_base_url,
-                   {"https://", "http://"}),
+          reader->url("twilio_base_url", settings.twilio_base_url, {"https://", "http://"}),
           reader->string("twilio_account_sid", settings.twilio_account_sid),
           reader->string("twilio_from", settings.twilio_from),
           reader->absolute_path("twilio_secrets_file", settings.twilio_secrets_file),
           reader->positive("retry_initial_s", retry_initial),
-          reader->positive("retry_max_s", retry_max),
-          reader->positive("cooldown_s", cooldown),
+          reader->positive("retry_max_s", retry_max), reader->positive("cooldown_s", cooldown),
           reader->positive("sms_per_hour", settings.sms_per_hour),
           reader->positive("timeout_s", timeout),
           reader->positive("give_up_after_s", give_up_after),
@@ -95,8 +93,9 @@ common::Result<void> read_notify_config(const toml::node& section,
                     "quote each target");
             }
             if (auto target = notify::parse_target(*text); !target) {
-                return common::fail(reader->where("default_targets") + ": " + target.error().message,
-                                    target.error().hint);
+                return common::fail(
+                    reader->where("default_targets") + ": " + target.error().message,
+                    target.error().hint);
             }
             settings.default_targets.push_back(*text);
         }

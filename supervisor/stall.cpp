@@ -133,7 +133,8 @@ const recovery::ProgressPattern* StallTracker::pattern_for(const std::string& te
 
 std::optional<Stall> StallTracker::check(const state::Registration& registration,
                                          const slurm::JobSnapshot& job) {
-    const bool rate_only = registration.stall_timeout_s <= 0 && !registration.progress_pattern.empty();
+    const bool rate_only =
+        registration.stall_timeout_s <= 0 && !registration.progress_pattern.empty();
     if ((registration.stall_timeout_s <= 0 && !rate_only) ||
         job.state != slurm::JobState::running || job.completing) {
         m_tracks.erase(registration.job);
@@ -148,9 +149,9 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         m_tracks.erase(it);  // another run, or another registration: a new clock
         it = m_tracks.end();
     }
-    const auto interval = rate_only ? k_max_look_interval
-                                    : std::clamp(timeout / 10, k_min_look_interval,
-                                                 k_max_look_interval);
+    const auto interval = rate_only
+                              ? k_max_look_interval
+                              : std::clamp(timeout / 10, k_min_look_interval, k_max_look_interval);
     const auto* pattern = pattern_for(registration.progress_pattern);
     if (it == m_tracks.end()) {
         Track track;
@@ -307,9 +308,9 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
                                     const std::optional<recovery::SilentRank>& silent) {
     if (hardware_under_hang(logs)) {
         auto diagnosis = logs;
-        diagnosis.slurm_facts_used.insert(diagnosis.slurm_facts_used.begin(),
-                                          {"state RUNNING", "stall timeout " +
-                                                                format_stall_timeout(stall.timeout)});
+        diagnosis.slurm_facts_used.insert(
+            diagnosis.slurm_facts_used.begin(),
+            {"state RUNNING", "stall timeout " + format_stall_timeout(stall.timeout)});
         recovery::EvidenceLine line;
         line.file = stall.files.empty() ? "" : stall.files.front();
         line.text = stall.summary;
