@@ -1,8 +1,10 @@
 // Correlation across jobs on the real dev cluster: two different jobs fail with a GPU fault on
 // the same node within the window, which makes that node suspect (journalled once, for the
 // operators); a third job, failing for a reason of its own on another node, is requeued with
-// the suspect node excluded in Slurm. Small shell jobs: the driver's Xid line in dmesg form
-// (no host name), as a job that prints the kernel log would show it.
+// the suspect node excluded in Slurm. And the defect that came first: a job on one node whose
+// log has the driver's Xid line without a host is recovered away from that node. Small shell
+// jobs: the driver's Xid line in dmesg form (no host name), as a job that prints the kernel log
+// would show it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -89,6 +91,34 @@ TEST_F(SupervisorCorrelation, ANodeTwoJobsFailedOnIsExcludedFromAThirdJobsRecove
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({"n1"})) << dump(status);
     EXPECT_EQ(h.slurm_job(third).value("excluded_nodes", ""), "n1") << dump(h.slurm_job(third));
     EXPECT_EQ(count_events(h.events(third), "suspect_node"), 0) << "told once, not per job";
+}
+
+// The defect found on the dev cluster: the driver's line names no host, and the job was
+// requeued onto the same node although exclude_node was allowed.
+TEST_F(SupervisorCorrelation, AHostlessXidInASingleNodeJobExcludesThatNode) {
+    SupervisorHarness h("hostless-xid");
+    const auto script = write_script(
+        h, "xid_once.sbatch",
+        "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then\n"
+        "  echo \"[ 8811.402934] NVRM: Xid (PCI:0000:3b:00): 79, pid=$$, name=python, GPU has "
+        "fallen off the bus.\"\n"
+        "  echo 'RuntimeError: CUDA error: unspecified launch failure' >&2\n"
+        "  exit 1\n"
+        "fi\n"
+        "echo \"ran on $SLURMD_NODENAME\"\n");
+    const auto job = test_support::sbatch("--requeue -w n3 " + script);
+    h.also_cancel(job);
+    const auto registered = h.cli("register " + job.to_string() + " --allow requeue,exclude_node");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("requeue_backoff_s = 1\n");
+    h.start_daemon();
+    const auto status = h.wait_status(completed, 90s, job);
+    ASSERT_TRUE(completed(status)) << dump(status) << h.daemon_log();
+    EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
+    EXPECT_EQ(status.value("last_cause", ""), "gpu_xid") << dump(status);
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({"n3"})) << dump(status);
+    const auto slurm = h.slurm_job(job);
+    EXPECT_NE(slurm.value("nodes", ""), "n3") << dump(slurm);
 }
 
 }  // namespace
