@@ -22,6 +22,7 @@
 #include "diagnosis_json.h"
 #include "diagnosis_text.h"
 #include "json_output.h"
+#include "node_evidence/sources.h"
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
 #include "recovery/hostlist.h"
@@ -382,12 +383,14 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     context.restart_delta =
         job.restart_count - std::min(job.restart_count, registration->seen_restart_count);
     context.store = &**store;  // analyse_failure correlates with the journal
+    const common::SystemClock clock;
+    context.now = clock.now();
+    // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.
+    const auto node_evidence = node_evidence::make_sources(config->evidence);
+    context.node_evidence = node_evidence.get();
     auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
     notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());
-    const common::SystemClock clock;
-    const auto correlation = supervisor::correlate_with_journal(
-        **store, *job_id, static_cast<int>(registration->attempt), context.run_nodes,
-        analysis.diagnosis, clock.now());
+    const auto& correlation = analysis.correlation;
     const bool running = job.state == slurm::JobState::running;
 
     if (options.json) {
