@@ -130,9 +130,11 @@ PrometheusStack::PrometheusStack(std::filesystem::path directory) : m_dir(std::m
         << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
         << "scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
         << "    static_configs:\n      - targets: ['127.0.0.1:" << m_pushgateway_port << "']\n";
-    m_pushgateway =
-        spawn({pushgateway, "--web.listen-address=127.0.0.1:" + std::to_string(m_pushgateway_port)},
-              m_dir / "pushgateway.log");
+    // Debian's Pushgateway persists to /var/lib/prometheus/pushgateway.data by default: two
+    // stacks (tests side by side) would load each other's series. Memory only.
+    m_pushgateway = spawn({pushgateway, "--persistence.file=",
+                           "--web.listen-address=127.0.0.1:" + std::to_string(m_pushgateway_port)},
+                          m_dir / "pushgateway.log");
     wait_ready(m_pushgateway, pushgateway_url(), m_dir / "pushgateway.log");
     m_prometheus = spawn(
         {prometheus, "--config.file=" + (m_dir / "prometheus.yml").string(),
