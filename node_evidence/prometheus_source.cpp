@@ -6,6 +6,9 @@
 #include "node_evidence/prometheus_source.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "http/url.h"
 #include "node_evidence/dcgm_series.h"

@@ -4,6 +4,7 @@
 // everywhere.
 #include "node_evidence/promql.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
