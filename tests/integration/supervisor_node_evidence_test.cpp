@@ -97,7 +97,7 @@ class SupervisorNodeEvidence : public ::testing::Test {
         EXPECT_EQ(registered.exit_status, 0) << registered.output;
         h.set_config(config);
         h.start_daemon();
-        return h.wait_status(completed, 50s, *m_job);
+        return h.wait_status(completed, 150s, *m_job);
     }
 
     // The job ran twice and its first node was excluded for the second run.

@@ -4,7 +4,7 @@
     dcgm_push.py PUSHGATEWAY PROMETHEUS NODE METRIC VALUE
 
 POSTs `METRIC{gpu="0"} VALUE` to the Pushgateway's group job="dcgm", Hostname=NODE, then waits
-(30 s at most) until Prometheus has scraped it, so the job that runs this fails only once the
+(60 s at most) until Prometheus has scraped it, so the job that runs this fails only once the
 telemetry shows what it is about to fail of. Exits 1 when either step fails."""
 import json
 import sys
@@ -19,7 +19,7 @@ def main() -> int:
     url = f"{pushgateway}/metrics/job/dcgm/Hostname/{urllib.parse.quote(node, safe='')}"
     urllib.request.urlopen(urllib.request.Request(url, data=body, method="POST"), timeout=10)
     query = urllib.parse.urlencode({"query": f'{metric}{{Hostname="{node}",gpu="0"}}'})
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         with urllib.request.urlopen(f"{prometheus}/api/v1/query?{query}", timeout=10) as answer:
             result = json.load(answer)["data"]["result"]
