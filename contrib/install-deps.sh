@@ -19,6 +19,9 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client munge iproute2 procps
   # the example training job (contrib/examples) and the loopback SMTP server for tests
   python3 python3-torch python3-aiosmtpd
+  # a real Prometheus and Pushgateway for the node-evidence tests and bench (started by the
+  # tests on loopback ports; the packages' own services are not used)
+  prometheus prometheus-pushgateway
 )
 if [[ "${WITH_DBD:-0}" == 1 ]]; then
   packages+=(slurmdbd mariadb-server)

@@ -2,6 +2,9 @@
 // from being read), so each is asked whatever the others answered.
 #include "node_evidence/sources.h"
 
+#include "http/transfer.h"
+#include "node_evidence/prometheus_source.h"
+
 namespace node_evidence {
 
 Found Combined::gather(const Request& request) {
@@ -20,8 +23,11 @@ Found Combined::gather(const Request& request) {
 
 std::unique_ptr<Source> make_sources(const Settings& settings) {
     std::vector<std::unique_ptr<Source>> sources;
-    // (the Prometheus source and the epilog spool reader are added here as they land)
-    static_cast<void>(settings);
+    if (!settings.prometheus.url.empty()) {
+        sources.push_back(std::make_unique<PrometheusSource>(
+            settings.prometheus, settings.window_margin, http::perform));
+    }
+    // (the epilog spool reader is added here as it lands)
     if (sources.empty()) {
         return nullptr;
     }

@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
-#include "notify/detail/curl.h"
+#include "http/mail.h"
+#include "http/transfer.h"
+#include "http/url.h"
 #include "notify/email_payload.h"
 #include "notify/secrets.h"
 #include "notify/smtp_security.h"
@@ -24,18 +26,35 @@ std::string excerpt(const std::string& body) {
     return text + (body.size() > 300 ? "..." : "");
 }
 
-SendResult http_result(const tl::expected<detail::Reply, SendError>& reply, const char* what) {
-    if (!reply) {
-        return tl::unexpected(SendError{std::string(what) + ": " + reply.error().reason, false});
+// What the channels keep of an answer: the start of the body, where Twilio and Slack say why.
+constexpr std::size_t k_body_limit = 4096;
+
+http::MailTls mail_tls(SmtpTls tls) {
+    switch (tls) {
+        case SmtpTls::none:
+            return http::MailTls::none;
+        case SmtpTls::required:
+            return http::MailTls::required;
+        case SmtpTls::try_tls:
+            return http::MailTls::try_tls;
     }
-    if (reply->code >= 200 && reply->code < 300) {
+    return http::MailTls::try_tls;
+}
+
+// A request that got no answer is transient whatever the reason: the dispatcher retries it
+// with backoff, and gives up after give_up_after_s.
+SendResult http_result(const http::Result<http::Response>& reply, const char* what) {
+    if (!reply) {
+        return tl::unexpected(SendError{std::string(what) + ": " + reply.error().message, false});
+    }
+    const long code = reply->status;
+    if (code >= 200 && code < 300) {
         return {};
     }
     // 401 and 403 are not retried: credentials or a revoked webhook do not mend themselves,
     // and retrying would journal the same refusal for ever.
-    const bool transient =
-        reply->code == 408 || reply->code == 429 || reply->code >= 500 || reply->code < 200;
-    return tl::unexpected(SendError{std::string(what) + ": HTTP " + std::to_string(reply->code) +
+    const bool transient = code == 408 || code == 429 || code >= 500 || code < 200;
+    return tl::unexpected(SendError{std::string(what) + ": HTTP " + std::to_string(code) +
                                         (reply->body.empty() ? "" : ": " + excerpt(reply->body)),
                                     !transient});
 }
@@ -70,9 +89,8 @@ class CurlSender final : public Sender {
         if (m_settings.smtp_url.empty() || m_settings.smtp_from.empty()) {
             return not_configured("email", "smtp_url and smtp_from");
         }
-        detail::SmtpMail mail;
+        http::Mail mail;
         mail.url = m_settings.smtp_url;
-        mail.tls = m_settings.smtp_tls;
         mail.from = m_settings.smtp_from;
         mail.to = target.address;
         mail.timeout = m_settings.timeout;
@@ -91,18 +109,22 @@ class CurlSender final : public Sender {
             return tl::unexpected(
                 SendError{"SMTP " + redacted_url(m_settings.smtp_url) + ": " + tls.error(), true});
         }
-        mail.tls = *tls;
+        mail.tls = mail_tls(*tls);
         const auto seconds =
             std::chrono::duration_cast<std::chrono::seconds>(m_clock.now().time_since_epoch());
         mail.payload = email_payload(
             {m_settings.smtp_from, target.address, message.subject, rfc5322_date(seconds.count()),
              "slurm-supervisor." + message.unique_key + "@" + m_host},
             message.body);
-        auto sent = detail::smtp_send(mail);
+        auto sent = http::send_mail(mail);
         if (!sent) {
+            // A 5xx reply is final, except 530/535 (authentication), which the secrets file
+            // can fix.
+            const long reply = sent.error().status;
+            const bool permanent = reply >= 500 && reply != 530 && reply != 535;
             return tl::unexpected(
-                SendError{"SMTP " + redacted_url(m_settings.smtp_url) + ": " + sent.error().reason,
-                          sent.error().permanent});
+                SendError{"SMTP " + redacted_url(m_settings.smtp_url) + ": " + sent.error().message,
+                          permanent});
         }
         return {};
     }
@@ -119,33 +141,37 @@ class CurlSender final : public Sender {
             return tl::unexpected(
                 SendError{secrets.error().message + " (" + secrets.error().hint + ")", false});
         }
-        detail::CurlEasy encoder;
-        detail::HttpPost post;
+        http::Request post;
+        post.method = http::Method::post;
         std::string base = m_settings.twilio_base_url;
         while (!base.empty() && base.back() == '/') {
             base.pop_back();
         }
-        post.url = base + "/2010-04-01/Accounts/" + encoder.escape(m_settings.twilio_account_sid) +
-                   "/Messages.json";
+        post.url = base + "/2010-04-01/Accounts/" +
+                   http::percent_encode(m_settings.twilio_account_sid) + "/Messages.json";
         post.headers = {"Content-Type: application/x-www-form-urlencoded",
                         "Accept: application/json"};
-        post.body = "To=" + encoder.escape(target.address) +
-                    "&From=" + encoder.escape(m_settings.twilio_from) +
-                    "&Body=" + encoder.escape(message.sms);
-        post.user = secrets->user.empty() ? m_settings.twilio_account_sid : secrets->user;
-        post.password = secrets->password;
-        post.timeout = m_settings.timeout;
-        return http_result(detail::http_post(post), "Twilio");
+        post.body = "To=" + http::percent_encode(target.address) +
+                    "&From=" + http::percent_encode(m_settings.twilio_from) +
+                    "&Body=" + http::percent_encode(message.sms);
+        post.auth =
+            http::BasicAuth{secrets->user.empty() ? m_settings.twilio_account_sid : secrets->user,
+                            secrets->password};
+        post.connect_timeout = post.timeout = m_settings.timeout;
+        post.body_limit = k_body_limit;
+        return http_result(http::perform(post), "Twilio");
     }
 
     SendResult send_webhook(const Target& target, const Outgoing& message) {
-        detail::HttpPost post;
+        http::Request post;
+        post.method = http::Method::post;
         post.url = target.address;
         post.headers = {"Content-Type: application/json",
                         "Idempotency-Key: slurm-supervisor." + message.unique_key};
         post.body = message.json;
-        post.timeout = m_settings.timeout;
-        return http_result(detail::http_post(post), "webhook");
+        post.connect_timeout = post.timeout = m_settings.timeout;
+        post.body_limit = k_body_limit;
+        return http_result(http::perform(post), "webhook");
     }
 
     Settings m_settings;

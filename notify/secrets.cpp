@@ -1,80 +1,25 @@
-// The permission check uses stat() on the path, then reads through the same path: a race with
-// a chmod between the two is harmless (the next send checks again), and refusing a readable
-// file is about catching a mistake, not about defending against the file's owner.
+// The file format and its checks are common::read_secrets_file's; this only names the keys a
+// channel login has.
 #include "notify/secrets.h"
 
-#include <sys/stat.h>
+#include <array>
 
-#include <cstdio>
-#include <fstream>
+#include "common/secrets_file.h"
 
 namespace notify {
-namespace {
-
-std::string trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    const auto last = text.find_last_not_of(" \t\r");
-    return std::string(text.substr(first, last - first + 1));
-}
-
-std::string octal(mode_t mode) {
-    char buffer[8];
-    std::snprintf(buffer, sizeof buffer, "%04o", static_cast<unsigned>(mode & 07777));
-    return buffer;
-}
-
-}  // namespace
 
 common::Result<Credentials> read_secrets(const std::filesystem::path& file) {
-    const std::string name = file.string();
-    struct stat info {};
-    if (::stat(name.c_str(), &info) != 0) {
-        return common::fail("secrets file " + name + " cannot be read: " +
-                                std::error_code(errno, std::generic_category()).message(),
-                            "create it with `user = ...` and `password = ...` lines, then "
-                            "`chmod 600 " + name + "`");
-    }
-    if (!S_ISREG(info.st_mode)) {
-        return common::fail("secrets file " + name + " is not a regular file",
-                            "point the *_secrets_file setting at a file");
-    }
-    if ((info.st_mode & 077) != 0) {
-        return common::fail("secrets file " + name + " is accessible by group or others (mode " +
-                                octal(info.st_mode) + "); refusing to use it",
-                            "chmod 600 " + name);
-    }
-    std::ifstream in(file);
-    if (!in) {
-        return common::fail("secrets file " + name + " cannot be opened",
-                            "make it readable by the user the supervisor runs as");
+    static constexpr std::array<std::string_view, 2> k_keys{"user", "password"};
+    auto secrets = common::read_secrets_file(file, k_keys);
+    if (!secrets) {
+        return tl::unexpected(secrets.error());
     }
     Credentials credentials;
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        const std::string content = trim(line);
-        if (content.empty() || content.front() == '#') {
-            continue;
-        }
-        const auto equals = content.find('=');
-        const std::string where = name + ":" + std::to_string(number);
-        if (equals == std::string::npos) {
-            return common::fail(where + ": expected `key = value`",
-                                "keys: user, password");
-        }
-        const std::string key = trim(std::string_view(content).substr(0, equals));
-        const std::string value = trim(std::string_view(content).substr(equals + 1));
-        if (key == "user") {
-            credentials.user = value;
-        } else if (key == "password") {
-            credentials.password = value;
-        } else {
-            return common::fail(where + ": unknown key '" + key + "'", "keys: user, password");
-        }
+    if (const auto user = secrets->find("user"); user != secrets->end()) {
+        credentials.user = user->second;
+    }
+    if (const auto password = secrets->find("password"); password != secrets->end()) {
+        credentials.password = password->second;
     }
     return credentials;
 }

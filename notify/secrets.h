@@ -1,5 +1,5 @@
 // Channel credentials (SMTP login, Twilio auth token) come from a secrets file, never from the
-// config file (which people copy, paste and commit). Format: `key = value` lines, `#` comments;
+// config file (which people copy, paste and commit): common/secrets_file.h's format with the
 // keys `user` and `password`.
 //
 // read_secrets() fails (value) when the file is missing or unreadable, is not a regular file,

@@ -19,6 +19,8 @@
 
 #include "common/clock.h"
 #include "common/error.h"
+#include "node_evidence/prometheus_client.h"
+#include "node_evidence/settings.h"
 #include "notify/sender.h"
 #include "notify/settings.h"
 #include "recovery/catalogue.h"
@@ -95,6 +97,15 @@ struct DoctorReport {
                                                     const notify::Settings& settings,
                                                     const std::vector<std::string>& targets,
                                                     const std::string& host, common::TimePoint at);
+
+// --- node evidence (doctor_evidence.cpp) ----------------------------------------------------
+// "prometheus": ok "not configured" without prometheus_url; else Prometheus is asked through
+// `transport` (http::perform; a fake in tests) whether it answers with the credentials (FAIL
+// with the reason and the keys to check), whether any series has the configured Xid name
+// (warn naming [evidence.metrics]) and carries hostname_label (warn naming it); ok names how
+// many nodes it has series for.
+[[nodiscard]] Check check_prometheus(const node_evidence::PrometheusSettings& settings,
+                                     const node_evidence::Transport& transport);
 
 // What a checkpoint directory holds and which layout is detected, one line ("3 entries;
 // detected layout: huggingface (2 candidates); would resume from checkpoint-200"). Fails only

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common/json_text.h"
+#include "http/transfer.h"
 #include "notify/curl_sender.h"
 #include "ops/doctor.h"
 #include "session.h"
@@ -64,6 +65,7 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
                 checks.push_back(std::move(check));
             }
         }
+        checks.push_back(ops::check_prometheus(config->evidence.prometheus, http::perform));
     } else if (options.send_test) {
         checks.push_back({"notify_test", ops::CheckStatus::fail,
                           "no test message sent: the config did not load",
@@ -102,7 +104,8 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Check the installation (config, rules, state directory, database, metrics "
-        "file, notification channels, Slurm, munge, operator rights) and say what to fix; "
+        "file, notification channels, Prometheus, Slurm, munge, operator rights) and say "
+        "what to fix; "
         "exit 1 when a check failed");
     doctor->add_option("--config", options->config_file,
                        "the config `supervisor run` would use (default: "

@@ -1,0 +1,202 @@
+// Node evidence from a real Prometheus end to end (issue 14): a Pushgateway and a Prometheus on
+// loopback (tests/support/prometheus_stack.h) hold DCGM-named series for the dev cluster's
+// nodes, and small shell jobs fail once with nothing but a generic CUDA error in their log.
+// What the telemetry shows of the job's node in its window decides: an Xid 79, rising
+// double-bit ECC errors or rising NVLink CRC errors get that node excluded and the job
+// recovered elsewhere; with Prometheus stopped or without the series the job is recovered as
+// from its log alone (requeued, no node excluded), and the journal says why once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/integration/supervisor_harness.h"
+#include "tests/support/prometheus_stack.h"
+#include "tests/support/real_cluster.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::dump;
+using test_support::PrometheusStack;
+using test_support::SupervisorHarness;
+
+const std::vector<std::string> k_nodes{"n1", "n2", "n3"};
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+    std::size_t count = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+        ++count;
+    }
+    return count;
+}
+
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
+
+// Every node's GPU 0 at `value` for each metric, as a healthy exporter reports it, and seen by
+// Prometheus before the test goes on (a counter's increase needs a sample before the rise).
+void seed(const PrometheusStack& stack, const std::vector<std::string>& metrics) {
+    for (const auto& node : k_nodes) {
+        std::string lines;
+        for (const auto& metric : metrics) {
+            lines += metric + "{gpu=\"0\"} 0\n";
+        }
+        stack.push(node, lines);
+    }
+    for (const auto& metric : metrics) {
+        ASSERT_TRUE(stack.wait_for_value("count(" + metric + "{job=\"dcgm\"})", 3, 30s)) << metric;
+    }
+}
+
+// A batch job that, on its first run only, makes its node's telemetry show `metric` = `value`
+// (when a metric is named) and then dies the way a GPU fault looks from the application: a
+// generic CUDA error. Its second run succeeds.
+std::string job_script(const SupervisorHarness& h, const PrometheusStack* stack,
+                       const std::string& metric = {}, const std::string& value = {}) {
+    const auto path = h.dir() / "job.sbatch";
+    std::ofstream out(path);
+    out << "#!/bin/bash\n"
+        << "echo \"host $SLURMD_NODENAME restart ${SLURM_RESTART_COUNT:-0}\"\n"
+        << "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then\n";
+    if (!metric.empty()) {
+        out << "  /usr/bin/python3 " << test_support::dcgm_push_script() << " "
+            << stack->pushgateway_url() << " " << stack->url() << " \"$SLURMD_NODENAME\" " << metric
+            << " " << value << " || exit 7\n";
+    }
+    out << "  echo 'RuntimeError: CUDA error: unspecified launch failure' >&2\n"
+        << "  echo 'CUDA kernel errors might be asynchronously reported at some other API call' "
+           ">&2\n"
+        << "  exit 1\n"
+        << "fi\n"
+        << "sleep 1\n";
+    out.close();
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path.string();
+}
+
+std::string evidence_config(const std::string& url) {
+    return "requeue_backoff_s = 1\n[evidence]\nprometheus_url = \"" + url +
+           "\"\nprometheus_timeout_ms = 2000\n";
+}
+
+class SupervisorNodeEvidence : public ::testing::Test {
+  protected:
+    void SetUp() override { REQUIRE_DEV_CLUSTER(); }
+
+    // Submits the script, registers it with requeue and exclude_node allowed, starts the
+    // daemon with `config` and waits for the job to complete; its final status.
+    nlohmann::json run(SupervisorHarness& h, const std::string& script, const std::string& config) {
+        m_job = test_support::sbatch("--requeue -N1 -n1 " + script);
+        h.also_cancel(*m_job);
+        const auto registered = h.cli("register " + m_job->to_string() +
+                                      " --allow requeue,exclude_node --max-attempts 3");
+        EXPECT_EQ(registered.exit_status, 0) << registered.output;
+        h.set_config(config);
+        h.start_daemon();
+        return h.wait_status(completed, 150s, *m_job);
+    }
+
+    // The job ran twice and its first node was excluded for the second run.
+    void expect_recovered_elsewhere(const SupervisorHarness& h, const nlohmann::json& status,
+                                    const std::string& cause) {
+        ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+        EXPECT_EQ(status["last_cause"], cause) << dump(status);
+        ASSERT_EQ(status["attempts"].size(), 2U) << dump(status);
+        const std::string first = status["attempts"][0].value("nodes", "");
+        const std::string second = status["attempts"][1].value("nodes", "");
+        EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({first})) << dump(status);
+        EXPECT_FALSE(second.empty()) << dump(status);
+        EXPECT_NE(second, first) << dump(status);
+        EXPECT_EQ(h.slurm_job(m_job).value("excluded_nodes", ""), first);
+    }
+
+    // Recovered as from the log alone: requeued once, no node excluded.
+    void expect_recovered_from_the_log(const SupervisorHarness& h, const nlohmann::json& status) {
+        ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+        EXPECT_EQ(status["last_cause"], "cuda_error") << dump(status);
+        EXPECT_EQ(status["attempts"].size(), 2U) << dump(status);
+        EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array()) << dump(status);
+        EXPECT_EQ(status["last_decision"]["actions"], nlohmann::json::array({"requeue"}))
+            << dump(status);
+    }
+
+    std::optional<common::JobId> m_job;
+};
+
+TEST_F(SupervisorNodeEvidence, AnXidInTelemetryExcludesTheNodeOfAGenericCudaError) {
+    SupervisorHarness h("evidence-xid");
+    PrometheusStack stack(h.dir() / "prometheus");
+    seed(stack, {"DCGM_FI_DEV_XID_ERRORS"});
+    const auto status =
+        run(h, job_script(h, &stack, "DCGM_FI_DEV_XID_ERRORS", "79"), evidence_config(stack.url()));
+    expect_recovered_elsewhere(h, status, "gpu_xid");
+    const auto events = dump(h.events(m_job));
+    EXPECT_GE(occurrences(events,
+                          "Xid 79 (GPU has fallen off the bus) [prometheus "
+                          "DCGM_FI_DEV_XID_ERRORS"),
+              1U)
+        << events;
+}
+
+TEST_F(SupervisorNodeEvidence, RisingDoubleBitEccErrorsExcludeTheNode) {
+    SupervisorHarness h("evidence-ecc");
+    PrometheusStack stack(h.dir() / "prometheus");
+    seed(stack, {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"});
+    const auto status = run(h, job_script(h, &stack, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "2"),
+                            evidence_config(stack.url()));
+    expect_recovered_elsewhere(h, status, "ecc_error");
+}
+
+TEST_F(SupervisorNodeEvidence, RisingNvlinkCrcErrorsExcludeTheNode) {
+    SupervisorHarness h("evidence-nvlink");
+    PrometheusStack stack(h.dir() / "prometheus");
+    seed(stack, {"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL"});
+    const auto status =
+        run(h, job_script(h, &stack, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "40"),
+            evidence_config(stack.url()));
+    expect_recovered_elsewhere(h, status, "cuda_error");
+    const auto events = dump(h.events(m_job));
+    EXPECT_GE(occurrences(events, "new NVLink CRC errors"), 1U) << events;
+}
+
+TEST_F(SupervisorNodeEvidence, PrometheusStoppedRecoversFromTheLogWithOneNote) {
+    SupervisorHarness h("evidence-down");
+    PrometheusStack stack(h.dir() / "prometheus");
+    const auto url = stack.url();
+    stack.stop_prometheus();
+    const auto status = run(h, job_script(h, nullptr), evidence_config(url));
+    expect_recovered_from_the_log(h, status);
+    const auto events = dump(h.events(m_job));
+    EXPECT_EQ(occurrences(events, "node evidence: Prometheus " + url + " cannot be reached"), 1U)
+        << events;
+}
+
+TEST_F(SupervisorNodeEvidence, AbsentSeriesRecoverFromTheLogWithOneNoteNamingTheSettings) {
+    SupervisorHarness h("evidence-absent");
+    PrometheusStack stack(h.dir() / "prometheus");
+    const auto status = run(h, job_script(h, nullptr), evidence_config(stack.url()));
+    expect_recovered_from_the_log(h, status);
+    const auto events = dump(h.events(m_job));
+    EXPECT_EQ(occurrences(events, "has no samples of the DCGM series"), 1U) << events;
+    EXPECT_EQ(occurrences(events, "[evidence.metrics]"), 1U) << events;
+}
+
+TEST_F(SupervisorNodeEvidence, AHealthyJobCostsPrometheusNoRequest) {
+    SupervisorHarness h("evidence-healthy");
+    PrometheusStack stack(h.dir() / "prometheus");
+    seed(stack, {"DCGM_FI_DEV_XID_ERRORS"});
+    const auto before = stack.served("/api/v1/");
+    ASSERT_GE(before, 0);
+    const auto path = h.dir() / "healthy.sbatch";
+    std::ofstream(path) << "#!/bin/bash\nsleep 2\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    const auto status = run(h, path.string(), evidence_config(stack.url()));
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(stack.served("/api/v1/"), before);
+}
+
+}  // namespace
