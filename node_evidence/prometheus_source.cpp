@@ -30,6 +30,19 @@ std::string joined(const std::vector<std::string>& items) {
     return text;
 }
 
+bool shows_in_a_running_job(const Series& series) {
+    switch (series.kind) {
+        case recovery::NodeSignalKind::gpu_idle:
+        case recovery::NodeSignalKind::temperature:
+        case recovery::NodeSignalKind::thermal_throttle:
+        case recovery::NodeSignalKind::nvlink_errors:
+        case recovery::NodeSignalKind::pcie_replays:
+            return true;
+        default:
+            return false;
+    }
+}
+
 // The queries that failed, summed up into the one note.
 struct Trouble {
     std::size_t failed = 0;
@@ -56,7 +69,12 @@ Found PrometheusSource::gather(const Request& request) {
     }
     PrometheusClient client(m_settings, std::move(*auth), m_transport);
     const auto window = query_window(request.start, request.end, m_margin);
-    const auto all = dcgm_series(m_settings.metrics);
+    auto all = dcgm_series(m_settings.metrics);
+    if (request.running) {
+        // A job still running has not failed: what can make it slow or idle is asked, not
+        // what would have ended it.
+        std::erase_if(all, [](const Series& series) { return !shows_in_a_running_job(series); });
+    }
     const std::string selector = one_of(m_settings.hostname_label, request.nodes);
     const std::string limit_note =
         " (prometheus_query_limit = " + std::to_string(m_settings.query_limit) + ")";

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -136,6 +137,28 @@ TEST(PrometheusSource, AHealthyRunCostsOnePresenceCheckAndOneQueryPerSeries) {
     EXPECT_TRUE(asks(xid, "DCGM_FI_DEV_XID_ERRORS"));
     EXPECT_NE(xid.body.find("&time=1800000660"), std::string::npos) << xid.body;
     EXPECT_NE(xid.body.find(http::percent_encode("[720s]")), std::string::npos) << xid.body;
+}
+
+TEST(PrometheusSource, ARunningJobIsAskedOnlyWhatSlowsOrIdlesIt) {
+    FakePrometheus prometheus;
+    prometheus.answer = [](const http::Request& r) {
+        return ok(is_presence(r) ? names_of(all_metrics()) : k_empty);
+    };
+    PrometheusSource source(settings(), 60s, prometheus.transport());
+    auto request = failed_run();
+    request.running = true;
+    const auto found = source.gather(request);
+    EXPECT_TRUE(found.notes.empty());
+    ASSERT_EQ(prometheus.requests.size(), 6U) << "presence + idle, heat, throttling, NVLink, PCIe";
+    for (const auto* metric : {"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+                               "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL"}) {
+        EXPECT_FALSE(std::ranges::any_of(prometheus.requests, [&](const http::Request& r) {
+            return !is_presence(r) && asks(r, metric);
+        })) << metric;
+    }
+    EXPECT_TRUE(std::ranges::any_of(prometheus.requests, [](const http::Request& r) {
+        return asks(r, "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
+    }));
 }
 
 TEST(PrometheusSource, AnXidOnANodeIsASignalAndAbsentSeriesAreNotAsked) {
