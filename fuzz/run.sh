@@ -46,6 +46,7 @@ submit_request_json   16384 json
 progress_pattern       4096 logs
 registration_values    1024 values
 notify_message         8192 json
+prometheus_answer     16384 json
 control_request       65536 json
 "
 
