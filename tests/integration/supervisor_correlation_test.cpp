@@ -20,19 +20,9 @@ namespace {
 using namespace std::chrono_literals;
 using test_support::count_events;
 using test_support::dump;
+using test_support::is_completed;
 using test_support::SupervisorHarness;
-
-std::string write_script(const SupervisorHarness& h, const std::string& name,
-                         const std::string& body) {
-    const auto path = h.dir() / name;
-    std::ofstream(path) << "#!/bin/bash\n" << body;
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-    return path.string();
-}
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
+using test_support::write_script;
 
 class SupervisorCorrelation : public ::testing::Test {
   protected:
@@ -58,8 +48,8 @@ TEST_F(SupervisorCorrelation, ANodeTwoJobsFailedOnIsExcludedFromAThirdJobsRecove
     h.set_config("requeue_backoff_s = 1\nsuspect_node_min_jobs = 2\n");
     h.start_daemon();
     for (const auto& job : {first, second}) {
-        const auto status = h.wait_status(completed, 60s, job);
-        ASSERT_TRUE(completed(status)) << dump(status) << h.daemon_log();
+        const auto status = h.wait_status(is_completed, 60s, job);
+        ASSERT_TRUE(is_completed(status)) << dump(status) << h.daemon_log();
         // The Xid names no host; the job ran on n1 alone, so n1 is the node condemned (and,
         // without exclude_node allowed, the job is not restarted onto it).
         EXPECT_EQ(status.value("last_cause", ""), "gpu_xid") << dump(status);
@@ -84,8 +74,8 @@ TEST_F(SupervisorCorrelation, ANodeTwoJobsFailedOnIsExcludedFromAThirdJobsRecove
     const auto registered =
         h.cli("register " + third.to_string() + " --allow requeue,exclude_node");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
-    const auto status = h.wait_status(completed, 90s, third);
-    ASSERT_TRUE(completed(status)) << dump(status) << h.daemon_log();
+    const auto status = h.wait_status(is_completed, 90s, third);
+    ASSERT_TRUE(is_completed(status)) << dump(status) << h.daemon_log();
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
     EXPECT_EQ(status.value("last_cause", ""), "nccl_timeout") << dump(status);
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({"n1"})) << dump(status);
@@ -112,8 +102,8 @@ TEST_F(SupervisorCorrelation, AHostlessXidInASingleNodeJobExcludesThatNode) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.set_config("requeue_backoff_s = 1\n");
     h.start_daemon();
-    const auto status = h.wait_status(completed, 90s, job);
-    ASSERT_TRUE(completed(status)) << dump(status) << h.daemon_log();
+    const auto status = h.wait_status(is_completed, 90s, job);
+    ASSERT_TRUE(is_completed(status)) << dump(status) << h.daemon_log();
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
     EXPECT_EQ(status.value("last_cause", ""), "gpu_xid") << dump(status);
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({"n3"})) << dump(status);

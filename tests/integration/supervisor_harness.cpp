@@ -192,6 +192,18 @@ std::string dump(const nlohmann::json& value) {
     return value.dump(2);
 }
 
+bool is_completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
+
+std::string write_script(const SupervisorHarness& harness, const std::string& name,
+                         const std::string& body) {
+    const auto path = harness.dir() / name;
+    std::ofstream(path) << "#!/bin/bash\n" << body;
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path.string();
+}
+
 namespace {
 
 std::string read_text(const std::filesystem::path& path) {

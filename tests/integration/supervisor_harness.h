@@ -87,6 +87,14 @@ int count_events(const nlohmann::json& events, const std::string& kind,
                  const std::string& containing = {});
 std::string dump(const nlohmann::json& value);
 
+// A `status --json` object of a job that is over (any outcome).
+bool is_completed(const nlohmann::json& status);
+
+// A batch script `name` (a "#!/bin/bash" line, then `body`) under the harness' directory,
+// executable by its owner; its path.
+std::string write_script(const SupervisorHarness& harness, const std::string& name,
+                         const std::string& body);
+
 // The binary under test.
 std::string supervisor_binary();
 

@@ -19,23 +19,12 @@ namespace {
 using namespace std::chrono_literals;
 using test_support::count_events;
 using test_support::dump;
+using test_support::is_completed;
 using test_support::SupervisorHarness;
+using test_support::write_script;
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
-}
-
-// A batch script under the harness' directory; its path.
-std::string write_script(const SupervisorHarness& h, const std::string& name,
-                         const std::string& body) {
-    const auto path = h.dir() / name;
-    std::ofstream(path) << "#!/bin/bash\n" << body;
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-    return path.string();
-}
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
 }
 
 class SupervisorSlurmRealities : public ::testing::Test {
@@ -67,10 +56,10 @@ TEST_F(SupervisorSlurmRealities, AnArrayRegisteredWholeRecoversATaskAloneAndSend
 
     for (const int task : {0, 1, 2}) {
         const common::JobId task_id{array.job, static_cast<std::uint32_t>(task)};
-        const auto status = h.wait_status(completed, 90s, task_id);
-        ASSERT_TRUE(completed(status)) << task_id.to_string() << "\n"
-                                       << dump(status) << "\n"
-                                       << h.daemon_log();
+        const auto status = h.wait_status(is_completed, 90s, task_id);
+        ASSERT_TRUE(is_completed(status)) << task_id.to_string() << "\n"
+                                          << dump(status) << "\n"
+                                          << h.daemon_log();
         EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
         EXPECT_EQ(status["array"], array.job) << dump(status);
         // Task 1 alone was recovered: its own attempt count and cause.
@@ -149,8 +138,8 @@ TEST_F(SupervisorSlurmRealities, AJobThatExitsZeroAfterAFailedStepIsReported) {
     const auto registered = h.cli("register " + job.to_string());
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
-    const auto status = h.wait_status(completed, 60s, job);
-    ASSERT_TRUE(completed(status)) << dump(status) << h.daemon_log();
+    const auto status = h.wait_status(is_completed, 60s, job);
+    ASSERT_TRUE(is_completed(status)) << dump(status) << h.daemon_log();
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
     EXPECT_TRUE(contains(status.value("reason", ""), "a step failed (DerivedExitCode 4:0)"))
         << dump(status);
