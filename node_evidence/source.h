@@ -9,6 +9,7 @@
 // read limits; it is called only for a failure (and a stall), never for a healthy cycle.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Request {
     std::vector<std::string> nodes;  // the run's nodes, expanded
     common::TimePoint start;         // the run's window (the margin is the source's to add)
     common::TimePoint end;
+    // Slurm's own id of the run's record, SLURM_JOB_ID on its nodes (an array task's own id, not
+    // the array's); 0 when not known.
+    std::uint32_t slurm_job_id = 0;
 };
 
 struct Found {

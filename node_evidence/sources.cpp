@@ -2,6 +2,10 @@
 // from being read), so each is asked whatever the others answered.
 #include "node_evidence/sources.h"
 
+#include <unistd.h>
+
+#include "node_evidence/epilog_spool.h"
+
 namespace node_evidence {
 
 Found Combined::gather(const Request& request) {
@@ -20,8 +24,14 @@ Found Combined::gather(const Request& request) {
 
 std::unique_ptr<Source> make_sources(const Settings& settings) {
     std::vector<std::unique_ptr<Source>> sources;
-    // (the Prometheus source and the epilog spool reader are added here as they land)
-    static_cast<void>(settings);
+    // (the Prometheus source is added here as it lands)
+    if (!settings.epilog_spool.empty()) {
+        EpilogSpoolOptions options;
+        options.directory = settings.epilog_spool;
+        options.margin = settings.window_margin;
+        options.self = ::geteuid();
+        sources.push_back(std::make_unique<EpilogSpool>(std::move(options)));
+    }
     if (sources.empty()) {
         return nullptr;
     }
