@@ -52,6 +52,8 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
     }
     if (config) {
         checks.push_back(ops::check_metrics_file(config->metrics_file));
+        checks.push_back(ops::check_epilog_spool(config->evidence.epilog_spool,
+                                                 common::SystemClock().now(), ::geteuid()));
         for (auto& check : ops::check_notify(config->notify)) {
             checks.push_back(std::move(check));
         }
@@ -102,7 +104,8 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Check the installation (config, rules, state directory, database, metrics "
-        "file, notification channels, Slurm, munge, operator rights) and say what to fix; "
+        "file, epilog spool, notification channels, Slurm, munge, operator rights) and say "
+        "what to fix; "
         "exit 1 when a check failed");
     doctor->add_option("--config", options->config_file,
                        "the config `supervisor run` would use (default: "
