@@ -22,6 +22,7 @@
 #include "diagnosis_json.h"
 #include "diagnosis_text.h"
 #include "json_output.h"
+#include "node_evidence/sources.h"
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
 #include "recovery/hostlist.h"
@@ -382,6 +383,9 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     context.restart_delta =
         job.restart_count - std::min(job.restart_count, registration->seen_restart_count);
     context.store = &**store;  // analyse_failure correlates with the journal
+    // What the nodes said ([evidence]: the epilog spool), as the daemon reads it.
+    const auto node_evidence = node_evidence::make_sources(config->evidence);
+    context.node_evidence = node_evidence.get();
     auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
     notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());
     const common::SystemClock clock;
