@@ -112,7 +112,8 @@ Found EpilogSpool::gather(const Request& request) {
         found.notes.push_back(where + " not read: " + std::strerror(errno));
         return found;
     }
-    if (const auto why = untrusted_because(info.st_uid, info.st_mode, m_options.self)) {
+    if (const auto why =
+            untrusted_because(info.st_uid, info.st_mode, m_options.self, m_options.also_trusted)) {
         found.notes.push_back(where + " not read: it " + *why +
                               ", so anyone could have written its files");
         return found;
@@ -157,7 +158,8 @@ Found EpilogSpool::gather(const Request& request) {
                                   std::string(common::file_kind_name(info.st_mode)));
             continue;
         }
-        if (const auto why = untrusted_because(info.st_uid, info.st_mode, m_options.self)) {
+        if (const auto why = untrusted_because(info.st_uid, info.st_mode, m_options.self,
+                                               m_options.also_trusted)) {
             found.notes.push_back(path + " not read: it " + *why);
             continue;
         }

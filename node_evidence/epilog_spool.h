@@ -8,8 +8,9 @@
 // without GPUs where it found nothing, and a node that died runs no epilog). Refused with a
 // note: a spool or file that is a symbolic link (opened with O_NOFOLLOW, the file relative to
 // the opened directory), a file that is not a regular file, and either one that the rule of
-// spool_trust.h does not trust. Reads are bounded: at most max_file_bytes of each file (its
-// end, the newest lines), max_total_bytes in all and max_nodes files.
+// spool_trust.h does not trust (root, the daemon's uid or SlurmUser, nobody else writing). Reads
+// are bounded: at most max_file_bytes of each file (its end, the newest lines), max_total_bytes in
+// all and max_nodes files.
 //
 // The files are complete when the run's job is no longer COMPLETING (slurmd runs the epilog
 // while the job completes, and slurmctld ends that only when every node's epilog is done); the
@@ -24,6 +25,7 @@
 #include <filesystem>
 
 #include "node_evidence/source.h"
+#include "node_evidence/spool_trust.h"
 
 namespace node_evidence {
 
@@ -34,6 +36,9 @@ struct EpilogSpoolOptions {
     std::uint64_t max_total_bytes = 32 * 1024 * 1024;
     std::size_t max_nodes = 512;
     uid_t self = 0;  // the daemon's uid (trusted as an owner, beside root)
+    // Another owner to trust (SlurmUser, asked of slurmctld); empty: none. Asked only for a
+    // spool or file that belongs to neither root nor `self`.
+    OwnerCheck also_trusted;
 };
 
 class EpilogSpool final : public Source {

@@ -22,7 +22,7 @@ Found Combined::gather(const Request& request) {
     return all;
 }
 
-std::unique_ptr<Source> make_sources(const Settings& settings) {
+std::unique_ptr<Source> make_sources(const Settings& settings, OwnerCheck slurm_user) {
     std::vector<std::unique_ptr<Source>> sources;
     // (the Prometheus source is added here as it lands)
     if (!settings.epilog_spool.empty()) {
@@ -30,6 +30,7 @@ std::unique_ptr<Source> make_sources(const Settings& settings) {
         options.directory = settings.epilog_spool;
         options.margin = settings.window_margin;
         options.self = ::geteuid();
+        options.also_trusted = std::move(slurm_user);
         sources.push_back(std::make_unique<EpilogSpool>(std::move(options)));
     }
     if (sources.empty()) {

@@ -73,12 +73,13 @@ inline constexpr std::chrono::hours k_epilog_spool_quiet_after{24 * 7};
 
 // The epilog spool ([evidence] epilog_spool): ok "not configured" when empty; FAIL when it is
 // missing, a symbolic link, not a directory, not readable, or could have been written by anyone
-// but root or `uid` (node_evidence/spool_trust.h: the daemon would refuse every file in it);
+// but root, `uid` or SlurmUser (`client` asked, when there is one; node_evidence/spool_trust.h:
+// the daemon would refuse every file in it);
 // warn when no file is in it, or the newest of the first k_epilog_spool_entries_looked_at is
 // older than k_epilog_spool_quiet_after at `now` (the epilog is not installed or writes
 // elsewhere); ok with the newest file's age otherwise.
 [[nodiscard]] Check check_epilog_spool(const std::filesystem::path& spool, common::TimePoint now,
-                                       uid_t uid);
+                                       uid_t uid, slurm::Client* client = nullptr);
 
 // --- checks of Slurm (doctor_slurm.cpp) --------------------------------------------------
 // The release compiled against and the libslurm API running.

@@ -81,7 +81,8 @@ Newest newest_file(int directory) {
 
 }  // namespace
 
-Check check_epilog_spool(const std::filesystem::path& spool, common::TimePoint now, uid_t uid) {
+Check check_epilog_spool(const std::filesystem::path& spool, common::TimePoint now, uid_t uid,
+                         slurm::Client* client) {
     if (spool.empty()) {
         return {k_name, CheckStatus::ok,
                 "not configured (set [evidence] epilog_spool to read the nodes' GPU kernel events "
@@ -106,7 +107,15 @@ Check check_epilog_spool(const std::filesystem::path& spool, common::TimePoint n
     if (!S_ISDIR(link.st_mode)) {
         return {k_name, CheckStatus::fail, where + " is not a directory", create};
     }
-    if (const auto why = node_evidence::untrusted_because(link.st_uid, link.st_mode, uid)) {
+    node_evidence::OwnerCheck slurm_user;
+    if (client != nullptr) {
+        slurm_user = [client](uid_t owner) {
+            const auto is = client->is_operator_uid(owner);
+            return is && *is;
+        };
+    }
+    if (const auto why =
+            node_evidence::untrusted_because(link.st_uid, link.st_mode, uid, slurm_user)) {
         return {k_name, CheckStatus::fail,
                 where + " " + *why +
                     ": a user could put a file there that condemns a node, so the supervisor "

@@ -384,7 +384,11 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
         job.restart_count - std::min(job.restart_count, registration->seen_restart_count);
     context.store = &**store;  // analyse_failure correlates with the journal
     // What the nodes said ([evidence]: the epilog spool), as the daemon reads it.
-    const auto node_evidence = node_evidence::make_sources(config->evidence);
+    auto& slurm = **client;
+    const auto node_evidence = node_evidence::make_sources(config->evidence, [&slurm](uid_t uid) {
+        const auto is = slurm.is_operator_uid(uid);
+        return is && *is;
+    });
     context.node_evidence = node_evidence.get();
     auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
     notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());

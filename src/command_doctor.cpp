@@ -52,8 +52,6 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
     }
     if (config) {
         checks.push_back(ops::check_metrics_file(config->metrics_file));
-        checks.push_back(ops::check_epilog_spool(config->evidence.epilog_spool,
-                                                 common::SystemClock().now(), ::geteuid()));
         for (auto& check : ops::check_notify(config->notify)) {
             checks.push_back(std::move(check));
         }
@@ -80,6 +78,11 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
         checks.push_back(std::move(check));
     }
     checks.push_back(ops::check_slurm_release(slurm, slurm::compiled_release()));
+    if (config) {
+        // After slurmctld's checks: whether a spool's owner is SlurmUser is slurmctld's to say.
+        checks.push_back(ops::check_epilog_spool(config->evidence.epilog_spool,
+                                                 common::SystemClock().now(), ::geteuid(), slurm));
+    }
     const auto registrations =
         store ? store->registrations(true) : std::vector<state::Registration>{};
     checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));

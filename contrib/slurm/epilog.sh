@@ -12,8 +12,8 @@
 #   * it returns within 1 s: the work runs in a child that is killed at 0.9 s, every command in
 #     it has its own shorter timeout, and nothing of the child holds slurmd's stdout or stderr;
 #   * nothing the job controls reaches a path: only SLURM_JOB_ID (digits) and the node's name
-#     (checked) name the file, and only in a directory that root (or this user) owns and no one
-#     else can write, never through a symbolic link.
+#     (checked) name the file, and only in a directory that root (or write_as, or this user)
+#     owns and no one else can write, never through a symbolic link.
 # Problems are logged to syslog (tag slurm-supervisor-epilog), or where `log` says.
 
 # ---------------------------------------------------------------- the watchdog (slurmd's child)
@@ -60,7 +60,9 @@ note() {
     return 0
 }
 
-# A root-owned file or directory (or this user's), that nobody else may write: stat's "uid mode".
+# A root-owned file or directory (or this user's, or write_as's when `owners` says so), that
+# nobody else may write: stat's "uid mode".
+owners="0 $EUID"
 trusted() {  # path what
     local info uid mode
     if [[ -L "$1" ]]; then
@@ -72,12 +74,12 @@ trusted() {  # path what
         return 1
     }
     uid="${info% *}" mode="${info#* }"
-    if [[ "$uid" != 0 && "$uid" != "$EUID" ]]; then
-        note "$2 $1 belongs to uid $uid, not to root: not used"
-        return 1
-    fi
     if (((8#$mode & 8#022) != 0)); then
         note "$2 $1 can be written by group or others (mode $mode): not used"
+        return 1
+    fi
+    if [[ " $owners " != *" $uid "* ]]; then
+        note "$2 $1 belongs to uid $uid, not to root (or write_as): not used"
         return 1
     fi
     return 0
@@ -85,7 +87,7 @@ trusted() {  # path what
 
 # ---- configuration: `key = value` lines, never sourced (it names commands run as root)
 spool='' kernel_log=auto journalctl_cmd=journalctl dmesg_cmd=dmesg nvidia_smi=auto
-lookback=86400 margin=60 max_bytes=65536 file_mode=0644
+lookback=86400 margin=60 max_bytes=65536 file_mode=0644 write_as=''
 [[ -f "$config" ]] || { note "no config $config: nothing done"; exit 0; }
 trusted "$config" config || exit 0
 while IFS= read -r line || [[ -n "$line" ]]; do
@@ -108,6 +110,7 @@ while IFS= read -r line || [[ -n "$line" ]]; do
         margin_s) margin="$value" ;;
         max_bytes) max_bytes="$value" ;;
         file_mode) file_mode="$value" ;;
+        write_as) write_as="$value" ;;
         log) log_target="$value" ;;
         *) note "$config: unknown key '$key' ignored" ;;
     esac
@@ -147,6 +150,20 @@ if [[ "$start" =~ ^[0-9]{1,12}$ ]] && ((start > 0 && start <= now)); then
 else
     since=$((now - lookback))
     window="lookback"
+fi
+
+# Where root cannot write the shared file system (NFS's root_squash), the file is written as
+# another user, SlurmUser by custom (the supervisor trusts it as an owner too).
+writer_uid='' writer_gid=''
+if [[ -n "$write_as" ]]; then
+    writer_uid="$(timeout -s KILL 0.2 id -u -- "$write_as" 2>/dev/null)"
+    writer_gid="$(timeout -s KILL 0.2 id -g -- "$write_as" 2>/dev/null)"
+    if [[ ! "$writer_uid" =~ ^[0-9]+$ || ! "$writer_gid" =~ ^[0-9]+$ ]] ||
+        ! command -v setpriv >/dev/null 2>&1; then
+        note "write_as '$write_as' is not a user, or setpriv is missing: nothing done"
+        exit 0
+    fi
+    owners+=" $writer_uid"
 fi
 
 [[ "$spool" == /* ]] || { note "no absolute 'spool' in $config: nothing done"; exit 0; }
@@ -307,23 +324,26 @@ if [[ -z "$body" && -z "$health" && "$gpus" == 0 ]]; then
 fi
 
 # ---- the file: a temporary one in the same directory, then renamed over <spool>/<job>.<node>
-target="$spool/$job.$node"
-tmp="$(timeout -s KILL 0.2 mktemp -p "$spool" ".$job.$node.XXXXXX" 2>/dev/null)" || {
-    note "cannot create a file in $spool"
-    exit 0
+# (rename(2) replaces whatever has the name, a symbolic link included, and follows nothing).
+# shellcheck disable=SC2016 # the writer's own arguments
+writer='umask 077
+tmp="$(mktemp -p "$1" ".$2.XXXXXX")" || exit 1
+if cat >"$tmp" && chmod "$3" -- "$tmp" && mv -f -T -- "$tmp" "$1/$2"; then exit 0; fi
+rm -f -- "$tmp"
+exit 1'
+run_writer() {
+    if [[ -n "$writer_uid" ]]; then
+        timeout -s KILL 0.3 setpriv --reuid="$writer_uid" --regid="$writer_gid" --clear-groups \
+            -- "$BASH" -c "$writer" writer "$spool" "$job.$node" "$file_mode"
+    else
+        timeout -s KILL 0.3 "$BASH" -c "$writer" writer "$spool" "$job.$node" "$file_mode"
+    fi
 }
-write() {
-    {
-        printf '%s\n' "$header"
-        [[ -z "$body" ]] || printf '%s\n' "$body"
-        printf '%s' "$health"
-    } >"$tmp" || return 1
-    chmod "$file_mode" -- "$tmp" || return 1
-    # rename(2) replaces whatever has the name (a symbolic link included) and follows nothing.
-    mv -f -T -- "$tmp" "$target"
-}
-if ! write 2>/dev/null; then
-    note "cannot write $target"
-    rm -f -- "$tmp" 2>/dev/null
+if ! {
+    printf '%s\n' "$header"
+    [[ -z "$body" ]] || printf '%s\n' "$body"
+    printf '%s' "$health"
+} | run_writer 2>/dev/null; then
+    note "cannot write $spool/$job.$node${write_as:+ as $write_as}"
 fi
 exit 0

@@ -7,6 +7,7 @@ set -uo pipefail
 export LC_ALL=C TZ=UTC
 epilog="$(readlink -f "${1:?usage: $0 PATH/TO/epilog.sh}")"
 top="$(mktemp -d /tmp/epilog-test.XXXXXX)"
+chmod 755 "$top"  # write_as: another user reaches the spool
 trap 'rm -rf "$top"' EXIT
 failures=0
 current=''
@@ -240,6 +241,27 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
     chown nobody "$dir/spool"
     run_epilog
     check "written into a user's spool" [ -z "$(spool_files)" ]
+fi
+
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+    # Where root cannot write the shared file system, the epilog writes as another user.
+    begin write_as 'nvidia_smi = off' "kernel_log = file:$top/write_as/kern-n1.log" \
+        'write_as = nobody'
+    echo "$(iso "$(now)")Z h kernel: NVRM: Xid (PCI:0000:3b:00): 79, x" >"$dir/kern-n1.log"
+    chown nobody "$dir/spool"
+    run_epilog
+    check "exit status $rc" [ "$rc" = 0 ]
+    check "not written as nobody: $(stat -c %U "$dir/spool/4242.n1" 2>&1)" \
+        [ "$(stat -c '%U %a' "$dir/spool/4242.n1" 2>&1)" = "nobody 644" ]
+    check "the Xid" grep -q ' n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, x$' "$dir/spool/4242.n1"
+
+    begin write_as_unknown 'nvidia_smi = off' "kernel_log = file:$top/write_as_unknown/k.log" \
+        'write_as = no-such-user-here'
+    echo "$(iso "$(now)")Z h kernel: NVRM: Xid (PCI:0000:3b:00): 79, x" >"$dir/k.log"
+    run_epilog
+    check "exit status $rc" [ "$rc" = 0 ]
+    check "written although write_as is no user" [ -z "$(spool_files)" ]
+    check "no reason logged" grep -q 'is not a user' "$dir/log"
 fi
 
 begin config_writable 'nvidia_smi = off' "kernel_log = file:$top/config_writable/kern-n1.log"

@@ -93,10 +93,28 @@ TEST(SpoolTrust, OnlyRootOrTheDaemonAndNobodyElseWriting) {
     EXPECT_FALSE(untrusted_because(1000, S_IFREG | 0600, 1000));
     EXPECT_EQ(untrusted_because(1001, S_IFREG | 0644, 1000),
               "belongs to uid 1001, not to root or uid 1000");
+    EXPECT_EQ(untrusted_because(1001, S_IFREG | 0644, 1000, [](uid_t) { return false; }),
+              "belongs to uid 1001, not to root, uid 1000 or SlurmUser");
     EXPECT_EQ(untrusted_because(0, S_IFDIR | 01777, 0),
               "can be written by group or others (mode 1777)");
     EXPECT_EQ(untrusted_because(0, S_IFREG | 0664, 0),
               "can be written by group or others (mode 0664)");
+}
+
+TEST(SpoolTrust, SlurmUserIsAskedOnlyAboutAnOwnerThatIsNeitherRootNorTheDaemon) {
+    using node_evidence::untrusted_because;
+    int asked = 0;
+    const auto slurm_user = [&asked](uid_t uid) {
+        ++asked;
+        return uid == 64030;
+    };
+    EXPECT_FALSE(untrusted_because(64030, S_IFREG | 0644, 0, slurm_user));
+    EXPECT_TRUE(untrusted_because(1001, S_IFREG | 0644, 0, slurm_user));
+    EXPECT_EQ(asked, 2);
+    EXPECT_FALSE(untrusted_because(0, S_IFREG | 0644, 0, slurm_user));
+    EXPECT_FALSE(untrusted_because(1000, S_IFREG | 0644, 1000, slurm_user));
+    EXPECT_TRUE(untrusted_because(64030, S_IFREG | 0664, 0, slurm_user));  // mode first
+    EXPECT_EQ(asked, 2);
 }
 
 }  // namespace

@@ -175,6 +175,27 @@ TEST_F(EpilogSpoolTest, WhatOthersCouldHaveWrittenIsNotBelieved) {
     }
 }
 
+TEST_F(EpilogSpoolTest, SlurmUsersFilesAreTrustedWhenSlurmctldSaysSo) {
+    if (::geteuid() != 0) {
+        GTEST_SKIP() << "needs root to give a file to another uid";
+    }
+    // Where root cannot write the shared file system, the epilog writes as SlurmUser.
+    write("4711.n2", std::string(k_xid) + "\n");
+    ASSERT_EQ(::chown((spool() / "4711.n2").c_str(), 64030, 64030), 0);
+    ASSERT_EQ(::chown(spool().c_str(), 64030, 64030), 0);
+    auto found = gather();
+    EXPECT_TRUE(found.kernel_logs.empty());
+    EXPECT_TRUE(contains(all_notes(found), "belongs to uid 64030, not to root or uid 0"))
+        << all_notes(found);
+
+    m_options.also_trusted = [](uid_t uid) { return uid == 64030; };
+    found = gather();
+    EXPECT_EQ(found.kernel_logs.size(), 1U) << all_notes(found);
+    m_options.also_trusted = [](uid_t) { return false; };
+    found = gather();
+    EXPECT_TRUE(contains(all_notes(found), "not to root, uid 0 or SlurmUser")) << all_notes(found);
+}
+
 TEST_F(EpilogSpoolTest, ABigFileIsReadFromItsEndOnly) {
     std::string text;
     for (int i = 0; i < 20000; ++i) {
