@@ -92,6 +92,12 @@ Found EpilogSpool::gather(const Request& request) {
     Found found;
     const auto& directory = m_options.directory;
     const std::string where = "epilog spool " + directory.string();
+    if (!request.run_ended) {
+        found.notes.push_back(where +
+                              " not read: the run has not ended (a hang is diagnosed "
+                              "while it runs), so no epilog has run on its nodes yet");
+        return found;
+    }
     if (request.slurm_job_id == 0) {
         found.notes.push_back(where + " not read: the run's Slurm job id is not known");
         return found;

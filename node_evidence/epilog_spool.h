@@ -14,7 +14,8 @@
 //
 // The files are complete when the run's job is no longer COMPLETING (slurmd runs the epilog
 // while the job completes, and slurmctld ends that only when every node's epilog is done); the
-// poll cycle analyses a failed job only then (observe.cpp), so nothing here waits.
+// poll cycle analyses a failed job only then (observe.cpp), so nothing here waits. A run that
+// has not ended (a stall: Request::run_ended false) has no files yet: a note, nothing read.
 #pragma once
 
 #include <sys/types.h>

@@ -27,6 +27,9 @@ struct Request {
     // Slurm's own id of the run's record, SLURM_JOB_ID on its nodes (an array task's own id, not
     // the array's); 0 when not known.
     std::uint32_t slurm_job_id = 0;
+    // False while the run still runs (a stall is diagnosed then): nothing of its end, such as
+    // the node epilog's files, exists yet.
+    bool run_ended = true;
 };
 
 struct Found {

@@ -110,6 +110,7 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
         return;
     }
     const auto& job = *context.job;
+    request.run_ended = context.stall == nullptr;
     request.end = context.stall != nullptr ? context.now : job.end_time.value_or(context.now);
     request.start = job.start_time.value_or(request.end);
     auto found = source.gather(request);

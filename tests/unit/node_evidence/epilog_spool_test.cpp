@@ -124,6 +124,16 @@ TEST_F(EpilogSpoolTest, AnArrayTaskIsFoundByItsOwnJobId) {
     EXPECT_TRUE(contains(unknown.notes[0], "job id is not known")) << unknown.notes[0];
 }
 
+TEST_F(EpilogSpoolTest, ARunThatHasNotEndedHasNoFilesYet) {
+    // A stall is diagnosed while the job runs: a file of this job id is an earlier run's.
+    write("4711.n2", std::string(k_xid) + "\n");
+    m_request.run_ended = false;
+    const auto found = gather();
+    EXPECT_TRUE(found.kernel_logs.empty());
+    ASSERT_EQ(found.notes.size(), 1U);
+    EXPECT_TRUE(contains(found.notes[0], "the run has not ended")) << found.notes[0];
+}
+
 TEST_F(EpilogSpoolTest, LinksAndFifosAreRefusedWithoutBeingFollowedOrOpened) {
     write("elsewhere", std::string(k_xid) + "\n");
     fs::create_symlink(spool() / "elsewhere", spool() / "4711.n1");
