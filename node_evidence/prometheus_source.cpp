@@ -70,7 +70,7 @@ Found PrometheusSource::gather(const Request& request) {
     PrometheusClient client(m_settings, std::move(*auth), m_transport);
     const auto window = query_window(request.start, request.end, m_margin);
     auto all = dcgm_series(m_settings.metrics);
-    if (request.running) {
+    if (request.slowdown_only) {
         // A job still running has not failed: what can make it slow or idle is asked, not
         // what would have ended it.
         std::erase_if(all, [](const Series& series) { return !shows_in_a_running_job(series); });

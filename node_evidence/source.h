@@ -9,6 +9,7 @@
 // read limits; it is called only for a failure (and a stall), never for a healthy cycle.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,16 @@ struct Request {
     std::vector<std::string> nodes;  // the run's nodes, expanded
     common::TimePoint start;         // the run's window (the margin is the source's to add)
     common::TimePoint end;
-    // The job still runs (a straggler, an idle-GPU check): only what a running job shows is
-    // asked (GPU activity, temperature, throttling), and no kernel log (the epilog has not run).
-    bool running = false;
+    // Slurm's own id of the run's record, SLURM_JOB_ID on its nodes (an array task's own id, not
+    // the array's); 0 when not known.
+    std::uint32_t slurm_job_id = 0;
+    // False while the run still runs (a stall, a straggler, an idle-GPU look): nothing of its
+    // end, such as the node epilog's files, exists yet.
+    bool run_ended = true;
+    // A look at a job that keeps running (a straggler, an idle-GPU check), not at a failure:
+    // only what slows or idles a job is asked (GPU activity, temperature, throttling, link
+    // errors), not what would have ended it.
+    bool slowdown_only = false;
 };
 
 struct Found {

@@ -2,7 +2,10 @@
 // from being read), so each is asked whatever the others answered.
 #include "node_evidence/sources.h"
 
+#include <unistd.h>
+
 #include "http/transfer.h"
+#include "node_evidence/epilog_spool.h"
 #include "node_evidence/prometheus_source.h"
 
 namespace node_evidence {
@@ -21,13 +24,20 @@ Found Combined::gather(const Request& request) {
     return all;
 }
 
-std::unique_ptr<Source> make_sources(const Settings& settings) {
+std::unique_ptr<Source> make_sources(const Settings& settings, OwnerCheck slurm_user) {
     std::vector<std::unique_ptr<Source>> sources;
     if (!settings.prometheus.url.empty()) {
         sources.push_back(std::make_unique<PrometheusSource>(
             settings.prometheus, settings.window_margin, http::perform));
     }
-    // (the epilog spool reader is added here as it lands)
+    if (!settings.epilog_spool.empty()) {
+        EpilogSpoolOptions options;
+        options.directory = settings.epilog_spool;
+        options.margin = settings.window_margin;
+        options.self = ::geteuid();
+        options.also_trusted = std::move(slurm_user);
+        sources.push_back(std::make_unique<EpilogSpool>(std::move(options)));
+    }
     if (sources.empty()) {
         return nullptr;
     }

@@ -9,6 +9,7 @@
 
 #include "node_evidence/settings.h"
 #include "node_evidence/source.h"
+#include "node_evidence/spool_trust.h"
 
 namespace node_evidence {
 
@@ -23,6 +24,9 @@ class Combined final : public Source {
     std::vector<std::unique_ptr<Source>> m_sources;
 };
 
-[[nodiscard]] std::unique_ptr<Source> make_sources(const Settings& settings);
+// `slurm_user`: whether a uid is Slurm's SlurmUser (the daemon asks slurmctld), an owner the
+// epilog spool trusts beside root and the daemon's own uid; empty: none.
+[[nodiscard]] std::unique_ptr<Source> make_sources(const Settings& settings,
+                                                   OwnerCheck slurm_user = {});
 
 }  // namespace node_evidence

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -67,6 +69,20 @@ struct DoctorReport {
 // Its directory exists and is writable (empty path: ok, not configured).
 [[nodiscard]] Check check_metrics_file(const std::filesystem::path& file);
 
+// --- the epilog spool (doctor_epilog_spool.cpp) ------------------------------------------
+inline constexpr std::size_t k_epilog_spool_entries_looked_at = 10000;
+inline constexpr std::chrono::hours k_epilog_spool_quiet_after{24 * 7};
+
+// The epilog spool ([evidence] epilog_spool): ok "not configured" when empty; FAIL when it is
+// missing, a symbolic link, not a directory, not readable, or could have been written by anyone
+// but root, `uid` or SlurmUser (`client` asked, when there is one; node_evidence/spool_trust.h:
+// the daemon would refuse every file in it);
+// warn when no file is in it, or the newest of the first k_epilog_spool_entries_looked_at is
+// older than k_epilog_spool_quiet_after at `now` (the epilog is not installed or writes
+// elsewhere); ok with the newest file's age otherwise.
+[[nodiscard]] Check check_epilog_spool(const std::filesystem::path& spool, common::TimePoint now,
+                                       uid_t uid, slurm::Client* client = nullptr);
+
 // --- checks of Slurm (doctor_slurm.cpp) --------------------------------------------------
 // The release compiled against and the libslurm API running.
 [[nodiscard]] Check check_slurm_version(const std::string& compiled, const std::string& runtime);
@@ -98,7 +114,7 @@ struct DoctorReport {
                                                     const std::vector<std::string>& targets,
                                                     const std::string& host, common::TimePoint at);
 
-// --- node evidence (doctor_evidence.cpp) ----------------------------------------------------
+// --- the epilog spool (doctor_epilog_spool.cpp) ---------------------------------------------
 // "prometheus": ok "not configured" without prometheus_url; else Prometheus is asked through
 // `transport` (http::perform; a fake in tests) whether it answers with the credentials (FAIL
 // with the reason and the keys to check), whether any series has the configured Xid name

@@ -386,7 +386,11 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     const common::SystemClock clock;
     context.now = clock.now();
     // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.
-    const auto node_evidence = node_evidence::make_sources(config->evidence);
+    auto& slurm = **client;
+    const auto node_evidence = node_evidence::make_sources(config->evidence, [&slurm](uid_t uid) {
+        const auto is = slurm.is_operator_uid(uid);
+        return is && *is;
+    });
     context.node_evidence = node_evidence.get();
     auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
     notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());

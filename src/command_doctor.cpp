@@ -80,6 +80,11 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
         checks.push_back(std::move(check));
     }
     checks.push_back(ops::check_slurm_release(slurm, slurm::compiled_release()));
+    if (config) {
+        // After slurmctld's checks: whether a spool's owner is SlurmUser is slurmctld's to say.
+        checks.push_back(ops::check_epilog_spool(config->evidence.epilog_spool,
+                                                 common::SystemClock().now(), ::geteuid(), slurm));
+    }
     const auto registrations =
         store ? store->registrations(true) : std::vector<state::Registration>{};
     checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));
@@ -104,7 +109,7 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Check the installation (config, rules, state directory, database, metrics "
-        "file, notification channels, Prometheus, Slurm, munge, operator rights) and say "
+        "file, epilog spool, notification channels, Prometheus, Slurm, munge, operator rights) and say "
         "what to fix; "
         "exit 1 when a check failed");
     doctor->add_option("--config", options->config_file,

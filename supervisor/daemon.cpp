@@ -98,7 +98,13 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     }
     install_handlers();
     common::SystemClock clock;
-    auto node_evidence = node_evidence::make_sources(config.evidence);
+    // SlurmUser may own the epilog's spool files (the epilog writes as SlurmUser where root
+    // cannot write the shared file system): asked of slurmctld once, then cached by the client.
+    const auto slurm_user = [&client](uid_t uid) {
+        const auto is = client.is_operator_uid(uid);
+        return is && *is;
+    };
+    auto node_evidence = node_evidence::make_sources(config.evidence, slurm_user);
     auto cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config);
     cycle->set_node_evidence(node_evidence.get());
     auto sender = notify::make_curl_sender(config.notify, clock);
@@ -124,7 +130,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
             } else {
                 config = *reloaded;
                 *catalogue = std::move(*fresh);
-                node_evidence = node_evidence::make_sources(config.evidence);
+                node_evidence = node_evidence::make_sources(config.evidence, slurm_user);
                 cycle = std::make_unique<PollCycle>(store, client, clock, *catalogue, config);
                 cycle->set_node_evidence(node_evidence.get());
                 sender = notify::make_curl_sender(config.notify, clock);

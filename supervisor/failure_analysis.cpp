@@ -99,6 +99,11 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
                        recovery::Evidence& evidence, std::vector<std::string>& notes) {
     node_evidence::Request request;
     request.job = context.registration->job.to_string();
+    // The nodes know the run by its own record's id (an array task's, not the array's).
+    request.slurm_job_id = context.job->raw_job_id;
+    if (request.slurm_job_id == 0 && !context.registration->job.array_task) {
+        request.slurm_job_id = context.registration->job.job;
+    }
     if (auto nodes = recovery::expand_hostlist(context.run_nodes)) {
         request.nodes = std::move(*nodes);
     }
@@ -106,6 +111,7 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
         return;
     }
     const auto& job = *context.job;
+    request.run_ended = context.stall == nullptr;
     request.end = context.stall != nullptr ? context.now : job.end_time.value_or(context.now);
     request.start = job.start_time.value_or(request.end);
     auto found = source.gather(request);

@@ -53,7 +53,7 @@ struct FailureContext {
     // with the process's own.
     std::optional<common::FileIdentity> read_as;
     // The nodes' own evidence (telemetry, kernel events), asked for the run's nodes and time
-    // window; nullptr: none configured (the CLI), then only Slurm and the job's logs are read.
+    // window; nullptr: none configured, then only Slurm and the job's logs are read.
     node_evidence::Source* node_evidence = nullptr;
 };
 

@@ -404,7 +404,8 @@ void PollCycle::check_running(const state::Registration& registration,
     if (look_at_gpus) {
         node_evidence::Request request;
         request.job = registration.job.to_string();
-        request.running = true;
+        request.slowdown_only = true;
+        request.run_ended = false;
         if (auto nodes = recovery::expand_hostlist(job.nodes)) {
             request.nodes = std::move(*nodes);
         }

@@ -146,7 +146,8 @@ TEST(PrometheusSource, ARunningJobIsAskedOnlyWhatSlowsOrIdlesIt) {
     };
     PrometheusSource source(settings(), 60s, prometheus.transport());
     auto request = failed_run();
-    request.running = true;
+    request.slowdown_only = true;
+    request.run_ended = false;
     const auto found = source.gather(request);
     EXPECT_TRUE(found.notes.empty());
     ASSERT_EQ(prometheus.requests.size(), 6U) << "presence + idle, heat, throttling, NVLink, PCIe";

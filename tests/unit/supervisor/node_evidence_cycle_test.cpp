@@ -201,7 +201,8 @@ TEST_F(NodeEvidenceCycleTest, AJobThatFellBehindItsOwnPaceIsReportedOnceAndLeftR
     // Looks for idle GPUs at 30 and 60 min (nothing idle: not told), then the straggler's.
     ASSERT_EQ(m_evidence.m_requests.size(), 3U);
     for (const auto& asked : m_evidence.m_requests) {
-        EXPECT_TRUE(asked.running);
+        EXPECT_TRUE(asked.slowdown_only);
+        EXPECT_FALSE(asked.run_ended);
         EXPECT_EQ(asked.nodes, (std::vector<std::string>{"n1", "n2"}));
     }
     EXPECT_EQ(registration(id).status, Status::enabled);
