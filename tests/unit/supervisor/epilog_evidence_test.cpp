@@ -45,12 +45,7 @@ class EpilogEvidenceTest : public PollCycleTest {
 };
 
 TEST_F(EpilogEvidenceTest, TheAnalysisWaitsForTheEpilogThenDiagnosesTheNodesXid) {
-    checkpoint("step_000020.pt");
-    const auto id = submit();
-    auto r = request(id);
-    r.allowed_actions = {"requeue", "exclude_node"};
-    register_job(r);
-    run_on(id, "n2");
+    const auto id = running_job_on("n2", {"requeue", "exclude_node"});
     // The job's own output shows a generic CUDA error; the run ends, and Slurm runs the epilog
     // on n2 while the job is COMPLETING.
     fail(id, k_launch_failure);
@@ -82,12 +77,7 @@ TEST_F(EpilogEvidenceTest, TheAnalysisWaitsForTheEpilogThenDiagnosesTheNodesXid)
 }
 
 TEST_F(EpilogEvidenceTest, AnXidOfAnotherTimeOrAnotherNodeChangesNothing) {
-    checkpoint("step_000020.pt");
-    const auto id = submit();
-    auto r = request(id);
-    r.allowed_actions = {"requeue", "exclude_node"};
-    register_job(r);
-    run_on(id, "n2");
+    const auto id = running_job_on("n2", {"requeue", "exclude_node"});
     fail(id, k_launch_failure);
     // n2's file has an Xid from a day before the run (an earlier job's, kept by the epilog's
     // look back on Slurm 22.05); n1 ran nothing of this job.

@@ -46,16 +46,6 @@ class NodeEvidenceCycleTest : public PollCycleTest {
         m_cycle->set_node_evidence(&m_evidence);
     }
 
-    common::JobId running(const std::string& node, std::vector<std::string> allowed) {
-        checkpoint("step_000020.pt");
-        const auto id = submit();
-        auto r = request(id);
-        r.allowed_actions = std::move(allowed);
-        register_job(r);
-        run_on(id, node);
-        return id;
-    }
-
     nlohmann::json diagnosis_of(const common::JobId& id) const {
         const auto events = events_of_kind(id, "diagnosis");
         EXPECT_FALSE(events.empty());
@@ -66,7 +56,7 @@ class NodeEvidenceCycleTest : public PollCycleTest {
 };
 
 TEST_F(NodeEvidenceCycleTest, AGenericCudaErrorOnANodeWithXid79IsRecoveredAwayFromIt) {
-    const auto id = running("n[1-2]", {"requeue", "exclude_node"});
+    const auto id = running_job_on("n[1-2]", {"requeue", "exclude_node"});
     m_evidence.m_signals = {signal("n2", recovery::NodeSignalKind::xid, 79)};
     fail(id, k_generic_cuda);
     cycle();
@@ -82,7 +72,7 @@ TEST_F(NodeEvidenceCycleTest, AGenericCudaErrorOnANodeWithXid79IsRecoveredAwayFr
 }
 
 TEST_F(NodeEvidenceCycleTest, ASourceThatFoundNothingChangesNothingAndItsNoteIsKept) {
-    const auto id = running("n1", {"requeue", "exclude_node"});
+    const auto id = running_job_on("n1", {"requeue", "exclude_node"});
     m_evidence.m_notes = {"prometheus at http://127.0.0.1:1 unreachable: connection refused"};
     fail(id, k_generic_cuda);
     cycle();
@@ -93,7 +83,7 @@ TEST_F(NodeEvidenceCycleTest, ASourceThatFoundNothingChangesNothingAndItsNoteIsK
 }
 
 TEST_F(NodeEvidenceCycleTest, AHealthyCycleAsksNoNodeEvidence) {
-    const auto id = running("n1", {"requeue"});
+    const auto id = running_job_on("n1", {"requeue"});
     write_log(id, "step 21 loss 0.4\n");
     for (int i = 0; i < 5; ++i) {
         cycle();
@@ -123,7 +113,7 @@ TEST_F(NodeEvidenceCycleTest, AHangOnANodeWithNvlinkErrorsLeavesThatNode) {
 
 TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOperatorsOnce) {
     // Two different jobs fail with GPU errors on n1 (the second makes n1 suspect)...
-    const auto first = running("n1", {"requeue"});
+    const auto first = running_job_on("n1", {"requeue"});
     fail(first, std::string("[ 8811.402934] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen "
                             "off the bus.\n") +
                     k_generic_cuda);
@@ -131,7 +121,7 @@ TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOpera
     EXPECT_EQ(diagnosis_of(first)["nodes"], nlohmann::json({"n1"}));
     EXPECT_TRUE(events_of_kind(first, "suspect_node").empty()) << "one job is not a pattern";
 
-    const auto second = running("n1", {"requeue"});
+    const auto second = running_job_on("n1", {"requeue"});
     m_evidence.m_signals = {signal("n1", recovery::NodeSignalKind::nvlink_errors, 900)};
     fail(second, k_generic_cuda);
     cycle();
@@ -149,7 +139,7 @@ TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOpera
 
     // ...so a third job, failing for a reason of its own on n2, is kept off n1 too.
     m_evidence.m_signals.clear();
-    const auto third = running("n2", {"requeue", "exclude_node"});
+    const auto third = running_job_on("n2", {"requeue", "exclude_node"});
     fail(third, k_nccl_log);
     cycle();
     EXPECT_EQ(registration(third).excluded_nodes, std::vector<std::string>{"n1"});
@@ -163,7 +153,7 @@ TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOpera
 TEST_F(NodeEvidenceCycleTest, TheLoopGuardCountsStepsWithinTheToleranceAsTheSame) {
     m_config.same_step_tolerance = 10;
     m_config.same_failure_limit = 2;
-    const auto id = running("n1", {"requeue"});
+    const auto id = running_job_on("n1", {"requeue"});
     fail(id, "step 100 loss 1\n" +
                  std::string(k_nccl_log).substr(std::string("step 120 loss 2.31\n").size()));
     cycle();
@@ -216,7 +206,7 @@ TEST_F(NodeEvidenceCycleTest, AJobThatFellBehindItsOwnPaceIsReportedOnceAndLeftR
 
 TEST_F(NodeEvidenceCycleTest, AnIdleGpuOfARunningJobIsReportedOncePerRun) {
     m_config.straggler_after = std::chrono::minutes(15);
-    const auto id = running("n1", {"requeue"});
+    const auto id = running_job_on("n1", {"requeue"});
     m_evidence.m_signals = {signal("n1", recovery::NodeSignalKind::gpu_idle, 0.01)};
     for (int i = 0; i < 6 * 14; ++i) {
         cycle();

@@ -124,6 +124,17 @@ class PollCycleTest : public ::testing::Test {
         return *registration;
     }
 
+    // A registered job (checkpoint at step 20, `allowed` whitelisted) seen running on `node`.
+    common::JobId running_job_on(const std::string& node, std::vector<std::string> allowed) {
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        auto r = request(id);
+        r.allowed_actions = std::move(allowed);
+        register_job(r);
+        run_on(id, node);
+        return id;
+    }
+
     supervisor::CycleReport cycle() {
         m_clock.advance(std::chrono::seconds(10));
         return m_cycle->run();
