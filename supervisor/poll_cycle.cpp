@@ -360,15 +360,21 @@ int PollCycle::check_stalls(const std::vector<state::Registration>& registration
         }
         tracked.insert(registration.job);
         contain(registration, report, [&] {
-            // The logs are stat'ed and read as the job's owner; when that is impossible they
-            // are not looked at (no verdict without evidence), and never with our own rights.
-            auto as_owner =
-                common::ScopedFileIdentity::assume(m_owners.of(registration, it->second));
-            if (!as_owner) {
-                return;
+            std::optional<Stall> stall;
+            // Only a stall timeout or a progress pattern reads the logs (an idle-GPU look
+            // does not), so only they pay for switching to the owner's credentials.
+            if (registration.stall_timeout_s > 0 || !registration.progress_pattern.empty()) {
+                // The logs are stat'ed and read as the job's owner; when that is impossible
+                // they are not looked at (no verdict without evidence), and never with our own
+                // rights.
+                auto as_owner =
+                    common::ScopedFileIdentity::assume(m_owners.of(registration, it->second));
+                if (!as_owner) {
+                    return;
+                }
+                stall = m_stalls.check(registration, it->second);
+                as_owner->restore();  // the recovery below writes the store with our own rights
             }
-            auto stall = m_stalls.check(registration, it->second);
-            as_owner->restore();  // the recovery below writes the store with our own rights
             if (!stall) {
                 check_running(registration, it->second);
                 return;
