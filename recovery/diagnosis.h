@@ -32,9 +32,9 @@ struct EvidenceLine {
 
 struct Diagnosis {
     Cause cause = Cause::unknown;
-    double confidence = 0.0;                    // in [0, 1]
-    std::vector<EvidenceLine> evidence;         // supporting lines first, then context
-    std::vector<std::string> nodes;             // implicated nodes, short names, most guilty first
+    double confidence = 0.0;             // in [0, 1]
+    std::vector<EvidenceLine> evidence;  // supporting lines first, then context
+    std::vector<std::string> nodes;      // implicated nodes, short names, most guilty first
     // How `nodes` were found when no evidence line names them: "the job's only node", "rank 3
     // under srun's block distribution (a guess)"; empty when the evidence names them itself.
     std::string node_attribution;

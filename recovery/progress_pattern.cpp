@@ -20,8 +20,10 @@ common::Result<ProgressPattern> ProgressPattern::compile(const std::string& patt
     options.set_log_errors(false);
     auto regex = std::make_shared<const re2::RE2>(pattern, options);
     if (!regex->ok()) {
-        return common::fail("--progress-pattern '" + pattern + "' is not a valid regular "
-                                "expression: " + regex->error(),
+        return common::fail("--progress-pattern '" + pattern +
+                                "' is not a valid regular "
+                                "expression: " +
+                                regex->error(),
                             "RE2 syntax (like Perl without backreferences), e.g. '^step [0-9]+'");
     }
     return ProgressPattern(std::move(regex));
@@ -30,7 +32,9 @@ common::Result<ProgressPattern> ProgressPattern::compile(const std::string& patt
 ProgressPattern::ProgressPattern(std::shared_ptr<const re2::RE2> regex)
     : m_regex(std::move(regex)) {}
 
-const std::string& ProgressPattern::pattern() const { return m_regex->pattern(); }
+const std::string& ProgressPattern::pattern() const {
+    return m_regex->pattern();
+}
 
 namespace {
 

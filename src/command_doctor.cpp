@@ -109,7 +109,8 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Check the installation (config, rules, state directory, database, metrics "
-        "file, epilog spool, notification channels, Prometheus, Slurm, munge, operator rights) and say "
+        "file, epilog spool, notification channels, Prometheus, Slurm, munge, operator rights) and "
+        "say "
         "what to fix; "
         "exit 1 when a check failed");
     doctor->add_option("--config", options->config_file,
