@@ -3,6 +3,7 @@
 #include "supervisor/failure_history.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "recovery/cause.h"
@@ -21,6 +22,22 @@ std::string join(const std::vector<int>& numbers) {
 
 std::string plural(std::size_t count, const std::string& word) {
     return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+}
+
+// A log can name any host ("n7 kernel: NVRM: Xid ..." printed by the job itself), and a node
+// implicated in failures of several jobs is kept away from every job: so a failure implicates
+// only nodes its run had. Left as it is when the run's nodes are not known.
+void keep_nodes_ran_on(recovery::FailureRecord& record, const std::vector<std::string>& ran_on) {
+    if (!ran_on.empty()) {
+        std::erase_if(record.nodes, [&](const std::string& node) {
+            return std::ranges::find(ran_on, node) == ran_on.end();
+        });
+    }
+}
+
+std::vector<std::string> expanded(const std::string& host_list) {
+    auto nodes = recovery::expand_hostlist(host_list);
+    return nodes ? std::move(*nodes) : std::vector<std::string>{};
 }
 
 }  // namespace
@@ -67,6 +84,10 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
         if (!own && registration.updated_at < cutoff) {
             continue;  // nothing of it changed, so nothing failed, within the window
         }
+        std::map<int, std::vector<std::string>> ran_on;  // attempt number -> its nodes
+        for (const auto& attempt : store.attempts(registration.job)) {
+            ran_on[static_cast<int>(attempt.number)] = expanded(attempt.nodes);
+        }
         int ordinal = 0;
         for (const auto& event : store.events(registration.job)) {
             if (event.kind != "diagnosis") {
@@ -77,6 +98,9 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
                 continue;
             }
             if (auto record = failure_record_of(event, ordinal)) {
+                if (const auto nodes = ran_on.find(record->attempt); nodes != ran_on.end()) {
+                    keep_nodes_ran_on(*record, nodes->second);
+                }
                 history.push_back(std::move(*record));
             }
         }
@@ -132,9 +156,9 @@ FailureCorrelation correlate_with_journal(const state::Store& store, const commo
                                           common::TimePoint now,
                                           const CorrelationOptions& options) {
     const auto history = failure_history(store, job, now, options.window);
-    const auto failure = recovery::record_of(diagnosis, now, job.to_string(), attempt);
-    auto nodes = recovery::expand_hostlist(run_nodes);
-    const std::vector<std::string> ran_on = nodes ? std::move(*nodes) : std::vector<std::string>{};
+    auto failure = recovery::record_of(diagnosis, now, job.to_string(), attempt);
+    const auto ran_on = expanded(run_nodes);
+    keep_nodes_ran_on(failure, ran_on);
     return correlate_failure(history, failure, ran_on, now, options);
 }
 

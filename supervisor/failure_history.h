@@ -50,7 +50,8 @@ struct CorrelationOptions {
 
 // The failures recorded in the journal: every one of `job`, and those of the other
 // registered jobs within [now - window, now]. Events written before "attempt" was recorded
-// are numbered by their order within their job.
+// are numbered by their order within their job. A record implicates only nodes its attempt ran
+// on (when the attempt's nodes are known): a job's log may name any host.
 [[nodiscard]] std::vector<recovery::FailureRecord> failure_history(
     const state::Store& store, const common::JobId& job, common::TimePoint now,
     std::chrono::hours window = k_history_window);
@@ -78,7 +79,8 @@ struct FailureCorrelation {
                                                    const CorrelationOptions& options = {});
 
 // The daemon's hook: reads the history from `store` and correlates the new diagnosis of
-// `job`'s attempt `attempt`, run on `run_nodes` (a Slurm host list, may be empty). Read-only.
+// `job`'s attempt `attempt`, run on `run_nodes` (a Slurm host list, may be empty; when given,
+// only the diagnosis' nodes among them are implicated). Read-only.
 [[nodiscard]] FailureCorrelation correlate_with_journal(const state::Store& store,
                                                         const common::JobId& job, int attempt,
                                                         const std::string& run_nodes,

@@ -273,4 +273,30 @@ TEST_F(FailureHistoryTest, StepsWithinTheToleranceAreTheSameStep) {
     EXPECT_EQ(correlation.attempts.repeated[0].attempts, (std::vector<int>{1, 2}));
 }
 
+// Hostile: a job's own log can print a kernel line naming any host. Two jobs whose logs name
+// n7 while they ran on n1 must not make n7 suspect (it would be kept away from every job).
+TEST_F(FailureHistoryTest, ANodeALogNamesButTheRunDidNotHaveIsNeverSuspect) {
+    const auto now = m_clock.now();
+    for (const char* job : {"100", "200"}) {
+        register_job(job, now - 1h);
+        state::Attempt attempt;
+        attempt.job = job_id(job);
+        attempt.number = 1;
+        attempt.nodes = "n1";
+        m_store->upsert_attempt(attempt);
+    }
+    diagnosis("100", now - 2h, "gpu_xid", {"n7"}, 15, 1);
+    const auto history = supervisor::failure_history(*m_store, job_id("200"), now);
+    ASSERT_EQ(history.size(), 1U);
+    EXPECT_TRUE(history[0].nodes.empty()) << "n7: not a node of that run";
+
+    recovery::Diagnosis diagnosis;
+    diagnosis.cause = Cause::gpu_xid;
+    diagnosis.nodes = {"n7"};
+    const auto correlation =
+        supervisor::correlate_with_journal(*m_store, job_id("200"), 1, "n1", diagnosis, now);
+    EXPECT_TRUE(correlation.cluster_suspects.empty()) << supervisor::describe(correlation);
+    EXPECT_TRUE(correlation.newly_suspect.empty());
+}
+
 }  // namespace
