@@ -95,12 +95,14 @@ bool decides(const NodeSignal& signal) {
     return false;
 }
 
-EvidenceLine line_of(const NodeSignal& signal, const Finding& finding) {
+// The signal as an evidence line: its source in place of a file, "node.<kind>" as the rule.
+EvidenceLine line_of(const NodeSignal& signal, Cause cause, bool supports_cause) {
     EvidenceLine line;
     line.file = signal.source;
     line.text = describe(signal);
     line.rule_id = "node." + std::string(to_string(signal.kind));
-    line.cause = finding.cause;
+    line.cause = cause;
+    line.supports_cause = supports_cause;
     return line;
 }
 
@@ -228,7 +230,7 @@ std::vector<Finding> findings_from_signals(const std::vector<NodeSignal>& signal
                 finding.weight = k_link_weight;
                 break;
         }
-        finding.line = line_of(signal, finding);
+        finding.line = line_of(signal, finding.cause, true);
         findings.push_back(std::move(finding));
     }
     return findings;
@@ -241,12 +243,7 @@ std::vector<EvidenceLine> context_lines(const std::vector<NodeSignal>& signals,
         if (!in_job(signal.node, job_nodes) || decides(signal)) {
             continue;
         }
-        EvidenceLine line;
-        line.file = signal.source;
-        line.text = describe(signal);
-        line.rule_id = "node." + std::string(to_string(signal.kind));
-        line.supports_cause = false;
-        lines.push_back(std::move(line));
+        lines.push_back(line_of(signal, Cause::unknown, false));
     }
     return lines;
 }
