@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "recovery/progress_pattern.h"
 
 namespace recovery {
@@ -95,6 +97,25 @@ TEST(ProgressPatternStep, TheStepComesFromTheGroupElseTheUsualSpellings) {
     EXPECT_EQ(plain.step_number("step 1200 loss 0.1"), 1200);
     EXPECT_EQ(plain.step_number("global_step=77 loss"), 77);
     EXPECT_FALSE(plain.step_number("loss 0.1").has_value());
+}
+
+// Hostile: the step numbers come from a job's own log.
+TEST(ProgressPatternStep, ANumberTooLargeOrNegativeIsNoStep) {
+    const auto grouped = ProgressPattern::compile(R"(^it=(-?[0-9]+) )").value();
+    EXPECT_FALSE(grouped.step_number("it=99999999999999999999999 loss").has_value());
+    EXPECT_FALSE(grouped.step_number("it=-5 loss").has_value());
+    const auto plain = ProgressPattern::compile("loss").value();
+    EXPECT_FALSE(plain.step_number("step 99999999999999999999999 loss").has_value());
+}
+
+TEST(StepRate, StepsAtTheTopOfTheRangeAndBackToZeroAreNoStraggler) {
+    StepRate rate;
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 60, 100);
+    rate.observe(at + 1min, std::numeric_limits<std::int64_t>::max());
+    rate.observe(at + 2min, 0);  // back to the start: a new history, never a huge rate
+    EXPECT_FALSE(rate.check(at + 40min, options()).has_value());
 }
 
 }  // namespace
