@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/input_file.h"
+#include "common/join.h"
 #include "node_evidence/epilog_file.h"
 #include "node_evidence/spool_trust.h"
 
@@ -76,14 +77,6 @@ std::optional<std::string> read_end(int fd, std::uint64_t size, std::uint64_t li
 std::string size_text(std::uint64_t bytes) {
     return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB"
                              : std::to_string(bytes) + " bytes";
-}
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string text;
-    for (const auto& name : names) {
-        text += (text.empty() ? "" : ", ") + name;
-    }
-    return text;
 }
 
 }  // namespace
@@ -196,7 +189,7 @@ Found EpilogSpool::gather(const Request& request) {
         found.kernel_logs.push_back(std::move(excerpt));
     }
     if (!missing.empty()) {
-        found.notes.push_back(where + ": no file for " + joined(missing) +
+        found.notes.push_back(where + ": no file for " + common::join(missing) +
                               " (the epilog writes none on a node without GPUs where it found "
                               "nothing, and none runs on a node that died)");
     }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/join.h"
 #include "http/url.h"
 #include "node_evidence/dcgm_series.h"
 #include "node_evidence/prometheus_signals.h"
@@ -21,14 +22,6 @@ namespace {
 // A label-values URL longer than this (a job on hundreds of nodes) is sent without the node
 // list: proxies refuse long request lines (nginx: 8 KiB). The check is then "any node".
 constexpr std::size_t k_url_limit = 6000;
-
-std::string joined(const std::vector<std::string>& items) {
-    std::string text;
-    for (const auto& item : items) {
-        text += (text.empty() ? "" : ", ") + item;
-    }
-    return text;
-}
 
 bool shows_in_a_running_job(const Series& series) {
     switch (series.kind) {
@@ -98,7 +91,7 @@ Found PrometheusSource::gather(const Request& request) {
         for (const auto& series : all) {
             names.push_back(series.metric);
         }
-        found.notes.push_back(where + " has no samples of the DCGM series (" + joined(names) +
+        found.notes.push_back(where + " has no samples of the DCGM series (" + common::join(names) +
                               ") with " + selector +
                               " in the run's window: if the site's "
                               "exporter names them otherwise, set them in [evidence.metrics], "
@@ -139,8 +132,8 @@ Found PrometheusSource::gather(const Request& request) {
                     (trouble.failed == 1 ? "query" : "queries") + " failed (" + trouble.first + ")";
         }
         if (!unasked.empty()) {
-            note += std::string(trouble.failed > 0 ? "; " : "") + "not asked: " + joined(unasked) +
-                    (stopped ? "" : limit_note);
+            note += std::string(trouble.failed > 0 ? "; " : "") +
+                    "not asked: " + common::join(unasked) + (stopped ? "" : limit_note);
         }
         found.notes.push_back(note + "; those series were left out of the diagnosis");
     }

@@ -5,20 +5,13 @@
 
 #include <algorithm>
 
+#include "common/join.h"
 #include "common/json_text.h"
 #include "notify/message.h"
 #include "supervisor/journal.h"
 
 namespace supervisor {
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-    std::string text;
-    for (const auto& item : items) {
-        text += (text.empty() ? "" : ", ") + item;
-    }
-    return text;
-}
 
 bool contains(const std::vector<std::string>& nodes, const std::string& node) {
     return std::ranges::find(nodes, node) != nodes.end();
@@ -34,7 +27,7 @@ void report_new_suspects(state::Store& store, const state::Registration& registr
         const std::string what = "node " + suspect.node + " implicated in " +
                                  std::to_string(suspect.failures) + " failures of " +
                                  std::to_string(suspect.jobs.size()) + " jobs (" +
-                                 join(suspect.jobs) + ") within " + window;
+                                 common::join(suspect.jobs) + ") within " + window;
         const bool drained = contains(plan.drain_nodes, suspect.node);
         const bool excluded = contains(plan.exclude_nodes, suspect.node);
         record_event(store, registration.job, at, "suspect_node", what,
