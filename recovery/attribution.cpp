@@ -9,9 +9,11 @@ namespace recovery {
 namespace {
 
 const re2::RE2& nccl_prefix() {
-    // NCCL's log prefix is "%s:%d:%d [%d]" = hostname:pid:tid [cudaDev] (src/debug.cc).
+    // NCCL's log prefix is "%s:%d:%d [%d]" = hostname:pid:tid [cudaDev] (src/debug.cc), at
+    // the line's start or after what launchers put before it (srun --label's "3: ", Open MPI's
+    // "[1,12]<stdout>:", a timestamp).
     static const re2::RE2 re(
-        R"(^(?:[0-9]+: )?([A-Za-z0-9][A-Za-z0-9_.-]*):[0-9]+:[0-9]+ \[[0-9]+\])",
+        R"((?:^|[\s:>])([A-Za-z0-9][A-Za-z0-9_.-]*):[0-9]+:[0-9]+ \[[0-9]+\] )",
         detail::PatternSet::options());
     return re;
 }
@@ -24,7 +26,15 @@ const re2::RE2& syslog_prefix() {
 }
 
 const re2::RE2& rank_prefix() {
-    static const re2::RE2 re(R"(\[[Rr]ank ?([0-9]+)\])", detail::PatternSet::options());
+    static const re2::RE2 re(R"(\[[Rr](?:ank|ANK) ?([0-9]+)\])", detail::PatternSet::options());
+    return re;
+}
+
+// Open MPI's --tag-output: "[JOBID,RANK]<stderr>:" before each line of a rank (mpirun,
+// horovodrun).
+const re2::RE2& mpi_tag() {
+    static const re2::RE2 re(R"(^\[[0-9]+,([0-9]+)\]<std(?:err|out)>:)",
+                             detail::PatternSet::options());
     return re;
 }
 
@@ -50,6 +60,7 @@ std::optional<int> rank_from_prefix(std::string_view line) {
     int rank = 0;
     const re2::StringPiece text(line.data(), line.size());
     if (re2::RE2::PartialMatch(text, rank_prefix(), &rank) ||
+        re2::RE2::PartialMatch(text, mpi_tag(), &rank) ||
         re2::RE2::PartialMatch(text, srun_label(), &rank)) {
         return rank;
     }

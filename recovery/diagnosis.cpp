@@ -24,17 +24,28 @@ constexpr double k_max_confidence = 0.99;
 // How many of the strongest distinct findings combine into the confidence.
 constexpr std::size_t k_combined_findings = 3;
 
+// Where a line sits in its log: LogExcerpt numbers the head 1, 2, ... and the tail -N .. -1,
+// so every head line comes before every tail line.
+std::pair<bool, std::int64_t> position(std::int64_t line) {
+    return {line < 0, line};
+}
+
 // Structure read from marker lines across all logs.
 struct Layout {
     std::map<int, std::string> host_of_rank;  // elastic summary: rank -> host
     std::map<int, std::string> host_of_task;  // srun's task reports: task id -> node
     std::optional<std::string> root_cause_host;
+    std::optional<int> root_cause_rank;
     std::optional<std::string> first_failed_task_node;  // first "srun: error: NODE: task"
     std::optional<std::int64_t> last_step;
+    // log name -> lines that show training progress, and lines that start from a checkpoint
+    std::map<std::string, std::vector<std::int64_t>> progress_lines;
+    std::map<std::string, std::vector<std::int64_t>> resume_lines;
 };
 
-void read_markers(const std::vector<Marker>& markers, Layout& layout) {
+void read_markers(const std::string& file, const std::vector<Marker>& markers, Layout& layout) {
     bool expecting_root = false;
+    bool expecting_root_rank = false;
     std::optional<std::string> host;  // last host seen in the summary, paired with next rank
     for (const auto& marker : markers) {
         switch (marker.kind) {
@@ -46,6 +57,7 @@ void read_markers(const std::vector<Marker>& markers, Layout& layout) {
                 if (expecting_root) {
                     layout.root_cause_host = marker.value;
                     expecting_root = false;
+                    expecting_root_rank = true;
                 }
                 break;
             case MarkerKind::elastic_rank: {
@@ -54,7 +66,11 @@ void read_markers(const std::vector<Marker>& markers, Layout& layout) {
                 if (host &&
                     std::from_chars(v.data(), v.data() + v.size(), rank).ec == std::errc{}) {
                     layout.host_of_rank.emplace(rank, *host);
+                    if (expecting_root_rank) {
+                        layout.root_cause_rank = rank;
+                    }
                 }
+                expecting_root_rank = false;
                 host.reset();
                 break;
             }
@@ -68,12 +84,19 @@ void read_markers(const std::vector<Marker>& markers, Layout& layout) {
                 break;
             case MarkerKind::python_exception:
                 break;  // first_exception_finding() reads these with their text
+            case MarkerKind::training_progress:
+                layout.progress_lines[file].push_back(marker.line_number);
+                break;
+            case MarkerKind::checkpoint_resume:
+                layout.resume_lines[file].push_back(marker.line_number);
+                break;
             case MarkerKind::training_step: {
                 std::int64_t step = 0;
                 const auto& v = marker.value;
                 if (std::from_chars(v.data(), v.data() + v.size(), step).ec == std::errc{}) {
                     layout.last_step = step;
                 }
+                layout.progress_lines[file].push_back(marker.line_number);
                 break;
             }
         }
@@ -191,9 +214,23 @@ std::optional<std::pair<std::string, std::string>> attribute_without_host(
 
 double confidence_of(const std::vector<const Finding*>& winners, bool tied) {
     // Independent-evidence combination over the strongest distinct sources (rule or fact), so
-    // 600 identical timeout lines count once but a log line plus Slurm's verdict reinforce.
+    // 600 identical timeout lines count once but a log line plus Slurm's verdict reinforce. A
+    // line several rules match is one piece of evidence: only its strongest rule counts.
+    std::map<std::pair<std::string, std::int64_t>, const Finding*> strongest_on_line;
+    for (const auto* finding : winners) {
+        if (finding->line) {
+            auto& best = strongest_on_line[{finding->line->file, finding->line->line}];
+            if (!best || finding->weight > best->weight) {
+                best = finding;
+            }
+        }
+    }
     std::map<std::string, double> best_by_source;
     for (const auto* finding : winners) {
+        if (finding->line &&
+            strongest_on_line[{finding->line->file, finding->line->line}] != finding) {
+            continue;
+        }
         const auto source = finding->line ? finding->line->rule_id : finding->fact;
         auto& best = best_by_source[source];
         best = std::max(best, finding->weight);
@@ -364,6 +401,119 @@ std::optional<Finding> first_exception_finding(const std::vector<ExceptionLine>&
     return finding;
 }
 
+// A checkpoint that fails to load after the same log showed the run training or saving is one
+// this run wrote and read back: at a stage switch, to evaluate the best model, on every rank
+// while rank 0 was still writing it. A damaged file found on resume shows at the start, before
+// any progress — or after a "resuming from" line, when a requeued job appended its new run to
+// the old run's output. Read back mid-run, "corrupt" is the look-alike of a race or of how the
+// program saves (no barrier, two ranks writing one path), and restoring an older checkpoint would
+// only lose work and meet the same failure: a person must look (code_bug, escalate). It
+// outranks the checkpoint finding it reinterprets.
+constexpr int k_read_back_priority = 79;
+
+std::optional<Finding> read_back_finding(const std::vector<Finding>& findings,
+                                         const Layout& layout) {
+    for (const auto& finding : findings) {
+        if (finding.cause != Cause::checkpoint_corrupt || !finding.line) {
+            continue;
+        }
+        const auto failure = position(finding.line->line);
+        const auto latest_before = [&failure](const auto& lines_by_file, const std::string& file) {
+            std::optional<std::pair<bool, std::int64_t>> latest;
+            if (const auto lines = lines_by_file.find(file); lines != lines_by_file.end()) {
+                for (const auto line : lines->second) {
+                    if (position(line) < failure && (!latest || position(line) > *latest)) {
+                        latest = position(line);
+                    }
+                }
+            }
+            return latest;
+        };
+        const auto progress = latest_before(layout.progress_lines, finding.line->file);
+        const auto resume = latest_before(layout.resume_lines, finding.line->file);
+        if (!progress || (resume && *resume > *progress)) {
+            continue;
+        }
+        Finding read_back;
+        read_back.cause = Cause::code_bug;
+        read_back.priority = k_read_back_priority;
+        read_back.weight = 0.75;
+        read_back.rank = finding.rank;
+        read_back.node = finding.node;
+        read_back.actions = default_actions(Cause::code_bug);
+        read_back.line = *finding.line;
+        read_back.line->rule_id = "checkpoint.read_back_in_run";
+        read_back.line->cause = Cause::code_bug;
+        return read_back;
+    }
+    return std::nullopt;
+}
+
+// Exception classes that say the environment failed (a socket, a file, a child process, a
+// signal), or that wrap another process's failure: the class alone blames nobody's code.
+bool is_environment_exception(std::string_view text) {
+    for (const std::string_view part :
+         {"OSError", "IOError", "Connection", "BrokenPipe", "Timeout", "TimedOut", "socket.",
+          "ChildFailedError", "CalledProcessError", "ProcessExitedException",
+          "ProcessRaisedException", "SignalException", "RayTaskError", "RayActorError",
+          "ActorDiedError", "WorkerCrashedError", "HTTPError", "URLError", "RequestException",
+          "SSLError", "SystemExit", "KeyboardInterrupt", "MemoryError", "Interrupted",
+          "StreamReader", "StreamWriter", "Unpickling", "EOFError", "SafetensorError", "DataLoader",
+          "CUDA", "Cuda", "cuda", "NCCL", "Nccl", "nccl", "OutOfMemory",
+          // a message about a service or the network, whatever the class
+          "server", "Server", "unavailable", "Unavailable", " 500", " 502", " 503", " 504",
+          "network", "Network", "connect", "refused", "timed out", "unreachable"}) {
+        if (text.find(part) != std::string_view::npos) {
+            return true;
+        }
+    }
+    return is_distributed_error(text);
+}
+
+// The last resort before `unknown`: a Python traceback whose exception no rule knows, ending a
+// log that shows no other cause, is the program's own failure (a wrong argument, a bad
+// shape, a broken invariant), and a person reads it that way at a glance. The traceback to
+// judge is the first one of the log — the root of a chain ("The above exception was the
+// direct cause of the following exception" prints the cause first) and the first rank to
+// fail — or, when torch elastic's summary names the first failed rank, that rank's. It ranks
+// below every other cause, so any infrastructure finding in the same logs wins; an exception
+// of the environment (a socket, a file, a child process) gives nothing.
+constexpr int k_unrecognised_exception_priority = 30;
+
+std::optional<Finding> unrecognised_exception_finding(const std::vector<ExceptionLine>& exceptions,
+                                                      const std::vector<Finding>& findings,
+                                                      const Layout& layout) {
+    if (exceptions.empty()) {
+        return std::nullopt;
+    }
+    const ExceptionLine* chosen = &exceptions.front();
+    if (layout.root_cause_rank) {
+        const auto of_root = std::find_if(
+            exceptions.begin(), exceptions.end(), [&layout](const ExceptionLine& exception) {
+                return rank_from_prefix(exception.text) == layout.root_cause_rank;
+            });
+        if (of_root != exceptions.end()) {
+            chosen = &*of_root;
+        }
+    }
+    const bool explained = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+        return f.line && f.line->file == chosen->file && f.line->line == chosen->line;
+    });
+    if (explained || is_environment_exception(chosen->text)) {
+        return std::nullopt;
+    }
+    Finding finding;
+    finding.cause = Cause::code_bug;
+    finding.priority = k_unrecognised_exception_priority;
+    finding.weight = 0.6;
+    finding.rank = rank_from_prefix(chosen->text);
+    finding.actions = default_actions(Cause::code_bug);
+    finding.line =
+        EvidenceLine{chosen->file,    chosen->line, chosen->text, "python.unrecognised_exception",
+                     Cause::code_bug, true};
+    return finding;
+}
+
 }  // namespace
 
 common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
@@ -378,7 +528,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         if (!scanned) {
             return tl::unexpected(scanned.error());
         }
-        read_markers(scanned->markers, layout);
+        read_markers(log.name(), scanned->markers, layout);
         read_exceptions(log, scanned->markers, exceptions);
         auto from_log = findings_from_hits(catalogue, log.name(), scanned->hits);
         findings.insert(findings.end(), std::make_move_iterator(from_log.begin()),
@@ -386,6 +536,12 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     }
     if (auto first = first_exception_finding(exceptions, findings)) {
         findings.push_back(std::move(*first));
+    }
+    if (auto read_back = read_back_finding(findings, layout)) {
+        findings.push_back(std::move(*read_back));
+    }
+    if (auto unrecognised = unrecognised_exception_finding(exceptions, findings, layout)) {
+        findings.push_back(std::move(*unrecognised));
     }
     auto from_nodes = findings_from_signals(evidence.node_signals, job_nodes);
     findings.insert(findings.end(), std::make_move_iterator(from_nodes.begin()),
@@ -432,8 +588,12 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             winners.push_back(&finding);
         }
     }
-    std::stable_sort(winners.begin(), winners.end(),
-                     [](const Finding* a, const Finding* b) { return a->priority > b->priority; });
+    // Among equals, a finding that condemns its node first: its actions (exclude the node) are
+    // the more specific ones for the same evidence.
+    std::stable_sort(winners.begin(), winners.end(), [](const Finding* a, const Finding* b) {
+        return a->priority != b->priority ? a->priority > b->priority
+                                          : a->condemns_node && !b->condemns_node;
+    });
 
     diagnosis.cause = *winner;
     diagnosis.nodes = implicated_nodes(*winner, winners, findings, layout, job_nodes);
@@ -472,13 +632,13 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         }
     }
     // Context: the first line of each other cause, so a reader sees what was outranked.
-    std::size_t symptoms = 0;
+    std::set<std::pair<std::string, std::int64_t>> symptom_lines;
     std::set<Cause> shown;
     for (const auto& finding : findings) {
         if (finding.cause == *winner || !finding.line) {
             continue;
         }
-        ++symptoms;
+        symptom_lines.emplace(finding.line->file, finding.line->line);
         if (shown.size() < k_max_context_lines && !already_shown(*finding.line) &&
             shown.insert(finding.cause).second) {
             auto line = *finding.line;
@@ -494,7 +654,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         }
         diagnosis.evidence.push_back(std::move(line));
     }
-    diagnosis.summary = summarise(diagnosis, symptoms);
+    diagnosis.summary = summarise(diagnosis, symptom_lines.size());
     return diagnosis;
 }
 

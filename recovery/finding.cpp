@@ -9,6 +9,7 @@
 
 #include "recovery/node_signals.h"
 #include "recovery/precedence.h"
+#include "recovery/xid.h"
 
 namespace recovery {
 namespace {
@@ -61,6 +62,9 @@ std::vector<Finding> findings_from_hits(const Catalogue& catalogue, const std::s
         finding.condemns_node = rule.condemns_node;
         finding.actions = rule.actions;
         if (rule.cause == Cause::gpu_xid && hit.xid) {
+            if (xid_is_memory_error(*hit.xid)) {
+                finding.cause = Cause::ecc_error;
+            }
             finding.priority = xid_priority(rule.priority, hit.xid);
             if (xid_condemns_node(*hit.xid)) {
                 finding.condemns_node = true;

@@ -20,10 +20,22 @@ constexpr std::array k_markers{
                   R"(srun: error: ([A-Za-z0-9][A-Za-z0-9_.-]*): (tasks? [0-9,-]+: .+)$)"},
     MarkerPattern{MarkerKind::training_step,
                   R"(\b(?:global_step|step|iteration|iter)\b[ =:]+([0-9]+))"},
-    // CPython's last traceback line, under srun --label or PyTorch's rank prefix.
+    // CPython's last traceback line, under srun --label, PyTorch's rank prefix, Open MPI's
+    // --tag-output "[1,3]<stderr>:" or Ray's "(RayTrainWorker pid=123, ip=10.0.0.2) ".
     MarkerPattern{
         MarkerKind::python_exception,
-        R"(^(?: *[0-9]+: )?(?:\[[Rr]ank ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
+        R"(^(?: *[0-9]+: |\[[0-9]+,[0-9]+\]<std(?:err|out)>: ?|\([A-Za-z_]*:?[A-Za-z_]* ?pid=[0-9]+(?:, ip=[0-9.]+)?\) )?(?:\[[Rr](?:ank|ANK) ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
+    // Evidence that the run got as far as training: epochs, tqdm's "done/total [elapsed<left",
+    // and the trainers' "saving checkpoint" lines. A checkpoint that fails to load after these
+    // is one this run wrote, not one it resumed from (diagnosis.cpp).
+    MarkerPattern{
+        MarkerKind::training_progress,
+        R"(()(?:(?i:\bepoch\b)[ :=\[]*[0-9]+|[0-9]+/[0-9]+ \[[0-9:]+<[0-9:?]+|(?i:\bsav(?:ed|ing) (?:the )?(?:best )?(?:model|checkpoint|weights|state))))"},
+    // A run (re)starting from a checkpoint: a requeued job appends its new run to the same file,
+    // so a failing load after this line is a resume even with the old run's progress above.
+    MarkerPattern{
+        MarkerKind::checkpoint_resume,
+        R"(()(?i:resum(?:e|ed|ing) (?:training )?from|loading (?:the )?(?:latest )?checkpoint|load(?:ing)?_checkpoint|restor(?:e|ing) (?:states |training )?from (?:the )?checkpoint|resume_from_checkpoint))"},
 };
 
 }  // namespace

@@ -22,6 +22,10 @@ enum class MarkerKind {
                          //  detail = the task(s) and what happened: "task 3: Exited ..."
     training_step,       // "step 1200", "global_step=1200", "iteration 1200/" value = step
     python_exception,    // a traceback's last line, "1: RuntimeError: ..."  value = the class
+    training_progress,   // the run was training or saving: "Epoch 3", a progress bar
+                         //  "380/2724 [14:02<86:01", "Saving model checkpoint"  value empty
+    checkpoint_resume,   // a run starting from a checkpoint: "Resuming from ...", "=> loading
+                         //  checkpoint 'x'"  value empty
 };
 
 struct MarkerPattern {

@@ -53,7 +53,7 @@ std::string number_text(double value) {
 
 // An Xid finding: priority and verdict from the Xid table, as for a log line (finding.cpp).
 void make_xid(Finding& finding, int code) {
-    finding.cause = Cause::gpu_xid;
+    finding.cause = xid_is_memory_error(code) ? Cause::ecc_error : Cause::gpu_xid;
     finding.xid = code;
     finding.priority = xid_priority(default_priority(Cause::gpu_xid), code);
     finding.condemns_node = xid_condemns_node(code);

@@ -75,7 +75,9 @@ std::vector<Action> default_actions(Cause cause) {
         case Cause::nccl_timeout:
             return make({K::requeue});
         case Cause::nccl_network:
-            return make({K::exclude_node, K::requeue});
+            // NCCL's line prefix names the host that saw the error, not the broken link's end:
+            // only a rule that blames the reporting host itself (its own adapter) excludes it.
+            return make({K::requeue});
         case Cause::gpu_xid:
             return make({K::requeue});
         case Cause::ecc_error:

@@ -21,11 +21,15 @@ struct XidInfo {
     int code = 0;
     std::string_view meaning;  // short, operator-facing ("GPU has fallen off the bus")
     XidSeverity severity = XidSeverity::recoverable;
+    bool memory = false;  // an error of the GPU's memory (ECC, row remapping): cause ecc_error
 };
 
 // nullopt for a code not in the table.
 [[nodiscard]] std::optional<XidInfo> find_xid(int code);
 [[nodiscard]] std::span<const XidInfo> known_xids();
 [[nodiscard]] bool xid_condemns_node(int code);
+// True for the codes NVIDIA files under memory errors (48, 63, 64, 92, 94, 95, 140): the
+// diagnosis names them ecc_error rather than a generic Xid.
+[[nodiscard]] bool xid_is_memory_error(int code);
 
 }  // namespace recovery

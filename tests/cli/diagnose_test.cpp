@@ -272,7 +272,7 @@ TEST(DiagnoseRules, MissingRulesFileNamesPathAndReason) {
 
 TEST(DiagnoseRules, ExtraRulesAddAndLaterFilesOverride) {
     const auto dir = fresh_directory("extra_rules");
-    write_file(dir / "job.out", "step 5\nFATAL: lustre OST0007 evicted us\n");
+    write_file(dir / "job.out", "step 5\nFATAL: quuxfs OST0007 evicted us\n");
     write_file(dir / "a.toml", one_rule("site.lustre_evicted", "hang", "OST[0-9]+ evicted"));
     write_file(dir / "b.toml", one_rule("site.lustre_evicted", "io_error", "OST[0-9]+ evicted"));
     const auto first =
@@ -287,7 +287,7 @@ TEST(DiagnoseRules, ExtraRulesAddAndLaterFilesOverride) {
 
 TEST(DiagnoseRules, UserFileUnderXdgConfigHome) {
     const auto dir = fresh_directory("user_rules");
-    write_file(dir / "job.out", "step 5\nFATAL: lustre OST0007 evicted us\n");
+    write_file(dir / "job.out", "step 5\nFATAL: quuxfs OST0007 evicted us\n");
     const auto config = dir / "config";
     write_file(config / "slurm-supervisor" / "rules.toml",
                one_rule("user.lustre_evicted", "io_error", "OST[0-9]+ evicted"));

@@ -166,7 +166,7 @@ TEST(NodeEvidence, AnEpilogKernelLogIsItsNodesWhateverHostItsLinesName) {
         k_generic_cuda, test::facts("FAILED", "n[1-3]", 1), {}, "n3",
         "2026-11-26T01:02:03+00:00 gpu-host-17 kernel: NVRM: Xid (PCI:0000:3b:00): 48, pid=1, "
         "An uncorrectable double bit error (DBE) has been detected on GPU.\n");
-    EXPECT_EQ(d.cause, Cause::gpu_xid);
+    EXPECT_EQ(d.cause, Cause::ecc_error);  // Xid 48 is a memory error
     EXPECT_EQ(d.nodes, (std::vector<std::string>{"n3"}));
 }
 
@@ -187,7 +187,8 @@ TEST(NodeEvidence, NodeReasonsAreReadAsHealthChecksWriteThem) {
     const auto reason = [](std::string text) {
         return finding_from_node_reason({"n1", "DRAIN", std::move(text)});
     };
-    EXPECT_EQ(reason("xid=48")->cause, Cause::gpu_xid);
+    EXPECT_EQ(reason("xid=48")->cause, Cause::ecc_error);
+    EXPECT_EQ(reason("xid=79")->cause, Cause::gpu_xid);
     EXPECT_EQ(reason("xid=48")->xid, 48);
     EXPECT_EQ(reason("GPU ECC DBE count 2")->cause, Cause::ecc_error);
     EXPECT_EQ(reason("row remap failure gpu1")->cause, Cause::ecc_error);

@@ -157,7 +157,7 @@ TEST(Diagnose, ReadsTheLastTrainingStepAndMultipleLogs) {
     const auto d = diagnose(evidence, test::default_catalogue());
     ASSERT_TRUE(d);
     EXPECT_EQ(d->step, 20);
-    EXPECT_EQ(d->cause, Cause::gpu_xid);
+    EXPECT_EQ(d->cause, Cause::ecc_error);  // Xid 48: the GPU's memory
     EXPECT_EQ(d->evidence.front().file, "kern");
     EXPECT_NE(d->summary.find("Xid 48"), std::string::npos) << d->summary;
 }

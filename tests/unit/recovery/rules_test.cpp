@@ -98,14 +98,22 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"this line mentions a KeyError in the middle, which is not a traceback",
              Cause::unknown}));
 
+// The prefix names the host that saw the error, not the broken end of the link: the node is
+// reported, but only a fault of that host's own adapter excludes it.
 TEST(RuleAttribution, NcclPrefixNamesTheNode) {
     const auto d = test::diagnose_text(
         "gpu-a03.cluster:7:9 [1] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer "
         "10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129",
         test::facts("", "gpu-a[01-04]"));
     EXPECT_EQ(d.nodes, (std::vector<std::string>{"gpu-a03"}));
-    EXPECT_EQ(d.suggested_actions, (std::vector<Action>{{ActionKind::exclude_node, "gpu-a03"},
-                                                        {ActionKind::requeue, ""}}));
+    EXPECT_EQ(d.suggested_actions, (std::vector<Action>{{ActionKind::requeue, ""}}));
+    const auto own_adapter = test::diagnose_text(
+        "gpu-a03.cluster:7:9 [1] transport/net_ib.cc:1 NCCL WARN NET/IB : Got async event : "
+        "local catastrophic error",
+        test::facts("", "gpu-a[01-04]"));
+    EXPECT_EQ(
+        own_adapter.suggested_actions,
+        (std::vector<Action>{{ActionKind::exclude_node, "gpu-a03"}, {ActionKind::requeue, ""}}));
 }
 
 TEST(RuleAttribution, SrunLabelAndRankPrefixStillMatch) {
