@@ -5,7 +5,8 @@ For each case in the corpus (NAME.log + NAME.expect, see tests/data/field/README
 supervisor exactly as a user would, one process per log with no Slurm facts, and compares the
 cause and the first suggested action with the labels. It prints, per split: the accuracy of
 cause and first action, code bugs given an automatic fix, `unknown` answers, per-cause precision
-and recall, and the confusion matrix (rows: the label, columns: the answer); then the same for
+and recall, and the confusion matrix (rows: the label, columns: the answer), the held-out split also per
+collection round; then the same for
 each peer (cause only; a peer's first action is the README's table action for its cause).
 
 Peers: `--peer grep` runs keyword_grep.sh beside this file; `--peer NAME=FILE` reads a peer's
@@ -161,8 +162,11 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         ours = dict(zip((c["name"] for c in cases),
                         pool.map(lambda c: run_supervisor(args.supervisor, c), cases)))
-    splits = [("dev", [c for c in cases if c.get("split") == "dev"]),
-              ("held_out", [c for c in cases if c.get("split") == "held_out"])]
+    held_out = [c for c in cases if c.get("split") == "held_out"]
+    splits = [("dev", [c for c in cases if c.get("split") == "dev"]), ("held_out", held_out)]
+    for collection in sorted({c.get("round", 1) for c in held_out}):
+        splits.append((f"held_out, round {collection}",
+                       [c for c in held_out if c.get("round", 1) == collection]))
     unstamped = [c["name"] for c in cases if c.get("split") not in ("dev", "held_out")]
     if unstamped:
         print(f"warning: {len(unstamped)} cases have no split (run split.py)", file=sys.stderr)
