@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include <re2/re2.h>
+
 #include "recovery/attribution.h"
 #include "recovery/finding.h"
 #include "recovery/hostlist.h"
@@ -514,6 +516,66 @@ std::optional<Finding> unrecognised_exception_finding(const std::vector<Exceptio
     return finding;
 }
 
+// A log that simply stops — a running program's progress or setup lines, then nothing: no error,
+// no exception, no signal, no exit report and no "finished" anywhere — is what a hung job leaves
+// once someone or something ended it; a crash says something on the way out. Only when nothing else
+// was found and Slurm's record does not say the job failed on its own (a failed job with a silent
+// log is not a hang: diagnose --log without facts, or a job still running). Ranked below
+// everything.
+constexpr int k_quiet_end_priority = 5;
+
+// Words that end the question: the run failed, or it finished.
+bool says_how_it_ended(std::string_view line) {
+    static const re2::RE2 words(
+        R"((?i)error|exception|traceback|kill|fail|abort|fatal|signal|exit|terminat|denied|missing|)"
+        R"(not found|no such|cannot|could not|unable|warn|nan\b|oom|exceeded|cancel|preempt|)"
+        R"(finish|complete|done\b|success)");
+    return re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), words);
+}
+
+// A line only a running program writes: a log level, a clock, a rank, progress, set-up.
+bool looks_like_a_run(std::string_view line) {
+    static const re2::RE2 words(
+        R"((?i)\binfo\b|\bdebug\b|rank|initiali[sz]|loading|waiting|\bstep\b|epoch|iter|)"
+        R"([0-9]{2}:[0-9]{2}:[0-9]{2})");
+    return re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), words);
+}
+
+std::optional<Finding> quiet_end_finding(const Evidence& evidence,
+                                         const std::vector<Finding>& findings,
+                                         const std::vector<ExceptionLine>& exceptions) {
+    const auto& state = evidence.slurm.state;
+    if (!findings.empty() || !exceptions.empty() || !(state.empty() || state == "RUNNING")) {
+        return std::nullopt;
+    }
+    const LogExcerpt* last_log = nullptr;
+    bool ran = false;
+    for (const auto& log : evidence.logs) {
+        for (const auto& line : log.lines()) {
+            if (says_how_it_ended(log.line_text(line))) {
+                return std::nullopt;
+            }
+            ran = ran || looks_like_a_run(log.line_text(line));
+        }
+        if (!log.lines().empty()) {
+            last_log = &log;
+        }
+    }
+    if (!last_log || !ran) {
+        return std::nullopt;
+    }
+    const auto& line = last_log->lines().back();
+    Finding finding;
+    finding.cause = Cause::hang;
+    finding.priority = k_quiet_end_priority;
+    finding.weight = 0.4;
+    finding.actions = default_actions(Cause::hang);
+    finding.line =
+        EvidenceLine{last_log->name(),         line.number, std::string(last_log->line_text(line)),
+                     "log.ends_without_error", Cause::hang, true};
+    return finding;
+}
+
 }  // namespace
 
 common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
@@ -542,6 +604,9 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     }
     if (auto unrecognised = unrecognised_exception_finding(exceptions, findings, layout)) {
         findings.push_back(std::move(*unrecognised));
+    }
+    if (auto quiet = quiet_end_finding(evidence, findings, exceptions)) {
+        findings.push_back(std::move(*quiet));
     }
     auto from_nodes = findings_from_signals(evidence.node_signals, job_nodes);
     findings.insert(findings.end(), std::make_move_iterator(from_nodes.begin()),

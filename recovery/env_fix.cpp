@@ -1,4 +1,5 @@
 // Sources of the effects: NCCL's environment documentation (NCCL_SOCKET_IFNAME, NCCL_DEBUG),
+// PyTorch's distributed documentation for Gloo (GLOO_SOCKET_IFNAME),
 // PyTorch's (TORCH_NCCL_ASYNC_ERROR_HANDLING turns a hung collective into an error the job
 // dies of, and PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True reduces fragmentation OOMs).
 #include "recovery/env_fix.h"
@@ -10,13 +11,25 @@ namespace {
 
 const std::vector<EnvFix>& table() {
     static const std::vector<EnvFix> fixes{
-        {"NCCL_SOCKET_IFNAME", std::nullopt, {Cause::nccl_network},
+        {"NCCL_SOCKET_IFNAME",
+         std::nullopt,
+         {Cause::nccl_network},
          "NCCL picked a network interface that cannot reach the other nodes"},
-        {"NCCL_DEBUG", "INFO", {Cause::nccl_timeout, Cause::nccl_network},
+        {"GLOO_SOCKET_IFNAME",
+         std::nullopt,
+         {Cause::nccl_network},
+         "Gloo picked a network interface (often loopback) the other nodes cannot reach"},
+        {"NCCL_DEBUG",
+         "INFO",
+         {Cause::nccl_timeout, Cause::nccl_network},
          "the next NCCL failure names the rank, peer and transport"},
-        {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1", {Cause::nccl_timeout, Cause::hang},
+        {"TORCH_NCCL_ASYNC_ERROR_HANDLING",
+         "1",
+         {Cause::nccl_timeout, Cause::hang},
          "a stuck collective ends the job instead of hanging it"},
-        {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", {Cause::cuda_oom},
+        {"PYTORCH_CUDA_ALLOC_CONF",
+         "expandable_segments:True",
+         {Cause::cuda_oom},
          "less fragmentation of GPU memory"},
     };
     return fixes;

@@ -15,10 +15,10 @@
 namespace recovery {
 
 struct EnvFix {
-    std::string_view name;                        // NCCL_SOCKET_IFNAME
-    std::optional<std::string_view> default_value; // nullopt: the owner must give it
-    std::vector<Cause> causes;                    // failures it addresses
-    std::string_view why;                         // for messages
+    std::string_view name;                          // NCCL_SOCKET_IFNAME
+    std::optional<std::string_view> default_value;  // nullopt: the owner must give it
+    std::vector<Cause> causes;                      // failures it addresses
+    std::string_view why;                           // for messages
 };
 
 [[nodiscard]] std::span<const EnvFix> known_env_fixes();

@@ -5,6 +5,7 @@
 #include "recovery/finding.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "recovery/node_signals.h"
@@ -42,6 +43,50 @@ std::vector<Action> actions_of(std::initializer_list<ActionKind> kinds) {
         actions.push_back(Action{kind, {}});
     }
     return actions;
+}
+
+// What the signal that ended a FAILED job says, from Slurm's record: the raw signal, or a shell's
+// exit status 128+N for it. SIGKILL on a failed run (not a time limit or a cancel: those have
+// their own states) is what the kernel's OOM killer sends; SIGBUS is a /dev/shm page the
+// filesystem could not back; SIGSEGV and SIGILL are native code that crashed or was built for
+// another CPU. Weak evidence each, ranked just under the log findings of the same meaning, so
+// any explicit line outranks them (the same priorities as the signal rules of the catalogue).
+struct SignalMeaning {
+    int signal;
+    Cause cause;
+    int priority;
+    double weight;
+};
+constexpr std::array k_signal_meanings{
+    SignalMeaning{9, Cause::host_oom, 57, 0.5},
+    SignalMeaning{7, Cause::shm_exhausted, 60, 0.6},
+    SignalMeaning{11, Cause::code_bug, 31, 0.5},
+    SignalMeaning{4, Cause::code_bug, 58, 0.6},
+};
+constexpr int k_shell_signal_base = 128;
+
+void add_signal_finding(const SlurmFacts& facts, std::vector<Finding>& findings) {
+    std::optional<int> signal = facts.signal;
+    if (!signal && facts.exit_code && *facts.exit_code > k_shell_signal_base) {
+        signal = *facts.exit_code - k_shell_signal_base;
+    }
+    if (!signal) {
+        return;
+    }
+    for (const auto& meaning : k_signal_meanings) {
+        if (meaning.signal != *signal) {
+            continue;
+        }
+        Finding finding;
+        finding.cause = meaning.cause;
+        finding.priority = meaning.priority;
+        finding.weight = meaning.weight;
+        finding.actions = default_actions(meaning.cause);
+        finding.fact = facts.signal ? "signal " + std::to_string(*signal)
+                                    : "exit code " + std::to_string(*facts.exit_code) +
+                                          " (signal " + std::to_string(*signal) + ")";
+        findings.push_back(std::move(finding));
+    }
 }
 
 }  // namespace
@@ -101,6 +146,8 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
         add_state(Cause::preemption);
     } else if (state == "OUT_OF_MEMORY") {
         add_state(Cause::host_oom);
+    } else if (state == "FAILED") {
+        add_signal_finding(facts, findings);
     }
     for (const auto& node : facts.node_states) {
         const bool in_job = job_nodes.empty() || std::find(job_nodes.begin(), job_nodes.end(),

@@ -54,8 +54,7 @@ common::Result<void> set_field(Knob& knob, std::string_view key, std::string_vie
     if (key == "min" || key == "compensate_value") {
         const auto number = parse_int(value);
         if (!number || *number < 0) {
-            return bad(std::string(key) + "=" + std::string(value) +
-                       " is not a whole number >= 0");
+            return bad(std::string(key) + "=" + std::string(value) + " is not a whole number >= 0");
         }
         (key == "min" ? knob.min : knob.compensate_value) = *number;
         return {};
@@ -69,9 +68,8 @@ bool is_variable_name(std::string_view name) {
     if (name.empty() || (std::isdigit(static_cast<unsigned char>(name.front())) != 0)) {
         return false;
     }
-    return std::ranges::all_of(name, [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-    });
+    return std::ranges::all_of(
+        name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
 }
 
 common::Result<Knob> parse_knob(std::string_view text) {

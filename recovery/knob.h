@@ -18,19 +18,19 @@
 namespace recovery {
 
 // The closed set of knob names, and the action that turns each.
-inline constexpr std::string_view k_knob_batch_size = "batch_size";    // reduce_batch_size
-inline constexpr std::string_view k_knob_workers = "workers";          // reduce_workers
-inline constexpr std::string_view k_knob_time_limit = "time_limit";    // extend_time_limit
+inline constexpr std::string_view k_knob_batch_size = "batch_size";  // reduce_batch_size
+inline constexpr std::string_view k_knob_workers = "workers";        // reduce_workers
+inline constexpr std::string_view k_knob_time_limit = "time_limit";  // extend_time_limit
 
 struct Knob {
-    std::string name;                  // batch_size, workers or time_limit
-    std::string env;                   // variable the job reads it from; empty: not exported
-    std::int64_t value = 0;            // current value
-    std::int64_t initial = 0;          // value at registration
-    std::int64_t min = 0;              // floor (batch_size, workers)
-    std::optional<std::int64_t> max;   // ceiling (time_limit: minutes)
-    std::string compensate;            // variable multiplied when `value` is divided (GRAD_ACCUM)
-    std::int64_t compensate_value = 1; // its current value
+    std::string name;                   // batch_size, workers or time_limit
+    std::string env;                    // variable the job reads it from; empty: not exported
+    std::int64_t value = 0;             // current value
+    std::int64_t initial = 0;           // value at registration
+    std::int64_t min = 0;               // floor (batch_size, workers)
+    std::optional<std::int64_t> max;    // ceiling (time_limit: minutes)
+    std::string compensate;             // variable multiplied when `value` is divided (GRAD_ACCUM)
+    std::int64_t compensate_value = 1;  // its current value
 
     bool operator==(const Knob&) const = default;
 };

@@ -21,10 +21,12 @@ constexpr std::array k_markers{
     MarkerPattern{MarkerKind::training_step,
                   R"(\b(?:global_step|step|iteration|iter)\b[ =:]+([0-9]+))"},
     // CPython's last traceback line, under srun --label, PyTorch's rank prefix, Open MPI's
-    // --tag-output "[1,3]<stderr>:" or Ray's "(RayTrainWorker pid=123, ip=10.0.0.2) ".
+    // --tag-output "[1,3]<stderr>:", Ray's "(RayTrainWorker pid=123, ip=10.0.0.2) ", or a
+    // logger's or container's prefix that ends in "] " or "| " ("ERROR 11-18 18:07:28
+    // engine.py:366] ValueError: ...", "vllm-1  | ...").
     MarkerPattern{
         MarkerKind::python_exception,
-        R"(^(?: *[0-9]+: |\[[0-9]+,[0-9]+\]<std(?:err|out)>: ?|\([A-Za-z_]*:?[A-Za-z_]* ?pid=[0-9]+(?:, ip=[0-9.]+)?\) )?(?:\[[Rr](?:ank|ANK) ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
+        R"(^(?:[^\]|]{0,160}[\]|] +)?(?: *[0-9]+: |\[[0-9]+,[0-9]+\]<std(?:err|out)>: ?|\([A-Za-z_]*:?[A-Za-z_]* ?pid=[0-9]+(?:, ip=[0-9.]+)?\) )?(?:\[[Rr](?:ank|ANK) ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
     // Evidence that the run got as far as training: epochs, tqdm's "done/total [elapsed<left",
     // and the trainers' "saving checkpoint" lines. A checkpoint that fails to load after these
     // is one this run wrote, not one it resumed from (diagnosis.cpp).

@@ -111,6 +111,19 @@ TEST(CheckpointReadBack, ARequeuedRunResumingAfterTheOldRunsProgressIsAResume) {
     EXPECT_EQ(without_verdict.cause, Cause::checkpoint_corrupt);
 }
 
+TEST(QuietEnd, ALogThatJustStopsIsAHang) {
+    const std::string stops =
+        "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/4\n"
+        "Loading extension module fused_adam...\n";
+    const auto d = test::diagnose_text(stops);
+    EXPECT_EQ(d.cause, Cause::hang);
+    EXPECT_EQ(d.suggested_actions.front().kind, ActionKind::requeue);
+    // A run Slurm saw fail on its own did not hang, and a failure word is not a quiet end.
+    EXPECT_EQ(test::diagnose_text(stops, test::facts("FAILED", "n1", 1)).cause, Cause::unknown);
+    EXPECT_EQ(test::diagnose_text(stops + "Killing subprocess 4242\n").cause, Cause::unknown);
+    EXPECT_EQ(test::diagnose_text("").cause, Cause::unknown);
+}
+
 TEST(LauncherPrefixes, OpenMpiTagsCarryTheRank) {
     EXPECT_EQ(rank_from_prefix("[1,3]<stderr>:ValueError: bad"), 3);
     EXPECT_EQ(rank_from_prefix("[RANK 5] 2026-05-19 10:10:30,112 [INFO] done"), 5);

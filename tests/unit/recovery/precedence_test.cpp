@@ -121,6 +121,25 @@ TEST(Precedence, NodeDownNotRespondingIsNodeFailureOfThatNode) {
               d.slurm_facts_used.end());
 }
 
+TEST(Precedence, TheSignalInSlurmsRecordSpeaksWhenTheLogIsSilent) {
+    auto killed = test::facts("FAILED", "n1");
+    killed.signal = 9;
+    EXPECT_EQ(test::diagnose_text("step 10\n", killed).cause, Cause::host_oom);
+    EXPECT_EQ(test::diagnose_text("step 10\n", test::facts("FAILED", "n1", 135)).cause,
+              Cause::shm_exhausted);
+    // An explicit line outranks the signal; a time limit's SIGKILL is Slurm's own TIMEOUT.
+    EXPECT_EQ(test::diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                                  "2.00 GiB\n",
+                                  killed)
+                  .cause,
+              Cause::cuda_oom);
+    auto timeout = test::facts("TIMEOUT", "n1");
+    timeout.signal = 9;
+    EXPECT_EQ(test::diagnose_text("step 10\n", timeout).cause, Cause::time_limit);
+    EXPECT_EQ(test::diagnose_text("step 10\n", test::facts("FAILED", "n1", 1)).cause,
+              Cause::unknown);
+}
+
 TEST(Precedence, NothingRecognisedIsUnknownWithZeroConfidence) {
     const auto d = test::diagnose_text("hello\nworld\n");
     EXPECT_EQ(d.cause, Cause::unknown);
