@@ -316,6 +316,14 @@ class FixChooser {
     }
 
     void restore_older() {
+        if (m_request.resumed_checkpoint_intact) {
+            return cannot(ActionKind::restore_older_checkpoint,
+                          m_request.resumed_from +
+                              " (what the run started from) validates now, or a newer "
+                              "checkpoint does: the failed load did not meet a damaged file "
+                              "(ranks reading a checkpoint still being written, or a file that "
+                              "is not the checkpoint); an older one would only lose work");
+        }
         if (!m_request.older_checkpoint) {
             return cannot(ActionKind::restore_older_checkpoint,
                           "no usable checkpoint older than " + (m_request.resumed_from.empty()

@@ -43,9 +43,13 @@ struct PlanRequest {
     std::optional<std::string> checkpoint;        // newest usable checkpoint
     std::optional<std::string> older_checkpoint;  // newest usable one older than resumed_from
     std::string resumed_from;                     // what the failed attempt started from
-    std::vector<Knob> knobs;                      // declared knobs, current values
-    std::map<std::string, std::string> env;       // the job's current resume environment
-    std::vector<std::string> excluded_nodes;      // nodes already excluded by the supervisor
+    // The checkpoint the failed attempt started from validates now, or a newer one does: a
+    // "corrupt checkpoint" failure did not meet damage on disk (a read of a file still being
+    // written, another program's file), and an older checkpoint is never restored for it.
+    bool resumed_checkpoint_intact = false;
+    std::vector<Knob> knobs;                  // declared knobs, current values
+    std::map<std::string, std::string> env;   // the job's current resume environment
+    std::vector<std::string> excluded_nodes;  // nodes already excluded by the supervisor
     std::size_t max_excluded_nodes = 2;
     bool requeueable = true;    // Slurm accepts a requeue of the job
     bool can_resubmit = false;  // its script and options are stored

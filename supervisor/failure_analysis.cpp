@@ -59,6 +59,22 @@ recovery::Whitelist whitelist_of(const std::vector<std::string>& entries) {
     return whitelist;
 }
 
+// True when the checkpoint the failed run resumed from is still the one to resume from, or a
+// newer one is usable: the scan (newest first) chose it or something before it. A load that
+// failed on it did not meet a damaged file on disk.
+bool resumed_from_is_intact(const recovery::checkpoints::Scan& scan,
+                            const std::string& resumed_from) {
+    if (resumed_from.empty() || !scan.chosen) {
+        return false;
+    }
+    for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
+        if (scan.candidates[i].path.string() == resumed_from) {
+            return i >= *scan.chosen;
+        }
+    }
+    return false;
+}
+
 std::optional<std::string> chosen_path(const recovery::checkpoints::Scan& scan) {
     if (!scan.chosen) {
         return std::nullopt;
@@ -192,6 +208,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
 
     const bool declared = !registration.checkpoint_dir.empty();
     std::optional<std::string> older;
+    bool resumed_intact = false;
     common::Result<std::optional<common::ScopedFileIdentity>> as_owner = std::nullopt;
     if (declared) {
         as_owner = read_as(context.read_as);
@@ -213,6 +230,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         options.settled_before = context.now - config.checkpoint_settle;
         if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
             analysis.checkpoint = chosen_path(*found);
+            resumed_intact = resumed_from_is_intact(*found, registration.last_checkpoint);
             if (found->chosen && found->candidates[*found->chosen].layout ==
                                      recovery::checkpoints::Layout::by_name) {
                 analysis.checkpoint_caveat =
@@ -232,7 +250,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         } else {
             analysis.notes.push_back(found.error().message);
         }
-        if (!registration.last_checkpoint.empty() &&
+        if (!registration.last_checkpoint.empty() && !resumed_intact &&
             analysis.diagnosis.cause == recovery::Cause::checkpoint_corrupt) {
             options.older_than = registration.last_checkpoint;
             if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
@@ -257,6 +275,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     request.checkpoint = analysis.checkpoint;
     request.older_checkpoint = older;
     request.resumed_from = registration.last_checkpoint;
+    request.resumed_checkpoint_intact = resumed_intact;
     request.knobs = knobs_of(registration);
     if (context.store != nullptr) {
         const auto env = context.store->resume_env(registration.job);

@@ -384,6 +384,22 @@ TEST(Planner, CorruptCheckpointRestoresTheOlderOne) {
     EXPECT_TRUE(mentions(plan.notes, "no usable checkpoint older than /ckpt/step_000020.pt"));
 }
 
+// The look-alike of a damaged checkpoint: the file the run started from validates now (it was
+// read while another rank was still writing it). Escalate; never give up work for it.
+TEST(Planner, ACheckpointThatValidatesNowIsNeverAnsweredWithAnOlderOne) {
+    const auto d = diagnosis(Cause::checkpoint_corrupt);
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "restore_older_checkpoint"});
+    r.resumed_from = "/ckpt/step_000020.pt";
+    r.older_checkpoint = "/ckpt/step_000015.pt";
+    r.resumed_checkpoint_intact = true;
+    const auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate) << plan.reason;
+    EXPECT_FALSE(plan.has(ActionKind::restore_older_checkpoint));
+    EXPECT_FALSE(plan.has(ActionKind::requeue));
+    EXPECT_TRUE(mentions(plan.notes, "validates now")) << plan.reason;
+}
+
 TEST(Planner, TimeLimitIsExtendedWithinItsBound) {
     const auto d = diagnosis(Cause::time_limit, {{ActionKind::extend_time_limit, ""}});
     auto r = request(d);
