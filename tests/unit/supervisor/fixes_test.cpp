@@ -170,6 +170,55 @@ TEST_F(PollCycleTest, TheSameFailureAtTheSameStepStopsAfterThreeAttempts) {
     EXPECT_EQ(nlohmann::json::parse(plans[1].data_json).value("start_delay_s", -1), 30);
 }
 
+// A run that resumed from step 20 and failed loading it: restore step 10 only when step 20 is
+// damaged on disk. When it validates, the load read it mid-write (a race, a wrong file): the
+// supervisor escalates instead of giving up ten steps of work for nothing.
+constexpr const char* k_resume_load_failure_log =
+    "Resuming from checkpoint\n"
+    "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central "
+    "directory\n";
+
+TEST_F(PollCycleTest, ACorruptCheckpointIsAnsweredWithTheOlderOneOnlyWhenItIsDamaged) {
+    for (const bool damaged : {true, false}) {
+        SCOPED_TRACE(damaged ? "damaged on disk" : "validates now");
+        fs::remove_all(checkpoints());
+        fs::create_directories(checkpoints());
+        checkpoint("step_000010.pt");
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        auto r = request(id, 5);
+        r.allowed_actions = {"requeue", "restore_older_checkpoint"};
+        register_job(r);
+        run_on(id, "n1");
+        fail(id, k_nccl_log);  // attempt 1: requeued, resuming from step 20
+        cycle();
+        cycle();
+        ASSERT_EQ(registration(id).last_checkpoint, (checkpoints() / "step_000020.pt").string());
+
+        if (damaged) {
+            fs::resize_file(checkpoints() / "step_000020.pt", 100);
+        }
+        run_on(id, "n1");
+        fail(id, k_resume_load_failure_log);
+        cycle();
+        const auto reg = registration(id);
+        EXPECT_EQ(reg.last_cause, "checkpoint_corrupt");
+        if (damaged) {
+            EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+            EXPECT_EQ(reg.last_checkpoint, (checkpoints() / "step_000010.pt").string());
+            EXPECT_EQ(m_slurm.job(id).restart_count, 2U);
+        } else {
+            EXPECT_EQ(reg.status, Status::completed) << reg.status_reason;
+            EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+            EXPECT_EQ(m_slurm.job(id).restart_count, 1U) << "no second requeue";
+            const auto plans = events_of_kind(id, "decision");
+            ASSERT_FALSE(plans.empty());
+            EXPECT_NE(plans.back().data_json.find("validates now"), std::string::npos)
+                << plans.back().data_json;
+        }
+    }
+}
+
 TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     checkpoint("step_000020.pt");
     const auto id = submit(false);
