@@ -95,6 +95,14 @@ INSTANTIATE_TEST_SUITE_P(
              Cause::code_bug},
         Case{"RuntimeError: CUDA error: device-side assert triggered", Cause::code_bug},
         Case{"all good, training finished", Cause::unknown},
+        // A requeue (the supervisor's, an administrator's) is no failure cause, and ld.so's
+        // warning about an LD_PRELOAD it ignores is no broken environment.
+        Case{"slurmstepd-n1: error: *** JOB 2 ON n1 CANCELLED AT 2026-11-26T05:18:52 DUE TO JOB "
+             "REQUEUE ***",
+             Cause::unknown},
+        Case{"ERROR: ld.so: object '/nonexistent-preload.so' from LD_PRELOAD cannot be preloaded "
+             "(cannot open shared object file): ignored.",
+             Cause::unknown},
         Case{"this line mentions a KeyError in the middle, which is not a traceback",
              Cause::unknown}));
 
