@@ -106,6 +106,29 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"this line mentions a KeyError in the middle, which is not a traceback",
              Cause::unknown}));
 
+// Lines a healthy job prints: banners, settings, progress. No rule may take them for a failure,
+// or every failed job that printed them would be blamed on them.
+TEST(RuleFamily, HealthyLinesHitNoRule) {
+    const auto log = LogExcerpt::from_text(
+        "job.out",
+        "Wall clock limit: 24:00:00\n"
+        "distributed.worker - INFO -         Worker memory limit:    4.00 GiB\n"
+        "n1:4242:4242 [0] NCCL INFO NET/Socket : Using [0]ib0:10.0.0.1<0>\n"
+        "n1:4242:4242 [0] NCCL INFO Channel 00/02 :    0   1\n"
+        "{'loss': 0.4213, 'grad_norm': 1.27, 'learning_rate': 2e-05, 'epoch': 0.5}\n"
+        "iteration     1200/  250000 | lm loss: 2.318E+00 | loss scale: 65536.0 | grad norm: 0.831 "
+        "| number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+        "Saving model checkpoint to out/checkpoint-1200\n"
+        "google.api_core retry: DeadlineExceeded raised, retrying in 1.2 s\n"
+        "Epoch 3: 100%|##########| 500/500 [02:11<00:00, 3.80it/s, loss=0.213]\n");
+    const auto scanned = test::default_catalogue().scan(log);
+    ASSERT_TRUE(scanned) << scanned.error().message;
+    for (const auto& hit : scanned->hits) {
+        ADD_FAILURE() << test::default_catalogue().rules()[hit.rule].id
+                      << " took a healthy line: " << hit.text;
+    }
+}
+
 // The prefix names the host that saw the error, not the broken end of the link: the node is
 // reported, but only a fault of that host's own adapter excludes it.
 TEST(RuleAttribution, NcclPrefixNamesTheNode) {
