@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <set>
 
 #include <re2/re2.h>
 
 #include "recovery/attribution.h"
+#include "recovery/detail/pattern_set.h"
 #include "recovery/finding.h"
 #include "recovery/hostlist.h"
 #include "recovery/node_signals.h"
@@ -40,7 +42,8 @@ struct Layout {
     std::optional<int> root_cause_rank;
     std::optional<std::string> first_failed_task_node;  // first "srun: error: NODE: task"
     std::optional<std::int64_t> last_step;
-    // log name -> lines that show training progress, and lines that start from a checkpoint
+    // log name -> lines that show training progress, and lines that start from a checkpoint,
+    // put in log order once all logs are read (sort_by_position), so a search is a binary one
     std::map<std::string, std::vector<std::int64_t>> progress_lines;
     std::map<std::string, std::vector<std::int64_t>> resume_lines;
 };
@@ -403,6 +406,16 @@ std::optional<Finding> first_exception_finding(const std::vector<ExceptionLine>&
     return finding;
 }
 
+// Two logs may carry one name (stdout and stderr in one file, given twice): order each name's
+// lines by position, as read_back_finding's binary search needs.
+void sort_by_position(Layout& layout) {
+    for (auto* lines_by_file : {&layout.progress_lines, &layout.resume_lines}) {
+        for (auto& [file, lines] : *lines_by_file) {
+            std::ranges::sort(lines, {}, position);
+        }
+    }
+}
+
 // A checkpoint that fails to load after the same log showed the run training or saving is one
 // this run wrote and read back: at a stage switch, to evaluate the best model, on every rank
 // while rank 0 was still writing it. A damaged file found on resume shows at the start, before
@@ -419,14 +432,17 @@ std::optional<Finding> read_back_finding(const std::vector<Finding>& findings,
         if (finding.cause != Cause::checkpoint_corrupt || !finding.line) {
             continue;
         }
+        // A log can hold a hundred thousand of each: one binary search per finding, never a
+        // walk over every progress line for every failed load.
         const auto failure = position(finding.line->line);
         const auto latest_before = [&failure](const auto& lines_by_file, const std::string& file) {
             std::optional<std::pair<bool, std::int64_t>> latest;
             if (const auto lines = lines_by_file.find(file); lines != lines_by_file.end()) {
-                for (const auto line : lines->second) {
-                    if (position(line) < failure && (!latest || position(line) > *latest)) {
-                        latest = position(line);
-                    }
+                const auto after = std::partition_point(
+                    lines->second.begin(), lines->second.end(),
+                    [&failure](std::int64_t line) { return position(line) < failure; });
+                if (after != lines->second.begin()) {
+                    latest = position(*std::prev(after));
                 }
             }
             return latest;
@@ -529,7 +545,8 @@ bool says_how_it_ended(std::string_view line) {
     static const re2::RE2 words(
         R"((?i)error|exception|traceback|kill|fail|abort|fatal|signal|exit|terminat|denied|missing|)"
         R"(not found|no such|cannot|could not|unable|warn|nan\b|oom|exceeded|cancel|preempt|)"
-        R"(finish|complete|done\b|success)");
+        R"(finish|complete|done\b|success)",
+        detail::PatternSet::options());
     return re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), words);
 }
 
@@ -537,7 +554,8 @@ bool says_how_it_ended(std::string_view line) {
 bool looks_like_a_run(std::string_view line) {
     static const re2::RE2 words(
         R"((?i)\binfo\b|\bdebug\b|rank|initiali[sz]|loading|waiting|\bstep\b|epoch|iter|)"
-        R"([0-9]{2}:[0-9]{2}:[0-9]{2})");
+        R"([0-9]{2}:[0-9]{2}:[0-9]{2})",
+        detail::PatternSet::options());
     return re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), words);
 }
 
@@ -599,6 +617,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     if (auto first = first_exception_finding(exceptions, findings)) {
         findings.push_back(std::move(*first));
     }
+    sort_by_position(layout);
     if (auto read_back = read_back_finding(findings, layout)) {
         findings.push_back(std::move(*read_back));
     }

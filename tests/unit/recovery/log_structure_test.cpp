@@ -111,6 +111,19 @@ TEST(CheckpointReadBack, ARequeuedRunResumingAfterTheOldRunsProgressIsAResume) {
     EXPECT_EQ(without_verdict.cause, Cause::checkpoint_corrupt);
 }
 
+// An owner's log can repeat progress, resume and failed-load lines a hundred thousand times: each
+// failed load is placed by a binary search, not a walk over every progress line (which made this
+// log cost billions of steps), and the verdict stays the resume's.
+TEST(CheckpointReadBack, AHostileLogOfManyLoadsAndStepsIsPlacedWithoutAWalkPerLoad) {
+    std::string log;
+    for (int run = 0; run < 30000; ++run) {
+        log += "step " + std::to_string(run) + " | loss 2.31\nResuming from out/last.pt\n" +
+               k_bad_archive;
+    }
+    const auto d = test::diagnose_text(log);
+    EXPECT_EQ(d.cause, Cause::checkpoint_corrupt);
+}
+
 TEST(QuietEnd, ALogThatJustStopsIsAHang) {
     const std::string stops =
         "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/4\n"
