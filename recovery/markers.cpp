@@ -26,7 +26,7 @@ constexpr std::array k_markers{
     // engine.py:366] ValueError: ...", "vllm-1  | ...").
     MarkerPattern{
         MarkerKind::python_exception,
-        R"(^(?:[^\]|]{0,160}[\]|] +)?(?: *[0-9]+: |\[[0-9]+,[0-9]+\]<std(?:err|out)>: ?|\([A-Za-z_]*:?[A-Za-z_]* ?pid=[0-9]+(?:, ip=[0-9.]+)?\) )?(?:\[[Rr](?:ank|ANK) ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
+        R"(^(?:[^\]|]*[\]|] +)?(?: *[0-9]+: |\[[0-9]+,[0-9]+\]<std(?:err|out)>: ?|\([A-Za-z_]*:?[A-Za-z_]* ?pid=[0-9]+(?:, ip=[0-9.]+)?\) )?(?:\[[Rr](?:ank|ANK) ?[0-9]+\]:? ?)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?:: |$))"},
     // Evidence that the run got as far as training: epochs, tqdm's "done/total [elapsed<left",
     // and the trainers' "saving checkpoint" lines. A checkpoint that fails to load after these
     // is one this run wrote, not one it resumed from (diagnosis.cpp).
