@@ -60,11 +60,13 @@ recovery::Whitelist whitelist_of(const std::vector<std::string>& entries) {
 }
 
 // True when the checkpoint the failed run resumed from is still the one to resume from, or a
-// newer one is usable: the scan (newest first) chose it or something before it. A load that
-// failed on it did not meet a damaged file on disk.
+// newer one is usable: the scan (newest first) chose it or something before it, and validated
+// what it chose. A load that failed on it did not meet a damaged file on disk. A checkpoint
+// chosen by name (no known format) was never validated: it proves nothing either way.
 bool resumed_from_is_intact(const recovery::checkpoints::Scan& scan,
                             const std::string& resumed_from) {
-    if (resumed_from.empty() || !scan.chosen) {
+    if (resumed_from.empty() || !scan.chosen ||
+        scan.candidates[*scan.chosen].layout == recovery::checkpoints::Layout::by_name) {
         return false;
     }
     for (std::size_t i = 0; i < scan.candidates.size(); ++i) {

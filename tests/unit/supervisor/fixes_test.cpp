@@ -219,6 +219,36 @@ TEST_F(PollCycleTest, ACorruptCheckpointIsAnsweredWithTheOlderOneOnlyWhenItIsDam
     }
 }
 
+// A directory of no known format: its checkpoints are chosen by name and never validated, so
+// nothing says the one the run resumed from is intact: the escalation must not claim it does.
+TEST_F(PollCycleTest, ACheckpointChosenByNameIsNeverTakenForOneThatValidates) {
+    const auto settled = m_clock.now() - std::chrono::minutes(5);
+    for (const auto* name : {"step_100", "step_200"}) {
+        fs::create_directories(checkpoints() / name);
+        std::ofstream(checkpoints() / name / "weights.npz") << "weights of " << name;
+        fs::last_write_time(checkpoints() / name / "weights.npz",
+                            std::chrono::file_clock::from_sys(settled));
+    }
+    const auto id = submit();
+    auto r = request(id, 5);
+    r.allowed_actions = {"requeue", "restore_older_checkpoint"};
+    register_job(r);
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    cycle();
+    ASSERT_EQ(registration(id).last_checkpoint, (checkpoints() / "step_200").string());
+    run_on(id, "n1");
+    fail(id, k_resume_load_failure_log);
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.last_cause, "checkpoint_corrupt");
+    const auto plans = events_of_kind(id, "decision");
+    ASSERT_FALSE(plans.empty());
+    EXPECT_EQ(plans.back().data_json.find("validates now"), std::string::npos)
+        << plans.back().data_json;
+}
+
 TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
     checkpoint("step_000020.pt");
     const auto id = submit(false);
