@@ -10,7 +10,7 @@ classify() {
     log=$1
     while IFS='|' read -r cause pattern; do
         [ -n "$cause" ] || continue
-        if grep -a -i -q -E -e "$pattern" "$log"; then
+        if grep -a -i -q -E -e "$pattern" -- "$log"; then
             echo "$cause"
             return
         fi

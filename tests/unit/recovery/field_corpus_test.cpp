@@ -32,9 +32,15 @@ const std::vector<FieldCase>& field_cases() {
     static const std::vector<FieldCase> cases = [] {
         std::vector<FieldCase> out;
         for (const auto& entry : std::filesystem::directory_iterator(SUPERVISOR_FIELD_CORPUS)) {
-            if (entry.path().extension() == ".expect") {
+            if (entry.path().extension() != ".expect") {
+                continue;
+            }
+            try {
                 out.push_back(
                     {entry.path().stem().string(), toml::parse_file(entry.path().string())});
+            } catch (const toml::parse_error& error) {
+                ADD_FAILURE() << entry.path().string() << ":" << error.source().begin.line << ": "
+                              << error.description() << " (the format: tests/data/field/README.md)";
             }
         }
         std::ranges::sort(out, {}, &FieldCase::name);
