@@ -79,7 +79,7 @@ def run_supervisor(binary, case):
             "auto_fix": any(a != "escalate" for a in actions)}
 
 
-def peer_answers(name, spec, cases):
+def peer_answers(spec, cases):
     if spec == "grep":
         logs = [str(c["log"]) for c in cases]
         out = subprocess.run([str(HERE / "keyword_grep.sh"), *logs], capture_output=True,
@@ -187,7 +187,7 @@ def main():
         report(f"supervisor, {split}", members, ours, args.misses and split == "dev")
     for spec in args.peer:
         name, _, source = spec.partition("=") if "=" in spec else (spec, "", spec)
-        answers = peer_answers(name, source, cases)
+        answers = peer_answers(source, cases)
         print(f"## peer: {name}\n")
         for split, members in splits:
             report(f"{name}, {split}", members, answers, False)
