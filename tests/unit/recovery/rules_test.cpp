@@ -1,5 +1,4 @@
 // One representative line per rule family of the shipped catalogue, diagnosed alone.
-#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -136,10 +135,25 @@ TEST(RuleFamily, HealthyLinesHitNoRule) {
 // runs through: two such patterns made a 4 MB log of near-misses take 22 s instead of 0.35 s.
 // Unbounded ".*" costs nothing of the kind; shipped rules keep bounds small.
 TEST(RuleFamily, NoShippedPatternHasAWideBoundedRepetition) {
-    const std::regex bound(R"(\{[0-9]*,?([0-9]+)\})");
-    const auto check = [&bound](const std::string& pattern, const std::string& what) {
-        for (std::sregex_iterator it(pattern.begin(), pattern.end(), bound), end; it != end; ++it) {
-            EXPECT_LE(std::stoi((*it)[1].str()), 9) << what << ": " << pattern;
+    // The upper count of each "{n}" or "{m,n}"; read by hand because std::regex trips
+    // GCC 12's -Wmaybe-uninitialized under the sanitizer build.
+    const auto check = [](const std::string& pattern, const std::string& what) {
+        for (std::size_t open = pattern.find('{'); open != std::string::npos;
+             open = pattern.find('{', open + 1)) {
+            const auto close = pattern.find('}', open);
+            if (close == std::string::npos) {
+                return;
+            }
+            const auto inside = pattern.substr(open + 1, close - open - 1);
+            if (inside.find_first_of("0123456789") == std::string::npos ||
+                inside.find_first_not_of("0123456789,") != std::string::npos) {
+                continue;
+            }
+            if (inside.back() == ',') {
+                continue;  // "{m,}" has no upper bound to multiply states by
+            }
+            const auto count = std::stoi(inside.substr(inside.rfind(',') + 1));
+            EXPECT_LE(count, 9) << what << ": " << pattern;
         }
     };
     for (const auto& rule : test::default_catalogue().rules()) {
