@@ -129,6 +129,29 @@ const Rule* Catalogue::find(std::string_view id) const {
     return nullptr;
 }
 
+RuleHit Catalogue::hit_on(std::size_t rule_index, std::int64_t number, std::string_view text,
+                          const LogExcerpt& log) const {
+    const auto& rule = m_rules[rule_index];
+    const auto& regex = m_patterns->regex(rule_index);
+    RuleHit hit{rule_index, number, std::string(text), std::nullopt, std::nullopt, std::nullopt};
+    hit.node = capture(regex, text, rule.node_group);
+    if (!hit.node) {
+        // A log of one node (an epilog's kernel excerpt) is that node's, whatever host name the
+        // kernel's own lines carry.
+        hit.node = log.node() ? log.node() : node_from_prefix(text);
+    }
+    if (const auto xid = capture(regex, text, rule.xid_group)) {
+        hit.xid = to_int(*xid);
+    }
+    if (const auto rank = capture(regex, text, rule.rank_group)) {
+        hit.rank = to_int(*rank);
+    }
+    if (!hit.rank) {
+        hit.rank = rank_from_prefix(text);
+    }
+    return hit;
+}
+
 common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
     ScanResult result;
     if (!m_patterns) {
@@ -139,6 +162,7 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
     const auto& lines = log.lines();
     std::size_t cursor = 0;
     const auto markers = marker_patterns();
+    std::vector<std::size_t> hit_line_index;  // parallel to result.hits
     auto on_line = [&](std::size_t offset, std::size_t length, const std::vector<int>& indices) {
         while (cursor < lines.size() && lines[cursor].offset < offset) {
             ++cursor;
@@ -147,28 +171,12 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
         const std::string_view text = log.text().substr(offset, length);
         for (const int index : indices) {
             const auto i = static_cast<std::size_t>(index);
-            const auto& regex = m_patterns->regex(i);
             if (i < m_rules.size()) {
-                const auto& rule = m_rules[i];
-                RuleHit hit{i, number, std::string(text), std::nullopt, std::nullopt, std::nullopt};
-                hit.node = capture(regex, text, rule.node_group);
-                if (!hit.node) {
-                    // A log of one node (an epilog's kernel excerpt) is that node's, whatever
-                    // host name the kernel's own lines carry.
-                    hit.node = log.node() ? log.node() : node_from_prefix(text);
-                }
-                if (const auto xid = capture(regex, text, rule.xid_group)) {
-                    hit.xid = to_int(*xid);
-                }
-                if (const auto rank = capture(regex, text, rule.rank_group)) {
-                    hit.rank = to_int(*rank);
-                }
-                if (!hit.rank) {
-                    hit.rank = rank_from_prefix(text);
-                }
-                result.hits.push_back(std::move(hit));
+                result.hits.push_back(hit_on(i, number, text, log));
+                hit_line_index.push_back(cursor);
                 continue;
             }
+            const auto& regex = m_patterns->regex(i);
             const auto& marker = markers[i - m_rules.size()];
             std::string value;
             std::string detail;
@@ -185,7 +193,93 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
     if (auto scanned = m_patterns->scan(log.text(), on_line); !scanned) {
         return tl::unexpected(scanned.error());
     }
+    auto wrapped = scan_wrapped_lines(log, result.hits, hit_line_index);
+    if (!wrapped) {
+        return tl::unexpected(wrapped.error());
+    }
+    if (!wrapped->empty()) {
+        // Merge by line index: both lists are in line order.
+        std::vector<RuleHit> merged;
+        merged.reserve(result.hits.size() + wrapped->size());
+        std::size_t next = 0;
+        for (auto& [line_index, hit] : *wrapped) {
+            while (next < result.hits.size() && hit_line_index[next] <= line_index) {
+                merged.push_back(std::move(result.hits[next++]));
+            }
+            merged.push_back(std::move(hit));
+        }
+        while (next < result.hits.size()) {
+            merged.push_back(std::move(result.hits[next++]));
+        }
+        result.hits = std::move(merged);
+    }
     return result;
+}
+
+namespace {
+
+// A line a terminal or a web page broke off: long enough to have been cut at a width, and
+// followed by a line that carries on with a plain lower-case word ("...killed by signal: Bus" /
+// "error. It is"). Tracebacks, log records and kernel lines start with a space, a capital, a
+// digit, a bracket or a prefix such as "n12:4242:4250" or "srun:", and are never joined.
+bool continues_on_next_line(std::string_view line, std::string_view next) {
+    constexpr std::size_t k_min_wrapped_width = 40;
+    if (line.size() < k_min_wrapped_width) {
+        return false;
+    }
+    const auto word = next.substr(0, next.find(' '));
+    const auto letters = word.find_first_not_of("abcdefghijklmnopqrstuvwxyz");
+    return letters != 0 && (letters == std::string_view::npos ||
+                            word.find_first_not_of(".,;)", letters) == std::string_view::npos);
+}
+
+}  // namespace
+
+common::Result<std::vector<std::pair<std::size_t, RuleHit>>> Catalogue::scan_wrapped_lines(
+    const LogExcerpt& log, const std::vector<RuleHit>& hits,
+    const std::vector<std::size_t>& hit_line_index) const {
+    std::vector<std::pair<std::size_t, RuleHit>> found;
+    const auto& lines = log.lines();
+    std::size_t next_hit = 0;
+    std::string joined;
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        const auto line = log.line_text(lines[i]);
+        const auto next = log.line_text(lines[i + 1]);
+        if (!continues_on_next_line(line, next)) {
+            continue;
+        }
+        joined.assign(line);
+        if (joined.back() != ' ') {
+            joined.push_back(' ');
+        }
+        joined.append(next);
+        std::vector<int> indices;
+        auto scanned = m_patterns->scan(
+            joined, [&indices](std::size_t, std::size_t, const std::vector<int>& on_line) {
+                indices.insert(indices.end(), on_line.begin(), on_line.end());
+            });
+        if (!scanned) {
+            return tl::unexpected(scanned.error());
+        }
+        // Only what the join reveals: a rule that already took either half keeps that hit.
+        while (next_hit < hits.size() && hit_line_index[next_hit] < i) {
+            ++next_hit;
+        }
+        for (const int index : indices) {
+            const auto rule = static_cast<std::size_t>(index);
+            if (rule >= m_rules.size()) {
+                continue;  // markers read one line each
+            }
+            bool seen = false;
+            for (std::size_t h = next_hit; h < hits.size() && hit_line_index[h] <= i + 1; ++h) {
+                seen = seen || hits[h].rule == rule;
+            }
+            if (!seen) {
+                found.emplace_back(i, hit_on(rule, lines[i].number, joined, log));
+            }
+        }
+    }
+    return found;
 }
 
 common::Result<std::size_t> Catalogue::count_matching_lines(std::string_view text) const {

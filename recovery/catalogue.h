@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -70,7 +71,9 @@ class Catalogue {
     [[nodiscard]] const std::vector<Rule>& rules() const { return m_rules; }
     [[nodiscard]] const Rule* find(std::string_view id) const;
 
-    // The one pass over a log: every line matched against all rules and markers at once.
+    // The one pass over a log: every line matched against all rules and markers at once; then
+    // each line a terminal wrapped (followed by a line that carries on in lower case) is matched
+    // once more joined with its continuation, for the rules neither half took alone.
     // Fails only if RE2 runs out of memory mid-scan.
     [[nodiscard]] common::Result<ScanResult> scan(const LogExcerpt& log) const;
 
@@ -79,6 +82,15 @@ class Catalogue {
     [[nodiscard]] common::Result<std::size_t> count_matching_lines(std::string_view text) const;
 
   private:
+    // The hit of rule `rule_index` on `text`, with what its captures or prefix say.
+    [[nodiscard]] RuleHit hit_on(std::size_t rule_index, std::int64_t number, std::string_view text,
+                                 const LogExcerpt& log) const;
+    // Hits that only a line joined with its wrapped continuation shows, each with the index of
+    // its first line; a second pass over at most every line, so scan() costs at most twice.
+    [[nodiscard]] common::Result<std::vector<std::pair<std::size_t, RuleHit>>> scan_wrapped_lines(
+        const LogExcerpt& log, const std::vector<RuleHit>& hits,
+        const std::vector<std::size_t>& hit_line_index) const;
+
     std::vector<Rule> m_rules;
     std::shared_ptr<const detail::PatternSet> m_patterns;  // rules first, then markers
 };

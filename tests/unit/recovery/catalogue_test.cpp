@@ -280,6 +280,43 @@ source = "x"
     EXPECT_EQ(scan->markers[0].value, "5");
 }
 
+// Pasted logs come wrapped at a terminal's width: a message cut in two is still found, at its
+// first line, and only for rules neither half matches alone.
+TEST(CatalogueScan, AMessageWrappedOntoTheNextLineIsFound) {
+    const auto& catalogue = test::default_catalogue();
+    const auto wrapped =
+        LogExcerpt::from_text("w.log",
+                              "epoch 3 starting\n"
+                              "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n"
+                              "error. It is possible that dataloader's workers are out of shared\n"
+                              "memory. Please try to raise your shared memory limit.\n");
+    const auto scan = catalogue.scan(wrapped);
+    ASSERT_TRUE(scan) << scan.error().message;
+    std::vector<std::string> ids;
+    for (const auto& hit : scan->hits) {
+        ids.push_back(catalogue.rules()[hit.rule].id + "@" + std::to_string(hit.line_number));
+    }
+    EXPECT_NE(std::ranges::find(ids, "torch.dataloader_bus_error@2"), ids.end())
+        << testing::PrintToString(ids);
+    // In line order, and each rule once per pair of lines.
+    for (std::size_t i = 1; i < scan->hits.size(); ++i) {
+        EXPECT_LE(scan->hits[i - 1].line_number, scan->hits[i].line_number);
+    }
+    EXPECT_EQ(std::ranges::count(ids, std::string("shm.messages@3")) +
+                  std::ranges::count(ids, std::string("shm.messages@2")),
+              1);
+    EXPECT_EQ(test::diagnose_text(std::string(wrapped.text())).cause, Cause::shm_exhausted);
+
+    // A line followed by one that starts a new record (capital, space, digit) is not joined.
+    const auto separate = LogExcerpt::from_text(
+        "s.log", "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\nError ok\n");
+    const auto apart = catalogue.scan(separate);
+    ASSERT_TRUE(apart);
+    for (const auto& hit : apart->hits) {
+        EXPECT_NE(catalogue.rules()[hit.rule].id, "torch.dataloader_bus_error");
+    }
+}
+
 TEST(CatalogueScan, CountsMatchingLinesAcrossBlocks) {
     std::string text;
     for (int i = 0; i < 5000; ++i) {
