@@ -540,8 +540,20 @@ std::optional<Finding> unrecognised_exception_finding(const std::vector<Exceptio
 // everything.
 constexpr int k_quiet_end_priority = 5;
 
+// NCCL's INFO lines are set-up and progress ("Init COMPLETE", "Plugin load ... No such file or
+// directory" when no network plugin is installed), unless they report a teardown or a fault.
+bool is_nccl_progress(std::string_view line) {
+    static const re2::RE2 teardown(R"((?i)abort|destroy|error|fail|closed|timeout)",
+                                   detail::PatternSet::options());
+    return line.find(" NCCL INFO ") != std::string_view::npos &&
+           !re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), teardown);
+}
+
 // Words that end the question: the run failed, or it finished.
 bool says_how_it_ended(std::string_view line) {
+    if (is_nccl_progress(line)) {
+        return false;
+    }
     static const re2::RE2 words(
         R"((?i)error|exception|traceback|kill|fail|abort|fatal|signal|exit|terminat|denied|missing|)"
         R"(not found|no such|cannot|could not|unable|warn|nan\b|oom|exceeded|cancel|preempt|)"
@@ -553,7 +565,7 @@ bool says_how_it_ended(std::string_view line) {
 // A line only a running program writes: a log level, a clock, a rank, progress, set-up.
 bool looks_like_a_run(std::string_view line) {
     static const re2::RE2 words(
-        R"((?i)\binfo\b|\bdebug\b|rank|initiali[sz]|loading|waiting|\bstep\b|epoch|iter|)"
+        R"((?i)\binfo\b|\bdebug\b|rank|initiali[sz]|loading|waiting|\bstep\b|epoch|iter|nccl|)"
         R"([0-9]{2}:[0-9]{2}:[0-9]{2})",
         detail::PatternSet::options());
     return re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), words);

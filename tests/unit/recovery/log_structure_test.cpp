@@ -137,6 +137,23 @@ TEST(QuietEnd, ALogThatJustStopsIsAHang) {
     EXPECT_EQ(test::diagnose_text("").cause, Cause::unknown);
 }
 
+// NCCL's INFO lines are set-up and progress even where they say "COMPLETE" or name a missing
+// plugin; a job that enqueued its first collective and went silent hung.
+TEST(QuietEnd, NcclSetUpLinesDoNotSayHowTheRunEnded) {
+    const std::string stops =
+        "n1:40:40 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+        "libnccl-net.so: cannot open shared object file: No such file or directory\n"
+        "n1:40:616 [2] NCCL INFO comm 0x4f0e45e0 rank 2 nranks 16 cudaDev 2 busId 56000 - Init "
+        "COMPLETE\n"
+        "n1:40:40 [2] NCCL INFO AllReduce: opCount 0 sendbuff 0x7f2a recvbuff 0x7f2a count 1\n";
+    EXPECT_EQ(test::diagnose_text(stops).cause, Cause::hang);
+    // A teardown is no quiet end.
+    EXPECT_EQ(test::diagnose_text(stops + "n1:40:40 [2] NCCL INFO comm 0x4f0e45e0 rank 2 - Abort "
+                                          "COMPLETE\n")
+                  .cause,
+              Cause::unknown);
+}
+
 TEST(LauncherPrefixes, OpenMpiTagsCarryTheRank) {
     EXPECT_EQ(rank_from_prefix("[1,3]<stderr>:ValueError: bad"), 3);
     EXPECT_EQ(rank_from_prefix("[RANK 5] 2026-05-19 10:10:30,112 [INFO] done"), 5);
