@@ -96,6 +96,68 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x512 and 256x10)",
              Cause::code_bug},
         Case{"RuntimeError: CUDA error: device-side assert triggered", Cause::code_bug},
+        Case{"Your session crashed after using all available RAM.", Cause::host_oom},
+        Case{"ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node n1 is "
+             "used (11.8 / 12.3 GB).",
+             Cause::host_oom},
+        Case{"The actor is dead because its worker process has died. Worker exit type: "
+             "SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error "
+             "code 2. End of file.",
+             Cause::host_oom},
+        Case{"shm              64M   64M     0 100% /dev/shm", Cause::shm_exhausted},
+        Case{"    sl = self._semlock = _multiprocessing.SemLock(", Cause::shm_exhausted},
+        Case{"UserWarning: [Errno 28] No space left on device.  joblib will operate in serial mode",
+             Cause::shm_exhausted},
+        Case{"UserError: AzureMLCompute job failed. PreemptionError: Nodes of this job got "
+             "pre-empted.",
+             Cause::preemption},
+        Case{"submitit INFO (2022-07-12 04:18:45,881) - Job has not timed out. Ran 1 minutes out "
+             "of requested 20 minutes.",
+             Cause::preemption},
+        Case{"submitit INFO (2022-07-12 04:18:45,881) - Job has timed out. Ran 20 minutes out of "
+             "requested 20 minutes.",
+             Cause::time_limit},
+        Case{"RuntimeError: CUDA error: misaligned address", Cause::code_bug},
+        Case{"F0601 10:27:47.313387  4577 math_functions.cpp:91] Check failed: error == "
+             "cudaSuccess (30 vs. 0)  unknown error",
+             Cause::cuda_error},
+        Case{"F0601 10:27:47.313387  4577 syncedmem.cpp:56] Check failed: error == cudaSuccess (2 "
+             "vs. 0)  out of memory",
+             Cause::cuda_oom},
+        Case{"src/operator/tensor/elemwise_op_common.h:123: Check failed: assign(&dattr, "
+             "(*vec)[i]) Incompatible attr in node _minus0 at 1-th input: expected [128,85164], "
+             "got [85164]",
+             Cause::code_bug},
+        Case{"OSError: [Errno 14] Bad address", Cause::code_bug},
+        Case{"INTERNAL: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library.",
+             Cause::code_bug},
+        Case{"<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>",
+             Cause::credential_error},
+        Case{"COMET ERROR: The given api key abc123 is invalid, please check it against the "
+             "dashboard.",
+             Cause::credential_error},
+        Case{"Error: failed to run torchrun on 10.0.0.2, exception: not a valid RSA private key "
+             "file",
+             Cause::credential_error},
+        Case{"urllib3.exceptions.ReadTimeoutError: HTTPSConnectionPool(host='huggingface.co', "
+             "port=443): Read timed out. (read timeout=10)",
+             Cause::io_error},
+        Case{"Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5",
+             Cause::loss_nan},
+        Case{"Batch 6: Invalid loss, terminating training", Cause::loss_nan},
+        Case{"[rank1]: EI0006: Getting socket times out. Reason: Remote Rank did not send the data "
+             "in time.",
+             Cause::nccl_timeout},
+        Case{"This is usually caused by a firewall on the remote host. Please",
+             Cause::nccl_network},
+        Case{"  what():  [gloo/transport/tcp/pair.cc:724] connect [127.0.1.1]:3210: Connection "
+             "refused",
+             Cause::nccl_network},
+        Case{"n1:90736:91655 [0] include/socket.h:403 NCCL WARN Connect to "
+             "fe80::c4eb:49ff:fe04:e32d%6<57335> failed : Network is unreachable",
+             Cause::nccl_network},
+        Case{"The actor is dead because its node has died. Node Id: 677df2a9", Cause::node_failure},
+        Case{"KeyboardInterrupt", Cause::hang},
         Case{"all good, training finished", Cause::unknown},
         // A requeue (the supervisor's, an administrator's) is no failure cause, and ld.so's
         // warning about an LD_PRELOAD it ignores is no broken environment.
@@ -122,7 +184,9 @@ TEST(RuleFamily, HealthyLinesHitNoRule) {
         "| number of skipped iterations:   0 | number of nan iterations:   0 |\n"
         "Saving model checkpoint to out/checkpoint-1200\n"
         "google.api_core retry: DeadlineExceeded raised, retrying in 1.2 s\n"
-        "Epoch 3: 100%|##########| 500/500 [02:11<00:00, 3.80it/s, loss=0.213]\n");
+        "Epoch 3: 100%|##########| 500/500 [02:11<00:00, 3.80it/s, loss=0.213]\n"
+        // fp16 loss scaling halving its scale now and then is working as designed.
+        "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0\n");
     const auto scanned = test::default_catalogue().scan(log);
     ASSERT_TRUE(scanned) << scanned.error().message;
     for (const auto& hit : scanned->hits) {
