@@ -80,6 +80,10 @@ bool is_auto_fixable(Cause cause) {
     return cause != Cause::code_bug && cause != Cause::unknown;
 }
 
+bool code_bug_can_look_like(Cause cause) {
+    return cause == Cause::cuda_error || cause == Cause::nccl_timeout || cause == Cause::hang;
+}
+
 std::string_view to_string(ActionKind kind) {
     return k_action_ids[static_cast<std::size_t>(kind)].second;
 }

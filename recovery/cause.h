@@ -40,6 +40,12 @@ enum class Cause {
 // code_bug and unknown are never fixed automatically: only a person can act on them.
 [[nodiscard]] bool is_auto_fixable(Cause cause);
 
+// Causes a program's own bug is often taken for in a log: an illegal address or launch failure
+// (cuda_error), a collective that timed out or a run that stopped because one rank went its own
+// way (nccl_timeout, hang). Transient when they happen once; the program's own when they happen
+// again at the same step.
+[[nodiscard]] bool code_bug_can_look_like(Cause cause);
+
 enum class ActionKind {
     requeue,
     exclude_node,

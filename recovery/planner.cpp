@@ -10,6 +10,7 @@
 
 #include "recovery/env_fix.h"
 #include "recovery/safety.h"
+#include "recovery/xid.h"
 
 namespace recovery {
 namespace {
@@ -398,6 +399,19 @@ std::string actions_text(const Plan& plan) {
     return join(parts, ", ");
 }
 
+// The causes a program's bug is taken for (code_bug_can_look_like), and an Xid NVIDIA lists as
+// usually the application's own (an illegal address seen from the driver's side).
+bool a_bug_can_look_like(const Diagnosis& diagnosis) {
+    if (code_bug_can_look_like(diagnosis.cause)) {
+        return true;
+    }
+    if (diagnosis.cause != Cause::gpu_xid || !diagnosis.xid) {
+        return false;
+    }
+    const auto xid = find_xid(*diagnosis.xid);
+    return xid && xid->severity == XidSeverity::application;
+}
+
 }  // namespace
 
 bool Plan::has(ActionKind kind) const {
@@ -466,11 +480,21 @@ Plan plan_recovery(const PlanRequest& request) {
     if (request.failed_attempt >= request.max_attempts) {
         return escalate("attempt budget spent (" + attempts + ")");
     }
-    if (request.same_failure_count >= request.same_failure_limit && diagnosis.step) {
-        return escalate("the same failure (" + cause + " at step " +
-                        std::to_string(*diagnosis.step) + ") happened in " +
-                        std::to_string(request.same_failure_count) +
-                        " attempts: restarting again would loop");
+    // A failure a bug can look like that comes back at the very step it happened before is
+    // deterministic, so the program's own: a second restart would only burn another allocation.
+    const std::size_t loop_limit = a_bug_can_look_like(diagnosis)
+                                       ? std::min<std::size_t>(2, request.same_failure_limit)
+                                       : request.same_failure_limit;
+    if (request.same_failure_count >= loop_limit && diagnosis.step) {
+        auto plan =
+            escalate("the same failure (" + cause + " at step " + std::to_string(*diagnosis.step) +
+                     ") happened in " + std::to_string(request.same_failure_count) +
+                     " attempts: restarting again would loop");
+        if (loop_limit < request.same_failure_limit) {
+            plan.reason +=
+                "; a " + cause + " that repeats at one step is usually the program's own bug";
+        }
+        return plan;
     }
     if (request.checkpoint_dir_declared && !request.checkpoint) {
         auto plan = escalate(

@@ -111,7 +111,7 @@ TEST(Planner, SpentBudgetEscalates) {
 }
 
 TEST(Planner, SameFailureAtTheSameStepThreeTimesEscalates) {
-    const auto d = diagnosis(Cause::nccl_timeout);
+    const auto d = diagnosis(Cause::node_failure);
     auto r = request(d);
     r.max_attempts = 10;
     r.failed_attempt = 3;
@@ -123,6 +123,38 @@ TEST(Planner, SameFailureAtTheSameStepThreeTimesEscalates) {
     EXPECT_TRUE(plan.actions.empty());
     EXPECT_NE(plan.reason.find("step 25"), std::string::npos) << plan.reason;
     EXPECT_NE(plan.reason.find("3 attempts"), std::string::npos) << plan.reason;
+}
+
+// An illegal address, a collective timeout or a hang at the same step twice is deterministic:
+// the program's own bug, which a third allocation would not fix.
+TEST(Planner, AFailureABugCanLookLikeEscalatesTheSecondTimeAtOneStep) {
+    for (const auto cause : {Cause::cuda_error, Cause::nccl_timeout, Cause::hang}) {
+        const auto d = diagnosis(cause);
+        auto r = request(d);
+        r.max_attempts = 10;
+        r.failed_attempt = 2;
+        r.same_failure_count = 1;
+        EXPECT_FALSE(plan_recovery(r).escalate) << to_string(cause) << ": once is transient";
+        r.same_failure_count = 2;
+        const auto plan = plan_recovery(r);
+        EXPECT_TRUE(plan.escalate) << to_string(cause);
+        EXPECT_NE(plan.reason.find("program's own bug"), std::string::npos) << plan.reason;
+        // A site that wants every repeat to escalate at once still can.
+        r.same_failure_count = 1;
+        r.same_failure_limit = 1;
+        EXPECT_TRUE(plan_recovery(r).escalate) << to_string(cause);
+    }
+    // So is an Xid NVIDIA lists as the application's own (31: a page fault), not a GPU that
+    // fell off the bus (79).
+    for (const int code : {31, 79}) {
+        auto d = diagnosis(Cause::gpu_xid);
+        d.xid = code;
+        auto r = request(d);
+        r.max_attempts = 10;
+        r.failed_attempt = 2;
+        r.same_failure_count = 2;
+        EXPECT_EQ(plan_recovery(r).escalate, code == 31) << code;
+    }
 }
 
 TEST(Planner, NoCheckpointYetEscalatesInsteadOfLooping) {

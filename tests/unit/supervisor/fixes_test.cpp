@@ -154,13 +154,13 @@ TEST_F(PollCycleTest, TheSameFailureAtTheSameStepStopsAfterThreeAttempts) {
     register_job(request(id, 10));
     for (int attempt = 1; attempt <= 3; ++attempt) {
         run_on(id, "n1");
-        fail(id, k_nccl_log);  // "step 120", every time
+        fail(id, k_stale_handle_log);  // "step 120", every time
         cycle();
     }
     const auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::completed) << reg.status_reason;
     EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
-    EXPECT_NE(reg.status_reason.find("same failure (nccl_timeout at step 120)"), std::string::npos)
+    EXPECT_NE(reg.status_reason.find("same failure (io_error at step 120)"), std::string::npos)
         << reg.status_reason;
     EXPECT_EQ(m_slurm.job(id).restart_count, 2U) << "two requeues, not a loop";
     // Backoff: the first restart after 2 s, the second after requeue_backoff.
@@ -168,6 +168,25 @@ TEST_F(PollCycleTest, TheSameFailureAtTheSameStepStopsAfterThreeAttempts) {
     ASSERT_GE(plans.size(), 2U);
     EXPECT_EQ(nlohmann::json::parse(plans[0].data_json).value("start_delay_s", -1), 2);
     EXPECT_EQ(nlohmann::json::parse(plans[1].data_json).value("start_delay_s", -1), 30);
+}
+
+// A collective timeout that comes back at the very step it happened before is the program's own
+// (a rank that went its own way), not the fabric: one requeue, then a person.
+TEST_F(PollCycleTest, ACollectiveTimeoutAtTheSameStepTwiceStopsAfterOneRequeue) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 10));
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+        run_on(id, "n1");
+        fail(id, k_nccl_log);  // "step 120", both times
+        cycle();
+    }
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::completed) << reg.status_reason;
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_NE(reg.status_reason.find("usually the program's own bug"), std::string::npos)
+        << reg.status_reason;
+    EXPECT_EQ(m_slurm.job(id).restart_count, 1U);
 }
 
 // A run that resumed from step 20 and failed loading it: restore step 10 only when step 20 is

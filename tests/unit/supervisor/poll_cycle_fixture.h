@@ -34,6 +34,12 @@ constexpr const char* k_nccl_log =
     "WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
     "600060 milliseconds before timing out.\n";
 
+// A transient storage fault at the same step as k_nccl_log: requeued until the loop guard's full
+// same_failure_limit, unlike a failure a code bug can look like.
+constexpr const char* k_stale_handle_log =
+    "step 120 loss 2.31\n"
+    "OSError: [Errno 116] Stale file handle\n";
+
 constexpr const char* k_key_error_log =
     "step 3 loss 2.9\n"
     "Traceback (most recent call last):\n"

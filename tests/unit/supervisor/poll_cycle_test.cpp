@@ -185,13 +185,13 @@ TEST_F(PollCycleTest, RequeuedRunThatFailsBetweenTwoLooksIsRecoveredAgain) {
     const auto id = submit();
     register_job(request(id, 3));
     run_on(id, "n1");
-    fail(id, k_nccl_log);
+    fail(id, k_stale_handle_log);
     cycle();  // diagnosed, requeued
     ASSERT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
     ASSERT_EQ(registration(id).status, Status::recovering);
 
     m_slurm.start(id, "n2");  // attempt 2 runs and fails before the next look
-    fail(id, k_nccl_log);
+    fail(id, k_stale_handle_log);
     cycle();
 
     const auto reg = registration(id);
@@ -369,14 +369,14 @@ TEST_F(PollCycleTest, ARequeueByAnotherHandWhileRecoveringNeverStrandsTheRegistr
     const auto id = submit();
     register_job(request(id, 3));
     run_on(id, "n1");
-    fail(id, k_nccl_log);
+    fail(id, k_stale_handle_log);
     cycle();  // diagnosed, requeued by us
     ASSERT_EQ(registration(id).status, Status::recovering);
     ASSERT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
 
     requeued_behind_our_back(id);  // an administrator requeues it again before it starts
     m_slurm.start(id, "n2");       // and that run fails before the next look
-    fail(id, k_nccl_log);
+    fail(id, k_stale_handle_log);
     cycle();
     auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
