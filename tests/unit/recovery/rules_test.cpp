@@ -157,8 +157,36 @@ INSTANTIATE_TEST_SUITE_P(
              "fe80::c4eb:49ff:fe04:e32d%6<57335> failed : Network is unreachable",
              Cause::nccl_network},
         Case{"The actor is dead because its node has died. Node Id: 677df2a9", Cause::node_failure},
-        Case{"KeyboardInterrupt", Cause::hang},
-        Case{"all good, training finished", Cause::unknown},
+        Case{"  message: Pod was terminated in response to imminent node shutdown.",
+             Cause::preemption},
+        Case{"task X terminated with an error exit status (50001) -- Error is ignored",
+             Cause::preemption},
+        Case{"<0>[2315424.098863] Kernel panic - not syncing: hung_task: blocked tasks",
+             Cause::node_failure},
+        Case{"02/23/2020 00:26:37  S    unable to run job, send to MOM '11.11.11.3' failed",
+             Cause::node_failure},
+        Case{"RuntimeError: received 0 items of ancdata", Cause::shm_exhausted},
+        Case{"Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)",
+             Cause::shm_exhausted},
+        Case{"[E socket.cpp:610] [c10d] The client socket has failed to connect to any network "
+             "address of (05, 40323).",
+             Cause::nccl_network},
+        // ENOMEM from the verbs library is the locked-memory limit, not host RAM.
+        Case{"ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.", Cause::nccl_network},
+        Case{"Failed to initialize NVML: Driver/library version mismatch", Cause::cuda_error},
+        Case{"RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+             "compatibility was attempted on non supported HW",
+             Cause::cuda_error},
+        Case{"wait for compute device to finish failed, runtime result = 507046.", Cause::hang},
+        Case{"SystemError: (Fatal) DataLoader process (pid 1104) exited is killed by signal: "
+             "Killed.",
+             Cause::host_oom},
+        Case{"ppdet.engine INFO: Epoch: [0] [  20/3308] loss_bbox_reg: "
+             "8035386370816811357582655488.000000 loss: 8035386370",
+             Cause::loss_nan},
+        Case{"Compilation failure: Ran out of memory in memory space hbm. Used 8.38G of 8.00G hbm.",
+             Cause::cuda_oom},
+        Case{"KeyboardInterrupt", Cause::hang}, Case{"all good, training finished", Cause::unknown},
         // A requeue (the supervisor's, an administrator's) is no failure cause, and ld.so's
         // warning about an LD_PRELOAD it ignores is no broken environment.
         Case{"slurmstepd-n1: error: *** JOB 2 ON n1 CANCELLED AT 2026-11-26T05:18:52 DUE TO JOB "
