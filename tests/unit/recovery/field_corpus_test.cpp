@@ -169,7 +169,7 @@ TEST(FieldCorpus, DevSplitScore) {
     ASSERT_GE(score.cases, 500);
     EXPECT_GE(score.cause_rate(), 0.81);
     EXPECT_GE(score.action_rate(), 0.85);
-    EXPECT_LE(score.code_bugs_auto_fixed, 28);
+    EXPECT_LE(score.code_bugs_auto_fixed, 29);
 }
 
 // Held-out cases are scored, never read, while rules change (tests/data/field/README.md): the

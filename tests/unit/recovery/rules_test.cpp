@@ -186,6 +186,31 @@ INSTANTIATE_TEST_SUITE_P(
              Cause::loss_nan},
         Case{"Compilation failure: Ran out of memory in memory space hbm. Used 8.38G of 8.00G hbm.",
              Cause::cuda_oom},
+        Case{"=   EXIT CODE: 9", Cause::host_oom},
+        Case{"Job exceeded its walltime limit. Job was aborted", Cause::time_limit},
+        Case{"The job running on agent Azure Pipelines 2 ran longer than the maximum time of 60 "
+             "minutes.",
+             Cause::time_limit},
+        Case{"Job exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted",
+             Cause::host_oom},
+        Case{"INFO dmlc.ApplicationMaster: [DMLC] Task 0 killed because of exceeding allocated "
+             "virtual memory",
+             Cause::host_oom},
+        Case{"11/06/2019 14:54:53  L    Simulation: preempting job", Cause::preemption},
+        Case{"GCP Batch task exited with VMRecreatedDuringExecution(50006).", Cause::node_failure},
+        Case{"slurmstepd: error: execve(): torchrun: No such file or directory", Cause::code_bug},
+        Case{"slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or "
+             "directory",
+             Cause::node_failure},
+        Case{"ds4: Metal model warmup failed: Insufficient Memory "
+             "(kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+             Cause::cuda_oom},
+        Case{"[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0x639c00",
+             Cause::cuda_oom},
+        Case{"requests.exceptions.ConnectionError: "
+             "HTTPSConnectionPool(host='cdn-lfs.huggingface.co', "
+             "port=443): Read timed out.",
+             Cause::io_error},
         Case{"KeyboardInterrupt", Cause::hang}, Case{"all good, training finished", Cause::unknown},
         // A requeue (the supervisor's, an administrator's) is no failure cause, and ld.so's
         // warning about an LD_PRELOAD it ignores is no broken environment.
