@@ -20,8 +20,8 @@ namespace recovery {
 namespace {
 
 // Floors for the held-out split, a little under the figures bench/README.md reports.
-constexpr double k_held_out_cause_floor = 0.67;
-constexpr double k_held_out_action_floor = 0.70;
+constexpr double k_held_out_cause_floor = 0.68;
+constexpr double k_held_out_action_floor = 0.71;
 
 struct FieldCase {
     std::string name;
@@ -128,7 +128,7 @@ void print(const std::string& split, const Score& score) {
 }
 
 TEST(FieldCorpus, EveryCaseIsLabelledAndSourced) {
-    ASSERT_GE(field_cases().size(), 700U);
+    ASSERT_GE(field_cases().size(), 1200U);
     std::map<std::string, int> per_url;
     std::set<std::string> sources;
     for (const auto& field : field_cases()) {
@@ -155,7 +155,7 @@ TEST(FieldCorpus, EveryCaseIsLabelledAndSourced) {
     for (const auto& [url, count] : per_url) {
         EXPECT_LE(count, 2) << url << ": at most two cases come from one thread";
     }
-    EXPECT_GE(sources.size(), 690U);
+    EXPECT_GE(sources.size(), 1190U);
 }
 
 // Floors under the figures in bench/README.md (measured with bench/diagnosis_accuracy/score.py):
@@ -166,10 +166,13 @@ TEST(FieldCorpus, DevSplitScore) {
     for (const auto& miss : score.misses) {
         std::cout << "  miss " << miss << "\n";
     }
-    ASSERT_GE(score.cases, 500);
-    EXPECT_GE(score.cause_rate(), 0.81);
-    EXPECT_GE(score.action_rate(), 0.85);
-    EXPECT_LE(score.code_bugs_auto_fixed, 29);
+    ASSERT_GE(score.cases, 840);
+    EXPECT_GE(score.cause_rate(), 0.83);
+    EXPECT_GE(score.action_rate(), 0.87);
+    // Look-alikes (a collective timeout or an illegal address a program caused) that only the
+    // thread's outcome tells apart; the loop guard stops their second repeat at one step.
+    EXPECT_LE(score.code_bugs_auto_fixed * 100, score.code_bugs * 18)
+        << score.code_bugs_auto_fixed << " of " << score.code_bugs;
 }
 
 // Held-out cases are scored, never read, while rules change (tests/data/field/README.md): the
@@ -177,7 +180,7 @@ TEST(FieldCorpus, DevSplitScore) {
 TEST(FieldCorpus, HeldOutSplitScore) {
     const auto score = score_split("held_out");
     print("held_out", score);
-    ASSERT_GE(score.cases, 190);
+    ASSERT_GE(score.cases, 340);
     EXPECT_GE(score.cause_rate(), k_held_out_cause_floor);
     EXPECT_GE(score.action_rate(), k_held_out_action_floor);
 }

@@ -211,6 +211,49 @@ INSTANTIATE_TEST_SUITE_P(
              "HTTPSConnectionPool(host='cdn-lfs.huggingface.co', "
              "port=443): Read timed out.",
              Cause::io_error},
+        Case{"      MemoryError", Cause::host_oom},
+        Case{"UserWarning: TPU backend initialization is taking more than 60.0 seconds. Did you "
+             "run your code on all TPU hosts?",
+             Cause::hang},
+        Case{"The replica master 0 ran out-of-memory and exited with a non-zero status of "
+             "9(SIGKILL)",
+             Cause::host_oom},
+        Case{"runc create failed: unable to start container process: container init was "
+             "OOM-killed (memory limit too low?)",
+             Cause::host_oom},
+        Case{"Task hungry_hippo failed due to oom. Error: 2 worker(s) were killed due to the node "
+             "running low on memory.",
+             Cause::host_oom},
+        Case{"INFO: Pod trial-53: Failed to pull image \"10.0.0.1/team/img:latest\": Error "
+             "response from daemon: unauthorized",
+             Cause::credential_error},
+        Case{"ClientError: An error occurred (AccessDeniedException) when calling the "
+             "CreateTrainingJob operation: User: arn:aws:sts::1:assumed-role/R is not authorized "
+             "to perform: sagemaker:CreateTrainingJob",
+             Cause::credential_error},
+        Case{"  ifa != nullptr. Unable to find address for: ^lo", Cause::nccl_network},
+        Case{"n1:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No route to "
+             "host, retrying (31/34) after sleep for 3100 msec",
+             Cause::nccl_network},
+        Case{"e66a:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address "
+             "family not supported by protocol",
+             Cause::nccl_network},
+        Case{"n1:420:437 [5] transport/nvls.cc:379 NCCL WARN Failed to bind NVLink SHARP (NVLS) "
+             "Multicast memory of size 2097152",
+             Cause::gpu_xid},
+        Case{"FAILED: n1133 Failed during cudaGetDeviceCount: initialization error",
+             Cause::gpu_xid},
+        Case{"InvalidArgumentError: LossTensor is inf or nan : Tensor had NaN values",
+             Cause::loss_nan},
+        Case{"2018-05-23 13:05:14,925 (e2e_asr_attctc:88) WARNING: loss (=250000048.000000) is "
+             "not correct",
+             Cause::loss_nan},
+        Case{"2024-01-14 01:03:00,826 WARNING [train.py:1057] (2/4) Grad scale is small: "
+             "1.2924697071141057e-26",
+             Cause::loss_nan},
+        Case{"srun: error: Task launch for 36.0 failed on node cn131: Communication connection "
+             "failure",
+             Cause::node_failure},
         Case{"KeyboardInterrupt", Cause::hang}, Case{"all good, training finished", Cause::unknown},
         // A requeue (the supervisor's, an administrator's) is no failure cause, and ld.so's
         // warning about an LD_PRELOAD it ignores is no broken environment.
