@@ -19,22 +19,25 @@ using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
 
-bool completed(const nlohmann::json& status) { return status.value("status", "") == "completed"; }
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
 class SupervisorEscalation : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
 };
 
 TEST_F(SupervisorEscalation, XidWithoutExcludeNodeWhitelistedIsOnlyReported) {
     SupervisorHarness h("escalate-xid");
     const std::string bad = "n2";
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=xid,FAIL_ON_ATTEMPT=all,FAIL_ON_HOST=" + bad,
-                              k_train_args, "-w " + bad);
+    const auto job =
+        h.submit("FAIL_AT_STEP=12,FAIL_MODE=xid,FAIL_ON_ATTEMPT=all,FAIL_ON_HOST=" + bad,
+                 k_train_args, "-w " + bad);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
@@ -87,45 +90,46 @@ TEST_F(SupervisorEscalation, CodeBugIsEscalatedAndNeverRequeued) {
     const auto events = h.events();
     EXPECT_EQ(count_events(events, "diagnosis", "code_bug"), 1) << dump(events);
     EXPECT_EQ(count_events(events, "action"), 0) << dump(events);
-    EXPECT_EQ(count_events(events, "transition", "-> completed/unrecoverable"), 1)
-        << dump(events);
+    EXPECT_EQ(count_events(events, "transition", "-> completed/unrecoverable"), 1) << dump(events);
     const JobLog log(h.job_log());
     EXPECT_EQ(log.runs_started().size(), 1U) << h.job_log();
     EXPECT_TRUE(log.resumes().empty()) << h.job_log();
 }
 
-TEST_F(SupervisorEscalation, SameFailureAtTheSameStepThreeTimesStopsTheLoop) {
+// A collective timeout at the very step it happened before is deterministic (a rank the program
+// sent its own way), so the loop guard stops it at two attempts: one requeue, then a person.
+TEST_F(SupervisorEscalation, ACollectiveTimeoutAtTheSameStepTwiceStopsTheLoop) {
     SupervisorHarness h("escalate-repeat");
     h.set_config("requeue_backoff_s = 1");
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,FAIL_ON_ATTEMPT=all",
-                              k_train_args);
-    const auto registered =
-        h.cli("register " + job.to_string() + " --checkpoint-dir " + h.checkpoints().string() +
-              " --allow requeue --max-attempts 10");
+    const auto job =
+        h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,FAIL_ON_ATTEMPT=all", k_train_args);
+    const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
+                                  h.checkpoints().string() + " --allow requeue --max-attempts 10");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
     const auto status = h.wait_status(completed, 180s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
-    EXPECT_EQ(status["attempt"], 3);
+    EXPECT_EQ(status["attempt"], 2);
     const std::string reason = status["last_decision"].value("reason", "");
     EXPECT_TRUE(contains(reason, "same failure (nccl_timeout at step ")) << dump(status);
-    EXPECT_TRUE(contains(reason, "in 3 attempts")) << dump(status);
+    EXPECT_TRUE(contains(reason, "in 2 attempts")) << dump(status);
+    EXPECT_TRUE(contains(reason, "usually the program's own bug")) << dump(status);
     EXPECT_FALSE(contains(reason, "budget")) << dump(status);
-    ASSERT_EQ(status["attempts"].size(), 3U) << dump(status);
+    ASSERT_EQ(status["attempts"].size(), 2U) << dump(status);
     for (const auto& attempt : status["attempts"]) {
         EXPECT_EQ(attempt["cause"], "nccl_timeout") << dump(status);
         EXPECT_EQ(attempt["failed_step"], status["attempts"][0]["failed_step"]) << dump(status);
     }
     EXPECT_FALSE(status["attempts"][0]["failed_step"].is_null()) << dump(status);
 
-    EXPECT_EQ(h.restart_count(), 2U) << "exactly two requeues before the escalation";
+    EXPECT_EQ(h.restart_count(), 1U) << "exactly one requeue before the escalation";
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "action", "requeue done"), 2) << dump(events);
-    EXPECT_EQ(count_events(events, "diagnosis", "nccl_timeout"), 3) << dump(events);
+    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
+    EXPECT_EQ(count_events(events, "diagnosis", "nccl_timeout"), 2) << dump(events);
     const JobLog log(h.job_log());
     const auto resumed = (h.checkpoints() / "step_000010.pt").string();
-    EXPECT_EQ(log.resumes(), (std::vector<std::string>{resumed, resumed})) << h.job_log();
+    EXPECT_EQ(log.resumes(), (std::vector<std::string>{resumed})) << h.job_log();
     EXPECT_TRUE(log.finished().empty()) << h.job_log();
 }
 
