@@ -245,7 +245,8 @@ common::Result<std::vector<std::pair<std::size_t, RuleHit>>> Catalogue::scan_wra
     for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
         const auto line = log.line_text(lines[i]);
         const auto next = log.line_text(lines[i + 1]);
-        if (!continues_on_next_line(line, next)) {
+        // The head's last line and the tail's first are not neighbours in the file.
+        if (lines[i + 1].number != lines[i].number + 1 || !continues_on_next_line(line, next)) {
             continue;
         }
         joined.assign(line);

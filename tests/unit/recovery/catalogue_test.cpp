@@ -1,5 +1,7 @@
 // Loading catalogues: layering overrides, and every error naming file, rule and problem.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -314,6 +316,32 @@ TEST(CatalogueScan, AMessageWrappedOntoTheNextLineIsFound) {
     ASSERT_TRUE(apart);
     for (const auto& hit : apart->hits) {
         EXPECT_NE(catalogue.rules()[hit.rule].id, "torch.dataloader_bus_error");
+    }
+}
+
+// Of a log too large to read whole, the head's last line and the tail's first were far apart in
+// the file: never joined, however they read.
+TEST(CatalogueScan, TheHeadsLastLineIsNotJoinedWithTheTailsFirst) {
+    const auto dir = std::filesystem::path(::testing::TempDir()) / "recovery_catalogue_wrap";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "cut.log";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n";
+        for (int i = 0; i < 2000; ++i) {
+            out << "INFO step " << i << " loss 2.31\n";
+        }
+        out << "error. It is possible that the run went on.\n";
+    }
+    const auto log = LogExcerpt::read(path, ExcerptLimits{80, 60});
+    ASSERT_TRUE(log) << log.error().message;
+    ASSERT_FALSE(log->complete());
+    ASSERT_GE(log->lines().size(), 2U);
+    const auto scan = test::default_catalogue().scan(*log);
+    ASSERT_TRUE(scan) << scan.error().message;
+    for (const auto& hit : scan->hits) {
+        EXPECT_NE(test::default_catalogue().rules()[hit.rule].id, "torch.dataloader_bus_error")
+            << hit.text;
     }
 }
 
