@@ -228,6 +228,9 @@ bool continues_on_next_line(std::string_view line, std::string_view next) {
         return false;
     }
     const auto word = next.substr(0, next.find(' '));
+    if (word.empty()) {
+        return false;  // an empty or indented line (a traceback's frames) starts a record
+    }
     const auto letters = word.find_first_not_of("abcdefghijklmnopqrstuvwxyz");
     return letters != 0 && (letters == std::string_view::npos ||
                             word.find_first_not_of(".,;)", letters) == std::string_view::npos);

@@ -317,6 +317,36 @@ TEST(CatalogueScan, AMessageWrappedOntoTheNextLineIsFound) {
     for (const auto& hit : apart->hits) {
         EXPECT_NE(catalogue.rules()[hit.rule].id, "torch.dataloader_bus_error");
     }
+    // Nor is an indented line (a traceback frame): joined, this pair would read as a full
+    // /dev/shm.
+    const auto framed = LogExcerpt::from_text(
+        "f.log",
+        "OSError: [Errno 28] No space left on device while writing the cache\n"
+        "  File \"/dev/shm/cache/x.py\", line 3, in write\n");
+    const auto frame_apart = catalogue.scan(framed);
+    ASSERT_TRUE(frame_apart);
+    for (const auto& hit : frame_apart->hits) {
+        EXPECT_NE(catalogue.rules()[hit.rule].id, "os.enospc_dev_shm") << hit.text;
+    }
+}
+
+// A log an owner crafted so that every line continues the one before: each pair is matched once
+// more and no more, and every rule the joins reveal is reported once per pair, not once per
+// rule the pair already had.
+TEST(CatalogueScan, ALogOfNothingButWrappedLinesGivesEachRuleOncePerPair) {
+    const auto& catalogue = test::default_catalogue();
+    std::string text;
+    constexpr int k_lines = 20000;
+    for (int i = 0; i < k_lines; ++i) {
+        text += "error. DataLoader worker (pid 47) is killed by signal: Bus\n";
+    }
+    const auto scan = catalogue.scan(LogExcerpt::from_text("hostile.log", text));
+    ASSERT_TRUE(scan) << scan.error().message;
+    std::size_t joined = 0;
+    for (const auto& hit : scan->hits) {
+        joined += catalogue.rules()[hit.rule].id == "torch.dataloader_bus_error" ? 1U : 0U;
+    }
+    EXPECT_EQ(joined, static_cast<std::size_t>(k_lines - 1));
 }
 
 // Of a log too large to read whole, the head's last line and the tail's first were far apart in
