@@ -281,6 +281,9 @@ TEST(RuleFamily, HealthyLinesHitNoRule) {
         "Saving model checkpoint to out/checkpoint-1200\n"
         "google.api_core retry: DeadlineExceeded raised, retrying in 1.2 s\n"
         "Epoch 3: 100%|##########| 500/500 [02:11<00:00, 3.80it/s, loss=0.213]\n"
+        // Ascend set-up naming its timeouts, and an address that happens to spell an error code.
+        "[INFO] HCCL(1,python3): HCCL connect timeout is set to 1200 s\n"
+        "stream 0x7fEE1002ab queued 0x7fEI0006cd\n"
         // fp16 loss scaling halving its scale now and then is working as designed.
         "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0\n");
     const auto scanned = test::default_catalogue().scan(log);
