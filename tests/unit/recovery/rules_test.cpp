@@ -284,6 +284,7 @@ TEST(RuleFamily, HealthyLinesHitNoRule) {
         // Ascend set-up naming its timeouts, and an address that happens to spell an error code.
         "[INFO] HCCL(1,python3): HCCL connect timeout is set to 1200 s\n"
         "stream 0x7fEE1002ab queued 0x7fEI0006cd\n"
+        "saved checkpoint for global step (50006) to out/ckpt\n"
         // fp16 loss scaling halving its scale now and then is working as designed.
         "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0\n");
     const auto scanned = test::default_catalogue().scan(log);
