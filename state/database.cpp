@@ -91,8 +91,42 @@ Database::Database(sqlite3* handle, std::filesystem::path path)
     : m_handle(handle), m_path(std::move(path)) {}
 
 Database::~Database() {
-    // Statements are RAII and never outlive the connection, so close cannot be refused.
+    // Statements are RAII and never outlive the connection, and the idle ones are finalized
+    // here, so close cannot be refused.
+    for (auto& [text, statement] : m_idle_statements) {
+        sqlite3_finalize(statement);
+    }
     sqlite3_close(m_handle);
+}
+
+sqlite3_stmt* Database::take_statement(const Sql& sql) {
+    // Keyed by the text, not by the constant's address: a few Sql values are built at run time.
+    if (const auto it = m_idle_statements.find(std::string(sql.text));
+        it != m_idle_statements.end()) {
+        sqlite3_stmt* statement = it->second;
+        m_idle_statements.erase(it);
+        return statement;
+    }
+    sqlite3_stmt* statement = nullptr;
+    const int rc = sqlite3_prepare_v2(m_handle, sql.text.data(), static_cast<int>(sql.text.size()),
+                                      &statement, nullptr);
+    if (rc != SQLITE_OK) {
+        throw_error("prepare " + std::string(sql.name));
+    }
+    return statement;
+}
+
+void Database::return_statement(std::string_view text, sqlite3_stmt* statement) {
+    // Enough for every named constant of the store; past it a statement is simply finalized.
+    constexpr std::size_t k_max_idle_statements = 256;
+    // A reset statement holds no read transaction open; its error, if any, was thrown already.
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+    if (m_idle_statements.size() >= k_max_idle_statements) {
+        sqlite3_finalize(statement);
+        return;
+    }
+    m_idle_statements.emplace(std::string(text), statement);
 }
 
 void Database::exec(const Sql& sql) {
@@ -129,16 +163,14 @@ void Database::throw_error(std::string_view what) const {
     throw DatabaseError(describe_error(what));
 }
 
-Statement::Statement(Database& database, const Sql& sql) : m_database(database), m_name(sql.name) {
-    const int rc = sqlite3_prepare_v2(database.m_handle, sql.text.data(),
-                                      static_cast<int>(sql.text.size()), &m_statement, nullptr);
-    if (rc != SQLITE_OK) {
-        database.throw_error("prepare " + std::string(sql.name));
-    }
-}
+Statement::Statement(Database& database, const Sql& sql)
+    : m_database(database),
+      m_name(sql.name),
+      m_text(sql.text),
+      m_statement(database.take_statement(sql)) {}
 
 Statement::~Statement() {
-    sqlite3_finalize(m_statement);
+    m_database.return_statement(m_text, m_statement);
 }
 
 void Statement::check_bind(int rc, int index) const {

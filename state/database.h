@@ -6,6 +6,9 @@
 // database, WAL not possible). After that, every SQLite failure throws state::DatabaseError,
 // whose text names the SQL's purpose (Sql::name) and carries sqlite3_errmsg().
 // One connection per thread: connections are opened without SQLite's internal mutex.
+// Prepared statements are kept by the connection once done with (reset, bindings cleared) and
+// handed out again for the same SQL text: a poll cycle runs the same few statements thousands
+// of times, and preparing one costs more than running it.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "state/store.h"
@@ -58,8 +62,14 @@ class Database {
     friend class Statement;
     Database(sqlite3* handle, std::filesystem::path path);
 
+    // A statement for `sql`: an idle one prepared earlier for the same text, else a new one.
+    sqlite3_stmt* take_statement(const Sql& sql);
+    // Back from a Statement: reset, bindings cleared, kept for reuse (finalized past a cap).
+    void return_statement(std::string_view text, sqlite3_stmt* statement);
+
     sqlite3* m_handle;
     std::filesystem::path m_path;
+    std::unordered_multimap<std::string, sqlite3_stmt*> m_idle_statements;  // by SQL text
 };
 
 // One prepared statement; parameters are bound by :name (or by 1-based index), never spliced
@@ -102,6 +112,7 @@ class Statement {
 
     Database& m_database;
     std::string_view m_name;
+    std::string m_text;  // the key it goes back to the connection's idle statements under
     sqlite3_stmt* m_statement = nullptr;
 };
 

@@ -249,6 +249,30 @@ ALTER TABLE registrations ADD COLUMN whole_array INTEGER NOT NULL DEFAULT 0
 PRAGMA user_version = 7;
 )sql";
 
+// Version 8, for a daemon watching thousands of jobs: a log of which registrations changed, in
+// commit order, written by triggers in the same transaction as the change itself (whichever
+// process or connection made it), so the poll cycle keeps its registrations in memory and
+// re-reads only the rows that changed. AUTOINCREMENT: a sequence number is never reused, even
+// after the rows before it are deleted. A later step that rebuilds `registrations` must
+// create these triggers again.
+constexpr std::string_view k_schema_8 = R"sql(
+CREATE TABLE registration_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job TEXT NOT NULL
+);
+CREATE TRIGGER registration_inserted AFTER INSERT ON registrations BEGIN
+    INSERT INTO registration_changes (job) VALUES (NEW.job);
+END;
+CREATE TRIGGER registration_updated AFTER UPDATE ON registrations BEGIN
+    INSERT INTO registration_changes (job) VALUES (NEW.job);
+END;
+CREATE TRIGGER registration_deleted AFTER DELETE ON registrations BEGIN
+    INSERT INTO registration_changes (job) VALUES (OLD.job);
+END;
+
+PRAGMA user_version = 8;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -258,6 +282,7 @@ constexpr std::array k_migrations{
     Migration{5, "registrations.registrant_uid", k_schema_5},
     Migration{6, "registrations.outside_requeues", k_schema_6},
     Migration{7, "registrations.whole_array", k_schema_7},
+    Migration{8, "registration_changes and its triggers", k_schema_8},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

@@ -43,6 +43,13 @@ struct StatusCount {
     std::int64_t count = 0;
 };
 
+// Which registrations changed after a given change number (registration_changes_since()).
+struct RegistrationChanges {
+    std::int64_t newest = 0;              // the newest change number read; pass it next time
+    std::vector<JobId> jobs;              // each job whose row was inserted, updated or deleted
+    bool earlier_ones_forgotten = false;  // changes after the given number were deleted
+};
+
 // What prune_finished_history() deleted.
 struct PrunedHistory {
     std::int64_t events = 0;
@@ -79,6 +86,14 @@ class Store {
     // Removes a registration and all rows of its job (for re-registering after
     // credential_error). Returns false when there was none.
     bool delete_registration(const JobId& job);
+    // The registrations written (inserted, updated, deleted; by any process) after change
+    // number `after`, each once: the change log that triggers write in the writer's own
+    // transaction (schema.md, registration_changes). One indexed range read. `after` 0 and an
+    // empty log answer newest 0. earlier_ones_forgotten: the log no longer holds every change
+    // after `after` (forget_registration_changes() went past it): read them all instead.
+    [[nodiscard]] RegistrationChanges registration_changes_since(std::int64_t after) const;
+    // Deletes the log's changes up to `up_to`, once the one reader has read them.
+    void forget_registration_changes(std::int64_t up_to);
 
     // --- attempts --------------------------------------------------------------------------
     void upsert_attempt(const Attempt& attempt);                          // by (job, number)

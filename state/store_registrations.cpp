@@ -2,6 +2,7 @@
 // and rewrites. Each method is one statement (or one savepoint), so it is atomic on its own
 // and composes inside a caller's Transaction.
 #include <algorithm>
+#include <set>
 
 #include "state/database.h"
 #include "state/rows.h"
@@ -91,6 +92,16 @@ constexpr Sql k_select_attempts{"list attempts", R"sql(
 SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code, signal, nodes,
     resumed_from, cause, failed_step
 FROM attempts WHERE job = :job ORDER BY number)sql"};
+
+constexpr Sql k_select_registration_changes{"read registration changes", R"sql(
+SELECT seq, job FROM registration_changes WHERE seq > :after ORDER BY seq)sql"};
+
+// The lowest change number still kept: a gap after the caller's number means deleted changes.
+constexpr Sql k_select_oldest_registration_change{"read the oldest registration change",
+                                                  "SELECT MIN(seq) FROM registration_changes"};
+
+constexpr Sql k_delete_registration_changes{"forget registration changes",
+                                            "DELETE FROM registration_changes WHERE seq <= :up_to"};
 
 constexpr Sql k_delete_resume_env{"clear resume environment",
                                   "DELETE FROM resume_env WHERE job = :job"};
@@ -222,6 +233,34 @@ std::vector<Registration> Store::registrations(bool watching_only) const {
         result.push_back(read_registration(statement));
     }
     return result;
+}
+
+RegistrationChanges Store::registration_changes_since(std::int64_t after) const {
+    RegistrationChanges changes;
+    changes.newest = after;
+    {
+        Statement oldest(*m_database, k_select_oldest_registration_change);
+        if (oldest.step() && !oldest.is_null(0)) {
+            changes.earlier_ones_forgotten = oldest.column_int64(0) > after + 1;
+        }
+    }
+    Statement statement(*m_database, k_select_registration_changes);
+    statement.bind(":after", after);
+    std::set<JobId> seen;
+    while (statement.step()) {
+        changes.newest = statement.column_int64(0);
+        auto job = rows::parse_job(statement.column_text(1));
+        if (seen.insert(job).second) {
+            changes.jobs.push_back(std::move(job));
+        }
+    }
+    return changes;
+}
+
+void Store::forget_registration_changes(std::int64_t up_to) {
+    Statement statement(*m_database, k_delete_registration_changes);
+    statement.bind(":up_to", up_to);
+    statement.run();
 }
 
 std::vector<Registration> Store::array_registrations(std::uint32_t array_job) const {

@@ -167,10 +167,10 @@ TEST(Doctor, DatabaseIntegrityFailure) {
     }
     fs::remove(file.string() + "-wal");
     fs::remove(file.string() + "-shm");
-    {  // scribble over an index/table page in the middle of the file
+    {  // scribble over the pages of the middle half of the file (tables and indexes)
         std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-        f.seekp(static_cast<std::streamoff>(fs::file_size(file) / 2));
-        const std::string garbage(2000, '\x5a');
+        f.seekp(static_cast<std::streamoff>(fs::file_size(file) / 4));
+        const std::string garbage(fs::file_size(file) / 2, '\x5a');
         f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
     }
     std::unique_ptr<state::Store> store;
