@@ -25,8 +25,12 @@ void IdleGpuWatch::told(const common::JobId& job) {
     }
 }
 
-void IdleGpuWatch::retain(const std::set<common::JobId>& running) {
-    std::erase_if(m_watches, [&](const auto& entry) { return !running.contains(entry.first); });
+std::optional<common::MonotonicPoint> IdleGpuWatch::next(const common::JobId& job) const {
+    const auto it = m_watches.find(job);
+    if (it == m_watches.end() || it->second.told) {
+        return std::nullopt;
+    }
+    return it->second.next;
 }
 
 }  // namespace supervisor

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <set>
+#include <optional>
 
 #include "common/clock.h"
 #include "common/job_id.h"
@@ -23,8 +23,10 @@ class IdleGpuWatch {
                            common::MonotonicPoint now, std::chrono::seconds period);
     // This run was reported: no more looks until the job runs again.
     void told(const common::JobId& job);
-    // Forgets every job not in `running`.
-    void retain(const std::set<common::JobId>& running);
+    // When the job's next look is due; nullopt when it is not watched or was told about.
+    [[nodiscard]] std::optional<common::MonotonicPoint> next(const common::JobId& job) const;
+    // Forgets the job (no longer running, or no longer watched).
+    void forget(const common::JobId& job) { m_watches.erase(job); }
 
   private:
     struct Watch {

@@ -29,6 +29,8 @@ class JobTroubles {
     // The job's handling went through: forget its failures.
     void succeeded(const common::JobId& job) { m_jobs.erase(job); }
     [[nodiscard]] bool empty() const { return m_jobs.empty(); }
+    // The job failed lately and is not cleared yet (each cycle must come back to it).
+    [[nodiscard]] bool contains(const common::JobId& job) const { return m_jobs.contains(job); }
 
   private:
     struct Trouble {

@@ -40,12 +40,6 @@ using detail::find_attempt;
 
 namespace {
 
-bool is_watched(const state::Registration& registration) {
-    return registration.watching && (registration.status == state::Status::pending ||
-                                     registration.status == state::Status::enabled ||
-                                     registration.status == state::Status::recovering);
-}
-
 std::string reason_for(Observation observation, const std::optional<slurm::JobSnapshot>& job,
                        const state::Registration& registration) {
     switch (observation) {
@@ -208,16 +202,13 @@ void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std
 CycleReport PollCycle::run() {
     m_nodes.reset();
     CycleReport report;
-    std::vector<common::JobId> ids;
-    bool must_look = false;  // pending (to validate) or recovering (to see it queued again)
-    const auto registrations = m_store.registrations(true);
-    for (const auto& registration : registrations) {
-        if (is_watched(registration)) {
-            ids.push_back(registration.job);
-            must_look = must_look || registration.status == state::Status::pending ||
-                        registration.status == state::Status::recovering;
-        }
-    }
+    // Rows written since the last refresh, and those the last cycle's own looks wrote (a look
+    // may have left a job because another process changed its row meanwhile: looked at again).
+    auto written = m_watched.refresh(m_store);
+    forget_unwatched(written);
+    written.merge(m_written_by_last_looks);
+    m_written_by_last_looks.clear();
+    std::vector<common::JobId> ids = m_watched.ids();
     report.watched = static_cast<int>(ids.size());
     if (ids.empty()) {
         // Actions of jobs no longer watched still end (a held job is released).
@@ -228,9 +219,11 @@ CycleReport PollCycle::run() {
     }
 
     auto query = m_client.load_jobs(ids);
+    bool probed = false;  // the refused jobs were looked for with queries of their own
     if (!query && query.error().kind == slurm::ErrorKind::access_denied) {
         // A refusal names no job: find the refused ones, count them, and watch the others.
         if (auto refused = find_refused_jobs(m_client, ids)) {
+            probed = true;
             lose_access(*refused, query.error().message, report);
             std::erase_if(ids, [&](const common::JobId& id) {
                 return std::ranges::find(*refused, id) != refused->end();
@@ -249,30 +242,31 @@ CycleReport PollCycle::run() {
         report.slurm_error_kind = std::string(slurm::to_string(query.error().kind));
         return report;
     }
-    report.slurm_changed = query->changed;
+    // "No change" compares with the client's previous query: after the probes, that was one
+    // of them, not the previous cycle's.
+    report.slurm_changed = query->changed || probed;
     std::map<common::JobId, slurm::JobSnapshot> jobs;
-    for (const auto& job : query->jobs) {
-        jobs.emplace(job.id, job);
+    for (auto& job : query->jobs) {
+        const auto id = job.id;
+        jobs.emplace(id, std::move(job));
     }
-    if (!query->changed && !must_look && registrations == m_registrations_last_looked_at &&
+    if (!report.slurm_changed && written.empty() && !m_watched.any_pending_or_recovering() &&
         m_troubles.empty() && m_store.unfinished_actions().empty()) {
-        // Nothing moved since the last look, in Slurm or in the store (a row another process
-        // changed during that look was left to this one); only a hung job can need a decision,
-        // and a hung job changes nothing in Slurm (the tracker stats its logs only when due).
-        if (check_stalls(registrations, jobs, report) > 0) {
+        // Nothing moved since the last look, in Slurm or in the store; only a timed look can
+        // need a decision (a hung job changes nothing in Slurm, a pending wait grows by
+        // itself), and only the jobs whose timers came due are touched.
+        if (timed_looks({}, jobs, report) > 0) {
             report.actions_finished += m_executor.run(jobs);
         }
-        check_stuck_pending(registrations, jobs, report);  // a wait grows without any change
         return report;
     }
-    m_registrations_last_looked_at = registrations;
 
     // Actions left in flight (by the previous cycle, or by a process that was killed) first,
     // reconciled against what Slurm shows, before anything new is decided.
     if (const int reconciled = m_executor.run(jobs); reconciled > 0) {
         report.actions_finished += reconciled;
         // They changed the jobs they acted on: look at fresh snapshots, not this cycle's.
-        const auto again = m_client.load_jobs(ids);
+        auto again = m_client.load_jobs(ids);
         if (!again) {
             report.slurm_reachable = false;
             report.slurm_error = again.error().message;
@@ -280,116 +274,203 @@ CycleReport PollCycle::run() {
             return report;
         }
         jobs.clear();
-        for (const auto& job : again->jobs) {
-            jobs.emplace(job.id, job);
+        for (auto& job : again->jobs) {
+            const auto id = job.id;
+            jobs.emplace(id, std::move(job));
         }
+        auto rewritten = m_watched.refresh(m_store);
+        forget_unwatched(rewritten);
+        written.merge(rewritten);
     }
     std::set<common::JobId> in_flight;
     for (const auto& action : m_store.unfinished_actions()) {
         in_flight.insert(action.job);
     }
     // Only the jobs Slurm was asked about: one registered since then has no snapshot yet, and
-    // must not be taken for a purged job.
+    // must not be taken for a purged job. Of those, only the ones with something new: a
+    // snapshot or a row that changed since the job's last look, a registration to validate or
+    // a plan to follow, or a failure lately to retry.
     const std::set<common::JobId> queried(ids.begin(), ids.end());
-    for (const auto& registration : m_store.registrations(true)) {
-        if (!is_watched(registration) || !queried.contains(registration.job)) {
+    std::vector<const state::Registration*> to_look;
+    for (const auto& [id, registration] : m_watched.all()) {
+        if (!queried.contains(id)) {
             continue;
         }
-        const auto it = jobs.find(registration.job);
-        const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
-        contain(registration, report,
-                [&] { look_at(registration, job, in_flight.contains(registration.job), report); });
+        const auto it = jobs.find(id);
+        const auto last = m_looked_at.find(id);
+        const bool unchanged =
+            last != m_looked_at.end() &&
+            (it == jobs.end() ? !last->second : last->second && *last->second == it->second);
+        if (unchanged && !written.contains(id) && registration.status == state::Status::enabled &&
+            !in_flight.contains(id) && !m_troubles.contains(id)) {
+            continue;
+        }
+        to_look.push_back(&registration);
     }
-    check_stalls(m_store.registrations(true), jobs, report);
+    // Oldest registration first, as before the index: an array's summary goes with the task
+    // that ends it last.
+    std::ranges::stable_sort(
+        to_look, [](const auto* a, const auto* b) { return a->created_at < b->created_at; });
+    std::set<common::JobId> looked;
+    for (const auto* registration : to_look) {
+        const auto it = jobs.find(registration->job);
+        const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
+        // A copy: look_at writes the store, and the index follows only at the next refresh.
+        auto current = *registration;
+        contain(current, report,
+                [&] { look_at(current, job, in_flight.contains(current.job), report); });
+        m_looked_at.insert_or_assign(current.job, job);
+        looked.insert(current.job);
+    }
+    // The rows the looks wrote, then the timed looks of every job that changed.
+    auto after_looks = m_watched.refresh(m_store);
+    forget_unwatched(after_looks);
+    m_written_by_last_looks = after_looks;
+    looked.merge(after_looks);
+    looked.merge(written);
+    timed_looks(looked, jobs, report);
     report.actions_finished += m_executor.run(jobs);
-    check_stuck_pending(m_store.registrations(true), jobs, report);
     return report;
 }
 
-void PollCycle::check_stuck_pending(const std::vector<state::Registration>& registrations,
-                                    const std::map<common::JobId, slurm::JobSnapshot>& jobs,
-                                    CycleReport& report) {
-    const auto now = m_clock.now();
-    std::set<common::JobId> pending;
-    for (const auto& registration : registrations) {
-        // Enabled only: a recovering job's wait is the plan's (a hold, a start delay).
-        if (!registration.watching || registration.status != state::Status::enabled) {
+void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
+    for (const auto& job : written) {
+        if (m_watched.find(job) != nullptr) {
             continue;
         }
-        const auto it = jobs.find(registration.job);
-        if (it == jobs.end() || it->second.state != slurm::JobState::pending) {
-            continue;
-        }
-        pending.insert(registration.job);
-        const auto waited = m_stuck_pending.seen(registration.job, it->second.state_reason, now);
-        if (!waited || *waited < m_config.stuck_pending_after ||
-            m_stuck_pending.reported(registration.job, registration.attempt)) {
-            continue;
-        }
-        contain(registration, report, [&] {
-            auto transaction = m_store.begin();
-            if (!stuck_pending_reported(m_store, registration)) {
-                const auto stuck = stuck_pending_reason(it->second.state_reason);
-                record_stuck_pending(m_store, registration, *stuck, *waited, now);
-                ++report.stuck_pending;
-            }
-            transaction.commit();
-            m_stuck_pending.mark_reported(registration.job, registration.attempt);
-        });
+        m_looked_at.erase(job);
+        m_timers.cancel(job);
+        m_stalls.forget(job);
+        m_idle_gpus.forget(job);
+        m_stuck_pending.forget(job);
     }
-    m_stuck_pending.retain(pending);
 }
 
-int PollCycle::check_stalls(const std::vector<state::Registration>& registrations,
-                            const std::map<common::JobId, slurm::JobSnapshot>& jobs,
-                            CycleReport& report) {
+int PollCycle::timed_looks(const std::set<common::JobId>& changed,
+                           const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+                           CycleReport& report) {
+    std::set<common::JobId> due(changed);
+    for (auto& job : m_timers.take_due(m_clock.monotonic())) {
+        due.insert(std::move(job));
+    }
     int begun = 0;
-    std::set<common::JobId> tracked;
-    for (const auto& registration : registrations) {
+    for (const auto& id : due) {
+        const auto* registration = m_watched.find(id);
+        const auto it = jobs.find(id);
         // Only an enabled job: a pending one is not validated yet, a recovering one is ours.
+        if (registration == nullptr || it == jobs.end() ||
+            registration->status != state::Status::enabled) {
+            m_timers.cancel(id);
+            m_stalls.forget(id);
+            m_idle_gpus.forget(id);
+            m_stuck_pending.forget(id);
+            continue;
+        }
+        const auto& job = it->second;
         // Watched while running: for a stall (a timeout), a slowdown (a progress pattern) or
         // an idle GPU (node evidence configured).
-        if (!registration.watching || registration.status != state::Status::enabled ||
-            (registration.stall_timeout_s <= 0 && registration.progress_pattern.empty() &&
-             m_node_evidence == nullptr)) {
-            continue;
-        }
-        const auto it = jobs.find(registration.job);
-        if (it == jobs.end()) {
-            continue;
-        }
-        tracked.insert(registration.job);
-        contain(registration, report, [&] {
-            std::optional<Stall> stall;
-            // Only a stall timeout or a progress pattern reads the logs (an idle-GPU look
-            // does not), so only they pay for switching to the owner's credentials.
-            if (registration.stall_timeout_s > 0 || !registration.progress_pattern.empty()) {
-                // The logs are stat'ed and read as the job's owner; when that is impossible
-                // they are not looked at (no verdict without evidence), and never with our own
-                // rights.
-                auto as_owner =
-                    common::ScopedFileIdentity::assume(m_owners.of(registration, it->second));
-                if (!as_owner) {
-                    return;
-                }
-                stall = m_stalls.check(registration, it->second);
-                as_owner->restore();  // the recovery below writes the store with our own rights
+        const bool watched_running = registration->stall_timeout_s > 0 ||
+                                     !registration->progress_pattern.empty() ||
+                                     m_node_evidence != nullptr;
+        if (watched_running && job.state == slurm::JobState::running && !job.completing) {
+            if (check_stall(*registration, job, report)) {
+                ++begun;
+                continue;  // recovering now: no more timed looks for this run
             }
-            if (!stall) {
-                check_running(registration, it->second);
+        } else {
+            m_stalls.forget(id);
+            m_idle_gpus.forget(id);
+        }
+        if (job.state == slurm::JobState::pending) {
+            check_stuck_pending(*registration, job, report);
+        } else {
+            m_stuck_pending.forget(id);
+        }
+        schedule_timed_look(*registration, &job);
+    }
+    return begun;
+}
+
+void PollCycle::schedule_timed_look(const state::Registration& registration,
+                                    const slurm::JobSnapshot* job) {
+    std::optional<common::MonotonicPoint> next = m_stalls.next_look(registration.job);
+    const auto earliest = [&next](common::MonotonicPoint when) {
+        next = next ? std::min(*next, when) : when;
+    };
+    if (m_node_evidence != nullptr) {
+        if (const auto idle = m_idle_gpus.next(registration.job)) {
+            earliest(*idle);
+        }
+    }
+    if (const auto since =
+            m_stuck_pending.stuck_unreported_since(registration.job, registration.attempt)) {
+        // The wait is measured on the wall clock (a person's "stuck for 10 minutes"); the
+        // timer runs on the monotonic one, from now.
+        const auto left = *since + m_config.stuck_pending_after - m_clock.now();
+        earliest(m_clock.monotonic() +
+                 std::max(std::chrono::duration_cast<std::chrono::seconds>(left),
+                          std::chrono::seconds(0)));
+    }
+    if (!next && job != nullptr && m_stalls.needs_look(registration, *job)) {
+        // Running and watched, but its logs could not be looked at (the owner's credentials
+        // could not be taken): tried again next cycle, as if due.
+        next = m_clock.monotonic() +
+               std::chrono::duration_cast<std::chrono::seconds>(m_config.poll_interval);
+    }
+    if (next) {
+        m_timers.schedule(registration.job, *next);
+    }
+}
+
+void PollCycle::check_stuck_pending(const state::Registration& registration,
+                                    const slurm::JobSnapshot& job, CycleReport& report) {
+    const auto now = m_clock.now();
+    const auto waited = m_stuck_pending.seen(registration.job, job.state_reason, now);
+    if (!waited || *waited < m_config.stuck_pending_after ||
+        m_stuck_pending.reported(registration.job, registration.attempt)) {
+        return;
+    }
+    contain(registration, report, [&] {
+        auto transaction = m_store.begin();
+        if (!stuck_pending_reported(m_store, registration)) {
+            const auto stuck = stuck_pending_reason(job.state_reason);
+            record_stuck_pending(m_store, registration, *stuck, *waited, now);
+            ++report.stuck_pending;
+        }
+        transaction.commit();
+        m_stuck_pending.mark_reported(registration.job, registration.attempt);
+    });
+}
+
+bool PollCycle::check_stall(const state::Registration& registration, const slurm::JobSnapshot& job,
+                            CycleReport& report) {
+    bool begun = false;
+    contain(registration, report, [&] {
+        std::optional<Stall> stall;
+        // Only a stall timeout or a progress pattern reads the logs (an idle-GPU look does
+        // not), and only a look that is due pays for switching to the owner's credentials.
+        if (m_stalls.needs_look(registration, job)) {
+            // The logs are stat'ed and read as the job's owner; when that is impossible they
+            // are not looked at (no verdict without evidence), and never with our own rights.
+            auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job));
+            if (!as_owner) {
                 return;
             }
-            ++report.stalls;
-            auto current = registration;
-            begin_recovery(current, it->second, Observation::job_failed, &*stall);
-            if (current.status != registration.status) {
-                ++report.transitions;
-                ++begun;
-            }
-        });
-    }
-    m_stalls.retain(tracked);
-    m_idle_gpus.retain(tracked);
+            stall = m_stalls.check(registration, job);
+            as_owner->restore();  // the recovery below writes the store with our own rights
+        }
+        if (!stall) {
+            check_running(registration, job);
+            return;
+        }
+        ++report.stalls;
+        auto current = registration;
+        begin_recovery(current, job, Observation::job_failed, &*stall);
+        if (current.status != registration.status) {
+            ++report.transitions;
+            begun = true;
+        }
+    });
     return begun;
 }
 

@@ -1,13 +1,17 @@
 // PollCycle: one look at every watched job, and what follows from it.
 //
-//  1. load the watched registrations; 2. one batched Slurm query for all of them (nothing more
-//  when slurmctld says nothing changed and no plan is in flight); 3. finish actions left in
-//  flight (reconciled against Slurm first); 4. per job: observe -> lifecycle transition; on a
-//  failure: diagnose, choose the checkpoint, plan — all recorded in ONE transaction with the
-//  events, attempts, planned actions, resume environment and notifications; 5. execute the new
-//  actions; 6. stall detection: a RUNNING job with a stall timeout whose logs went quiet is
-//  diagnosed as hung and recovered like a failure (also when slurmctld reports no change: a
-//  hung job changes nothing in Slurm).
+//  1. bring the watched registrations up to date (WatchedRegistrations: in memory, re-reading
+//  only the rows written since the last cycle); 2. one batched Slurm query for all of them
+//  (nothing more when slurmctld says nothing changed, no row was written and no plan is in
+//  flight); 3. finish actions left in flight (reconciled against Slurm first); 4. per job whose
+//  Slurm snapshot or row changed since its last look (and every pending or recovering one):
+//  observe -> lifecycle transition; on a failure: diagnose, choose the checkpoint, plan — all
+//  recorded in ONE transaction with the events, attempts, planned actions, resume environment
+//  and notifications; 5. the timed looks that came due (JobTimers): stall detection (a RUNNING
+//  job with a stall timeout whose logs went quiet is diagnosed as hung and recovered like a
+//  failure, also when slurmctld reports no change: a hung job changes nothing in Slurm), a
+//  straggler or idle GPU, a pending wait grown long; 6. execute the new actions. A cycle's work
+//  is proportional to what changed, not to how many jobs are watched.
 //
 // Slurm being unreachable or failing to authenticate us is reported, never taken for a
 // failure or a loss of access; a refusal ("access denied") is pinned to the jobs it concerns
@@ -19,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,11 +36,13 @@
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
 #include "supervisor/idle_gpu_watch.h"
+#include "supervisor/job_timers.h"
 #include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
 #include "supervisor/owner_identity.h"
 #include "supervisor/stall.h"
 #include "supervisor/stuck_pending.h"
+#include "supervisor/watched_registrations.h"
 
 namespace supervisor {
 
@@ -81,15 +88,24 @@ class PollCycle {
                        common::TimePoint now);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation, const Stall* stall = nullptr);
-    // Stall detection over the watched `registrations`; returns how many recoveries it began.
-    int check_stalls(const std::vector<state::Registration>& registrations,
-                     const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
+    // The timed looks of `due` (jobs that changed, or whose timer came due): stall, straggler,
+    // idle GPU, stuck pending; each schedules the job's next one. Returns how many recoveries
+    // began (a stall).
+    int timed_looks(const std::set<common::JobId>& due,
+                    const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
+    // One running job's stall look; returns whether a recovery began.
+    bool check_stall(const state::Registration& registration, const slurm::JobSnapshot& job,
+                     CycleReport& report);
+    // The job's next timed look, from what its trackers are waiting for (`job`: its snapshot).
+    void schedule_timed_look(const state::Registration& registration,
+                             const slurm::JobSnapshot* job);
+    // Forgets what the trackers, the timers and the last looks keep of jobs no longer watched.
+    void forget_unwatched(const std::set<common::JobId>& written);
     // A running job that is not hung: a straggler (its step rate), or an idle GPU (the node
     // evidence, once per straggler_after), told to its owner once per run.
     void check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
-    // Enabled jobs pending for a reason that will not pass: reported once per attempt.
-    void check_stuck_pending(const std::vector<state::Registration>& registrations,
-                             const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+    // An enabled job pending for a reason that will not pass: reported once per attempt.
+    void check_stuck_pending(const state::Registration& registration, const slurm::JobSnapshot& job,
                              CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
     bool is_operator();
@@ -120,9 +136,15 @@ class PollCycle {
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     node_evidence::Source* m_node_evidence = nullptr;
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
-    // The registrations as the last cycle that looked at every job read them: a quiet cycle is
-    // skipped only while they are unchanged (this process's own writes cost one more look).
-    std::vector<state::Registration> m_registrations_last_looked_at;
+    WatchedRegistrations m_watched;  // the watched rows, in step with the store
+    JobTimers m_timers;              // when each job's next timed look is due
+    // What Slurm showed of each watched job at its last look (nullopt: it did not know the
+    // job): a job is looked at again only when this, or its row, changed.
+    std::map<common::JobId, std::optional<slurm::JobSnapshot>> m_looked_at;
+    // The rows this cycle's looks wrote: the next cycle looks at those jobs once more (this
+    // process's own writes cost one more look; another process's write at the same moment is
+    // never left unseen).
+    std::set<common::JobId> m_written_by_last_looks;
 };
 
 }  // namespace supervisor

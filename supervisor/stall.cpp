@@ -265,8 +265,22 @@ std::optional<recovery::Straggling> StallTracker::straggling(
     return verdict;
 }
 
-void StallTracker::retain(const std::set<common::JobId>& tracked) {
-    std::erase_if(m_tracks, [&](const auto& entry) { return !tracked.contains(entry.first); });
+bool StallTracker::needs_look(const state::Registration& registration,
+                              const slurm::JobSnapshot& job) const {
+    if ((registration.stall_timeout_s <= 0 && registration.progress_pattern.empty()) ||
+        job.state != slurm::JobState::running || job.completing) {
+        return false;
+    }
+    const auto it = m_tracks.find(registration.job);
+    return it == m_tracks.end() || it->second.restart_count != job.restart_count ||
+           it->second.attempt != registration.attempt ||
+           it->second.pattern != registration.progress_pattern ||
+           m_clock.monotonic() >= it->second.next_look;
+}
+
+std::optional<common::MonotonicPoint> StallTracker::next_look(const common::JobId& job) const {
+    const auto it = m_tracks.find(job);
+    return it == m_tracks.end() ? std::nullopt : std::optional(it->second.next_look);
 }
 
 nlohmann::json stall_json(const Stall& stall) {

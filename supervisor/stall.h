@@ -76,8 +76,14 @@ class StallTracker {
     [[nodiscard]] std::optional<recovery::Straggling> straggling(
         const common::JobId& job, const recovery::StepRateOptions& options);
 
-    // Forgets every job not in `tracked` (ended, unregistered, recovering).
-    void retain(const std::set<common::JobId>& tracked);
+    // Whether check() would look at the job's logs now (a new run to start tracking, or its
+    // next look is due): only then must the caller take the owner's credentials for it. Cheap.
+    [[nodiscard]] bool needs_look(const state::Registration& registration,
+                                  const slurm::JobSnapshot& job) const;
+    // When the job's next look is due; nullopt when it is not tracked.
+    [[nodiscard]] std::optional<common::MonotonicPoint> next_look(const common::JobId& job) const;
+    // Forgets the job (ended, unregistered, recovering).
+    void forget(const common::JobId& job) { m_tracks.erase(job); }
     [[nodiscard]] bool tracking(const common::JobId& job) const { return m_tracks.contains(job); }
 
   private:

@@ -21,6 +21,15 @@ std::optional<std::chrono::seconds> StuckPendingTracker::seen(const common::JobI
     return std::chrono::duration_cast<std::chrono::seconds>(now - since);
 }
 
+std::optional<common::TimePoint> StuckPendingTracker::stuck_unreported_since(
+    const common::JobId& job, std::uint32_t attempt) const {
+    const auto it = m_jobs.find(job);
+    if (it == m_jobs.end() || it->second.reported_attempt == attempt) {
+        return std::nullopt;
+    }
+    return it->second.since;
+}
+
 bool StuckPendingTracker::reported(const common::JobId& job, std::uint32_t attempt) const {
     const auto it = m_jobs.find(job);
     return it != m_jobs.end() && it->second.reported_attempt == attempt;
@@ -30,10 +39,6 @@ void StuckPendingTracker::mark_reported(const common::JobId& job, std::uint32_t 
     if (auto it = m_jobs.find(job); it != m_jobs.end()) {
         it->second.reported_attempt = attempt;
     }
-}
-
-void StuckPendingTracker::retain(const std::set<common::JobId>& kept) {
-    std::erase_if(m_jobs, [&](const auto& entry) { return !kept.contains(entry.first); });
 }
 
 bool stuck_pending_reported(const state::Store& store, const state::Registration& registration) {

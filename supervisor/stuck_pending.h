@@ -31,8 +31,12 @@ class StuckPendingTracker {
     // Whether this process already reported (or found reported) the job's `attempt`.
     [[nodiscard]] bool reported(const common::JobId& job, std::uint32_t attempt) const;
     void mark_reported(const common::JobId& job, std::uint32_t attempt);
-    // Forget the jobs not in `kept` (no longer pending, or no longer watched).
-    void retain(const std::set<common::JobId>& kept);
+    // Since when the job has been seen stuck, unless its `attempt` was reported; nullopt when
+    // it is not stuck (or that attempt was reported).
+    [[nodiscard]] std::optional<common::TimePoint> stuck_unreported_since(
+        const common::JobId& job, std::uint32_t attempt) const;
+    // Forget the job (no longer pending, or no longer watched).
+    void forget(const common::JobId& job) { m_jobs.erase(job); }
 
   private:
     struct Entry {

@@ -1,0 +1,53 @@
+// JobTimers: due jobs come out in time order, once; an earlier time replaces a later one, a
+// later one waits behind an earlier; a cancelled job never comes out.
+#include "supervisor/job_timers.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using common::JobId;
+using common::MonotonicPoint;
+using std::chrono::seconds;
+
+JobId job(std::uint32_t number) {
+    return JobId{number, std::nullopt};
+}
+
+MonotonicPoint at(int s) {
+    return MonotonicPoint{} + seconds(s);
+}
+
+TEST(JobTimers, DueJobsComeOutInTimeOrderOnce) {
+    supervisor::JobTimers timers;
+    timers.schedule(job(3), at(30));
+    timers.schedule(job(1), at(10));
+    timers.schedule(job(2), at(20));
+    EXPECT_TRUE(timers.take_due(at(9)).empty());
+    EXPECT_EQ(timers.take_due(at(20)), (std::vector<JobId>{job(1), job(2)}));
+    EXPECT_TRUE(timers.take_due(at(25)).empty());
+    EXPECT_EQ(timers.take_due(at(100)), std::vector<JobId>{job(3)});
+    EXPECT_EQ(timers.scheduled(), 0U);
+}
+
+TEST(JobTimers, AnEarlierTimeReplacesALaterOneAndALaterOneWaits) {
+    supervisor::JobTimers timers;
+    timers.schedule(job(1), at(60));
+    timers.schedule(job(1), at(10));  // earlier: replaces
+    timers.schedule(job(1), at(30));  // later: ignored while 10 is pending
+    EXPECT_EQ(timers.take_due(at(10)), std::vector<JobId>{job(1)});
+    // The replaced 60 is stale: it does not bring the job out again.
+    EXPECT_TRUE(timers.take_due(at(100)).empty());
+    timers.schedule(job(1), at(120));
+    EXPECT_EQ(timers.take_due(at(120)), std::vector<JobId>{job(1)});
+}
+
+TEST(JobTimers, ACancelledJobNeverComesOut) {
+    supervisor::JobTimers timers;
+    timers.schedule(job(1), at(10));
+    timers.schedule(job(2), at(10));
+    timers.cancel(job(1));
+    EXPECT_EQ(timers.take_due(at(10)), std::vector<JobId>{job(2)});
+}
+
+}  // namespace
