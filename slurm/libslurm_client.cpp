@@ -225,6 +225,7 @@ WatchedJobs LibslurmClient::watched_jobs(std::span<const JobId> ids) const {
 
 Result<JobQuery> LibslurmClient::load_whole_table(std::span<const JobId> ids) {
     JobQuery query;
+    query.jobs.reserve(ids.size());
     bool cache_answers_all = m_last_update != 0;
     for (const auto& id : ids) {
         cache_answers_all = cache_answers_all && m_known.contains(id);
@@ -344,6 +345,7 @@ JobQuery LibslurmClient::answer_from(std::span<const JobId> ids,
     // job it asks about is exactly as the previous answer about it showed.
     JobQuery query;
     query.changed = false;
+    query.jobs.reserve(ids.size());
     for (const auto& id : ids) {
         auto& snapshot = found.at(id);
         const auto previous = m_known.find(id);

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Memory and CPU of `supervisor run` watching 1,000 registered jobs (issue 3), against the
-# obvious alternative: a shell loop doing one `squeue -j` per job per cycle.
+# Memory and CPU of `supervisor run` watching 1,000 to 10,000 registered jobs (issues 3 and 17),
+# against the obvious alternative: a shell loop doing one `squeue -j` per job per cycle.
 set -euo pipefail
 
 usage() {
     cat <<'EOF'
 Usage: bench/recovery/footprint.sh [--help]
 
-Starts its own dev cluster, submits JOBS held jobs (`sbatch --hold --wrap true -o /dev/null`),
-registers them all (`supervisor register ID --allow requeue`, timed), then runs
+Starts its own dev cluster, submits JOBS held jobs (`sbatch --hold --wrap true -o /dev/null`)
+and EXTRA more that nobody watches (the rest of a shared table), registers the JOBS in one
+command (`supervisor register ID ID ... --allow requeue`, timed; the first SAMPLE of them
+one process each instead, timed), then runs
 `supervisor run` for WINDOW seconds in each configuration and samples the daemon's
 /proc/PID/status (VmRSS, VmHWM) and /proc/PID/stat (utime+stime) every second:
 
@@ -22,7 +24,8 @@ Also times `supervisor run --once` (a cold start + one full cycle) and one cycle
 naive way. Prints Markdown tables. Stops its cluster on exit.
 
 Environment:
-  JOBS=1000  WINDOW=60  POLL_INTERVALS="10000 1000"  ONCE_RUNS=5
+  JOBS=1000  EXTRA=0  SAMPLE=50  WINDOW=60  POLL_INTERVALS="10000 1000"  ONCE_RUNS=5
+  NAIVE=1    0 skips the naive squeue loop (3 RPCs per job: minutes at 10,000 jobs)
   BUILD_DIR=build-bench (or SUPERVISOR=path)
   SLURM_TEST_DIR=/tmp/slurm-bench-recovery SLURM_TEST_CTLD_PORT=17317 SLURM_TEST_SLURMD_PORT=17321
   KEEP=1     keep the work directory (printed on stderr)
@@ -37,6 +40,9 @@ supervisor="${SUPERVISOR:-$root/${BUILD_DIR:-build-bench}/src/supervisor}"
 [[ -x "$supervisor" ]] || { echo "build first: cmake -S $root -B $root/build-bench && make -C $root/build-bench -j2 supervisor (missing $supervisor)" >&2; exit 1; }
 helper=(/usr/bin/python3 "$here/recovery_bench.py")
 jobs="${JOBS:-1000}"
+extra="${EXTRA:-0}"
+sample="${SAMPLE:-50}"
+naive="${NAIVE:-1}"
 window="${WINDOW:-60}"
 polls=(${POLL_INTERVALS:-10000 1000})
 once_runs="${ONCE_RUNS:-5}"
@@ -67,15 +73,23 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 ctld_ticks() { cpu_ticks "$(cat "$SLURM_TEST_DIR/run/slurmctld.pid")"; }
 kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }
 
-echo "submitting $jobs held jobs" >&2
+echo "submitting $jobs held jobs and $extra unwatched ones" >&2
+for ((i = 0; i < extra; i++)); do sbatch --parsable --hold --wrap true -o /dev/null >/dev/null; done
 t0=$(ms)
 for ((i = 0; i < jobs; i++)); do sbatch --parsable --hold --wrap true -o /dev/null >>"$work/ids.txt"; done
 submit_ms=$(( $(ms) - t0 ))
 
-echo "registering them" >&2
+echo "registering $sample one process each, then the other $((jobs - sample)) in one command" >&2
+head -n "$sample" "$work/ids.txt" >"$work/sample.txt"
+tail -n "+$((sample + 1))" "$work/ids.txt" >"$work/bulk.txt"
 t0=$(ms)
-while read -r id; do "$supervisor" register "$id" --allow requeue >/dev/null; done <"$work/ids.txt"
+while read -r id; do "$supervisor" register "$id" --allow requeue >/dev/null; done <"$work/sample.txt"
+sample_ms=$(( $(ms) - t0 ))
+t0=$(ms)
+# One command: xargs would split a long list over several (the limit is far above 10,000 ids).
+"$supervisor" register --allow requeue $(cat "$work/bulk.txt") >/dev/null
 register_ms=$(( $(ms) - t0 ))
+bulk=$((jobs - sample))
 enabled="$("$supervisor" status --json | /usr/bin/python3 -c 'import json,sys; print(sum(r["status"] == "enabled" for r in json.load(sys.stdin)))')"
 db_kb="$(du -k "$SUPERVISOR_STATE_DIR/supervisor.db" | cut -f1)"
 
@@ -128,24 +142,29 @@ for ((i = 0; i < once_runs; i++)); do
     "${helper[@]}" rusage -- "$supervisor" run --once >>"$work/once.jsonl" 2>/dev/null
 done
 
-echo "naive: one squeue -j per job" >&2
-ctld0="$(ctld_ticks)"
-"${helper[@]}" rusage -- bash -c 'while read -r id; do squeue -h -j "$id" -o %T >/dev/null; done <"$1"' _ "$work/ids.txt" >"$work/naive.json"
-naive_ctld_s="$(awk -v a="$ctld0" -v b="$(ctld_ticks)" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz}')"
+naive_ctld_s=""
+if [[ "$naive" == 1 ]]; then
+    echo "naive: one squeue -j per job" >&2
+    ctld0="$(ctld_ticks)"
+    "${helper[@]}" rusage -- bash -c 'while read -r id; do squeue -h -j "$id" -o %T >/dev/null; done <"$1"' _ "$work/ids.txt" >"$work/naive.json"
+    naive_ctld_s="$(awk -v a="$ctld0" -v b="$(ctld_ticks)" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz}')"
+fi
 
-echo "Run of $(date -u +%Y-%m-%dT%H:%MZ); JOBS=$jobs WINDOW=$window POLL_INTERVALS=\"${polls[*]}\"; slurmctld holds $(squeue -h -t all | wc -l) jobs at the end"
+echo "Run of $(date -u +%Y-%m-%dT%H:%MZ); JOBS=$jobs EXTRA=$extra WINDOW=$window POLL_INTERVALS=\"${polls[*]}\"; slurmctld holds $(squeue -h -t all | wc -l) jobs at the end"
 echo
 echo "| setup | total | per job |"
 echo "|---|---:|---:|"
-awk -v n="$jobs" -v s="$submit_ms" -v r="$register_ms" 'BEGIN {
+awk -v n="$jobs" -v b="$bulk" -v s="$submit_ms" -v r="$register_ms" -v k="$sample" -v p="$sample_ms" 'BEGIN {
     printf "| sbatch --hold x%d | %.1f s | %.1f ms |\n", n, s / 1000, s / n
-    printf "| supervisor register x%d (one process each) | %.1f s | %.1f ms |\n", n, r / 1000, r / n }'
+    printf "| supervisor register ID x%d (one process each) | %.1f s | %.1f ms |\n", k, p / 1000, p / k
+    printf "| supervisor register ID ID ... (the other %d, one command) | %.1f s | %.2f ms |\n", b, r / 1000, r / b }'
 echo "| registrations enabled / database size | $enabled / ${db_kb} KiB | |"
 echo
 echo "| daemon, ${window} s window | cycles (slurmctld REQUEST_JOB_INFO) | CPU s (utime+stime) | CPU % of one core | CPU ms per cycle | RSS MiB: after 1 s / at end / max sampled | VmHWM MiB | slurmctld CPU s in the window |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 cat "$work/daemon-table.md"
 echo
+[[ "$naive" == 1 ]] || echo '{}' >"$work/naive.json"
 /usr/bin/python3 - "$work/once.jsonl" "$work/naive.json" "$jobs" "$naive_ctld_s" <<'PY'
 import json, statistics, sys
 once = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -153,10 +172,12 @@ naive = json.load(open(sys.argv[2]))
 n = sys.argv[3]
 med = lambda k: statistics.median(r[k] for r in once)
 cpu_once = statistics.median(r["user_s"] + r["sys_s"] for r in once)
-cpu_naive = naive["user_s"] + naive["sys_s"]
 print(f"| one cycle over {n} jobs | wall s | CPU s (user+sys, incl. children) |")
 print("|---|---:|---:|")
 print(f"| `supervisor run --once` (cold start + one full cycle; median of {len(once)}) | {med('wall_s'):.3f} | {cpu_once:.3f} |")
+if not naive:
+    sys.exit(0)
+cpu_naive = naive["user_s"] + naive["sys_s"]
 print(f"| naive: `squeue -h -j ID -o %T` per job (bash loop) | {naive['wall_s']:.2f} | {cpu_naive:.2f} |")
 print(f"| naive / ours | {naive['wall_s'] / med('wall_s'):.0f}x | {cpu_naive / cpu_once:.0f}x |")
 print()

@@ -161,13 +161,12 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
         return query;
     }
     ++m_load_count;
-    const bool same_ids = std::ranges::all_of(ids, [&](const slurm::JobId& id) {
-        return std::ranges::find(m_answered_ids, id) != m_answered_ids.end();
-    });
+    const bool same_ids = std::ranges::all_of(
+        ids, [&](const slurm::JobId& id) { return m_answered_ids.contains(id); });
     query.changed = !(same_ids && m_answered_version == m_version);
     if (query.changed) {
         m_answered_version = m_version;
-        m_answered_ids.assign(ids.begin(), ids.end());
+        m_answered_ids = std::set<slurm::JobId>(ids.begin(), ids.end());
     }
     for (const auto& id : ids) {
         if (auto it = m_jobs.find(id); it != m_jobs.end()) {

@@ -140,9 +140,9 @@ class FakeSlurmClient final : public slurm::Client {
     std::vector<std::string> m_calls;
     std::uint32_t m_next_id = 1000;
     std::vector<slurm::SubmitRequest> m_submitted;
-    std::uint64_t m_version = 1;           // bumped by every change to the job table
-    std::uint64_t m_answered_version = 0;  // version of the last full answer
-    std::vector<slurm::JobId> m_answered_ids;
+    std::uint64_t m_version = 1;            // bumped by every change to the job table
+    std::uint64_t m_answered_version = 0;   // version of the last full answer
+    std::set<slurm::JobId> m_answered_ids;  // a set: the benches ask about 10,000 ids
     int m_load_count = 0;
     bool m_unreachable = false;
     bool m_accounting_enabled = true;
