@@ -28,6 +28,20 @@ class Client {
     // Fails with controller_unreachable while slurmctld cannot be reached.
     [[nodiscard]] virtual Result<JobQuery> load_jobs(std::span<const JobId> ids) = 0;
 
+    // For a caller that keeps the previous answer (the poll cycle): nullopt when the answer would
+    // be exactly this method's previous answer for the same ids, so an unchanged cluster costs
+    // no copy of N snapshots; otherwise load_jobs()'s answer, which may differ from that previous
+    // answer even when its `changed` is false (another call in between saw the change first).
+    // The default answers load_jobs() every time: never nullopt, correct without the saving.
+    [[nodiscard]] virtual Result<std::optional<JobQuery>> load_jobs_if_changed(
+        std::span<const JobId> ids) {
+        auto query = load_jobs(ids);
+        if (!query) {
+            return tl::unexpected(std::move(query.error()));
+        }
+        return std::optional<JobQuery>(std::move(*query));
+    }
+
     // Every job of `uid` that slurmctld still shows, in any state, one RPC. Tasks of an array
     // that started are listed as "1234_7"; those still pending in the array's one record (no
     // task id of their own yet) are that record, listed once under the array's id ("1234",

@@ -185,6 +185,43 @@ std::size_t LibslurmClient::max_round_trips() const {
     return exempt ? k_max_round_trips_exempt : k_max_round_trips_rate_limited;
 }
 
+Result<std::optional<JobQuery>> LibslurmClient::load_jobs_if_changed(std::span<const JobId> ids) {
+    const bool same_question =
+        m_if_changed_generation == m_known_generation && std::ranges::equal(ids, m_if_changed_ids);
+    if (same_question && !ids.empty() && m_last_form == JobQueryForm::whole_table &&
+        m_last_update != 0) {
+        // Every id was answered by the whole table at m_last_update, and nothing changed what
+        // this client knows since: slurmctld's "no change" means the previous answer stands.
+        job_info_msg_t* raw = nullptr;
+        errno = 0;
+        const int rc = slurm_load_jobs(m_last_update, &raw, SHOW_ALL);
+        detail::JobInfoMessage message(raw);
+        if (rc == SLURM_SUCCESS) {  // the table moved: this is the new answer
+            m_last_form = JobQueryForm::whole_table;
+            auto query = answer_from_table(*message, ids);
+            m_if_changed_generation = m_known_generation;
+            return std::optional<JobQuery>(std::move(query));
+        }
+        if (last_error(rc) == SLURM_NO_CHANGE_IN_DATA) {
+            m_knowledge.queries_since_whole_table = 0;
+            m_knowledge.table_was_quiet = true;
+            return std::optional<JobQuery>();
+        }
+        // An error: the full way below reports it (and tries once more).
+    }
+    auto query = load_jobs(ids);
+    if (!query) {
+        return tl::unexpected(std::move(query.error()));
+    }
+    const bool unchanged = same_question && !query->changed;
+    m_if_changed_ids.assign(ids.begin(), ids.end());
+    m_if_changed_generation = m_known_generation;
+    if (unchanged) {
+        return std::optional<JobQuery>();
+    }
+    return std::optional<JobQuery>(std::move(*query));
+}
+
 Result<JobQuery> LibslurmClient::load_jobs_as(std::span<const JobId> ids, JobQueryForm form) {
     m_last_form = form;
     switch (form) {
@@ -253,15 +290,24 @@ Result<JobQuery> LibslurmClient::load_whole_table(std::span<const JobId> ids) {
         return query;
     }
 
-    m_last_update = static_cast<long>(message->last_update);
+    return answer_from_table(*message, ids);
+}
+
+JobQuery LibslurmClient::answer_from_table(const job_info_msg& message,
+                                           std::span<const JobId> ids) {
+    JobQuery query;
+    query.jobs.reserve(ids.size());
+    m_last_update = static_cast<long>(message.last_update);
+    m_knowledge.queries_since_whole_table = 0;
     m_knowledge.table_was_quiet = false;
-    m_knowledge.table_records = message->record_count;
+    m_knowledge.table_records = message.record_count;
     m_knowledge.records_per_owner.clear();
-    for (uint32_t i = 0; i < message->record_count; ++i) {
-        ++m_knowledge.records_per_owner[message->job_array[i].user_id];
+    for (uint32_t i = 0; i < message.record_count; ++i) {
+        ++m_knowledge.records_per_owner[message.job_array[i].user_id];
     }
     m_known.clear();
-    const auto records = match_records(*message, ids);
+    ++m_known_generation;
+    const auto records = match_records(message, ids);
     for (const auto& id : ids) {
         std::optional<JobSnapshot> found;
         if (const auto* record = records.at(id)) {
@@ -356,6 +402,9 @@ JobQuery LibslurmClient::answer_from(std::span<const JobId> ids,
             query.missing.push_back(id);
         }
         m_known[id] = std::move(snapshot);
+    }
+    if (query.changed) {
+        ++m_known_generation;
     }
     return query;
 }

@@ -15,6 +15,9 @@
 #include "slurm/client.h"
 #include "slurm/job_query_form.h"
 
+// libslurm's job table answer (<slurm/slurm.h>, included by the sources only).
+struct job_info_msg;
+
 namespace slurm {
 
 // The API number of the libslurm this binary runs with ("38" for libslurm.so.38; the release
@@ -74,6 +77,12 @@ class LibslurmClient final : public Client {
     // One slurm_load_ctl_conf RPC (not cached: slurmctld may be upgraded under us).
     [[nodiscard]] Result<Release> controller_release() override;
 
+    // For the poll cycle: when the ids are those of the previous call here, nothing else
+    // changed what this client knows since, and that call asked for the whole table, one
+    // "changed since?" RPC and nothing else: no choice of form, no per-id work, no copy.
+    [[nodiscard]] Result<std::optional<JobQuery>> load_jobs_if_changed(
+        std::span<const JobId> ids) override;
+
     // Forget the cached answer so the next load_jobs() does a full query.
     void invalidate_cache() { m_last_update = 0; }
 
@@ -85,7 +94,11 @@ class LibslurmClient final : public Client {
     // rate-limited cap. No RPC.
     [[nodiscard]] std::size_t max_round_trips() const;
     [[nodiscard]] Result<JobQuery> load_whole_table(std::span<const JobId> ids);
+    // A whole-table answer (slurm_load_jobs with data) for `ids`, recorded in m_known.
+    [[nodiscard]] JobQuery answer_from_table(const job_info_msg& message,
+                                             std::span<const JobId> ids);
     [[nodiscard]] Result<JobQuery> load_per_owner(std::span<const JobId> ids);
+
     // One slurm_load_job per distinct job number; nullopt for an id slurmctld does not know.
     [[nodiscard]] Result<std::map<JobId, std::optional<JobSnapshot>>> load_one_by_one(
         std::span<const JobId> ids);
@@ -97,6 +110,10 @@ class LibslurmClient final : public Client {
     // What the latest answers said about each id we were asked for (nullopt: unknown to
     // slurmctld); a whole-table answer replaces it all.
     std::map<JobId, std::optional<JobSnapshot>> m_known;
+    std::uint64_t m_known_generation = 0;  // bumped whenever an answer changes m_known
+    // load_jobs_if_changed's previous call: its ids, and m_known's generation after it.
+    std::vector<JobId> m_if_changed_ids;
+    std::optional<std::uint64_t> m_if_changed_generation;
     long m_last_update = 0;  // last_update of the latest whole-table answer (time_t)
     JobTableKnowledge m_knowledge;
     JobQueryForm m_last_form = JobQueryForm::whole_table;

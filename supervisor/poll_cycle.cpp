@@ -218,7 +218,8 @@ CycleReport PollCycle::run() {
         return report;
     }
 
-    auto query = m_client.load_jobs(ids);
+    // nullopt: exactly the previous answer, kept in m_jobs (no copy of N snapshots).
+    auto query = m_client.load_jobs_if_changed(ids);
     bool probed = false;  // the refused jobs were looked for with queries of their own
     if (!query && query.error().kind == slurm::ErrorKind::access_denied) {
         // A refusal names no job: find the refused ones, count them, and watch the others.
@@ -231,10 +232,17 @@ CycleReport PollCycle::run() {
             if (ids.empty()) {
                 return report;
             }
-            query = m_client.load_jobs(ids);
+            query = m_client.load_jobs_if_changed(ids);
         }
     } else if (query) {
         m_refusals.clear();  // every job answered
+    }
+    if (query && !query->has_value() && m_jobs_answered_for != ids) {
+        // "As before" about answers this cycle does not hold (a new PollCycle on the same
+        // client, after a reload): ask for them.
+        auto full = m_client.load_jobs(ids);
+        query = full ? slurm::Result<std::optional<slurm::JobQuery>>(std::move(*full))
+                     : tl::unexpected(std::move(full.error()));
     }
     if (!query) {
         report.slurm_reachable = false;
@@ -242,14 +250,16 @@ CycleReport PollCycle::run() {
         report.slurm_error_kind = std::string(slurm::to_string(query.error().kind));
         return report;
     }
-    // "No change" compares with the client's previous query: after the probes, that was one
-    // of them, not the previous cycle's.
-    report.slurm_changed = query->changed || probed;
-    std::map<common::JobId, slurm::JobSnapshot> jobs;
-    for (auto& job : query->jobs) {
-        const auto id = job.id;
-        jobs.emplace(id, std::move(job));
+    report.slurm_changed = query->has_value() || probed;
+    if (query->has_value()) {
+        m_jobs_answered_for = ids;
+        m_jobs.clear();
+        for (auto& job : (*query)->jobs) {
+            const auto id = job.id;
+            m_jobs.emplace(id, std::move(job));
+        }
     }
+    auto& jobs = m_jobs;
     if (!report.slurm_changed && written.empty() && !m_watched.any_pending_or_recovering() &&
         m_troubles.empty() && m_store.unfinished_actions().empty()) {
         // Nothing moved since the last look, in Slurm or in the store; only a timed look can

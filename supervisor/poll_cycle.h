@@ -137,7 +137,11 @@ class PollCycle {
     node_evidence::Source* m_node_evidence = nullptr;
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     WatchedRegistrations m_watched;  // the watched rows, in step with the store
-    JobTimers m_timers;              // when each job's next timed look is due
+    // Slurm's latest answer about the watched jobs, by id: kept while slurmctld says nothing
+    // changed (Client::load_jobs_if_changed), so a quiet cycle copies nothing.
+    std::map<common::JobId, slurm::JobSnapshot> m_jobs;
+    std::vector<common::JobId> m_jobs_answered_for;  // the ids m_jobs answers
+    JobTimers m_timers;                              // when each job's next timed look is due
     // What Slurm showed of each watched job at its last look (nullopt: it did not know the
     // job): a job is looked at again only when this, or its row, changed.
     std::map<common::JobId, std::optional<slurm::JobSnapshot>> m_looked_at;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "tests/contract/contract_fixture.h"
 
@@ -127,6 +128,38 @@ TEST_F(SlurmClientContract, SecondQueryWithoutChangesSaysNoChangeAndRepeatsTheAn
         }
     }
     FAIL() << "100 pairs of back-to-back queries never answered \"no change\"";
+}
+
+// load_jobs_if_changed, as the poll cycle uses it: "as before" (nullopt) for the same ids when
+// nothing changed, and the new answer after a change, even when another call on the same client
+// saw the change first. Many ids (all but one unknown) make the real client ask for the whole
+// table, whose "no change" answer is the one that skips all per-id work.
+TEST_F(SlurmClientContract, IfChangedSaysAsBeforeOnlyUntilAnythingChanged) {
+    const auto id = m_backend->finished_job(3);
+    std::vector<slurm::JobId> ids{id};
+    const auto unknown = m_backend->unknown_job();
+    for (std::uint32_t k = 1; k < 300; ++k) {
+        ids.push_back(slurm::JobId{unknown.job - k, std::nullopt});
+    }
+    bool quiet_seen = false;
+    for (int attempt = 0; attempt < 100 && !quiet_seen; ++attempt, m_backend->pause()) {
+        const auto first = client().load_jobs_if_changed(ids);
+        ASSERT_TRUE(first) << first.error().message;
+        const auto second = client().load_jobs_if_changed(ids);
+        ASSERT_TRUE(second) << second.error().message;
+        quiet_seen = !second->has_value();
+    }
+    ASSERT_TRUE(quiet_seen) << "100 pairs of back-to-back calls never answered \"as before\"";
+
+    ASSERT_TRUE(client().requeue(id, slurm::RequeueMode::run_again));
+    EXPECT_EQ(m_backend->settled(id).restart_count, 1U);  // asks through load_jobs: sees it first
+    const auto after = client().load_jobs_if_changed(ids);
+    ASSERT_TRUE(after) << after.error().message;
+    ASSERT_TRUE(after->has_value()) << "the requeue was taken for \"as before\"";
+    const auto it = std::ranges::find((*after)->jobs, id, &slurm::JobSnapshot::id);
+    ASSERT_NE(it, (*after)->jobs.end());
+    EXPECT_EQ(it->restart_count, 1U);
+    EXPECT_EQ((*after)->missing.size(), 299U);
 }
 
 TEST_F(SlurmClientContract, QueryForANewIdIsAnsweredEvenWhenNothingChanged) {

@@ -1,6 +1,7 @@
 // The contract of the operations the recovery fixes use: submit (held or not), batch_script,
 // requeue of a non-requeueable job, the requeue-hold / change / release sequence, drain_node and
 // is_operator. Same suite against the fake and the dev cluster, like slurm_client_contract_test.
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,6 +75,19 @@ TEST_F(SlurmOperationsContract, SubmittedHeldJobWaitsAndRunsOnceReleased) {
     EXPECT_EQ(job.state, JobState::running);
     EXPECT_FALSE(job.held);
     EXPECT_FALSE(job.nodes.empty());
+}
+
+// %u in an output path is the owner's name (the client looks the name up only for such a path).
+TEST_F(SlurmOperationsContract, AnOutputPathWithTheUserNameIsShownExpanded) {
+    auto request = sleeper("contract-user-path");
+    request.hold = true;
+    request.std_out = m_backend->output_dir() + "/%u-%j.out";
+    const auto id = submit(request);
+    const auto job = load(id);
+    const passwd* me = ::getpwuid(::getuid());
+    ASSERT_NE(me, nullptr);
+    EXPECT_EQ(job.std_out,
+              m_backend->output_dir() + "/" + me->pw_name + "-" + id.to_string() + ".out");
 }
 
 TEST_F(SlurmOperationsContract, SubmittedJobShowsItsOptionsAndGivesTheSameRequestBack) {

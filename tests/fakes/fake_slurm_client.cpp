@@ -1,5 +1,6 @@
 #include "tests/fakes/fake_slurm_client.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,6 +177,22 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
         }
     }
     return query;
+}
+
+slurm::Result<std::optional<slurm::JobQuery>> FakeSlurmClient::load_jobs_if_changed(
+    std::span<const slurm::JobId> ids) {
+    const bool same = m_if_changed_version == m_version && m_if_changed_version != 0 &&
+                      std::ranges::equal(ids, m_if_changed_ids);
+    auto query = load_jobs(ids);  // also for its errors and its count of loads
+    if (!query) {
+        return tl::unexpected(std::move(query.error()));
+    }
+    if (same && !ids.empty()) {
+        return std::optional<slurm::JobQuery>();
+    }
+    m_if_changed_ids.assign(ids.begin(), ids.end());
+    m_if_changed_version = m_version;
+    return std::optional<slurm::JobQuery>(std::move(*query));
 }
 
 slurm::Result<std::vector<slurm::JobSnapshot>> FakeSlurmClient::load_user_jobs(std::uint32_t uid) {
@@ -457,6 +474,9 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
     context.job_id = job.id.job;
     context.job_name = job.name;
     context.work_dir = job.work_dir;
+    if (const passwd* owner = ::getpwuid(job.user_id); owner != nullptr) {  // %u, as slurmstepd
+        context.user_name = owner->pw_name;
+    }
     job.std_out = slurm::expand_output_path(request.std_out, context);
     job.std_err =
         request.std_err.empty() ? job.std_out : slurm::expand_output_path(request.std_err, context);

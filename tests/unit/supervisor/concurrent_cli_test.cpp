@@ -31,6 +31,14 @@ class InterleavingClient final : public slurm::Client {
         }
         return answer;
     }
+    slurm::Result<std::optional<slurm::JobQuery>> load_jobs_if_changed(
+        std::span<const slurm::JobId> ids) override {
+        auto answer = m_fake.load_jobs_if_changed(ids);
+        if (before_query) {
+            std::exchange(before_query, nullptr)();
+        }
+        return answer;
+    }
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t uid) override {
         return m_fake.load_user_jobs(uid);
     }
