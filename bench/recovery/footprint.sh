@@ -27,6 +27,8 @@ Environment:
   JOBS=1000  EXTRA=0  SAMPLE=50  WINDOW=60  POLL_INTERVALS="10000 1000"  ONCE_RUNS=5
   NAIVE=1    0 skips the naive squeue loop (3 RPCs per job: minutes at 10,000 jobs)
   BUILD_DIR=build-bench (or SUPERVISOR=path)
+  SUPERVISORS="new=PATH old=PATH"  several binaries side by side on the same cluster and jobs,
+             each with a state directory of its own (default: the one binary above)
   SLURM_TEST_DIR=/tmp/slurm-bench-recovery SLURM_TEST_CTLD_PORT=17317 SLURM_TEST_SLURMD_PORT=17321
   KEEP=1     keep the work directory (printed on stderr)
 EOF
@@ -37,7 +39,10 @@ EOF
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 supervisor="${SUPERVISOR:-$root/${BUILD_DIR:-build-bench}/src/supervisor}"
-[[ -x "$supervisor" ]] || { echo "build first: cmake -S $root -B $root/build-bench && make -C $root/build-bench -j2 supervisor (missing $supervisor)" >&2; exit 1; }
+binaries=(${SUPERVISORS:-ours=$supervisor})
+for entry in "${binaries[@]}"; do
+    [[ -x "${entry#*=}" ]] || { echo "build first: cmake -S $root -B $root/build-bench && make -C $root/build-bench -j2 supervisor (missing ${entry#*=})" >&2; exit 1; }
+done
 helper=(/usr/bin/python3 "$here/recovery_bench.py")
 jobs="${JOBS:-1000}"
 extra="${EXTRA:-0}"
@@ -52,8 +57,6 @@ export SLURM_TEST_DIR="${SLURM_TEST_DIR:-/tmp/slurm-bench-recovery}"
 export SLURM_TEST_CTLD_PORT="${SLURM_TEST_CTLD_PORT:-17317}"
 export SLURM_TEST_SLURMD_PORT="${SLURM_TEST_SLURMD_PORT:-17321}"
 work="$(mktemp -d /tmp/bench-recovery-footprint.XXXXXX)"
-export SUPERVISOR_STATE_DIR="$work/state"
-mkdir -p "$SUPERVISOR_STATE_DIR"
 daemon_pid="" churn_pid=""
 cleanup() {
     [[ -n "$churn_pid" ]] && kill "$churn_pid" 2>/dev/null
@@ -78,20 +81,31 @@ for ((i = 0; i < extra; i++)); do sbatch --parsable --hold --wrap true -o /dev/n
 t0=$(ms)
 for ((i = 0; i < jobs; i++)); do sbatch --parsable --hold --wrap true -o /dev/null >>"$work/ids.txt"; done
 submit_ms=$(( $(ms) - t0 ))
-
-echo "registering $sample one process each, then the other $((jobs - sample)) in one command" >&2
 head -n "$sample" "$work/ids.txt" >"$work/sample.txt"
 tail -n "+$((sample + 1))" "$work/ids.txt" >"$work/bulk.txt"
-t0=$(ms)
-while read -r id; do "$supervisor" register "$id" --allow requeue >/dev/null; done <"$work/sample.txt"
-sample_ms=$(( $(ms) - t0 ))
-t0=$(ms)
-# One command: xargs would split a long list over several (the limit is far above 10,000 ids).
-"$supervisor" register --allow requeue $(cat "$work/bulk.txt") >/dev/null
-register_ms=$(( $(ms) - t0 ))
 bulk=$((jobs - sample))
-enabled="$("$supervisor" status --json | /usr/bin/python3 -c 'import json,sys; print(sum(r["status"] == "enabled" for r in json.load(sys.stdin)))')"
-db_kb="$(du -k "$SUPERVISOR_STATE_DIR/supervisor.db" | cut -f1)"
+
+# register_all LABEL BINARY: a state directory of its own, SAMPLE jobs one process each, the
+# rest in one command; appends one line to the setup table.
+register_all() {
+    local label="$1" sample_ms register_ms enabled db_kb
+    export SUPERVISOR_STATE_DIR="$work/state-$label"
+    mkdir -p "$SUPERVISOR_STATE_DIR"
+    echo "$label: registering $sample one process each, then the other $bulk in one command" >&2
+    local t0
+    t0=$(ms)
+    while read -r id; do "$supervisor" register "$id" --allow requeue >/dev/null 2>&1; done <"$work/sample.txt"
+    sample_ms=$(( $(ms) - t0 ))
+    t0=$(ms)
+    # One command (the ids before --allow, which takes several values), every id on its line.
+    "$supervisor" register $(cat "$work/bulk.txt") --allow requeue >/dev/null 2>"$work/register-$label.err" ||
+        { tail -n 3 "$work/register-$label.err" >&2; exit 1; }
+    register_ms=$(( $(ms) - t0 ))
+    enabled="$("$supervisor" status --json | /usr/bin/python3 -c 'import json,sys; print(sum(r["status"] == "enabled" for r in json.load(sys.stdin)))')"
+    db_kb="$(du -k "$SUPERVISOR_STATE_DIR/supervisor.db" | cut -f1)"
+    awk -v label="$label" -v b="$bulk" -v r="$register_ms" -v k="$sample" -v p="$sample_ms" -v e="$enabled" -v d="$db_kb" 'BEGIN {
+        printf "| %s | %.1f ms | %.1f s | %.2f ms | %d | %d KiB |\n", label, p / k, r / 1000, r / b, e, d }' >>"$work/setup-table.md"
+}
 
 # run_window LABEL POLL_MS [churn]: one line of the daemon table
 run_window() {
@@ -130,16 +144,20 @@ run_window() {
                first / 1024, rss / 1024, maxrss / 1024, hwm / 1024, (c1 - c0) / hz }' >>"$work/daemon-table.md"
 }
 
-for poll in "${polls[@]}"; do
-    echo "daemon, quiet cluster, poll $poll ms, ${window} s" >&2
-    run_window "quiet, poll $((poll / 1000)) s" "$poll"
-done
-echo "daemon, churning cluster, poll 1000 ms, ${window} s" >&2
-run_window "churn (1 new job/s), poll 1 s" 1000 churn
-
-echo "supervisor run --once x$once_runs" >&2
-for ((i = 0; i < once_runs; i++)); do
-    "${helper[@]}" rusage -- "$supervisor" run --once >>"$work/once.jsonl" 2>/dev/null
+for entry in "${binaries[@]}"; do
+    label="${entry%%=*}"
+    supervisor="${entry#*=}"
+    register_all "$label"
+    for poll in "${polls[@]}"; do
+        echo "$label: daemon, quiet cluster, poll $poll ms, ${window} s" >&2
+        run_window "$label: quiet, poll $((poll / 1000)) s" "$poll"
+    done
+    echo "$label: daemon, churning cluster, poll 1000 ms, ${window} s" >&2
+    run_window "$label: churn (1 new job/s), poll 1 s" 1000 churn
+    echo "$label: supervisor run --once x$once_runs" >&2
+    for ((i = 0; i < once_runs; i++)); do
+        "${helper[@]}" rusage -- "$supervisor" run --once >>"$work/once-$label.jsonl" 2>/dev/null
+    done
 done
 
 naive_ctld_s=""
@@ -152,34 +170,34 @@ fi
 
 echo "Run of $(date -u +%Y-%m-%dT%H:%MZ); JOBS=$jobs EXTRA=$extra WINDOW=$window POLL_INTERVALS=\"${polls[*]}\"; slurmctld holds $(squeue -h -t all | wc -l) jobs at the end"
 echo
-echo "| setup | total | per job |"
-echo "|---|---:|---:|"
-awk -v n="$jobs" -v b="$bulk" -v s="$submit_ms" -v r="$register_ms" -v k="$sample" -v p="$sample_ms" 'BEGIN {
-    printf "| sbatch --hold x%d | %.1f s | %.1f ms |\n", n, s / 1000, s / n
-    printf "| supervisor register ID x%d (one process each) | %.1f s | %.1f ms |\n", k, p / 1000, p / k
-    printf "| supervisor register ID ID ... (the other %d, one command) | %.1f s | %.2f ms |\n", b, r / 1000, r / b }'
-echo "| registrations enabled / database size | $enabled / ${db_kb} KiB | |"
+awk -v n="$jobs" -v s="$submit_ms" 'BEGIN { printf "sbatch --hold x%d: %.1f s, %.1f ms a job.\n", n, s / 1000, s / n }'
+echo
+echo "| binary | register ID, one process each (x$sample): per job | register ID ID ... (the other $bulk, one command) | per job | enabled | database |"
+echo "|---|---:|---:|---:|---:|---:|"
+cat "$work/setup-table.md"
 echo
 echo "| daemon, ${window} s window | cycles (slurmctld REQUEST_JOB_INFO) | CPU s (utime+stime) | CPU % of one core | CPU ms per cycle | RSS MiB: after 1 s / at end / max sampled | VmHWM MiB | slurmctld CPU s in the window |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 cat "$work/daemon-table.md"
 echo
 [[ "$naive" == 1 ]] || echo '{}' >"$work/naive.json"
-/usr/bin/python3 - "$work/once.jsonl" "$work/naive.json" "$jobs" "$naive_ctld_s" <<'PY'
+/usr/bin/python3 - "$work" "$work/naive.json" "$jobs" "$naive_ctld_s" "${binaries[@]}" <<'PY'
 import json, statistics, sys
-once = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 naive = json.load(open(sys.argv[2]))
 n = sys.argv[3]
-med = lambda k: statistics.median(r[k] for r in once)
-cpu_once = statistics.median(r["user_s"] + r["sys_s"] for r in once)
 print(f"| one cycle over {n} jobs | wall s | CPU s (user+sys, incl. children) |")
 print("|---|---:|---:|")
-print(f"| `supervisor run --once` (cold start + one full cycle; median of {len(once)}) | {med('wall_s'):.3f} | {cpu_once:.3f} |")
+for entry in sys.argv[5:]:
+    label = entry.split("=", 1)[0]
+    once = [json.loads(l) for l in open(f"{sys.argv[1]}/once-{label}.jsonl") if l.strip()]
+    med = lambda k: statistics.median(r[k] for r in once)
+    cpu_once = statistics.median(r["user_s"] + r["sys_s"] for r in once)
+    print(f"| {label}: `supervisor run --once` (cold start + one full cycle; median of {len(once)}) | {med('wall_s'):.3f} | {cpu_once:.3f} |")
 if not naive:
     sys.exit(0)
 cpu_naive = naive["user_s"] + naive["sys_s"]
 print(f"| naive: `squeue -h -j ID -o %T` per job (bash loop) | {naive['wall_s']:.2f} | {cpu_naive:.2f} |")
-print(f"| naive / ours | {naive['wall_s'] / med('wall_s'):.0f}x | {cpu_naive / cpu_once:.0f}x |")
+print(f"| naive / {label} | {naive['wall_s'] / med('wall_s'):.0f}x | {cpu_naive / cpu_once:.0f}x |")
 print()
 print(f"slurmctld's own CPU during the naive cycle: {sys.argv[4]} s.")
 PY
