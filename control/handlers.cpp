@@ -58,6 +58,8 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
                 return events(request, peer);
             case Operation::env:
                 return env(request, peer);
+            case Operation::job_ended:
+                return job_ended(request, peer);
         }
         return failed({"unknown operation", ""});
     } catch (const std::exception& error) {
@@ -119,6 +121,25 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
     spdlog::info("job {} registered by uid {} through the control socket: {}", job->to_string(),
                  peer.uid, state::to_string(registration->status));
     return reply;
+}
+
+Reply Handlers::job_ended(const Request& request, const Peer& peer) {
+    auto job = common::JobId::parse(request.job);
+    if (!job) {
+        return failed(job.error());
+    }
+    // A report only makes the daemon look sooner, but a user could make it look without end:
+    // only Slurm itself (EpilogSlurmctld, as SlurmUser or root) reports job ends.
+    if (!is_operator(peer.uid)) {
+        return failed({"only Slurm's EpilogSlurmctld (root or SlurmUser) reports job ends",
+                       "nothing to do: the daemon sees your job's end by itself"});
+    }
+    if (m_pushes == nullptr) {
+        return failed(
+            {"this daemon takes no job-end reports", "nothing to do: it polls slurmctld"});
+    }
+    m_pushes->push(*job);
+    return {};
 }
 
 Reply Handlers::unregister_job(const Request& request, const Peer& peer) {

@@ -11,6 +11,8 @@
 //   env         the job's resume environment, for its owner (the job's own `supervisor env`)
 //               or an operator; with the job's environment attached, from its owner, it
 //               becomes what a resubmit gives the new job
+//   job_ended   an operator only (Slurm's EpilogSlurmctld runs as SlurmUser): a job ended;
+//               handed to the poll loop (supervisor/job_end_pushes.h) as a hint to look now
 //
 // Uses its own Store and Slurm client, from the one thread that serves the socket. Never
 // throws for a request: a failure is a Reply with an exit status and an Error.
@@ -25,6 +27,7 @@
 #include "slurm/client.h"
 #include "state/store.h"
 #include "supervisor/config.h"
+#include "supervisor/job_end_pushes.h"
 
 namespace control {
 
@@ -36,9 +39,10 @@ struct Peer {
 
 class Handlers {
   public:
+    // `pushes`: where job-end reports go (the daemon's loop); null: they are refused.
     Handlers(state::Store& store, slurm::Client& client, const common::Clock& clock,
-             const supervisor::Config& config)
-        : m_store(store), m_client(client), m_clock(clock), m_config(config) {}
+             const supervisor::Config& config, supervisor::JobEndPushes* pushes = nullptr)
+        : m_store(store), m_client(client), m_clock(clock), m_config(config), m_pushes(pushes) {}
 
     [[nodiscard]] Reply handle(const Request& request, const Peer& peer);
 
@@ -48,6 +52,7 @@ class Handlers {
     Reply status(const Request& request, const Peer& peer);
     Reply events(const Request& request, const Peer& peer);
     Reply env(const Request& request, const Peer& peer);
+    Reply job_ended(const Request& request, const Peer& peer);
     // uid 0 and SlurmUser; asks slurmctld once per uid (the client caches SlurmUser).
     bool is_operator(uid_t uid);
     // The registration of `job` when `peer` may see it (owner or operator).
@@ -57,6 +62,7 @@ class Handlers {
     slurm::Client& m_client;
     const common::Clock& m_clock;
     const supervisor::Config& m_config;
+    supervisor::JobEndPushes* m_pushes;
 };
 
 }  // namespace control

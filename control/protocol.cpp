@@ -12,12 +12,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Operation, std::string_view>, 5> k_operations{{
+constexpr std::array<std::pair<Operation, std::string_view>, 6> k_operations{{
     {Operation::register_job, "register"},
     {Operation::unregister_job, "unregister"},
     {Operation::status, "status"},
     {Operation::events, "events"},
     {Operation::env, "env"},
+    {Operation::job_ended, "job_ended"},
 }};
 
 std::string to_bytes(const json& value) {

@@ -23,7 +23,8 @@ namespace control {
 inline constexpr std::uint32_t k_max_frame_bytes = 4U * 1024 * 1024;
 inline constexpr std::uint32_t k_protocol_version = 1;
 
-enum class Operation { register_job, unregister_job, status, events, env };
+// job_ended: Slurm's EpilogSlurmctld says a job (or a run of it) ended; a hint to look now.
+enum class Operation { register_job, unregister_job, status, events, env, job_ended };
 
 [[nodiscard]] std::string_view to_string(Operation operation);
 

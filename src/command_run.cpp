@@ -50,8 +50,8 @@ struct ControlSocket {
     std::unique_ptr<control::ControlServer> server;
 };
 
-common::Result<std::unique_ptr<ControlSocket>> open_control_socket(const GlobalOptions& global,
-                                                                   const RunOptions& options) {
+common::Result<std::unique_ptr<ControlSocket>> open_control_socket(
+    const GlobalOptions& global, const RunOptions& options, supervisor::JobEndPushes& pushes) {
     auto socket = std::make_unique<ControlSocket>();
     auto config = build_config(global, options);
     if (!config) {
@@ -69,7 +69,7 @@ common::Result<std::unique_ptr<ControlSocket>> open_control_socket(const GlobalO
     }
     socket->client = std::move(*client);
     auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
-                                                        socket->clock, socket->config);
+                                                        socket->clock, socket->config, &pushes);
     auto server = control::ControlServer::start(std::filesystem::absolute(options.control_socket),
                                                 std::move(handlers));
     if (!server) {
@@ -114,14 +114,27 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
         spdlog::warn("{}; {}", release.message, release.fix);
     }
     std::unique_ptr<ControlSocket> control_socket;
+    // Job ends reported through the socket (EpilogSlurmctld), followed with a client of their
+    // own (daemon.h says why).
+    supervisor::JobEndPushes pushes;
+    std::unique_ptr<slurm::LibslurmClient> push_client;
     if (!options.control_socket.empty()) {
-        auto opened = open_control_socket(global, options);
+        auto opened = open_control_socket(global, options, pushes);
         if (!opened) {
             return tl::unexpected(opened.error());
         }
         control_socket = std::move(*opened);
+        auto followed = connect_slurm(global);
+        if (!followed) {
+            return tl::unexpected(followed.error());
+        }
+        push_client = std::move(*followed);
     }
     supervisor::DaemonOptions daemon;
+    if (push_client) {
+        daemon.pushes = &pushes;
+        daemon.push_client = push_client.get();
+    }
     daemon.once = options.once;
     daemon.load_config = [&global, &options] { return build_config(global, options); };
     daemon.load_catalogue = [](const supervisor::Config& c) {

@@ -32,6 +32,7 @@ void add_status(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_events(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_env(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_run(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_job_ended(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace cli

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
     cli::add_events(app, global, action);
     cli::add_env(app, global, action);
     cli::add_run(app, global, action);
+    cli::add_job_ended(app, global, action);
     cli::add_doctor(app, global, action);
 
     try {

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "notify/dispatcher.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/poll_cycle.h"
+#include "supervisor/watched_registrations.h"
 
 namespace supervisor {
 namespace {
@@ -38,14 +40,59 @@ void install_handlers() {
     sigaction(SIGHUP, &action, nullptr);
 }
 
-void sleep_unless_stopped(std::chrono::milliseconds duration, DaemonObserver* observer) {
+constexpr std::chrono::milliseconds k_wake_slice{50};
+
+// Sleeps for `duration`, or until a stop or reload signal, or a job-end report (`pushes`, may
+// be null): true when a report ended the sleep.
+bool sleep_unless_stopped(std::chrono::milliseconds duration, DaemonObserver* observer,
+                          JobEndPushes* pushes) {
     const auto until = std::chrono::steady_clock::now() + duration;
     while (!g_stop && !g_reload && std::chrono::steady_clock::now() < until) {
         if (observer) {
             observer->alive();  // the systemd watchdog is fed here, also while backing off
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (pushes == nullptr) {
+            std::this_thread::sleep_for(k_wake_slice);
+        } else if (pushes->wait_for(k_wake_slice)) {
+            return true;
+        }
     }
+    return false;
+}
+
+// EpilogSlurmctld runs while slurmctld still counts the job COMPLETING (until it and the
+// nodes' epilogs are done), and a failure is analysed only once the job is no longer
+// completing (observe.cpp). So the reported jobs this daemon watches are asked after, one small
+// query every k_wake_slice, until none is completing or k_settle_limit has passed; reports
+// about jobs nobody registered (every job of the cluster has an EpilogSlurmctld) start nothing.
+// Returns whether a cycle should start now.
+bool settle_reported(state::Store& store, JobEndPushes& pushes, slurm::Client& client,
+                     DaemonObserver* observer) {
+    constexpr std::chrono::seconds k_settle_limit{30};
+    std::vector<common::JobId> watched;
+    for (const auto& job : pushes.take()) {
+        if (const auto registration = store.registration(job);
+            registration && is_watched(*registration)) {
+            watched.push_back(job);
+        }
+    }
+    if (watched.empty()) {
+        return false;
+    }
+    const auto until = std::chrono::steady_clock::now() + k_settle_limit;
+    while (!g_stop && std::chrono::steady_clock::now() < until) {
+        const auto query = client.load_jobs(watched);
+        if (!query || std::ranges::none_of(query->jobs, [](const slurm::JobSnapshot& job) {
+                return job.completing;
+            })) {
+            break;  // settled, or slurmctld cannot say: the cycle finds out which
+        }
+        if (observer) {
+            observer->alive();
+        }
+        std::this_thread::sleep_for(k_wake_slice);
+    }
+    return true;
 }
 
 // The outbox, after every cycle and also while slurmctld is unreachable: mail does not depend
@@ -204,7 +251,25 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
         if (options.once) {
             break;
         }
-        sleep_unless_stopped(wait, options.observer);
+        JobEndPushes* pushes = options.push_client != nullptr ? options.pushes : nullptr;
+        const auto next_poll = std::chrono::steady_clock::now() + wait;
+        const auto left = [&next_poll] {
+            return std::max(std::chrono::milliseconds(0),
+                            std::chrono::duration_cast<std::chrono::milliseconds>(
+                                next_poll - std::chrono::steady_clock::now()));
+        };
+        while (sleep_unless_stopped(left(), options.observer, pushes)) {
+            try {
+                if (settle_reported(store, *pushes, *options.push_client, options.observer)) {
+                    break;  // a watched job ended: look now
+                }
+            } catch (const state::DatabaseError& e) {
+                spdlog::error("a job-end report was not followed (the next poll sees it): {}",
+                              e.what());
+                break;
+            }
+            // Reports about other jobs only: sleep on, for what is left of the interval.
+        }
     }
     if (options.observer) {
         options.observer->stopping();

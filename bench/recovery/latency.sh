@@ -16,12 +16,16 @@ WATCH_INTERVAL s, ms timestamps):
                StartTime=now+2` as soon as it sees the job no longer RUNNING
   supervisor   `supervisor run --poll-interval-ms P` for each P in POLL_INTERVALS; every job
                registered with `--allow requeue`; the poller only watches
+  push         the same as a site daemon (`--control-socket`) for each P in PUSH_POLL_INTERVALS,
+               told of each job's end by the cluster's EpilogSlurmctld
+               (contrib/slurm/epilog-slurmctld.sh), jobs registered through its socket
 
 Prints a Markdown table (median / max). Stops its cluster on exit.
 
 Environment:
   FAILURES=20            failures per configuration
   POLL_INTERVALS="1000 300"  supervisor poll intervals (ms)
+  PUSH_POLL_INTERVALS=""     poll intervals (ms) of the site daemon told by EpilogSlurmctld
   WATCH_INTERVAL=0.05    outside poller period (s)
   BUILD_DIR=build-bench  where src/supervisor is (or SUPERVISOR=path)
   SLURM_TEST_DIR=/tmp/slurm-bench-recovery SLURM_TEST_CTLD_PORT=17317 SLURM_TEST_SLURMD_PORT=17321
@@ -38,6 +42,7 @@ supervisor="${SUPERVISOR:-$root/${BUILD_DIR:-build-bench}/src/supervisor}"
 helper=(/usr/bin/python3 "$here/recovery_bench.py")
 failures="${FAILURES:-20}"
 polls=(${POLL_INTERVALS:-1000 300})
+push_polls=(${PUSH_POLL_INTERVALS:-})
 watch_interval="${WATCH_INTERVAL:-0.05}"
 
 export SLURM_TEST_DIR="${SLURM_TEST_DIR:-/tmp/slurm-bench-recovery}"
@@ -63,13 +68,15 @@ one_failure() {
     local floor=()
     if [[ "$method" == floor ]]; then
         floor=(--floor)
+    elif [[ "$method" == push ]]; then
+        SUPERVISOR_SOCKET="$state_dir/control.sock" "$supervisor" register "$id" --allow requeue >/dev/null
     else
         SUPERVISOR_STATE_DIR="$state_dir" "$supervisor" register "$id" --allow requeue >/dev/null
     fi
     if ! watch_json="$("${helper[@]}" watch "$id" "${floor[@]}" --interval "$watch_interval")"; then
         echo "job $id did not come back within the timeout: $watch_json" >&2
     fi
-    if [[ "$method" == supervisor ]]; then
+    if [[ "$method" != floor ]]; then
         # the "started attempt 2" event may come up to one poll after the outside poller saw it
         sleep "$(awk -v p="$poll" 'BEGIN {print p / 1000 + 0.5}')"
         SUPERVISOR_STATE_DIR="$state_dir" "$supervisor" events "$id" --json >"$work/events-$id.json"
@@ -94,6 +101,22 @@ for poll in "${polls[@]}"; do
     kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""
 done
 
-echo "Run of $(date -u +%Y-%m-%dT%H:%MZ); FAILURES=$failures POLL_INTERVALS=\"${polls[*]}\" WATCH_INTERVAL=$watch_interval; job: bench/recovery/fail_once.sbatch"
+epilog_conf="$SLURM_TEST_DIR/etc/epilog-slurmctld.conf"
+for poll in "${push_polls[@]}"; do
+    state_dir="$work/state-push-$poll"
+    mkdir -p "$state_dir"
+    chmod 0700 "$state_dir"
+    SUPERVISOR_STATE_DIR="$state_dir" "$supervisor" run --poll-interval-ms "$poll" \
+        --control-socket "$state_dir/control.sock" >"$work/daemon-push-$poll.log" 2>&1 &
+    daemon_pid=$!
+    for ((i = 0; i < 100 && ! -S "$state_dir/control.sock"; i++)); do sleep 0.1; done
+    printf 'supervisor = %s\nsocket = %s\n' "$supervisor" "$state_dir/control.sock" >"$epilog_conf"
+    echo "site daemon told by EpilogSlurmctld, poll $poll ms: $failures failures" >&2
+    for ((i = 0; i < failures; i++)); do one_failure "push-$poll" push "$poll" "$state_dir"; done
+    printf 'supervisor =\nsocket =\n' >"$epilog_conf"
+    kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""
+done
+
+echo "Run of $(date -u +%Y-%m-%dT%H:%MZ); FAILURES=$failures POLL_INTERVALS=\"${polls[*]}\" PUSH_POLL_INTERVALS=\"${push_polls[*]}\" WATCH_INTERVAL=$watch_interval; job: bench/recovery/fail_once.sbatch"
 echo
 "${helper[@]}" latency-table "$results"

@@ -104,6 +104,7 @@ chmod 0711 "$DC_DIR/munge"  # munged requires o+x on the socket dir
 mkdir -p "$DC_DIR/epilog-spool" "$DC_DIR/kernel-log"
 chmod 0755 "$DC_DIR/epilog-spool" "$DC_DIR/kernel-log"
 EPILOG="$(cd "$HERE/../slurm" && pwd)/epilog.sh"
+EPILOG_SLURMCTLD="$(cd "$HERE/../slurm" && pwd)/epilog-slurmctld.sh"
 
 # ---------------------------------------------------------------- config
 render() {  # template -> stdout
@@ -114,7 +115,8 @@ render() {  # template -> stdout
         -e "s|@CTLD_PORT@|$CTLD_PORT|g" -e "s|@DBD_PORT@|$DBD_PORT|g" \
         -e "s|@MYSQL_PORT@|$MYSQL_PORT|g" -e "s|@MYSQL_PASS@|${MYSQL_PASS:-}|g" \
         -e "s|@PORT1@|${NODE_PORTS[0]}|g" -e "s|@PORT2@|${NODE_PORTS[1]}|g" \
-        -e "s|@PORT3@|${NODE_PORTS[2]}|g" -e "s|@EPILOG@|$EPILOG|g" "$1"
+        -e "s|@PORT3@|${NODE_PORTS[2]}|g" -e "s|@EPILOG@|$EPILOG|g" \
+        -e "s|@EPILOG_SLURMCTLD@|$EPILOG_SLURMCTLD|g" "$1"
 }
 install_conf() {  # template target mode
     local new
@@ -142,9 +144,9 @@ install_conf "$HERE/slurm.conf.in" "$DC_CONF" 0644
 install_conf "$HERE/gres.conf.in" "$DC_DIR/etc/gres.conf" 0644
 # Read at each job's end, not at a daemon's start: rewritten even while the cluster runs (up.sh
 # from another checkout points the epilog at that checkout's script).
-for f in epilog epilog.conf; do
+for f in epilog epilog.conf epilog-slurmctld epilog-slurmctld.conf; do
     render "$HERE/$f.in" >"$DC_DIR/etc/$f.tmp"
-    chmod "$([[ $f == epilog ]] && echo 0755 || echo 0644)" "$DC_DIR/etc/$f.tmp"
+    chmod "$([[ $f == *.conf ]] && echo 0644 || echo 0755)" "$DC_DIR/etc/$f.tmp"
     mv -f "$DC_DIR/etc/$f.tmp" "$DC_DIR/etc/$f"
 done
 if [[ "$WITH_DBD_V" == 1 ]]; then

@@ -158,4 +158,30 @@ TEST_F(ControlHandlers, TheJobsOwnEnvironmentIsKeptForAResubmitFromItsOwnerOnly)
               (std::vector<std::string>{"HOME=/home/alice", "WANDB_PROJECT=run1"}));
 }
 
+// A job-end report only makes the daemon look sooner; from anyone but root or SlurmUser it is
+// refused, so a user cannot make the daemon poll without end. A daemon that takes no reports
+// says so.
+TEST_F(ControlHandlers, OnlyAnOperatorsJobEndReportReachesThePollLoop) {
+    supervisor::JobEndPushes pushes;
+    control::Handlers handlers(*m_store, m_slurm, m_clock, m_config, &pushes);
+    Request request;
+    request.operation = Operation::job_ended;
+    request.job = "77_3";
+    const auto refused = handlers.handle(request, Peer{k_alice, k_alice, 1});
+    EXPECT_EQ(refused.exit_status, 1);
+    EXPECT_NE(refused.error.message.find("EpilogSlurmctld"), std::string::npos);
+    EXPECT_TRUE(pushes.take().empty());
+
+    const auto heard = handlers.handle(request, Peer{0, 0, 1});
+    EXPECT_EQ(heard.exit_status, 0) << heard.error.message;
+    EXPECT_EQ(pushes.take(), std::vector<common::JobId>{*common::JobId::parse("77_3")});
+
+    request.job = "77_x";
+    EXPECT_EQ(handlers.handle(request, Peer{0, 0, 1}).exit_status, 1);
+    request.job = "78";
+    const auto no_loop = m_handlers->handle(request, Peer{0, 0, 1});  // made without pushes
+    EXPECT_EQ(no_loop.exit_status, 1);
+    EXPECT_NE(no_loop.error.message.find("takes no job-end reports"), std::string::npos);
+}
+
 }  // namespace
