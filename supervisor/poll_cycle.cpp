@@ -300,10 +300,12 @@ CycleReport PollCycle::run() {
     // must not be taken for a purged job. Of those, only the ones with something new: a
     // snapshot or a row that changed since the job's last look, a registration to validate or
     // a plan to follow, or a failure lately to retry.
-    const std::set<common::JobId> queried(ids.begin(), ids.end());
+    const auto queried = [&ids](const common::JobId& id) {  // ids are in job id order
+        return std::ranges::binary_search(ids, id);
+    };
     std::vector<const state::Registration*> to_look;
     for (const auto& [id, registration] : m_watched.all()) {
-        if (!queried.contains(id)) {
+        if (!queried(id)) {
             continue;
         }
         const auto it = jobs.find(id);

@@ -182,13 +182,15 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
 slurm::Result<std::optional<slurm::JobQuery>> FakeSlurmClient::load_jobs_if_changed(
     std::span<const slurm::JobId> ids) {
     const bool same = m_if_changed_version == m_version && m_if_changed_version != 0 &&
-                      std::ranges::equal(ids, m_if_changed_ids);
-    auto query = load_jobs(ids);  // also for its errors and its count of loads
+                      !ids.empty() && std::ranges::equal(ids, m_if_changed_ids);
+    if (same && !m_unreachable && !m_authentication_failing &&
+        !(m_refused_job && std::ranges::find(ids, *m_refused_job) != ids.end())) {
+        ++m_load_count;  // one query, answered "no change", as slurmctld would
+        return std::optional<slurm::JobQuery>();
+    }
+    auto query = load_jobs(ids);  // its errors, and the answer
     if (!query) {
         return tl::unexpected(std::move(query.error()));
-    }
-    if (same && !ids.empty()) {
-        return std::optional<slurm::JobQuery>();
     }
     m_if_changed_ids.assign(ids.begin(), ids.end());
     m_if_changed_version = m_version;
