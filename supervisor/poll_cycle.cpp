@@ -252,16 +252,12 @@ CycleReport PollCycle::run() {
     }
     report.slurm_changed = query->has_value() || probed;
     if (query->has_value()) {
-        m_jobs_answered_for = ids;
-        m_jobs.clear();
-        for (auto& job : (*query)->jobs) {
-            const auto id = job.id;
-            m_jobs.emplace(id, std::move(job));
-        }
+        take_answer(std::move(**query), ids);
     }
     auto& jobs = m_jobs;
-    if (!report.slurm_changed && written.empty() && !m_watched.any_pending_or_recovering() &&
-        m_troubles.empty() && m_store.unfinished_actions().empty()) {
+    if (!report.slurm_changed && written.empty() && m_moved.empty() &&
+        !m_watched.any_pending_or_recovering() && m_troubles.empty() &&
+        m_store.unfinished_actions().empty()) {
         // Nothing moved since the last look, in Slurm or in the store; only a timed look can
         // need a decision (a hung job changes nothing in Slurm, a pending wait grows by
         // itself), and only the jobs whose timers came due are touched.
@@ -283,11 +279,7 @@ CycleReport PollCycle::run() {
             report.slurm_error_kind = std::string(slurm::to_string(again.error().kind));
             return report;
         }
-        jobs.clear();
-        for (auto& job : again->jobs) {
-            const auto id = job.id;
-            jobs.emplace(id, std::move(job));
-        }
+        take_answer(std::move(*again), ids);
         auto rewritten = m_watched.refresh(m_store);
         forget_unwatched(rewritten);
         written.merge(rewritten);
@@ -308,13 +300,9 @@ CycleReport PollCycle::run() {
         if (!queried(id)) {
             continue;
         }
-        const auto it = jobs.find(id);
-        const auto last = m_looked_at.find(id);
-        const bool unchanged =
-            last != m_looked_at.end() &&
-            (it == jobs.end() ? !last->second : last->second && *last->second == it->second);
-        if (unchanged && !written.contains(id) && registration.status == state::Status::enabled &&
-            !in_flight.contains(id) && !m_troubles.contains(id)) {
+        if (!m_moved.contains(id) && !written.contains(id) &&
+            registration.status == state::Status::enabled && !in_flight.contains(id) &&
+            !m_troubles.contains(id)) {
             continue;
         }
         to_look.push_back(&registration);
@@ -331,7 +319,7 @@ CycleReport PollCycle::run() {
         auto current = *registration;
         contain(current, report,
                 [&] { look_at(current, job, in_flight.contains(current.job), report); });
-        m_looked_at.insert_or_assign(current.job, job);
+        m_moved.erase(current.job);
         looked.insert(current.job);
     }
     // The rows the looks wrote, then the timed looks of every job that changed.
@@ -345,12 +333,40 @@ CycleReport PollCycle::run() {
     return report;
 }
 
+void PollCycle::take_answer(slurm::JobQuery answer, const std::vector<common::JobId>& ids) {
+    // What moved since the answer before: a job whose snapshot differs, appeared or vanished
+    // (purged), and every id not asked about then (just registered, or refused until now).
+    std::map<common::JobId, slurm::JobSnapshot> fresh;
+    for (auto& job : answer.jobs) {
+        const auto id = job.id;
+        fresh.emplace(id, std::move(job));
+    }
+    for (const auto& [id, job] : fresh) {
+        const auto before = m_jobs.find(id);
+        if (before == m_jobs.end() || !(before->second == job)) {
+            m_moved.insert(id);
+        }
+    }
+    for (const auto& [id, job] : m_jobs) {
+        if (!fresh.contains(id)) {
+            m_moved.insert(id);
+        }
+    }
+    for (const auto& id : ids) {
+        if (!std::ranges::binary_search(m_jobs_answered_for, id)) {
+            m_moved.insert(id);
+        }
+    }
+    m_jobs = std::move(fresh);
+    m_jobs_answered_for = ids;
+}
+
 void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
     for (const auto& job : written) {
         if (m_watched.find(job) != nullptr) {
             continue;
         }
-        m_looked_at.erase(job);
+        m_moved.erase(job);
         m_timers.cancel(job);
         m_stalls.forget(job);
         m_idle_gpus.forget(job);

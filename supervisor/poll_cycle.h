@@ -99,6 +99,9 @@ class PollCycle {
     // The job's next timed look, from what its trackers are waiting for (`job`: its snapshot).
     void schedule_timed_look(const state::Registration& registration,
                              const slurm::JobSnapshot* job);
+    // A new answer from Slurm for `ids` (in job id order) becomes m_jobs; what differs from
+    // the previous one goes to m_moved.
+    void take_answer(slurm::JobQuery answer, const std::vector<common::JobId>& ids);
     // Forgets what the trackers, the timers and the last looks keep of jobs no longer watched.
     void forget_unwatched(const std::set<common::JobId>& written);
     // A running job that is not hung: a straggler (its step rate), or an idle GPU (the node
@@ -142,9 +145,10 @@ class PollCycle {
     std::map<common::JobId, slurm::JobSnapshot> m_jobs;
     std::vector<common::JobId> m_jobs_answered_for;  // the ids m_jobs answers
     JobTimers m_timers;                              // when each job's next timed look is due
-    // What Slurm showed of each watched job at its last look (nullopt: it did not know the
-    // job): a job is looked at again only when this, or its row, changed.
-    std::map<common::JobId, std::optional<slurm::JobSnapshot>> m_looked_at;
+    // The jobs whose snapshot moved (changed, appeared, vanished) since their last look: a job
+    // is looked at again only when it is here, or its row changed. One copy of the answer is
+    // kept (m_jobs), not a second one per look: at 10,000 jobs that copy is tens of MiB.
+    std::set<common::JobId> m_moved;
     // The rows this cycle's looks wrote: the next cycle looks at those jobs once more (this
     // process's own writes cost one more look; another process's write at the same moment is
     // never left unseen).
