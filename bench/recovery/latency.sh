@@ -109,7 +109,7 @@ for poll in "${push_polls[@]}"; do
     SUPERVISOR_STATE_DIR="$state_dir" "$supervisor" run --poll-interval-ms "$poll" \
         --control-socket "$state_dir/control.sock" >"$work/daemon-push-$poll.log" 2>&1 &
     daemon_pid=$!
-    for ((i = 0; i < 100 && ! -S "$state_dir/control.sock"; i++)); do sleep 0.1; done
+    for ((i = 0; i < 100; i++)); do [[ -S "$state_dir/control.sock" ]] && break; sleep 0.1; done
     printf 'supervisor = %s\nsocket = %s\n' "$supervisor" "$state_dir/control.sock" >"$epilog_conf"
     echo "site daemon told by EpilogSlurmctld, poll $poll ms: $failures failures" >&2
     for ((i = 0; i < failures; i++)); do one_failure "push-$poll" push "$poll" "$state_dir"; done

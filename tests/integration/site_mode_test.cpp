@@ -49,12 +49,7 @@ uid_t uid_of(const std::string& user) {
     return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
 }
 
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test_support::read_text;
 
 class SiteMode : public ::testing::Test {
   protected:
@@ -105,26 +100,10 @@ class SiteMode : public ::testing::Test {
 
     void start_daemon(const std::string& config = {}) {
         std::ofstream(m_dir / "config.toml") << config << "\n";
-        const pid_t pid = ::fork();
-        if (pid == 0) {
-            const int fd =
-                ::open((m_dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-            ::dup2(fd, 1);
-            ::dup2(fd, 2);
-            ::setenv("SUPERVISOR_STATE_DIR", (m_dir / "state").c_str(), 1);
-            const std::string self = binary().string();
-            const std::string config_file = (m_dir / "config.toml").string();
-            ::execl(self.c_str(), self.c_str(), "run", "--config", config_file.c_str(),
-                    "--poll-interval-ms", "300", "--control-socket", socket().c_str(),
-                    static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-        m_daemon = pid;
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (!fs::exists(socket()) && std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(50ms);
-        }
-        ASSERT_TRUE(fs::exists(socket())) << daemon_log();
+        m_daemon = test_support::start_site_daemon(binary(), m_dir / "state", socket(),
+                                                   m_dir / "daemon.log", "300",
+                                                   {"--config", (m_dir / "config.toml").string()});
+        ASSERT_GT(m_daemon, 0) << daemon_log();
     }
 
     std::string daemon_log() const { return read_text(m_dir / "daemon.log"); }

@@ -204,8 +204,6 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
     return path.string();
 }
 
-namespace {
-
 std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path);
     std::stringstream text;
@@ -213,7 +211,38 @@ std::string read_text(const std::filesystem::path& path) {
     return text.str();
 }
 
-}  // namespace
+pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesystem::path& state_dir,
+                        const std::filesystem::path& socket, const std::filesystem::path& log,
+                        const std::string& poll_ms, const std::vector<std::string>& args) {
+    std::vector<std::string> words{
+        binary.string(), "run", "--poll-interval-ms", poll_ms, "--control-socket", socket.string()};
+    words.insert(words.end(), args.begin(), args.end());
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        ::setenv("SUPERVISOR_STATE_DIR", state_dir.c_str(), 1);
+        std::vector<char*> argv;
+        for (auto& word : words) {
+            argv.push_back(word.data());
+        }
+        argv.push_back(nullptr);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!std::filesystem::exists(socket) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!std::filesystem::exists(socket)) {
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        return -1;
+    }
+    return pid;
+}
 
 std::string SupervisorHarness::job_log() const {
     return read_text(m_dir / "job.out");

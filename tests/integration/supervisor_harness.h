@@ -98,4 +98,14 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
 // The binary under test.
 std::string supervisor_binary();
 
+// A file's whole text ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
+
+// A site daemon for a test: `binary run --poll-interval-ms POLL --control-socket SOCKET ARGS...`
+// in the background with SUPERVISOR_STATE_DIR=state_dir, its output appended to `log`; returns
+// its pid once the socket exists (at most 20 s), or -1 when it never appeared (then killed).
+pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesystem::path& state_dir,
+                        const std::filesystem::path& socket, const std::filesystem::path& log,
+                        const std::string& poll_ms, const std::vector<std::string>& args = {});
+
 }  // namespace test_support

@@ -26,12 +26,7 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using test_support::run_command;
 
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test_support::read_text;
 
 class JobEndPush : public ::testing::Test {
   protected:
@@ -71,24 +66,9 @@ class JobEndPush : public ::testing::Test {
     std::string daemon_log() const { return read_text(m_dir / "daemon.log"); }
 
     void start_daemon(const std::string& poll_ms) {
-        const pid_t pid = ::fork();
-        if (pid == 0) {
-            const int fd =
-                ::open((m_dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-            ::dup2(fd, 1);
-            ::dup2(fd, 2);
-            ::setenv("SUPERVISOR_STATE_DIR", (m_dir / "state").c_str(), 1);
-            const std::string self = binary().string();
-            ::execl(self.c_str(), self.c_str(), "run", "--poll-interval-ms", poll_ms.c_str(),
-                    "--control-socket", socket().c_str(), static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-        m_daemon = pid;
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (!fs::exists(socket()) && std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(50ms);
-        }
-        ASSERT_TRUE(fs::exists(socket())) << daemon_log();
+        m_daemon = test_support::start_site_daemon(binary(), m_dir / "state", socket(),
+                                                   m_dir / "daemon.log", poll_ms);
+        ASSERT_GT(m_daemon, 0) << daemon_log();
     }
 
     test_support::CommandResult cli(const std::string& args) const {
