@@ -15,8 +15,8 @@ using Action = std::function<common::Result<int>()>;
 
 // Options every subcommand understands.
 struct GlobalOptions {
-    std::string slurm_conf;  // --slurm-conf; empty: $SLURM_CONF or /etc/slurm/slurm.conf
-    std::string state_dir;   // --state-dir; empty: $SUPERVISOR_STATE_DIR or the XDG default
+    std::string slurm_conf;          // --slurm-conf; empty: $SLURM_CONF or /etc/slurm/slurm.conf
+    std::string state_dir;           // --state-dir; empty: $SUPERVISOR_STATE_DIR or the XDG default
     std::string log_level = "info";  // --log-level
     std::string log_file;            // --log-file; empty: stderr only
 };
