@@ -30,16 +30,19 @@ class Client {
 
     // For a caller that keeps the previous answer (the poll cycle): nullopt when the answer would
     // be exactly this method's previous answer for the same ids, so an unchanged cluster costs
-    // no copy of N snapshots; otherwise load_jobs()'s answer, which may differ from that previous
-    // answer even when its `changed` is false (another call in between saw the change first).
-    // The default answers load_jobs() every time: never nullopt, correct without the saving.
-    [[nodiscard]] virtual Result<std::optional<JobQuery>> load_jobs_if_changed(
+    // no copy of N snapshots; only what differs from that answer (JobChanges::whole false) when
+    // this method answered the same ids last time; otherwise the whole of load_jobs()'s answer,
+    // which may differ from that previous answer even when slurmctld said "no change" (another
+    // call in between saw the change first). The default answers the whole of load_jobs() every
+    // time: never nullopt, correct without the saving.
+    [[nodiscard]] virtual Result<std::optional<JobChanges>> load_jobs_if_changed(
         std::span<const JobId> ids) {
         auto query = load_jobs(ids);
         if (!query) {
             return tl::unexpected(std::move(query.error()));
         }
-        return std::optional<JobQuery>(std::move(*query));
+        return std::optional<JobChanges>(
+            JobChanges{true, std::move(query->jobs), std::move(query->missing)});
     }
 
     // Every job of `uid` that slurmctld still shows, in any state, one RPC. Tasks of an array

@@ -185,27 +185,30 @@ std::size_t LibslurmClient::max_round_trips() const {
     return exempt ? k_max_round_trips_exempt : k_max_round_trips_rate_limited;
 }
 
-Result<std::optional<JobQuery>> LibslurmClient::load_jobs_if_changed(std::span<const JobId> ids) {
+Result<std::optional<JobChanges>> LibslurmClient::load_jobs_if_changed(std::span<const JobId> ids) {
     const bool same_question =
         m_if_changed_generation == m_known_generation && std::ranges::equal(ids, m_if_changed_ids);
     if (same_question && !ids.empty() && m_last_form == JobQueryForm::whole_table &&
         m_last_update != 0) {
         // Every id was answered by the whole table at m_last_update, and nothing changed what
-        // this client knows since: slurmctld's "no change" means the previous answer stands.
+        // this client knows since: m_known is this method's previous answer, and slurmctld's
+        // "no change" means it stands.
         job_info_msg_t* raw = nullptr;
         errno = 0;
         const int rc = slurm_load_jobs(m_last_update, &raw, SHOW_ALL);
         detail::JobInfoMessage message(raw);
-        if (rc == SLURM_SUCCESS) {  // the table moved: this is the new answer
-            m_last_form = JobQueryForm::whole_table;
-            auto query = answer_from_table(*message, ids);
+        if (rc == SLURM_SUCCESS) {  // the table moved: what moved among these ids
+            auto changes = changes_from_table(*message, ids);
             m_if_changed_generation = m_known_generation;
-            return std::optional<JobQuery>(std::move(query));
+            if (changes.jobs.empty() && changes.missing.empty()) {
+                return std::optional<JobChanges>();  // only jobs nobody asked about moved
+            }
+            return std::optional<JobChanges>(std::move(changes));
         }
         if (last_error(rc) == SLURM_NO_CHANGE_IN_DATA) {
             m_knowledge.queries_since_whole_table = 0;
             m_knowledge.table_was_quiet = true;
-            return std::optional<JobQuery>();
+            return std::optional<JobChanges>();
         }
         // An error: the full way below reports it (and tries once more).
     }
@@ -217,9 +220,10 @@ Result<std::optional<JobQuery>> LibslurmClient::load_jobs_if_changed(std::span<c
     m_if_changed_ids.assign(ids.begin(), ids.end());
     m_if_changed_generation = m_known_generation;
     if (unchanged) {
-        return std::optional<JobQuery>();
+        return std::optional<JobChanges>();
     }
-    return std::optional<JobQuery>(std::move(*query));
+    return std::optional<JobChanges>(
+        JobChanges{true, std::move(query->jobs), std::move(query->missing)});
 }
 
 Result<JobQuery> LibslurmClient::load_jobs_as(std::span<const JobId> ids, JobQueryForm form) {
@@ -293,10 +297,8 @@ Result<JobQuery> LibslurmClient::load_whole_table(std::span<const JobId> ids) {
     return answer_from_table(*message, ids);
 }
 
-JobQuery LibslurmClient::answer_from_table(const job_info_msg& message,
-                                           std::span<const JobId> ids) {
-    JobQuery query;
-    query.jobs.reserve(ids.size());
+void LibslurmClient::learn_table(const job_info_msg& message) {
+    m_last_form = JobQueryForm::whole_table;
     m_last_update = static_cast<long>(message.last_update);
     m_knowledge.queries_since_whole_table = 0;
     m_knowledge.table_was_quiet = false;
@@ -305,6 +307,41 @@ JobQuery LibslurmClient::answer_from_table(const job_info_msg& message,
     for (uint32_t i = 0; i < message.record_count; ++i) {
         ++m_knowledge.records_per_owner[message.job_array[i].user_id];
     }
+}
+
+JobChanges LibslurmClient::changes_from_table(const job_info_msg& message,
+                                              std::span<const JobId> ids) {
+    learn_table(message);
+    JobChanges changes;
+    changes.whole = false;
+    const auto records = match_records(message, ids);
+    // m_known holds an entry for every id (the previous answer was about exactly these), so
+    // the entries are updated in place: an unchanged job costs one conversion and one
+    // comparison, no copy and no allocation of the map.
+    for (const auto& id : ids) {
+        auto& known = m_known[id];
+        if (const auto* record = records.at(id)) {
+            auto snapshot = detail::to_snapshot(*record, id);
+            if (known != snapshot) {
+                changes.jobs.push_back(snapshot);
+                known = std::move(snapshot);
+            }
+        } else if (known) {
+            known.reset();
+            changes.missing.push_back(id);
+        }
+    }
+    if (!changes.jobs.empty() || !changes.missing.empty()) {
+        ++m_known_generation;
+    }
+    return changes;
+}
+
+JobQuery LibslurmClient::answer_from_table(const job_info_msg& message,
+                                           std::span<const JobId> ids) {
+    JobQuery query;
+    query.jobs.reserve(ids.size());
+    learn_table(message);
     m_known.clear();
     ++m_known_generation;
     const auto records = match_records(message, ids);

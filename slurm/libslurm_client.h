@@ -80,7 +80,9 @@ class LibslurmClient final : public Client {
     // For the poll cycle: when the ids are those of the previous call here, nothing else
     // changed what this client knows since, and that call asked for the whole table, one
     // "changed since?" RPC and nothing else: no choice of form, no per-id work, no copy.
-    [[nodiscard]] Result<std::optional<JobQuery>> load_jobs_if_changed(
+    // When the table moved, only the ids whose snapshot moved are converted into the answer
+    // (JobChanges::whole false), and nullopt when none did.
+    [[nodiscard]] Result<std::optional<JobChanges>> load_jobs_if_changed(
         std::span<const JobId> ids) override;
 
     // Forget the cached answer so the next load_jobs() does a full query.
@@ -94,6 +96,12 @@ class LibslurmClient final : public Client {
     // rate-limited cap. No RPC.
     [[nodiscard]] std::size_t max_round_trips() const;
     [[nodiscard]] Result<JobQuery> load_whole_table(std::span<const JobId> ids);
+    // What a whole-table answer says of the table itself: m_last_update, m_knowledge.
+    void learn_table(const job_info_msg& message);
+    // What moved among `ids` since m_known, which holds the previous answer about exactly these
+    // ids; m_known follows.
+    [[nodiscard]] JobChanges changes_from_table(const job_info_msg& message,
+                                                std::span<const JobId> ids);
     // A whole-table answer (slurm_load_jobs with data) for `ids`, recorded in m_known.
     [[nodiscard]] JobQuery answer_from_table(const job_info_msg& message,
                                              std::span<const JobId> ids);

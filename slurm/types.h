@@ -134,6 +134,18 @@ struct JobQuery {
     std::vector<JobId> missing;     // requested ids slurmctld does not know (purged or never)
 };
 
+// What Client::load_jobs_if_changed learned: a whole answer, or only what moved since its
+// previous answer about the same ids.
+struct JobChanges {
+    // true: `jobs` and `missing` are the whole answer, as load_jobs() gives it; replace whatever
+    // you hold. false: `jobs` holds only the snapshots that are new or differ from the previous
+    // answer, `missing` only the ids that answer knew and slurmctld no longer does; every other
+    // job is as that answer showed it.
+    bool whole = true;
+    std::vector<JobSnapshot> jobs;
+    std::vector<JobId> missing;
+};
+
 struct NodeSnapshot {
     std::string name;
     NodeState state = NodeState::unknown;

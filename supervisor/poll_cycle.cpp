@@ -218,7 +218,8 @@ CycleReport PollCycle::run() {
         return report;
     }
 
-    // nullopt: exactly the previous answer, kept in m_jobs (no copy of N snapshots).
+    // nullopt: exactly the previous answer, kept in m_jobs (no copy of N snapshots); else the
+    // whole answer, or only the jobs that moved since it.
     auto query = m_client.load_jobs_if_changed(ids);
     bool probed = false;  // the refused jobs were looked for with queries of their own
     if (!query && query.error().kind == slurm::ErrorKind::access_denied) {
@@ -237,11 +238,12 @@ CycleReport PollCycle::run() {
     } else if (query) {
         m_refusals.clear();  // every job answered
     }
-    if (query && !query->has_value() && m_jobs_answered_for != ids) {
-        // "As before" about answers this cycle does not hold (a new PollCycle on the same
-        // client, after a reload): ask for them.
+    if (query && (!query->has_value() || !(*query)->whole) && m_jobs_answered_for != ids) {
+        // "As before", or changes to, answers this cycle does not hold (a new PollCycle on the
+        // same client, after a reload): ask for them.
         auto full = m_client.load_jobs(ids);
-        query = full ? slurm::Result<std::optional<slurm::JobQuery>>(std::move(*full))
+        query = full ? slurm::Result<std::optional<slurm::JobChanges>>(
+                           slurm::JobChanges{true, std::move(full->jobs), std::move(full->missing)})
                      : tl::unexpected(std::move(full.error()));
     }
     if (!query) {
@@ -331,6 +333,24 @@ CycleReport PollCycle::run() {
     timed_looks(looked, jobs, report);
     report.actions_finished += m_executor.run(jobs);
     return report;
+}
+
+void PollCycle::take_answer(slurm::JobChanges changes, const std::vector<common::JobId>& ids) {
+    if (changes.whole) {
+        take_answer(slurm::JobQuery{true, std::move(changes.jobs), std::move(changes.missing)},
+                    ids);
+        return;
+    }
+    // Only what moved since m_jobs, which answers these same ids.
+    for (auto& job : changes.jobs) {
+        const auto id = job.id;
+        m_moved.insert(id);
+        m_jobs.insert_or_assign(id, std::move(job));
+    }
+    for (const auto& id : changes.missing) {
+        m_moved.insert(id);
+        m_jobs.erase(id);
+    }
 }
 
 void PollCycle::take_answer(slurm::JobQuery answer, const std::vector<common::JobId>& ids) {

@@ -100,8 +100,10 @@ class PollCycle {
     void schedule_timed_look(const state::Registration& registration,
                              const slurm::JobSnapshot* job);
     // A new answer from Slurm for `ids` (in job id order) becomes m_jobs; what differs from
-    // the previous one goes to m_moved.
+    // the previous one goes to m_moved. Changes that are not whole apply to m_jobs, which
+    // answers the same ids (Client::load_jobs_if_changed).
     void take_answer(slurm::JobQuery answer, const std::vector<common::JobId>& ids);
+    void take_answer(slurm::JobChanges changes, const std::vector<common::JobId>& ids);
     // Forgets what the trackers, the timers and the last looks keep of jobs no longer watched.
     void forget_unwatched(const std::set<common::JobId>& written);
     // A running job that is not hung: a straggler (its step rate), or an idle GPU (the node
@@ -141,7 +143,8 @@ class PollCycle {
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     WatchedRegistrations m_watched;  // the watched rows, in step with the store
     // Slurm's latest answer about the watched jobs, by id: kept while slurmctld says nothing
-    // changed (Client::load_jobs_if_changed), so a quiet cycle copies nothing.
+    // changed (Client::load_jobs_if_changed), so a quiet cycle copies nothing and a changed one
+    // copies only the jobs that moved.
     std::map<common::JobId, slurm::JobSnapshot> m_jobs;
     std::vector<common::JobId> m_jobs_answered_for;  // the ids m_jobs answers
     JobTimers m_timers;                              // when each job's next timed look is due

@@ -49,6 +49,9 @@ class Backend {
     // A held batch job submitted with options a SubmitRequest cannot carry: --deadline (two
     // days from now) and --contiguous (real: sbatch; fake: a snapshot that says so).
     virtual slurm::JobId job_with_options_not_carried() = 0;
+    // Changes the job's comment the way another process would, past client() (real: scontrol
+    // update; fake: straight into the job table).
+    virtual void comment_elsewhere(const slurm::JobId& id, const std::string& comment) = 0;
     // A directory the test's jobs may write their output to.
     virtual std::string output_dir() = 0;
 };

@@ -84,6 +84,11 @@ class FakeBackend final : public Backend {
         m_fake.add_reservation("contract_resv");
         return "contract_resv";
     }
+    void comment_elsewhere(const slurm::JobId& id, const std::string& comment) override {
+        auto job = m_fake.job(id);
+        job.comment = comment;
+        m_fake.put(job);
+    }
     std::string output_dir() override { return "/tmp"; }
 
   private:

@@ -141,6 +141,13 @@ class RealBackend final : public Backend {
         m_reservation = name;
         return name;
     }
+    void comment_elsewhere(const slurm::JobId& id, const std::string& comment) override {
+        const auto result = test_support::run_command("scontrol update JobId=" + id.to_string() +
+                                                      " Comment=" + comment);
+        if (result.exit_status != 0) {
+            throw std::runtime_error("scontrol update Comment failed: " + result.output);
+        }
+    }
     std::string output_dir() override { return test_support::job_output_dir(); }
 
   private:

@@ -159,7 +159,50 @@ TEST_F(SlurmClientContract, IfChangedSaysAsBeforeOnlyUntilAnythingChanged) {
     const auto it = std::ranges::find((*after)->jobs, id, &slurm::JobSnapshot::id);
     ASSERT_NE(it, (*after)->jobs.end());
     EXPECT_EQ(it->restart_count, 1U);
-    EXPECT_EQ((*after)->missing.size(), 299U);
+    // Whole (the real client: the other call replaced what it knew), or only the requeued job.
+    EXPECT_EQ((*after)->missing.size(), (*after)->whole ? 299U : 0U);
+}
+
+// The poll cycle's changed cycle: asked about the same ids again, the client answers only the
+// job that moved, and nothing at all when only a job nobody asked about moved.
+TEST_F(SlurmClientContract, IfChangedAnswersOnlyTheJobsThatMoved) {
+    const auto watched = m_backend->job_with_options_not_carried();  // held: stays as it is
+    const auto other = m_backend->job_with_options_not_carried();
+    std::vector<slurm::JobId> ids{watched};
+    const auto unknown = m_backend->unknown_job();
+    for (std::uint32_t k = 1; k < 300; ++k) {
+        ids.push_back(slurm::JobId{unknown.job - k, std::nullopt});
+    }
+    std::ranges::sort(ids);
+    bool quiet_seen = false;
+    for (int attempt = 0; attempt < 100 && !quiet_seen; ++attempt, m_backend->pause()) {
+        const auto first = client().load_jobs_if_changed(ids);
+        ASSERT_TRUE(first) << first.error().message;
+        const auto second = client().load_jobs_if_changed(ids);
+        ASSERT_TRUE(second) << second.error().message;
+        quiet_seen = !second->has_value();
+    }
+    ASSERT_TRUE(quiet_seen) << "100 pairs of back-to-back calls never answered \"as before\"";
+
+    m_backend->comment_elsewhere(other, "moved_elsewhere");
+    const auto unrelated = client().load_jobs_if_changed(ids);
+    ASSERT_TRUE(unrelated) << unrelated.error().message;
+    EXPECT_FALSE(unrelated->has_value()) << "a job nobody asked about moved: nothing to answer";
+
+    m_backend->comment_elsewhere(watched, "moved_here");
+    const auto after = client().load_jobs_if_changed(ids);
+    ASSERT_TRUE(after) << after.error().message;
+    ASSERT_TRUE(after->has_value()) << "the comment was taken for \"as before\"";
+    EXPECT_FALSE((*after)->whole);
+    ASSERT_EQ((*after)->jobs.size(), 1U);
+    EXPECT_EQ((*after)->jobs[0].id, watched);
+    EXPECT_EQ((*after)->jobs[0].comment, "moved_here");
+    EXPECT_TRUE((*after)->missing.empty()) << "the 299 unknown ids were unknown before too";
+    const slurm::JobId only[] = {watched};
+    const auto full = client().load_jobs(only);
+    ASSERT_TRUE(full) << full.error().message;
+    ASSERT_EQ(full->jobs.size(), 1U);
+    EXPECT_EQ(full->jobs[0], (*after)->jobs[0]) << "the change is the job as load_jobs shows it";
 }
 
 TEST_F(SlurmClientContract, QueryForANewIdIsAnsweredEvenWhenNothingChanged) {

@@ -179,22 +179,50 @@ slurm::Result<slurm::JobQuery> FakeSlurmClient::load_jobs(std::span<const slurm:
     return query;
 }
 
-slurm::Result<std::optional<slurm::JobQuery>> FakeSlurmClient::load_jobs_if_changed(
+slurm::Result<std::optional<slurm::JobChanges>> FakeSlurmClient::load_jobs_if_changed(
     std::span<const slurm::JobId> ids) {
-    const bool same = m_if_changed_version == m_version && m_if_changed_version != 0 &&
-                      !ids.empty() && std::ranges::equal(ids, m_if_changed_ids);
-    if (same && !m_unreachable && !m_authentication_failing &&
+    const bool same_ids =
+        m_if_changed_version != 0 && !ids.empty() && std::ranges::equal(ids, m_if_changed_ids);
+    if (same_ids && m_if_changed_version == m_version && !m_unreachable &&
+        !m_authentication_failing &&
         !(m_refused_job && std::ranges::find(ids, *m_refused_job) != ids.end())) {
         ++m_load_count;  // one query, answered "no change", as slurmctld would
-        return std::optional<slurm::JobQuery>();
+        return std::optional<slurm::JobChanges>();
     }
     auto query = load_jobs(ids);  // its errors, and the answer
     if (!query) {
         return tl::unexpected(std::move(query.error()));
     }
+    std::map<slurm::JobId, slurm::JobSnapshot> answer;
+    for (const auto& job : query->jobs) {
+        answer.emplace(job.id, job);
+    }
     m_if_changed_ids.assign(ids.begin(), ids.end());
     m_if_changed_version = m_version;
-    return std::optional<slurm::JobQuery>(std::move(*query));
+    if (!same_ids) {
+        m_if_changed_answer = std::move(answer);
+        return std::optional<slurm::JobChanges>(
+            slurm::JobChanges{true, std::move(query->jobs), std::move(query->missing)});
+    }
+    // The same ids as last time: only what moved since that answer, as the real client does.
+    slurm::JobChanges changes;
+    changes.whole = false;
+    for (auto& job : query->jobs) {
+        const auto before = m_if_changed_answer.find(job.id);
+        if (before == m_if_changed_answer.end() || !(before->second == job)) {
+            changes.jobs.push_back(std::move(job));
+        }
+    }
+    for (const auto& id : query->missing) {
+        if (m_if_changed_answer.contains(id)) {
+            changes.missing.push_back(id);
+        }
+    }
+    m_if_changed_answer = std::move(answer);
+    if (changes.jobs.empty() && changes.missing.empty()) {
+        return std::optional<slurm::JobChanges>();
+    }
+    return std::optional<slurm::JobChanges>(std::move(changes));
 }
 
 slurm::Result<std::vector<slurm::JobSnapshot>> FakeSlurmClient::load_user_jobs(std::uint32_t uid) {

@@ -24,8 +24,9 @@ class FakeSlurmClient final : public slurm::Client {
     // --- slurm::Client -------------------------------------------------------------------
     [[nodiscard]] slurm::Result<slurm::JobQuery> load_jobs(
         std::span<const slurm::JobId> ids) override;
-    // nullopt when the ids are those of the previous call here and no job changed since.
-    [[nodiscard]] slurm::Result<std::optional<slurm::JobQuery>> load_jobs_if_changed(
+    // nullopt when the ids are those of the previous call here and no job changed since; only
+    // the jobs that moved since that call's answer when the ids are the same.
+    [[nodiscard]] slurm::Result<std::optional<slurm::JobChanges>> load_jobs_if_changed(
         std::span<const slurm::JobId> ids) override;
     [[nodiscard]] slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(
         std::uint32_t uid) override;
@@ -146,9 +147,10 @@ class FakeSlurmClient final : public slurm::Client {
     std::uint64_t m_version = 1;           // bumped by every change to the job table
     std::uint64_t m_answered_version = 0;  // version of the last full answer
     std::set<slurm::JobId> m_answered_ids;
-    std::vector<slurm::JobId> m_if_changed_ids;  // load_jobs_if_changed's previous ids
-    std::uint64_t m_if_changed_version =
-        0;  // and the version it answered  // a set: the benches ask about 10,000 ids
+    // load_jobs_if_changed's previous call: its ids, the version it answered, and its answer.
+    std::vector<slurm::JobId> m_if_changed_ids;
+    std::uint64_t m_if_changed_version = 0;
+    std::map<slurm::JobId, slurm::JobSnapshot> m_if_changed_answer;
     int m_load_count = 0;
     bool m_unreachable = false;
     bool m_accounting_enabled = true;

@@ -32,7 +32,7 @@ TEST_F(SupervisorNodeFailure, SlurmsOwnRequeueIsRecordedOnceAndNotRepeated) {
         },
         60s);
     const std::string node = status["attempts"][0].value("nodes", "");
-    ASSERT_FALSE(node.empty()) << status.dump(2);
+    ASSERT_FALSE(node.empty()) << status.dump(2) << h.daemon_log();
     // Let it write a checkpoint or two first.
     std::this_thread::sleep_for(5s);
 

@@ -31,7 +31,7 @@ class InterleavingClient final : public slurm::Client {
         }
         return answer;
     }
-    slurm::Result<std::optional<slurm::JobQuery>> load_jobs_if_changed(
+    slurm::Result<std::optional<slurm::JobChanges>> load_jobs_if_changed(
         std::span<const slurm::JobId> ids) override {
         auto answer = m_fake.load_jobs_if_changed(ids);
         if (before_query) {

@@ -300,6 +300,20 @@ TEST_F(StallTest, PendingJobsAndRestartedDaemonsStartTheClockAgain) {
     EXPECT_EQ(registration(id).last_cause, "hang");
 }
 
+// A restarted daemon whose first answer is "only this other job moved" (the client answered the
+// same ids before the restart) must still hold every job's snapshot: the silent one is found.
+TEST_F(StallTest, ARestartedDaemonWhoseFirstAnswerIsAChangeStillWatchesEveryJob) {
+    const auto silent = running_job(60);
+    const auto other = running_job(0);
+    cycles(2);
+    m_cycle = std::make_unique<supervisor::PollCycle>(*m_store, m_slurm, m_clock,
+                                                      default_catalogue(), m_config);
+    m_slurm.finish(other, JobState::completed, 0);
+    cycles(10);  // 100 s of silence since the restart
+    EXPECT_EQ(registration(other).status, Status::completed);
+    EXPECT_EQ(registration(silent).last_cause, "hang");
+}
+
 TEST_F(StallTest, RegistrationRejectsABadProgressPattern) {
     const auto id = submit();
     auto r = request(id);
