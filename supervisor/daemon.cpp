@@ -15,6 +15,7 @@
 #include "notify/dispatcher.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/poll_cycle.h"
+#include "supervisor/reported_ends.h"
 #include "supervisor/watched_registrations.h"
 
 namespace supervisor {
@@ -60,39 +61,14 @@ bool sleep_unless_stopped(std::chrono::milliseconds duration, DaemonObserver* ob
     return false;
 }
 
-// EpilogSlurmctld runs while slurmctld still counts the job COMPLETING (until it and the
-// nodes' epilogs are done), and a failure is analysed only once the job is no longer
-// completing (observe.cpp). So the reported jobs this daemon watches are asked after, one small
-// query every k_wake_slice, until none is completing or k_settle_limit has passed; reports
-// about jobs nobody registered (every job of the cluster has an EpilogSlurmctld) start nothing.
-// Returns whether a cycle should start now.
-bool settle_reported(state::Store& store, JobEndPushes& pushes, slurm::Client& client,
-                     DaemonObserver* observer) {
-    constexpr std::chrono::seconds k_settle_limit{30};
-    std::vector<common::JobId> watched;
-    for (const auto& job : pushes.take()) {
-        if (const auto registration = store.registration(job);
-            registration && is_watched(*registration)) {
-            watched.push_back(job);
-        }
-    }
-    if (watched.empty()) {
-        return false;
-    }
-    const auto until = std::chrono::steady_clock::now() + k_settle_limit;
-    while (!g_stop && std::chrono::steady_clock::now() < until) {
-        const auto query = client.load_jobs(watched);
-        if (!query || std::ranges::none_of(query->jobs, [](const slurm::JobSnapshot& job) {
-                return job.completing;
-            })) {
-            break;  // settled, or slurmctld cannot say: the cycle finds out which
-        }
-        if (observer) {
-            observer->alive();
-        }
-        std::this_thread::sleep_for(k_wake_slice);
-    }
-    return true;
+// The watched jobs among job-end reports: every job of the cluster has an EpilogSlurmctld, and
+// reports about jobs nobody registered start nothing.
+std::vector<common::JobId> watched_among(state::Store& store, std::vector<common::JobId> jobs) {
+    std::erase_if(jobs, [&store](const common::JobId& job) {
+        const auto registration = store.registration(job);
+        return !registration || !is_watched(*registration);
+    });
+    return jobs;
 }
 
 // The outbox, after every cycle and also while slurmctld is unreachable: mail does not depend
@@ -164,6 +140,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
 
     std::optional<std::chrono::steady_clock::time_point> unreachable_since;
     std::optional<common::MonotonicPoint> last_prune;
+    ReportedEnds reported;  // watched jobs reported ended, followed until they settle
     auto backoff = config.poll_interval;
     while (!g_stop) {
         if (g_reload) {
@@ -258,17 +235,35 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                             std::chrono::duration_cast<std::chrono::milliseconds>(
                                 next_poll - std::chrono::steady_clock::now()));
         };
-        while (sleep_unless_stopped(left(), options.observer, pushes)) {
+        // Until the next poll: sleep, woken by job-end reports; follow the reported watched jobs
+        // until one has settled (look now) or the poll is due (the others are followed after
+        // it, so a job whose epilogs take long holds back no other job's poll).
+        while (!g_stop && !g_reload && pushes != nullptr) {
+            if (!reported.following() && !sleep_unless_stopped(left(), options.observer, pushes)) {
+                break;  // the poll is due, or a signal
+            }
             try {
-                if (settle_reported(store, *pushes, *options.push_client, options.observer)) {
-                    break;  // a watched job ended: look now
-                }
+                reported.follow(watched_among(store, pushes->take()),
+                                std::chrono::steady_clock::now());
             } catch (const state::DatabaseError& e) {
                 spdlog::error("a job-end report was not followed (the next poll sees it): {}",
                               e.what());
                 break;
             }
-            // Reports about other jobs only: sleep on, for what is left of the interval.
+            if (!reported.following()) {
+                continue;  // reports about other jobs only: sleep on, for what is left
+            }
+            if (reported.settled_any(*options.push_client, std::chrono::steady_clock::now()) ||
+                left() == std::chrono::milliseconds(0)) {
+                break;
+            }
+            if (options.observer) {
+                options.observer->alive();
+            }
+            (void)pushes->wait_for(k_wake_slice);  // a new report ends the pause early
+        }
+        if (pushes == nullptr) {
+            (void)sleep_unless_stopped(left(), options.observer, nullptr);
         }
     }
     if (options.observer) {
