@@ -136,20 +136,9 @@ TEST_F(SlurmClientContract, SecondQueryWithoutChangesSaysNoChangeAndRepeatsTheAn
 // table, whose "no change" answer is the one that skips all per-id work.
 TEST_F(SlurmClientContract, IfChangedSaysAsBeforeOnlyUntilAnythingChanged) {
     const auto id = m_backend->finished_job(3);
-    std::vector<slurm::JobId> ids{id};
-    const auto unknown = m_backend->unknown_job();
-    for (std::uint32_t k = 1; k < 300; ++k) {
-        ids.push_back(slurm::JobId{unknown.job - k, std::nullopt});
-    }
-    bool quiet_seen = false;
-    for (int attempt = 0; attempt < 100 && !quiet_seen; ++attempt, m_backend->pause()) {
-        const auto first = client().load_jobs_if_changed(ids);
-        ASSERT_TRUE(first) << first.error().message;
-        const auto second = client().load_jobs_if_changed(ids);
-        ASSERT_TRUE(second) << second.error().message;
-        quiet_seen = !second->has_value();
-    }
-    ASSERT_TRUE(quiet_seen) << "100 pairs of back-to-back calls never answered \"as before\"";
+    const auto ids = with_unknown_ids(id);
+    ASSERT_TRUE(quiet_after_asking_twice(ids))
+        << "100 pairs of back-to-back calls never answered \"as before\"";
 
     ASSERT_TRUE(client().requeue(id, slurm::RequeueMode::run_again));
     EXPECT_EQ(m_backend->settled(id).restart_count, 1U);  // asks through load_jobs: sees it first
@@ -168,21 +157,9 @@ TEST_F(SlurmClientContract, IfChangedSaysAsBeforeOnlyUntilAnythingChanged) {
 TEST_F(SlurmClientContract, IfChangedAnswersOnlyTheJobsThatMoved) {
     const auto watched = m_backend->job_with_options_not_carried();  // held: stays as it is
     const auto other = m_backend->job_with_options_not_carried();
-    std::vector<slurm::JobId> ids{watched};
-    const auto unknown = m_backend->unknown_job();
-    for (std::uint32_t k = 1; k < 300; ++k) {
-        ids.push_back(slurm::JobId{unknown.job - k, std::nullopt});
-    }
-    std::ranges::sort(ids);
-    bool quiet_seen = false;
-    for (int attempt = 0; attempt < 100 && !quiet_seen; ++attempt, m_backend->pause()) {
-        const auto first = client().load_jobs_if_changed(ids);
-        ASSERT_TRUE(first) << first.error().message;
-        const auto second = client().load_jobs_if_changed(ids);
-        ASSERT_TRUE(second) << second.error().message;
-        quiet_seen = !second->has_value();
-    }
-    ASSERT_TRUE(quiet_seen) << "100 pairs of back-to-back calls never answered \"as before\"";
+    const auto ids = with_unknown_ids(watched);
+    ASSERT_TRUE(quiet_after_asking_twice(ids))
+        << "100 pairs of back-to-back calls never answered \"as before\"";
 
     m_backend->comment_elsewhere(other, "moved_elsewhere");
     const auto unrelated = client().load_jobs_if_changed(ids);
