@@ -17,8 +17,11 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "slurm/array_tasks.h"
 #include "slurm/detail/libslurm.h"
@@ -34,37 +37,72 @@ std::string g_initialised_conf;  // the file libslurm was initialised with
 
 using detail::last_error;
 
+// The record that answers each requested id, in a vector sorted by id: one allocation, where a
+// map of 10,000 ids cost one per id at every changed cycle.
+class RecordsByJob {
+  public:
+    explicit RecordsByJob(std::span<const JobId> ids) {
+        m_found.reserve(ids.size());
+        for (const auto& id : ids) {
+            m_found.emplace_back(id, nullptr);
+        }
+        std::ranges::sort(m_found, {}, &Entry::first);
+        const auto repeated = std::ranges::unique(m_found, {}, &Entry::first);
+        m_found.erase(repeated.begin(), repeated.end());
+    }
+    // Null for an id no record answers; throws std::out_of_range for an id not requested.
+    [[nodiscard]] const slurm_job_info_t* at(const JobId& id) const {
+        const auto it = find(id);
+        if (it == m_found.end() || it->first != id) {
+            throw std::out_of_range("job " + id.to_string() + " was not requested");
+        }
+        return it->second;
+    }
+    // `record` answers `id` unless another one already does (the first record wins).
+    void claim(const JobId& id, const slurm_job_info_t& record) {
+        if (const auto it = find(id); it != m_found.end() && it->first == id && !it->second) {
+            it->second = &record;
+        }
+    }
+    // An unsplit array record answers each requested task of its array its expression names.
+    void claim_tasks(std::uint32_t array_job, const char* expression,
+                     const slurm_job_info_t& record) {
+        auto it = std::ranges::upper_bound(m_found, JobId{array_job, std::nullopt}, {},
+                                           &Entry::first);
+        for (; it != m_found.end() && it->first.job == array_job; ++it) {
+            if (!it->second && array_expression_contains(expression, *it->first.array_task)) {
+                it->second = &record;
+            }
+        }
+    }
+
+  private:
+    using Entry = std::pair<JobId, const slurm_job_info_t*>;
+    [[nodiscard]] std::vector<Entry>::const_iterator find(const JobId& id) const {
+        return std::ranges::lower_bound(m_found, id, {}, &Entry::first);
+    }
+    [[nodiscard]] std::vector<Entry>::iterator find(const JobId& id) {
+        return std::ranges::lower_bound(m_found, id, {}, &Entry::first);
+    }
+    std::vector<Entry> m_found;
+};
+
 // Finds, in one pass over slurmctld's records, the record that answers each requested id: a
 // plain job by its id, a split array task by (array id, task), and a task still inside an
 // unsplit array record by the record's task expression. O(records x log N), so watching
 // thousands of jobs in a table of tens of thousands stays cheap.
-std::map<JobId, const slurm_job_info_t*> match_records(const job_info_msg_t& message,
-                                                       std::span<const JobId> ids) {
-    std::map<JobId, const slurm_job_info_t*> found;
-    for (const auto& id : ids) {
-        found.emplace(id, nullptr);
-    }
-    auto claim = [&](const JobId& key, const slurm_job_info_t& record) {
-        if (auto it = found.find(key); it != found.end() && it->second == nullptr) {
-            it->second = &record;
-        }
-    };
+RecordsByJob match_records(const job_info_msg_t& message, std::span<const JobId> ids) {
+    RecordsByJob found(ids);
     for (uint32_t i = 0; i < message.record_count; ++i) {
         const auto& record = message.job_array[i];
-        claim(JobId{record.job_id, std::nullopt}, record);
+        found.claim(JobId{record.job_id, std::nullopt}, record);
         if (record.array_job_id == 0) {
             continue;
         }
         if (record.array_task_id != NO_VAL) {
-            claim(JobId{record.array_job_id, record.array_task_id}, record);
+            found.claim(JobId{record.array_job_id, record.array_task_id}, record);
         } else if (record.array_task_str) {
-            auto it = found.upper_bound(JobId{record.array_job_id, std::nullopt});
-            for (; it != found.end() && it->first.job == record.array_job_id; ++it) {
-                if (!it->second &&
-                    array_expression_contains(record.array_task_str, *it->first.array_task)) {
-                    it->second = &record;
-                }
-            }
+            found.claim_tasks(record.array_job_id, record.array_task_str, record);
         }
     }
     return found;
