@@ -139,11 +139,7 @@ class SiteMode : public ::testing::Test {
 
     // The daemon's view of a job, read as root from its database (--state-dir: direct).
     nlohmann::json status_of(const common::JobId& job) const {
-        const auto result =
-            run_command("SUPERVISOR_STATE_DIR=" + (m_dir / "state").string() + " " +
-                        binary().string() + " status " + job.to_string() + " --json 2>/dev/null");
-        const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
-        return parsed.is_array() && !parsed.empty() ? parsed[0] : nlohmann::json();
+        return test_support::status_in(binary(), m_dir / "state", job);
     }
 
     std::string journal(const common::JobId& job) const {

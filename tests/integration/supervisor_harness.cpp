@@ -260,4 +260,13 @@ std::uint32_t SupervisorHarness::restart_count() const {
     return parsed["jobs"][0]["restart_count"].get<std::uint32_t>();
 }
 
+nlohmann::json status_in(const std::filesystem::path& binary,
+                         const std::filesystem::path& state_dir, const common::JobId& job) {
+    const auto result =
+        run_command("SUPERVISOR_STATE_DIR=" + state_dir.string() + " " + binary.string() +
+                    " status " + job.to_string() + " --json 2>/dev/null");
+    const auto parsed = nlohmann::json::parse(result.output, nullptr, false);
+    return parsed.is_array() && !parsed.empty() ? parsed[0] : nlohmann::json();
+}
+
 }  // namespace test_support

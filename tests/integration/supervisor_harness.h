@@ -108,4 +108,9 @@ pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesyst
                         const std::filesystem::path& socket, const std::filesystem::path& log,
                         const std::string& poll_ms, const std::vector<std::string>& args = {});
 
+// What `binary status JOB --json` shows of one job, read straight from the database in
+// `state_dir` (as the caller: root in the site-mode tests); null when it shows none.
+nlohmann::json status_in(const std::filesystem::path& binary,
+                         const std::filesystem::path& state_dir, const common::JobId& job);
+
 }  // namespace test_support
