@@ -46,9 +46,11 @@ class RecordsByJob {
         for (const auto& id : ids) {
             m_found.emplace_back(id, nullptr);
         }
-        std::ranges::sort(m_found, {}, &Entry::first);
-        const auto repeated = std::ranges::unique(m_found, {}, &Entry::first);
-        m_found.erase(repeated.begin(), repeated.end());
+        // Iterator forms: clang 14 cannot use libstdc++ 12's std::ranges::unique (the fuzz build).
+        const auto by_id = [](const Entry& a, const Entry& b) { return a.first < b.first; };
+        const auto same_id = [](const Entry& a, const Entry& b) { return a.first == b.first; };
+        std::sort(m_found.begin(), m_found.end(), by_id);
+        m_found.erase(std::unique(m_found.begin(), m_found.end(), same_id), m_found.end());
     }
     // Null for an id no record answers; throws std::out_of_range for an id not requested.
     [[nodiscard]] const slurm_job_info_t* at(const JobId& id) const {
@@ -67,8 +69,8 @@ class RecordsByJob {
     // An unsplit array record answers each requested task of its array its expression names.
     void claim_tasks(std::uint32_t array_job, const char* expression,
                      const slurm_job_info_t& record) {
-        auto it = std::ranges::upper_bound(m_found, JobId{array_job, std::nullopt}, {},
-                                           &Entry::first);
+        auto it =
+            std::ranges::upper_bound(m_found, JobId{array_job, std::nullopt}, {}, &Entry::first);
         for (; it != m_found.end() && it->first.job == array_job; ++it) {
             if (!it->second && array_expression_contains(expression, *it->first.array_task)) {
                 it->second = &record;
