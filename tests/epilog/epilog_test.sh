@@ -36,6 +36,10 @@ begin() {  # name config-lines...
     chmod 644 "$dir/epilog.conf"
 }
 # Runs the epilog as slurmd does (a clean environment: what slurmd sets and nothing else);
+# The epilog kills its worker at 0.9 s (timeout -s KILL 0.9). A hung command would hold it
+# 30 s; the checks allow 5 s so that a loaded machine (CI's parallel suites) does not fail them,
+# and any epilog that waited for a hung command still does.
+readonly k_bound_ms=5000
 # sets $rc and $elapsed_ms. Arguments: extra NAME=value for the environment.
 run_epilog() {
     local begin_us end_us
@@ -64,7 +68,7 @@ fake journalctl 'exec sleep 30'
 fake nvidia-smi 'exec sleep 30'
 run_epilog
 check "exit status $rc" [ "$rc" = 0 ]
-check "took ${elapsed_ms} ms, more than 1 s" [ "$elapsed_ms" -lt 1000 ]
+check "took ${elapsed_ms} ms, more than ${k_bound_ms} ms" [ "$elapsed_ms" -lt "$k_bound_ms" ]
 check "journalctl was not run" [ -s "$dir/journalctl.called" ]
 check "nvidia-smi was not run" [ -s "$dir/nvidia-smi.called" ]
 sleep 0.3
@@ -84,13 +88,13 @@ begin hanging_dmesg 'kernel_log = dmesg' "dmesg = $top/hanging_dmesg/dmesg" 'nvi
 fake dmesg 'sleep 30; echo never'
 run_epilog
 check "exit status $rc" [ "$rc" = 0 ]
-check "took ${elapsed_ms} ms, more than 1 s" [ "$elapsed_ms" -lt 1000 ]
+check "took ${elapsed_ms} ms, more than ${k_bound_ms} ms" [ "$elapsed_ms" -lt "$k_bound_ms" ]
 check "dmesg was not run" [ -s "$dir/dmesg.called" ]
 
 begin hanging_file 'nvidia_smi = off' "kernel_log = file:$top/hanging_file/fifo"
 mkfifo "$dir/fifo"  # nobody writes it: reading it waits forever
 run_epilog
-check "took ${elapsed_ms} ms, more than 1 s" [ "$elapsed_ms" -lt 1000 ]
+check "took ${elapsed_ms} ms, more than ${k_bound_ms} ms" [ "$elapsed_ms" -lt "$k_bound_ms" ]
 check "exit status $rc" [ "$rc" = 0 ]
 
 # ---------------------------------------------------------------- what it reports
@@ -185,7 +189,7 @@ stamp="$(iso $((t - 1)))+00:00"
 run_epilog
 out="$dir/spool/4242.n1"
 check "exit status $rc" [ "$rc" = 0 ]
-check "took ${elapsed_ms} ms, more than 1 s" [ "$elapsed_ms" -lt 1000 ]
+check "took ${elapsed_ms} ms, more than ${k_bound_ms} ms" [ "$elapsed_ms" -lt "$k_bound_ms" ]
 check "file of $(stat -c %s "$out") bytes, more than max_bytes" [ "$(stat -c %s "$out")" -le 8192 ]
 check "the newest line dropped" grep -q 'the newest$' "$out"
 check "the long line not cut" grep -qE ' 79, A{900,1024} \[cut\]$' "$out"
@@ -206,7 +210,7 @@ for i in $(seq 1 3000); do
     printf '%s h kernel: NVRM: Xid (PCI:0000:3b:00): 31, %s\n' "$stamp" "$long"
 done >"$dir/kern-n1.log"
 run_epilog
-check "took ${elapsed_ms} ms, more than 1 s" [ "$elapsed_ms" -lt 1000 ]
+check "took ${elapsed_ms} ms, more than ${k_bound_ms} ms" [ "$elapsed_ms" -lt "$k_bound_ms" ]
 check "file of $(stat -c %s "$dir/spool/4242.n1") bytes" [ "$(stat -c %s "$dir/spool/4242.n1")" -le 65536 ]
 
 # ---------------------------------------------------------------- where it writes, and where not
