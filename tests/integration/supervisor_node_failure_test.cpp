@@ -12,7 +12,7 @@ namespace {
 using namespace std::chrono_literals;
 
 class SupervisorNodeFailure : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
     void TearDown() override { test_support::cluster_up(); }
 };
@@ -39,8 +39,7 @@ TEST_F(SupervisorNodeFailure, SlurmsOwnRequeueIsRecordedOnceAndNotRepeated) {
     test_support::kill_node(node);
 
     status = h.wait_status(
-        [](const auto& s) { return s.value("status", "") == "enabled" && s["attempt"] == 2; },
-        90s);
+        [](const auto& s) { return s.value("status", "") == "enabled" && s["attempt"] == 2; }, 90s);
     ASSERT_EQ(status["attempt"], 2) << status.dump(2) << h.daemon_log();
     EXPECT_EQ(status["attempts"][0].value("final_state", ""), "NODE_FAIL") << status.dump(2);
     EXPECT_EQ(status["attempts"][0].value("nodes", ""), node);
@@ -58,8 +57,8 @@ TEST_F(SupervisorNodeFailure, SlurmsOwnRequeueIsRecordedOnceAndNotRepeated) {
     EXPECT_EQ(h.restart_count(), 1U) << "Slurm requeued it; the supervisor must not again";
 
     // The second attempt runs elsewhere (the node is down) and finishes.
-    status = h.wait_status([](const auto& s) { return s.value("status", "") == "completed"; },
-                           120s);
+    status =
+        h.wait_status([](const auto& s) { return s.value("status", "") == "completed"; }, 120s);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << status.dump(2) << h.daemon_log();
     EXPECT_EQ(h.restart_count(), 1U);
 }
@@ -71,7 +70,7 @@ namespace {
 using namespace std::chrono_literals;
 
 class SupervisorControllerOutage : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
     void TearDown() override { test_support::cluster_up(); }
 };
@@ -93,8 +92,8 @@ TEST_F(SupervisorControllerOutage, UnreachableSlurmIsNeverTakenForAFailure) {
     EXPECT_EQ(h.events().size(), events_before) << "nothing may be recorded while blind";
 
     test_support::cluster_up();
-    status = h.wait_status([](const auto& s) { return s.value("status", "") == "completed"; },
-                           120s);
+    status =
+        h.wait_status([](const auto& s) { return s.value("status", "") == "completed"; }, 120s);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << status.dump(2) << h.daemon_log();
     EXPECT_EQ(h.restart_count(), 0U);
 
