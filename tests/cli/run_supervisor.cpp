@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/scratch_dir.h"
+
 namespace cli::test {
 namespace {
 
@@ -32,9 +34,8 @@ std::string read_file(const std::filesystem::path& path) {
 
 std::filesystem::path fresh_directory(const std::string& name) {
     static int counter = 0;
-    const auto dir =
-        std::filesystem::path(::testing::TempDir()) /
-        ("cli_" + name + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+    static const test_support::ScratchDirForThisProcess scratch("supervisor-cli-tests");
+    const auto dir = scratch.path() / (name + "_" + std::to_string(++counter));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;

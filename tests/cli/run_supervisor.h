@@ -18,7 +18,8 @@ struct Run {
     std::string err;
 };
 
-// A fresh empty directory under the test temp dir, unique per call.
+// A fresh empty directory, unique per call, in this process's scratch directory (removed at exit
+// when every test passed: tests/support/scratch_dir.h).
 [[nodiscard]] std::filesystem::path fresh_directory(const std::string& name);
 
 [[nodiscard]] Run run_supervisor(const std::vector<std::string>& args,

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "tests/support/scratch_dir.h"
 
 #ifndef SUPERVISOR_SOURCE_DIR
 #error "SUPERVISOR_SOURCE_DIR must be defined by the build"
@@ -22,7 +23,9 @@ bool running_in_ci() {
     return ci && std::string(ci) == "true";
 }
 
-std::string source_dir() { return SUPERVISOR_SOURCE_DIR; }
+std::string source_dir() {
+    return SUPERVISOR_SOURCE_DIR;
+}
 
 CommandResult run_command(const std::string& command) {
     CommandResult result;
@@ -59,18 +62,13 @@ std::string cluster_unavailable_reason() {
 }
 
 std::string job_output_dir() {
-    static const std::string dir = [] {
-        const auto path = std::filesystem::temp_directory_path() /
-                          ("supervisor-tests-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(path);
-        return path.string();
-    }();
-    return dir;
+    static const ScratchDirForThisProcess dir("supervisor-tests");
+    return dir.path().string();
 }
 
 slurm::JobId sbatch(const std::string& options) {
-    const auto result = run_command("sbatch --parsable -o " + job_output_dir() + "/%j.out " +
-                                    options);
+    const auto result =
+        run_command("sbatch --parsable -o " + job_output_dir() + "/%j.out " + options);
     const auto text = result.output.substr(0, result.output.find_first_of(";\n"));
     auto id = common::JobId::parse(text);
     if (result.exit_status != 0 || !id) {
@@ -81,8 +79,7 @@ slurm::JobId sbatch(const std::string& options) {
 
 std::optional<slurm::JobSnapshot> wait_for_job(
     slurm::Client& client, const slurm::JobId& id,
-    const std::function<bool(const slurm::JobSnapshot&)>& done,
-    std::chrono::milliseconds timeout) {
+    const std::function<bool(const slurm::JobSnapshot&)>& done, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::optional<slurm::JobSnapshot> last;
     const slurm::JobId ids[] = {id};
@@ -111,14 +108,20 @@ void run_script(const std::string& script_and_args) {
 
 }  // namespace
 
-void cluster_up() { run_script("up.sh"); }
+void cluster_up() {
+    run_script("up.sh");
+}
 
-void kill_node(const std::string& node) { run_script("kill-node.sh " + node); }
+void kill_node(const std::string& node) {
+    run_script("kill-node.sh " + node);
+}
 
 // TERM, not KILL: a killed slurmctld forgets the jobs submitted since its last state save, and
 // then hands their ids out again while their processes still run (the node is drained for a
 // "duplicate job id"). A real outage of a well-run controller keeps its state.
-void stop_controller() { run_script("kill-node.sh slurmctld TERM"); }
+void stop_controller() {
+    run_script("kill-node.sh slurmctld TERM");
+}
 
 void cancel_quietly(const std::vector<slurm::JobId>& ids) {
     std::string command = "scancel";

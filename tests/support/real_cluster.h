@@ -19,16 +19,16 @@ namespace test_support {
 [[nodiscard]] std::string cluster_unavailable_reason();
 
 // Use as the first statement of a test or SetUp(): skips or fails as described above.
-#define REQUIRE_DEV_CLUSTER()                                                            \
-    do {                                                                                 \
-        const std::string reason_ = ::test_support::cluster_unavailable_reason();        \
-        if (!reason_.empty()) {                                                          \
-            if (::test_support::running_in_ci()) {                                       \
-                FAIL() << "CI=true and the dev cluster is unusable: " << reason_;        \
-            }                                                                            \
-            GTEST_SKIP() << reason_ << "; start one with: eval \"$("                     \
+#define REQUIRE_DEV_CLUSTER()                                                                \
+    do {                                                                                     \
+        const std::string reason_ = ::test_support::cluster_unavailable_reason();            \
+        if (!reason_.empty()) {                                                              \
+            if (::test_support::running_in_ci()) {                                           \
+                FAIL() << "CI=true and the dev cluster is unusable: " << reason_;            \
+            }                                                                                \
+            GTEST_SKIP() << reason_ << "; start one with: eval \"$("                         \
                          << ::test_support::source_dir() << "/contrib/dev-cluster/up.sh)\""; \
-        }                                                                                \
+        }                                                                                    \
     } while (0)
 
 [[nodiscard]] bool running_in_ci();
@@ -46,15 +46,15 @@ struct CommandResult {
 // job_output_dir(). Throws std::runtime_error when sbatch fails, with its output.
 [[nodiscard]] slurm::JobId sbatch(const std::string& options);
 
-// A directory for job output files, unique per test process.
+// A directory for job output files, unique per test process; removed at exit when every test
+// in the process passed (tests/support/scratch_dir.h).
 [[nodiscard]] std::string job_output_dir();
 
 // Polls until `done` holds for the job or `timeout` passes; returns the last snapshot seen
 // (nullopt when the job was never seen), so a failing test can print what it saw instead.
 [[nodiscard]] std::optional<slurm::JobSnapshot> wait_for_job(
     slurm::Client& client, const slurm::JobId& id,
-    const std::function<bool(const slurm::JobSnapshot&)>& done,
-    std::chrono::milliseconds timeout);
+    const std::function<bool(const slurm::JobSnapshot&)>& done, std::chrono::milliseconds timeout);
 
 // The dev cluster's scripts: restart whatever is down (up.sh), kill one slurmd, stop slurmctld
 // (cleanly, with SIGTERM).
