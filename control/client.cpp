@@ -48,11 +48,11 @@ common::Result<Reply> call(const std::filesystem::path& socket, const Request& r
                             "set SUPERVISOR_STATE_DIR or --state-dir");
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    if (auto sent = write_frame(fd, encode(request), deadline); !sent) {
+    if (auto sent = write_frame(fd, encode(request), deadline, k_max_request_bytes); !sent) {
         return common::fail("cannot send the request to " + where + ": " + sent.error().message,
                             "try again; the daemon refuses connections beyond its limits");
     }
-    auto payload = read_frame(fd, deadline);
+    auto payload = read_frame(fd, deadline, k_max_reply_bytes);
     if (!payload) {
         return common::fail("no answer from " + where + ": " + payload.error().message,
                             "try again; if it persists, look at the daemon's log "

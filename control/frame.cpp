@@ -67,11 +67,11 @@ std::optional<std::uint32_t> announced_size(std::string_view received) {
     return (byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3);
 }
 
-common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_point deadline) {
-    if (payload.size() > k_max_frame_bytes) {
+common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_point deadline,
+                                 std::uint32_t max_bytes) {
+    if (payload.size() > max_bytes) {
         return common::fail("message of " + std::to_string(payload.size()) +
-                            " bytes, more than the protocol's " +
-                            std::to_string(k_max_frame_bytes));
+                            " bytes, more than the protocol's " + std::to_string(max_bytes));
     }
     const auto size = static_cast<std::uint32_t>(payload.size());
     std::string frame{static_cast<char>(size >> 24), static_cast<char>(size >> 16),
@@ -95,15 +95,16 @@ common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_p
     return {};
 }
 
-common::Result<std::string> read_frame(int fd, Clock::time_point deadline) {
+common::Result<std::string> read_frame(int fd, Clock::time_point deadline,
+                                       std::uint32_t max_bytes) {
     char header[4];
     if (auto read = read_exactly(fd, header, sizeof header, deadline); !read) {
         return tl::unexpected(read.error());
     }
     const std::uint32_t size = *announced_size(std::string_view(header, sizeof header));
-    if (size > k_max_frame_bytes) {
+    if (size > max_bytes) {
         return common::fail("a message of " + std::to_string(size) + " bytes was announced, " +
-                            "more than the protocol's " + std::to_string(k_max_frame_bytes));
+                            "more than the protocol's " + std::to_string(max_bytes));
     }
     std::string payload(size, '\0');
     if (auto read = read_exactly(fd, payload.data(), payload.size(), deadline); !read) {

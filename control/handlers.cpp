@@ -1,5 +1,7 @@
 #include "control/handlers.h"
 
+#include <map>
+
 #include <spdlog/spdlog.h>
 
 #include "common/printable.h"
@@ -50,6 +52,8 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
         switch (request.operation) {
             case Operation::register_job:
                 return register_job(request, peer);
+            case Operation::register_many:
+                return register_many(request, peer);
             case Operation::unregister_job:
                 return unregister_job(request, peer);
             case Operation::status:
@@ -95,13 +99,8 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
         return failed({"job " + job->to_string() + " is not known to slurmctld",
                        "check the id with `squeue -j " + job->to_string() + "`"});
     }
-    // Neither the job Slurm shows nor a registration left under its id may be someone else's.
-    const auto existing = m_store.registration(*job);
-    const bool others =
-        query->jobs.front().user_id != peer.uid || (existing && existing->owner_uid != peer.uid);
-    if (others && !is_operator(peer.uid)) {
-        return failed({"job " + job->to_string() + " is not yours",
-                       "only a job's owner, or a Slurm operator, may register it"});
+    if (auto refused = refusal(query->jobs.front(), peer)) {
+        return failed(*refused);
     }
     const auto registration =
         supervisor::register_job(m_store, m_client, m_clock, m_config, options);
@@ -121,6 +120,95 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
     spdlog::info("job {} registered by uid {} through the control socket: {}", job->to_string(),
                  peer.uid, state::to_string(registration->status));
     return reply;
+}
+
+Reply Handlers::register_many(const Request& request, const Peer& peer) {
+    if (request.jobs.size() > k_max_jobs_per_request) {
+        return failed({std::to_string(request.jobs.size()) + " jobs in one request, more than " +
+                           std::to_string(k_max_jobs_per_request),
+                       "use the `supervisor` installed with the daemon: it sends them in "
+                       "batches"});
+    }
+    std::vector<common::JobId> ids;
+    ids.reserve(request.jobs.size());
+    for (const auto& text : request.jobs) {
+        auto job = common::JobId::parse(text);
+        if (!job) {
+            return failed(job.error());
+        }
+        ids.push_back(*job);
+    }
+    auto options = request.registration;
+    options.caller = peer.uid;  // the kernel's word, never the request's
+    if (auto checked = supervisor::check_request(options); !checked) {
+        return failed(checked.error());
+    }
+    // As for one job: each job is refused before anything is written when it, or the row under
+    // its id, is someone else's. One query for all; the jobs let through are registered with
+    // one more (register_jobs') and one transaction.
+    const auto query = m_client.load_jobs(ids);
+    if (!query) {
+        return failed(
+            {"cannot register " + std::to_string(ids.size()) + " jobs: " + query.error().message,
+             "check that slurmctld is running (`scontrol ping`) and try again"});
+    }
+    std::map<common::JobId, const slurm::JobSnapshot*> known;
+    for (const auto& job : query->jobs) {
+        known.emplace(job.id, &job);
+    }
+    Reply reply;
+    reply.each.resize(ids.size());
+    std::vector<common::JobId> allowed;
+    std::vector<std::size_t> allowed_at;  // where each allowed job's answer goes in reply.each
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        reply.each[i].job = ids[i].to_string();
+        const auto it = known.find(ids[i]);
+        if (it == known.end()) {
+            reply.each[i].error = {"job " + ids[i].to_string() + " is not known to slurmctld",
+                                   "check the id with `squeue -j " + ids[i].to_string() + "`"};
+        } else if (auto refused = refusal(*it->second, peer)) {
+            reply.each[i].error = *refused;
+        } else {
+            allowed.push_back(ids[i]);
+            allowed_at.push_back(i);
+        }
+    }
+    std::size_t enabled = 0;
+    const auto results =
+        supervisor::register_jobs(m_store, m_client, m_clock, m_config, options, allowed);
+    for (std::size_t k = 0; k < results.size() && k < allowed_at.size(); ++k) {
+        auto& item = reply.each[allowed_at[k]];
+        const auto& result = results[k].result;
+        if (!result) {
+            item.error = result.error();
+            continue;
+        }
+        enabled += result->status == state::Status::enabled ? 1 : 0;
+        item.registered = Registered{result->job.to_string(),
+                                     result->job_name,
+                                     result->status,
+                                     result->status_reason,
+                                     result->allowed_actions,
+                                     result->max_attempts,
+                                     result->checkpoint_dir,
+                                     result->stall_timeout_s,
+                                     supervisor::resubmit_not_carried(m_store, result->job)};
+    }
+    spdlog::info("{} jobs registered by uid {} through the control socket: {} enabled, {} not",
+                 ids.size(), peer.uid, enabled, ids.size() - enabled);
+    return reply;
+}
+
+std::optional<common::Error> Handlers::refusal(const slurm::JobSnapshot& job, const Peer& peer) {
+    // Neither the job Slurm shows nor a registration left under its id may be someone else's
+    // (a user may not even leave a row for another user's job: it would block its owner).
+    const auto existing = m_store.registration(job.id);
+    const bool others = job.user_id != peer.uid || (existing && existing->owner_uid != peer.uid);
+    if (others && !is_operator(peer.uid)) {
+        return common::Error{"job " + job.id.to_string() + " is not yours",
+                             "only a job's owner, or a Slurm operator, may register it"};
+    }
+    return std::nullopt;
 }
 
 Reply Handlers::job_ended(const Request& request, const Peer& peer) {

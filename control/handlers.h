@@ -5,6 +5,8 @@
 //
 //   register    the job's owner, or an operator for them (registrar.h; the environment the
 //               client sends is stored for the owner only)
+//   register_many  the same for up to k_max_jobs_per_request jobs, each refused or
+//               registered on its own (one Slurm query for the checks, one transaction)
 //   unregister  the registration's owner or an operator
 //   status      the caller's jobs (an operator: everybody's)
 //   events      one job of the caller's
@@ -48,6 +50,10 @@ class Handlers {
 
   private:
     Reply register_job(const Request& request, const Peer& peer);
+    Reply register_many(const Request& request, const Peer& peer);
+    // Why `peer` may not register `job` (its owner in Slurm, or the owner of a row left under
+    // its id, is someone else, and `peer` is no operator); nullopt when it may. One row read.
+    std::optional<common::Error> refusal(const slurm::JobSnapshot& job, const Peer& peer);
     Reply unregister_job(const Request& request, const Peer& peer);
     Reply status(const Request& request, const Peer& peer);
     Reply events(const Request& request, const Peer& peer);

@@ -12,8 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Operation, std::string_view>, 6> k_operations{{
+constexpr std::array<std::pair<Operation, std::string_view>, 7> k_operations{{
     {Operation::register_job, "register"},
+    {Operation::register_many, "register_many"},
     {Operation::unregister_job, "unregister"},
     {Operation::status, "status"},
     {Operation::events, "events"},
@@ -56,10 +57,11 @@ class NestingLimit {
     int m_depth = 0;
 };
 
-common::Result<json> from_bytes(std::string_view payload, std::string_view what) {
-    if (payload.size() > k_max_frame_bytes) {
-        return common::fail(std::string(what) + " is larger than " +
-                            std::to_string(k_max_frame_bytes) + " bytes");
+common::Result<json> from_bytes(std::string_view payload, std::string_view what,
+                                std::uint32_t max_bytes) {
+    if (payload.size() > max_bytes) {
+        return common::fail(std::string(what) + " is larger than " + std::to_string(max_bytes) +
+                            " bytes");
     }
     NestingLimit limit;
     if (!json::sax_parse(payload.begin(), payload.end(), &limit, json::input_format_t::msgpack,
@@ -121,6 +123,48 @@ json registration_json(const supervisor::RegisterRequest& r) {
             {"whole_array", r.whole_array}};
 }
 
+json registered_json(const Registered& r) {
+    return {{"job", r.job},
+            {"job_name", r.job_name},
+            {"status", state::to_string(r.status)},
+            {"status_reason", r.status_reason},
+            {"allowed_actions", r.allowed_actions},
+            {"max_attempts", r.max_attempts},
+            {"checkpoint_dir", r.checkpoint_dir},
+            {"stall_timeout_s", r.stall_timeout_s},
+            {"not_carried", r.not_carried}};
+}
+
+common::Result<Registered> registered_from_json(const json& value) {
+    Registered r;
+    std::string status;
+    Fields registered(value, "the daemon's reply");
+    registered.read("job", r.job);
+    registered.read("job_name", r.job_name);
+    registered.read("status", status);
+    registered.read("status_reason", r.status_reason);
+    registered.read("allowed_actions", r.allowed_actions);
+    registered.read("max_attempts", r.max_attempts);
+    registered.read("checkpoint_dir", r.checkpoint_dir);
+    registered.read("stall_timeout_s", r.stall_timeout_s);
+    registered.read("not_carried", r.not_carried);
+    if (auto read = registered.result(); !read) {
+        return tl::unexpected(read.error());
+    }
+    const auto parsed = state::status_from_string(status);
+    if (!parsed) {
+        return common::fail(
+            "the daemon's reply names an unknown status '" + status.substr(0, 40) + "'",
+            "use the `supervisor` installed with the daemon");
+    }
+    r.status = *parsed;
+    return r;
+}
+
+bool carries_registration(Operation operation) {
+    return operation == Operation::register_job || operation == Operation::register_many;
+}
+
 }  // namespace
 
 std::string_view to_string(Operation operation) {
@@ -139,14 +183,17 @@ std::string encode(const Request& request) {
                   {"all", request.all},
                   {"json", request.json},
                   {"environment", request.environment}};
-    if (request.operation == Operation::register_job) {
+    if (carries_registration(request.operation)) {
         value["registration"] = registration_json(request.registration);
+    }
+    if (request.operation == Operation::register_many) {
+        value["jobs"] = request.jobs;
     }
     return to_bytes(value);
 }
 
 common::Result<Request> decode_request(std::string_view payload) {
-    auto value = from_bytes(payload, "request");
+    auto value = from_bytes(payload, "request", k_max_request_bytes);
     if (!value) {
         return tl::unexpected(value.error());
     }
@@ -175,7 +222,14 @@ common::Result<Request> decode_request(std::string_view payload) {
                             "use the `supervisor` installed with the daemon");
     }
     request.operation = known->first;
-    if (request.operation == Operation::register_job) {
+    if (request.operation == Operation::register_many) {
+        Fields many(*value, "register_many request");
+        many.read("jobs", request.jobs);
+        if (auto read = many.result(); !read) {
+            return tl::unexpected(read.error());
+        }
+    }
+    if (carries_registration(request.operation)) {
         const auto it = value->find("registration");
         if (it == value->end() || !it->is_object()) {
             return common::fail("register request without its options");
@@ -206,22 +260,24 @@ std::string encode(const Reply& reply) {
                   {"output", reply.output},        {"error", reply.error.message},
                   {"hint", reply.error.hint},      {"job_known", reply.job_known}};
     if (reply.registered) {
-        const auto& r = *reply.registered;
-        value["registered"] = {{"job", r.job},
-                               {"job_name", r.job_name},
-                               {"status", state::to_string(r.status)},
-                               {"status_reason", r.status_reason},
-                               {"allowed_actions", r.allowed_actions},
-                               {"max_attempts", r.max_attempts},
-                               {"checkpoint_dir", r.checkpoint_dir},
-                               {"stall_timeout_s", r.stall_timeout_s},
-                               {"not_carried", r.not_carried}};
+        value["registered"] = registered_json(*reply.registered);
+    }
+    if (!reply.each.empty()) {
+        auto& each = value["each"] = json::array();
+        for (const auto& item : reply.each) {
+            json entry = {
+                {"job", item.job}, {"error", item.error.message}, {"hint", item.error.hint}};
+            if (item.registered) {
+                entry["registered"] = registered_json(*item.registered);
+            }
+            each.push_back(std::move(entry));
+        }
     }
     return to_bytes(value);
 }
 
 common::Result<Reply> decode_reply(std::string_view payload) {
-    auto value = from_bytes(payload, "the daemon's reply");
+    auto value = from_bytes(payload, "the daemon's reply", k_max_reply_bytes);
     if (!value) {
         return tl::unexpected(value.error());
     }
@@ -233,29 +289,39 @@ common::Result<Reply> decode_reply(std::string_view payload) {
     fields.read("hint", reply.error.hint);
     fields.read("job_known", reply.job_known);
     if (const auto it = value->find("registered"); it != value->end() && it->is_object()) {
-        Registered r;
-        std::string status;
-        Fields registered(*it, "the daemon's reply");
-        registered.read("job", r.job);
-        registered.read("job_name", r.job_name);
-        registered.read("status", status);
-        registered.read("status_reason", r.status_reason);
-        registered.read("allowed_actions", r.allowed_actions);
-        registered.read("max_attempts", r.max_attempts);
-        registered.read("checkpoint_dir", r.checkpoint_dir);
-        registered.read("stall_timeout_s", r.stall_timeout_s);
-        registered.read("not_carried", r.not_carried);
-        if (auto read = registered.result(); !read) {
-            return tl::unexpected(read.error());
+        auto registered = registered_from_json(*it);
+        if (!registered) {
+            return tl::unexpected(registered.error());
         }
-        const auto parsed = state::status_from_string(status);
-        if (!parsed) {
-            return common::fail(
-                "the daemon's reply names an unknown status '" + status.substr(0, 40) + "'",
-                "use the `supervisor` installed with the daemon");
+        reply.registered = std::move(*registered);
+    }
+    if (const auto it = value->find("each"); it != value->end()) {
+        if (!it->is_array()) {
+            return common::fail("the daemon's reply: field 'each' has the wrong type",
+                                "use a `supervisor` of the daemon's version");
         }
-        r.status = *parsed;
-        reply.registered = std::move(r);
+        for (const auto& entry : *it) {
+            if (!entry.is_object()) {
+                return common::fail("the daemon's reply: an entry of 'each' has the wrong type",
+                                    "use a `supervisor` of the daemon's version");
+            }
+            JobRegistered item;
+            Fields one(entry, "the daemon's reply");
+            one.read("job", item.job);
+            one.read("error", item.error.message);
+            one.read("hint", item.error.hint);
+            if (auto read = one.result(); !read) {
+                return tl::unexpected(read.error());
+            }
+            if (const auto r = entry.find("registered"); r != entry.end() && r->is_object()) {
+                auto registered = registered_from_json(*r);
+                if (!registered) {
+                    return tl::unexpected(registered.error());
+                }
+                item.registered = std::move(*registered);
+            }
+            reply.each.push_back(std::move(item));
+        }
     }
     if (auto read = fields.result(); !read) {
         return tl::unexpected(read.error());

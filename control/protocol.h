@@ -5,9 +5,11 @@
 //
 // Who asks is never in the request: the server takes it from the kernel (SO_PEERCRED).
 // decode_*() fail (an Error naming the field) for anything but what encode() writes: an
-// unknown operation, a missing or mistyped field, more than k_max_frame_bytes.
+// unknown operation, a missing or mistyped field, a request over k_max_request_bytes or a
+// reply over k_max_reply_bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,11 +22,26 @@
 
 namespace control {
 
-inline constexpr std::uint32_t k_max_frame_bytes = 4U * 1024 * 1024;
+// What the daemon reads from anybody (a request), and what a client reads from its daemon
+// (a reply: `status --json` of every job of a large site is tens of MB).
+inline constexpr std::uint32_t k_max_request_bytes = 4U * 1024 * 1024;
+inline constexpr std::uint32_t k_max_reply_bytes = 256U * 1024 * 1024;
 inline constexpr std::uint32_t k_protocol_version = 1;
+// register_many: at most this many jobs per request, so that one request holds the daemon's
+// single thread (and its polling) for well under a second; the CLI sends more in batches.
+inline constexpr std::size_t k_max_jobs_per_request = 1000;
 
+// register_many: many jobs with the same options, one Slurm query and one transaction.
 // job_ended: Slurm's EpilogSlurmctld says a job (or a run of it) ended; a hint to look now.
-enum class Operation { register_job, unregister_job, status, events, env, job_ended };
+enum class Operation {
+    register_job,
+    register_many,
+    unregister_job,
+    status,
+    events,
+    env,
+    job_ended
+};
 
 [[nodiscard]] std::string_view to_string(Operation operation);
 
@@ -33,8 +50,11 @@ struct Request {
     std::string job;    // a job id's text; status: empty for every job the caller may see
     bool all = false;   // status: finished and unregistered jobs too
     bool json = false;  // status, events, env: the --json form of the output
-    // register: the options (caller is ignored: the server sets it from the socket).
+    // register, register_many: the options (caller is ignored: the server sets it from the
+    // socket).
     supervisor::RegisterRequest registration;
+    // register_many: the job ids' texts, each registered with `registration`'s options.
+    std::vector<std::string> jobs;
     // env: the job's own environment, sent by `supervisor env` from inside the job, so that a
     // resubmit can give the new job the owner's environment (stored only for the owner).
     std::vector<std::string> environment;
@@ -55,11 +75,19 @@ struct Registered {
     std::vector<std::string> not_carried;
 };
 
+// register_many: what became of one job, `registered` or refused with `error`.
+struct JobRegistered {
+    std::string job;
+    std::optional<Registered> registered;
+    common::Error error;
+};
+
 struct Reply {
     int exit_status = 0;                   // what the command exits with
     std::string output;                    // printed on stdout as it is
     common::Error error;                   // exit_status != 0: printed as "error: ... hint: ..."
     std::optional<Registered> registered;  // register, when it registered
+    std::vector<JobRegistered> each;       // register_many: one per job, in the request's order
     bool job_known = true;  // env: false when the job is not registered (output says so too)
 };
 

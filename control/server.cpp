@@ -145,14 +145,14 @@ namespace {
 std::optional<Reply> answer_for(const Connection& connection, Handlers& handlers) {
     const auto& bytes = connection.received;
     const auto size = announced_size(bytes);
-    if (!size || (*size <= k_max_frame_bytes && bytes.size() < 4 + std::size_t{*size})) {
+    if (!size || (*size <= k_max_request_bytes && bytes.size() < 4 + std::size_t{*size})) {
         return std::nullopt;
     }
     Reply reply;
-    if (*size > k_max_frame_bytes || bytes.size() > 4 + std::size_t{*size}) {
+    if (*size > k_max_request_bytes || bytes.size() > 4 + std::size_t{*size}) {
         reply.exit_status = 2;
         reply.error = {"request too large or not one frame",
-                       "send one request of at most " + std::to_string(k_max_frame_bytes) +
+                       "send one request of at most " + std::to_string(k_max_request_bytes) +
                            " bytes per connection (the `supervisor` command does)"};
         return reply;
     }
@@ -230,7 +230,12 @@ void ControlServer::serve() {
                 }
             }
             if (const auto reply = answer_for(connection, *m_handlers)) {
-                (void)write_frame(connection.fd, encode(*reply), Clock::now() + k_reply_deadline);
+                if (auto sent = write_frame(connection.fd, encode(*reply),
+                                            Clock::now() + k_reply_deadline, k_max_reply_bytes);
+                    !sent) {
+                    spdlog::warn("control socket: the reply to uid {} was not delivered: {}",
+                                 connection.peer.uid, sent.error().message);
+                }
                 close_connection(i);
             } else if (Clock::now() >= connection.deadline) {
                 close_connection(i);  // too slow: its slot goes to someone else

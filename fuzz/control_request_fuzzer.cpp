@@ -22,7 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(again->operation == request->operation && again->job == request->job &&
                again->all == request->all && again->json == request->json &&
                again->environment == request->environment);
-    if (request->operation == control::Operation::register_job) {
+    FUZZ_CHECK(again->jobs == request->jobs);
+    if (request->operation == control::Operation::register_job ||
+        request->operation == control::Operation::register_many) {
         FUZZ_CHECK(again->registration.checkpoint_dir == request->registration.checkpoint_dir &&
                    again->registration.environment == request->registration.environment &&
                    again->registration.max_attempts == request->registration.max_attempts);

@@ -1,6 +1,6 @@
-// Why the per-user path is not a loop over register_job: each registration used to cost a
-// process, a Slurm query and two commits; a sweep of a thousand jobs is one query and one commit
-// here. The site daemon's socket takes one job per request, so there it is a loop.
+// Why this is not a loop over register_job: each registration used to cost a process, a Slurm
+// query and two commits; a sweep of a thousand jobs is one query and one commit here, and
+// through the site daemon's socket one request per thousand jobs.
 #include "register_many.h"
 
 #include <unistd.h>
@@ -161,13 +161,11 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
     auto quiet = [&](const common::JobId& id) { return id.array_task && arrays.contains(id.job); };
     auto options_for_all = options;
     options_for_all.whole_array = !arrays.empty();  // only tasks take it (see register_jobs)
+    attach_shell_environment(options_for_all);
     Tally tally;
-    if (site_daemon(global)) {
-        for (const auto& id : *ids) {
-            auto request = options_for_all;
-            request.job = id;
-            request.whole_array = quiet(id);
-            say(out, id, register_anywhere(global, std::move(request)), tally, quiet(id));
+    if (const auto socket = site_daemon(global)) {
+        for (const auto& [job, result] : register_with_daemon(*socket, options_for_all, *ids)) {
+            say(out, job, result, tally, quiet(job));
         }
     } else {
         auto local = open_local_registrar(global);

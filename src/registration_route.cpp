@@ -36,24 +36,74 @@ control::Registered summary_of(const state::Registration& r, const state::Store&
             r.checkpoint_dir,  r.stall_timeout_s, supervisor::resubmit_not_carried(store, r.job)};
 }
 
-common::Result<control::Registered> register_anywhere(const GlobalOptions& global,
-                                                      supervisor::RegisterRequest request) {
+void attach_shell_environment(supervisor::RegisterRequest& request) {
+    request.environment.clear();
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
         request.environment.emplace_back(*entry);
     }
-    if (const auto socket = site_daemon(global)) {
-        // Relative paths mean this shell's directory, which the daemon does not share.
-        if (!request.checkpoint_dir.empty()) {
-            std::error_code ec;
-            const auto absolute = std::filesystem::absolute(request.checkpoint_dir, ec);
-            if (!ec) {
-                request.checkpoint_dir = absolute.lexically_normal().string();
+}
+
+namespace {
+
+// Relative paths mean this shell's directory, which the daemon does not share.
+supervisor::RegisterRequest with_absolute_paths(supervisor::RegisterRequest request) {
+    if (!request.checkpoint_dir.empty()) {
+        std::error_code ec;
+        const auto absolute = std::filesystem::absolute(request.checkpoint_dir, ec);
+        if (!ec) {
+            request.checkpoint_dir = absolute.lexically_normal().string();
+        }
+    }
+    return request;
+}
+
+}  // namespace
+
+std::vector<std::pair<common::JobId, common::Result<control::Registered>>> register_with_daemon(
+    const std::filesystem::path& socket, const supervisor::RegisterRequest& options,
+    std::span<const common::JobId> jobs) {
+    std::vector<std::pair<common::JobId, common::Result<control::Registered>>> results;
+    results.reserve(jobs.size());
+    control::Request call;
+    call.operation = control::Operation::register_many;
+    call.registration = with_absolute_paths(options);
+    for (std::size_t first = 0; first < jobs.size(); first += control::k_max_jobs_per_request) {
+        const auto batch =
+            jobs.subspan(first, std::min(control::k_max_jobs_per_request, jobs.size() - first));
+        call.jobs.clear();
+        for (const auto& job : batch) {
+            call.jobs.push_back(job.to_string());
+        }
+        auto reply = control::call(socket, call);
+        if (reply && reply->exit_status == 0 && reply->each.size() != batch.size()) {
+            reply =
+                common::fail("the site daemon answered for " + std::to_string(reply->each.size()) +
+                                 " of " + std::to_string(batch.size()) + " jobs",
+                             "use the `supervisor` installed with the daemon");
+        }
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (!reply) {
+                results.emplace_back(batch[i], tl::unexpected(reply.error()));
+            } else if (reply->exit_status != 0) {
+                results.emplace_back(batch[i], tl::unexpected(reply->error));
+            } else if (auto& item = reply->each[i]; item.registered) {
+                results.emplace_back(batch[i], std::move(*item.registered));
+            } else {
+                results.emplace_back(batch[i], tl::unexpected(item.error));
             }
         }
+    }
+    return results;
+}
+
+common::Result<control::Registered> register_anywhere(const GlobalOptions& global,
+                                                      supervisor::RegisterRequest request) {
+    attach_shell_environment(request);
+    if (const auto socket = site_daemon(global)) {
         control::Request call;
         call.operation = control::Operation::register_job;
         call.job = request.job.to_string();
-        call.registration = std::move(request);
+        call.registration = with_absolute_paths(std::move(request));
         auto reply = control::call(*socket, call);
         if (!reply) {
             return tl::unexpected(reply.error());

@@ -7,7 +7,11 @@
 
 #include <cstdio>
 
+#include <filesystem>
 #include <memory>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "control/protocol.h"
@@ -20,6 +24,17 @@ namespace cli {
 
 [[nodiscard]] common::Result<control::Registered> register_anywhere(
     const GlobalOptions& global, supervisor::RegisterRequest request);
+
+// This shell's environment as the request's (the registrant's, kept for their own jobs).
+void attach_shell_environment(supervisor::RegisterRequest& request);
+
+// Many jobs with the same options through the site daemon's socket: one request (one Slurm
+// query, one transaction there) per control::k_max_jobs_per_request jobs. One answer per job,
+// in `jobs`' order; a batch the daemon cannot be asked, or refuses whole, fails its jobs.
+[[nodiscard]] std::vector<std::pair<common::JobId, common::Result<control::Registered>>>
+register_with_daemon(const std::filesystem::path& socket,
+                     const supervisor::RegisterRequest& options,
+                     std::span<const common::JobId> jobs);
 
 // What registering in this process's own state directory needs: the store, the Slurm client
 // and the config (for its state directory and limits). Fails with the first one that cannot be

@@ -326,6 +326,35 @@ TEST_F(SiteMode, UsersActOnTheirOwnJobsOnlyAndTheirScriptsReadTheirEnvironment) 
     EXPECT_EQ(info.st_mode & 0777, 0600U);
 }
 
+// `register ID ID ...` through the socket is one request for all the jobs (the daemon logs one
+// line for it), and a job of another user among them is refused alone.
+TEST_F(SiteMode, RegisteringManyJobsIsOneRequestThatRefusesOthersJobs) {
+    start_daemon();
+    std::vector<common::JobId> alices;
+    for (int i = 0; i < 3; ++i) {
+        alices.push_back(submit(k_alice, "sleep 60", "--hold -o /dev/null"));
+    }
+    const auto bobs = submit(k_bob, "sleep 60", "--hold -o /dev/null");
+    const auto named = alices[0].to_string() + " " + bobs.to_string() + " " +
+                       alices[1].to_string() + " " + alices[2].to_string();
+    const auto registered = as(k_alice, binary().string() + " register " + named);
+    EXPECT_EQ(registered.exit_status, 1) << registered.output;
+    EXPECT_NE(registered.output.find("job " + bobs.to_string() + ": not registered: job " +
+                                     bobs.to_string() + " is not yours"),
+              std::string::npos)
+        << registered.output;
+    EXPECT_NE(registered.output.find("3 of 4 jobs registered: 3 enabled"), std::string::npos)
+        << registered.output;
+    EXPECT_NE(daemon_log().find("4 jobs registered by uid " + std::to_string(uid_of(k_alice)) +
+                                " through the control socket: 3 enabled"),
+              std::string::npos)
+        << daemon_log();
+    for (const auto& job : alices) {
+        EXPECT_EQ(status_of(job).value("status", ""), "enabled") << job.to_string();
+    }
+    EXPECT_TRUE(status_of(bobs).is_null()) << "no row left for bob's job";
+}
+
 // 5. The registered job's id now names another user's job (simulated: the registration's owner
 // is changed in the database, as if slurmctld had given the id to Alice after Bob's job).
 TEST_F(SiteMode, AJobIdThatNowBelongsToSomeoneElseIsNeverActedOn) {

@@ -158,6 +158,82 @@ TEST_F(ControlHandlers, TheJobsOwnEnvironmentIsKeptForAResubmitFromItsOwnerOnly)
               (std::vector<std::string>{"HOME=/home/alice", "WANDB_PROJECT=run1"}));
 }
 
+// `supervisor register ID ID ...` against a site daemon: a thousand jobs a request, each job
+// refused (not yours, unknown) or registered on its own, with two Slurm queries for them all.
+TEST_F(ControlHandlers, ManyJobsAreRegisteredInOneRequestEachRefusedOrRegisteredOnItsOwn) {
+    const auto alice_1 = job_of(k_alice);
+    const auto bobs = job_of(k_bob);
+    const auto alice_2 = job_of(k_alice);
+    Request request;
+    request.operation = Operation::register_many;
+    request.jobs = {alice_1.to_string(), bobs.to_string(), "999999", alice_2.to_string()};
+    request.registration.allowed_actions = {"requeue"};
+    request.registration.environment = {"HOME=/home/alice"};
+    const int loads_before = m_slurm.load_count();
+    const auto reply = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    EXPECT_LE(m_slurm.load_count() - loads_before, 2) << "not one query per job";
+
+    ASSERT_EQ(reply.exit_status, 0) << reply.error.message;
+    ASSERT_EQ(reply.each.size(), 4U);
+    for (const std::size_t i : {0U, 3U}) {
+        EXPECT_EQ(reply.each[i].job, request.jobs[i]);
+        ASSERT_TRUE(reply.each[i].registered) << reply.each[i].error.message;
+        EXPECT_EQ(reply.each[i].registered->status, state::Status::enabled);
+    }
+    EXPECT_FALSE(reply.each[1].registered);
+    EXPECT_NE(reply.each[1].error.message.find("is not yours"), std::string::npos)
+        << reply.each[1].error.message;
+    EXPECT_FALSE(reply.each[2].registered);
+    EXPECT_NE(reply.each[2].error.message.find("not known"), std::string::npos)
+        << reply.each[2].error.message;
+
+    EXPECT_FALSE(m_store->registration(bobs)) << "nothing written for bob's job";
+    for (const auto& job : {alice_1, alice_2}) {
+        const auto stored = m_store->registration(job).value();
+        EXPECT_EQ(stored.owner_uid, k_alice);
+        EXPECT_EQ(stored.registrant_uid, k_alice) << "the kernel's word, not the request's";
+    }
+}
+
+TEST_F(ControlHandlers, AnOperatorRegistersManyUsersJobsAtOnceWithoutTheirEnvironment) {
+    const auto alices = job_of(k_alice);
+    const auto bobs = job_of(k_bob);
+    Request request;
+    request.operation = Operation::register_many;
+    request.jobs = {alices.to_string(), bobs.to_string()};
+    request.registration.allowed_actions = {"requeue", "resubmit"};
+    request.registration.environment = {"HOME=/root", "OPERATOR_TOKEN=secret"};
+    const auto reply = m_handlers->handle(request, Peer{0, 0, 1});
+    ASSERT_EQ(reply.exit_status, 0) << reply.error.message;
+    ASSERT_EQ(reply.each.size(), 2U);
+    for (const auto& [job, owner] : {std::pair{alices, k_alice}, std::pair{bobs, k_bob}}) {
+        const auto stored = m_store->registration(job).value();
+        EXPECT_EQ(stored.owner_uid, owner);
+        EXPECT_EQ(stored.registrant_uid, 0U);
+        const auto submit =
+            slurm::submit_request_from_json_text(m_store->job_spec(job).value().request_json)
+                .value();
+        EXPECT_TRUE(submit.environment.empty()) << "an operator's environment is never taken";
+    }
+}
+
+TEST_F(ControlHandlers, ARegisterManyRequestTooBigOrWithABadIdIsRefusedWhole) {
+    const auto alices = job_of(k_alice);
+    Request request;
+    request.operation = Operation::register_many;
+    request.jobs.assign(control::k_max_jobs_per_request + 1, alices.to_string());
+    const auto too_many = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    EXPECT_EQ(too_many.exit_status, 1);
+    EXPECT_NE(too_many.error.message.find("more than 1000"), std::string::npos)
+        << too_many.error.message;
+
+    request.jobs = {alices.to_string(), "12x"};
+    const auto bad_id = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    EXPECT_EQ(bad_id.exit_status, 1);
+    EXPECT_NE(bad_id.error.message.find("12x"), std::string::npos) << bad_id.error.message;
+    EXPECT_FALSE(m_store->registration(alices)) << "nothing written for a refused request";
+}
+
 // A job-end report only makes the daemon look sooner; from anyone but root or SlurmUser it is
 // refused, so a user cannot make the daemon poll without end. A daemon that takes no reports
 // says so.

@@ -78,6 +78,60 @@ std::string packed(const nlohmann::json& value) {
     return {bytes.begin(), bytes.end()};
 }
 
+TEST(ControlProtocol, ARegisterManyRequestAndItsPerJobAnswersRoundTrip) {
+    Request request;
+    request.operation = control::Operation::register_many;
+    request.jobs = {"5", "6_2", "7"};
+    request.registration.allowed_actions = {"requeue"};
+    request.registration.checkpoint_dir = "/ckpt/run \xff";
+    const auto decoded = control::decode_request(control::encode(request));
+    ASSERT_TRUE(decoded) << decoded.error().message;
+    EXPECT_EQ(decoded->operation, control::Operation::register_many);
+    EXPECT_EQ(decoded->jobs, request.jobs);
+    EXPECT_EQ(decoded->registration.checkpoint_dir, request.registration.checkpoint_dir);
+    EXPECT_EQ(decoded->registration.allowed_actions, request.registration.allowed_actions);
+
+    Reply reply;
+    control::Registered registered;
+    registered.job = "5";
+    registered.job_name = "train";
+    registered.status = state::Status::enabled;
+    reply.each.push_back({"5", registered, {}});
+    reply.each.push_back({"6_2", std::nullopt, {"job 6_2 is not yours", "ask its owner"}});
+    const auto answered = control::decode_reply(control::encode(reply));
+    ASSERT_TRUE(answered) << answered.error().message;
+    ASSERT_EQ(answered->each.size(), 2U);
+    ASSERT_TRUE(answered->each[0].registered);
+    EXPECT_EQ(answered->each[0].registered->job_name, "train");
+    EXPECT_FALSE(answered->each[1].registered);
+    EXPECT_EQ(answered->each[1].job, "6_2");
+    EXPECT_EQ(answered->each[1].error.hint, "ask its owner");
+
+    // Another operation carries no job list, whatever the bytes say.
+    auto value = nlohmann::json::from_msgpack(control::encode(request));
+    value["operation"] = "status";
+    const auto status = control::decode_request(packed(value));
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_TRUE(status->jobs.empty());
+}
+
+// `status --json` of every job of a large site is tens of MB: a reply may be that large, while
+// what anybody may send the daemon stays small.
+TEST(ControlProtocol, AReplyMayBeFarLargerThanARequest) {
+    Reply reply;
+    reply.output = std::string(6U * 1024 * 1024, 'x');
+    const auto answered = control::decode_reply(control::encode(reply));
+    ASSERT_TRUE(answered) << answered.error().message;
+    EXPECT_EQ(answered->output.size(), reply.output.size());
+
+    Request request;
+    request.environment = {reply.output};
+    const auto refused = control::decode_request(control::encode(request));
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("larger than"), std::string::npos)
+        << refused.error().message;
+}
+
 TEST(ControlProtocol, WhatALocalUserMightSendIsAnErrorNamingWhatIsWrong) {
     const std::pair<std::string, std::string> cases[] = {
         {"", "not MessagePack"},
@@ -93,7 +147,7 @@ TEST(ControlProtocol, WhatALocalUserMightSendIsAnErrorNamingWhatIsWrong) {
                  {"operation", "register"},
                  {"registration", {{"max_attempts", "many"}}}}),
          "field 'max_attempts' has the wrong type"},
-        {std::string(control::k_max_frame_bytes + 1, 'x'), "larger than"},
+        {std::string(control::k_max_request_bytes + 1, 'x'), "larger than"},
     };
     for (const auto& [bytes, expected] : cases) {
         const auto decoded = control::decode_request(bytes);

@@ -72,8 +72,9 @@ TEST_F(ControlServerTest, EveryUserMayConnectAndGetsAnAnswer) {
 TEST_F(ControlServerTest, AGarbledRequestGetsAnErrorAndTheServerGoesOn) {
     const int fd = connected();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    ASSERT_TRUE(control::write_frame(fd, "\xc1 not msgpack", deadline));
-    const auto payload = control::read_frame(fd, deadline);
+    ASSERT_TRUE(
+        control::write_frame(fd, "\xc1 not msgpack", deadline, control::k_max_request_bytes));
+    const auto payload = control::read_frame(fd, deadline, control::k_max_reply_bytes);
     ::close(fd);
     ASSERT_TRUE(payload) << payload.error().message;
     const auto reply = control::decode_reply(*payload);
@@ -88,7 +89,8 @@ TEST_F(ControlServerTest, AnAnnouncedHugeFrameIsRefusedWithoutWaitingForIt) {
     const unsigned char header[4] = {0x7f, 0xff, 0xff, 0xff};
     ASSERT_EQ(::send(fd, header, sizeof header, MSG_NOSIGNAL), 4);
     const auto payload =
-        control::read_frame(fd, std::chrono::steady_clock::now() + std::chrono::seconds(10));
+        control::read_frame(fd, std::chrono::steady_clock::now() + std::chrono::seconds(10),
+                            control::k_max_reply_bytes);
     ::close(fd);
     ASSERT_TRUE(payload) << payload.error().message;
     const auto reply = control::decode_reply(*payload);
