@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -30,20 +31,44 @@ std::string status_text(const state::Registration& registration) {
     return text;
 }
 
-// The data of the job's last "decision" event (what was planned, or why not); null if none.
-nlohmann::json last_decision(const state::Store& store, const state::JobId& job) {
-    const auto events = store.events(job);
-    for (auto it = events.rbegin(); it != events.rend(); ++it) {
-        if (it->kind == "decision") {
-            auto data = nlohmann::json::parse(it->data_json, nullptr, false);
-            if (data.is_object()) {
-                data["at"] = format_time(it->at);
-                return data;
-            }
+// An event's data as JSON with its time as "at"; null for no event or unreadable data.
+nlohmann::json decision_json(const std::optional<state::Event>& event) {
+    if (!event) {
+        return nullptr;
+    }
+    auto data = nlohmann::json::parse(event->data_json, nullptr, false);
+    if (!data.is_object()) {
+        return nullptr;
+    }
+    data["at"] = format_time(event->at);
+    return data;
+}
+
+// The last "decision" event of each job to be shown (what was planned, or why not): one index
+// lookup for a single job, else one query for every job (a listing of thousands of jobs used
+// to read each job's whole journal).
+class LastDecisions {
+  public:
+    LastDecisions(const state::Store& store, std::size_t jobs_shown) : m_store(store) {
+        if (jobs_shown > 1) {
+            m_all = store.last_events_of_kind(k_kind);
         }
     }
-    return nullptr;
-}
+
+    nlohmann::json of(const state::JobId& job) const {
+        if (!m_all) {
+            return decision_json(m_store.last_event_of_kind(job, k_kind));
+        }
+        const auto it = m_all->find(job);
+        return decision_json(it == m_all->end() ? std::nullopt
+                                                : std::optional<state::Event>(it->second));
+    }
+
+  private:
+    static constexpr std::string_view k_kind = "decision";
+    const state::Store& m_store;
+    std::optional<std::map<state::JobId, state::Event>> m_all;
+};
 
 // The current attempt as counted against max_attempts: runs ended by requeues the supervisor
 // did not make are not counted.
@@ -98,6 +123,17 @@ nlohmann::json registration_json(const state::Registration& r,
             {"progress_pattern", r.progress_pattern},
             {"last_decision", decision},
             {"attempts", runs}};
+}
+
+// `element` (JSON text, newlines only between tokens: a string's own are escaped) appended
+// one level deeper, as an element of an indented array.
+void append_indented(std::string& text, std::string_view element) {
+    for (auto newline = element.find('\n'); newline != std::string_view::npos;
+         newline = element.find('\n')) {
+        text.append(element.substr(0, newline + 1)).append("  ");
+        element.remove_prefix(newline + 1);
+    }
+    text.append(element);
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -224,12 +260,29 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
             }
         }
     }
+    const LastDecisions decisions(store, registrations.size());
     if (query.json) {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto& r : registrations) {
-            out.push_back(registration_json(r, store.attempts(r.job), last_decision(store, r.job)));
+        std::map<state::JobId, std::vector<state::Attempt>> every_attempt;
+        if (registrations.size() > 1) {
+            every_attempt = store.attempts_of_every_job();
         }
-        return common::json_text(out, 2) + "\n";
+        // Element by element, as json_text(array, 2) would print the whole array: 10,000 jobs
+        // with weeks of attempts are tens of MB of text, and the whole tree first took 260 MB.
+        static const std::vector<state::Attempt> k_none;
+        std::string text = "[";
+        for (const auto& r : registrations) {
+            const auto it = every_attempt.find(r.job);
+            const auto attempts = registrations.size() > 1
+                                      ? std::optional<std::vector<state::Attempt>>()
+                                      : store.attempts(r.job);
+            const auto& runs =
+                attempts ? *attempts : (it == every_attempt.end() ? k_none : it->second);
+            text += text.size() == 1 ? "\n  " : ",\n  ";
+            append_indented(text,
+                            common::json_text(registration_json(r, runs, decisions.of(r.job)), 2));
+        }
+        text += text.size() == 1 ? "]\n" : "\n]\n";
+        return text;
     }
     if (registrations.empty()) {
         return std::string(
@@ -260,7 +313,7 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         if (!r.status_reason.empty()) {
             text += "    " + printable(r.status_reason) + "\n";
         }
-        text += details(r, last_decision(store, r.job));
+        text += details(r, decisions.of(r.job));
     }
     return text;
 }

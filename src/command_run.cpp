@@ -1,5 +1,4 @@
 // `supervisor run`: the daemon, in the foreground (for systemd or a terminal).
-#include <malloc.h>
 
 #include <cstdlib>
 #include <memory>
@@ -145,12 +144,6 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     common::SystemClock clock;
     ops::ServiceReporter reporter(**store, clock);  // systemd notify + metrics file
     daemon.observer = &reporter;
-    // glibc keeps small freed blocks in fast bins, unmerged, and merges them all at the next
-    // large request (malloc_consolidate). A changed cycle frees and allocates hundreds of
-    // thousands of libslurm's small blocks (every record of the job table): without fast bins
-    // (tcache still serves small blocks) a changed cycle at 10,000 jobs cost 12 % less CPU, same
-    // run, same RSS (bench/README.md, "Watching 10,000 jobs"). A hint: a failure changes nothing.
-    (void)::mallopt(M_MXFAST, 0);
     return supervisor::run_daemon(**store, **client, daemon);
 }
 

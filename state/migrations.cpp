@@ -273,6 +273,14 @@ END;
 PRAGMA user_version = 8;
 )sql";
 
+// Version 9, for `status` of thousands of jobs with weeks of journal: each job's last event of
+// a kind (its last decision) found from the index, not by reading its whole journal.
+constexpr std::string_view k_schema_9 = R"sql(
+CREATE INDEX events_by_kind ON events (kind, job, id);
+
+PRAGMA user_version = 9;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -283,6 +291,7 @@ constexpr std::array k_migrations{
     Migration{6, "registrations.outside_requeues", k_schema_6},
     Migration{7, "registrations.whole_array", k_schema_7},
     Migration{8, "registration_changes and its triggers", k_schema_8},
+    Migration{9, "events_by_kind index", k_schema_9},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

@@ -11,9 +11,11 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -98,11 +100,19 @@ class Store {
     // --- attempts --------------------------------------------------------------------------
     void upsert_attempt(const Attempt& attempt);                          // by (job, number)
     [[nodiscard]] std::vector<Attempt> attempts(const JobId& job) const;  // by number
+    // Every job's attempts, by number, in one query (`status --json` of many jobs).
+    [[nodiscard]] std::map<JobId, std::vector<Attempt>> attempts_of_every_job() const;
 
     // --- events (append only) ----------------------------------------------------------------
     std::int64_t append_event(const Event& event);                    // returns the new id
     [[nodiscard]] std::vector<Event> events(const JobId& job) const;  // oldest first
     [[nodiscard]] std::vector<Event> events_since(std::int64_t after_id) const;
+    // The job's newest event of `kind` ("decision", ...); nullopt when it has none. An index
+    // lookup, however long the journal.
+    [[nodiscard]] std::optional<Event> last_event_of_kind(const JobId& job,
+                                                          std::string_view kind) const;
+    // Each job's newest event of `kind`, in one query that reads only that kind's entries.
+    [[nodiscard]] std::map<JobId, Event> last_events_of_kind(std::string_view kind) const;
 
     // --- actions (intent log) ----------------------------------------------------------------
     // Inserts a planned action; when one with the same (job, attempt, step) exists, returns

@@ -17,6 +17,16 @@ RETURNING id)sql"};
 constexpr Sql k_select_events{"list events of a job", R"sql(
 SELECT id, job, at, kind, message, data_json FROM events WHERE job = :job ORDER BY id)sql"};
 
+// Through events_by_kind (kind, job, id): the newest id of each job among the kind's entries,
+// without reading the other events or any payload but the ones returned.
+constexpr Sql k_select_last_events_of_kind{"list each job's last event of a kind", R"sql(
+SELECT id, job, at, kind, message, data_json FROM events
+WHERE id IN (SELECT max(id) FROM events WHERE kind = :kind GROUP BY job))sql"};
+
+constexpr Sql k_select_last_event_of_kind{"find a job's last event of a kind", R"sql(
+SELECT id, job, at, kind, message, data_json FROM events
+WHERE kind = :kind AND job = :job ORDER BY id DESC LIMIT 1)sql"};
+
 constexpr Sql k_select_events_since{"list events since", R"sql(
 SELECT id, job, at, kind, message, data_json FROM events WHERE id > :after ORDER BY id)sql"};
 
@@ -103,6 +113,27 @@ std::vector<Event> Store::events(const JobId& job) const {
     Statement statement(*m_database, k_select_events);
     statement.bind(":job", job.to_string());
     return read_events(statement);
+}
+
+std::optional<Event> Store::last_event_of_kind(const JobId& job, std::string_view kind) const {
+    Statement statement(*m_database, k_select_last_event_of_kind);
+    statement.bind(":kind", std::string(kind)).bind(":job", job.to_string());
+    auto events = read_events(statement);
+    if (events.empty()) {
+        return std::nullopt;
+    }
+    return std::move(events.front());
+}
+
+std::map<JobId, Event> Store::last_events_of_kind(std::string_view kind) const {
+    Statement statement(*m_database, k_select_last_events_of_kind);
+    statement.bind(":kind", std::string(kind));
+    std::map<JobId, Event> result;
+    for (auto& event : read_events(statement)) {
+        const auto job = event.job;
+        result.emplace(job, std::move(event));
+    }
+    return result;
 }
 
 std::vector<Event> Store::events_since(std::int64_t after_id) const {

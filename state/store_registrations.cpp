@@ -93,6 +93,11 @@ SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code,
     resumed_from, cause, failed_step
 FROM attempts WHERE job = :job ORDER BY number)sql"};
 
+constexpr Sql k_select_all_attempts{"list every job's attempts", R"sql(
+SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code, signal, nodes,
+    resumed_from, cause, failed_step
+FROM attempts ORDER BY job, number)sql"};
+
 constexpr Sql k_select_registration_changes{"read registration changes", R"sql(
 SELECT seq, job FROM registration_changes WHERE seq > :after ORDER BY seq)sql"};
 
@@ -301,25 +306,44 @@ void Store::upsert_attempt(const Attempt& attempt) {
         .run();
 }
 
+namespace {
+
+Attempt read_attempt(Statement& statement) {
+    Attempt a;
+    a.job = rows::parse_job(statement.column_text(0));
+    a.number = static_cast<std::uint32_t>(statement.column_int64(1));
+    a.restart_count = static_cast<std::uint32_t>(statement.column_int64(2));
+    a.started_at = rows::from_millis(statement.column_optional_int64(3));
+    a.ended_at = rows::from_millis(statement.column_optional_int64(4));
+    a.final_state = statement.column_text(5);
+    a.exit_code = column_optional_int(statement, 6);
+    a.signal = column_optional_int(statement, 7);
+    a.nodes = statement.column_text(8);
+    a.resumed_from = statement.column_text(9);
+    a.cause = statement.column_text(10);
+    a.failed_step = statement.column_optional_int64(11);
+    return a;
+}
+
+}  // namespace
+
 std::vector<Attempt> Store::attempts(const JobId& job) const {
     Statement statement(*m_database, k_select_attempts);
     statement.bind(":job", job.to_string());
     std::vector<Attempt> result;
     while (statement.step()) {
-        Attempt a;
-        a.job = rows::parse_job(statement.column_text(0));
-        a.number = static_cast<std::uint32_t>(statement.column_int64(1));
-        a.restart_count = static_cast<std::uint32_t>(statement.column_int64(2));
-        a.started_at = rows::from_millis(statement.column_optional_int64(3));
-        a.ended_at = rows::from_millis(statement.column_optional_int64(4));
-        a.final_state = statement.column_text(5);
-        a.exit_code = column_optional_int(statement, 6);
-        a.signal = column_optional_int(statement, 7);
-        a.nodes = statement.column_text(8);
-        a.resumed_from = statement.column_text(9);
-        a.cause = statement.column_text(10);
-        a.failed_step = statement.column_optional_int64(11);
-        result.push_back(std::move(a));
+        result.push_back(read_attempt(statement));
+    }
+    return result;
+}
+
+std::map<JobId, std::vector<Attempt>> Store::attempts_of_every_job() const {
+    Statement statement(*m_database, k_select_all_attempts);
+    std::map<JobId, std::vector<Attempt>> result;
+    while (statement.step()) {
+        auto attempt = read_attempt(statement);
+        auto& attempts = result[attempt.job];
+        attempts.push_back(std::move(attempt));
     }
     return result;
 }

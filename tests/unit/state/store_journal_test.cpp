@@ -40,6 +40,28 @@ TEST_F(StoreJournal, EventsRoundTripInAppendOrder) {
     EXPECT_TRUE(store->events_since(second.id).empty());
 }
 
+TEST_F(StoreJournal, EachJobsLastEventOfAKindAloneOrAllAtOnce) {
+    register_job(job(1));
+    register_job(job(2, 4));
+    register_job(job(3));
+    const Event old_decision{0, job(1), at(1), "decision", "first", R"({"n":1})"};
+    Event last_decision{0, job(1), at(2), "decision", "second", R"({"n":2})"};
+    Event other_decision{0, job(2, 4), at(3), "decision", "theirs", "{}"};
+    (void)store->append_event(old_decision);
+    last_decision.id = store->append_event(last_decision);
+    (void)store->append_event({0, job(1), at(4), "observed", "after it", "{}"});
+    other_decision.id = store->append_event(other_decision);
+    (void)store->append_event({0, job(3), at(5), "observed", "no decision", "{}"});
+
+    EXPECT_EQ(store->last_event_of_kind(job(1), "decision"), last_decision);
+    EXPECT_EQ(store->last_event_of_kind(job(2, 4), "decision"), other_decision);
+    EXPECT_EQ(store->last_event_of_kind(job(3), "decision"), std::nullopt);
+    const auto all = store->last_events_of_kind("decision");
+    ASSERT_EQ(all.size(), 2U);
+    EXPECT_EQ(all.at(job(1)), last_decision);
+    EXPECT_EQ(all.at(job(2, 4)), other_decision);
+}
+
 TEST_F(StoreJournal, EventForAnUnregisteredJobThrows) {
     EXPECT_THROW(store->append_event({0, job(77), at(1), "observed", "", "{}"}), DatabaseError);
 }

@@ -141,6 +141,24 @@ TEST_F(StoreRegistrations, ListsOldestFirstAndFiltersWatched) {
     EXPECT_EQ(watched, (std::vector<JobId>{job(1), job(3)}));
 }
 
+TEST_F(StoreRegistrations, EveryJobsAttemptsInOneQueryEqualEachJobsOwn) {
+    register_job(job(7, 3));
+    register_job(job(8));
+    register_job(job(9));  // no attempt yet: absent from the map
+    store->upsert_attempt({job(8), 2, 0, at(20), at(30), "FAILED", 1, std::nullopt, "n1", "",
+                           "cuda_oom", std::nullopt});
+    store->upsert_attempt({job(7, 3), 1, 0, at(10), std::nullopt, "", std::nullopt, std::nullopt,
+                           "n2", "", "", std::nullopt});
+    store->upsert_attempt(
+        {job(8), 1, 0, at(10), at(20), "NODE_FAIL", 0, 9, "n1", "", "node", std::nullopt});
+    const auto every = store->attempts_of_every_job();
+    ASSERT_EQ(every.size(), 2U);
+    EXPECT_EQ(every.at(job(7, 3)), store->attempts(job(7, 3)));
+    EXPECT_EQ(every.at(job(8)), store->attempts(job(8)));
+    EXPECT_EQ(every.at(job(8)).front().number, 1U) << "by number within a job";
+    EXPECT_FALSE(every.contains(job(9)));
+}
+
 TEST_F(StoreRegistrations, AttemptRoundTripsWithAndWithoutOptionals) {
     register_job(job(7, 3));
     Attempt running{job(7, 3),    1,        0,  at(100), std::nullopt, "", std::nullopt,
@@ -191,9 +209,9 @@ TEST_F(StoreRegistrations, DeleteCascadesToEveryRowOfTheJob) {
         store->insert_action(
             {0, id, 1, 0, "requeue", "{}", ActionStatus::planned, "", at(3), at(3)});
         store->set_resume_env(id, {{"SUPERVISOR_ATTEMPT", "2"}});
-        store->enqueue_notification(
-            {0, id, "mailto:a@b", "s", "b", "k", NotificationStatus::pending, 0, at(4), "", at(4),
-             "{}", std::nullopt});
+        store->enqueue_notification({0, id, "mailto:a@b", "s", "b", "k",
+                                     NotificationStatus::pending, 0, at(4), "", at(4), "{}",
+                                     std::nullopt});
     }
     EXPECT_TRUE(store->delete_registration(job(20)));
     EXPECT_FALSE(store->delete_registration(job(20)));

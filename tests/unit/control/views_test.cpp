@@ -1,0 +1,80 @@
+// `supervisor status` as text and JSON (control/views.h): a listing reads every job's last
+// decision and attempts in one query each, and must show each job exactly what asking for that
+// job alone shows. Over a real SQLite file in a temp dir.
+#include "control/views.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/unit/state/test_support.h"
+
+namespace {
+
+using state::testing::at;
+using state::testing::job;
+
+class StatusView : public state::testing::StoreTest {
+  protected:
+    void SetUp() override {
+        StoreTest::SetUp();
+        for (const auto& id : {job(1), job(2), job(3)}) {
+            register_job(id);
+        }
+        decide(job(1), "first plan");
+        decide(job(2), "their plan");
+        decide(job(1), "second plan");
+        (void)store->append_event({0, job(1), at(9), "observed", "after the decision", "{}"});
+        store->upsert_attempt(
+            {job(1), 1, 0, at(1), at(2), "NODE_FAIL", 0, 9, "n1", "", "node", std::nullopt});
+        store->upsert_attempt({job(1), 2, 0, at(3), std::nullopt, "", std::nullopt, std::nullopt,
+                               "n2", "", "", std::nullopt});
+        store->upsert_attempt({job(2), 1, 0, at(1), std::nullopt, "", std::nullopt, std::nullopt,
+                               "n3", "", "", std::nullopt});
+    }
+
+    void decide(const state::JobId& id, const std::string& reason) {
+        (void)store->append_event(
+            {0, id, at(5), "decision", reason, nlohmann::json{{"reason", reason}}.dump()});
+    }
+
+    nlohmann::json json_of(std::optional<state::JobId> one) {
+        const auto text = control::status_view(*store, {one, false, true, {}});
+        EXPECT_TRUE(text) << text.error().message;
+        return nlohmann::json::parse(text.value_or("null"));
+    }
+};
+
+TEST_F(StatusView, AListingShowsEachJobWhatAskingForItAloneShows) {
+    const auto listing = json_of(std::nullopt);
+    ASSERT_EQ(listing.size(), 3U);
+    for (const auto& element : listing) {
+        const auto alone = json_of(*state::JobId::parse(element.at("job").get<std::string>()));
+        ASSERT_EQ(alone.size(), 1U);
+        EXPECT_EQ(element, alone.front());
+    }
+    EXPECT_EQ(listing[0].at("last_decision").at("reason"), "second plan");
+    EXPECT_EQ(listing[0].at("attempts").size(), 2U);
+    EXPECT_EQ(listing[1].at("last_decision").at("reason"), "their plan");
+    EXPECT_EQ(listing[1].at("attempts").size(), 1U);
+    EXPECT_TRUE(listing[2].at("last_decision").is_null());
+    EXPECT_TRUE(listing[2].at("attempts").empty());
+}
+
+TEST_F(StatusView, TheJsonListingIsTheIndentedArrayAPersonReads) {
+    const auto text = control::status_view(*store, {std::nullopt, false, true, {}}).value();
+    EXPECT_EQ(text, nlohmann::json::parse(text).dump(2) + "\n") << "printed element by element";
+    EXPECT_EQ(control::status_view(*store, {std::nullopt, false, true, 4242U}).value(), "[]\n");
+}
+
+TEST_F(StatusView, TheTextListingShowsEachJobsOwnLastDecision) {
+    const auto text = control::status_view(*store, {}).value();
+    const auto first = text.find("last decision: second plan");
+    const auto theirs = text.find("last decision: their plan");
+    ASSERT_NE(first, std::string::npos) << text;
+    ASSERT_NE(theirs, std::string::npos) << text;
+    EXPECT_LT(first, theirs) << text;
+    EXPECT_EQ(text.find("first plan"), std::string::npos) << text;
+}
+
+}  // namespace
