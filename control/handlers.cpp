@@ -1,5 +1,6 @@
 #include "control/handlers.h"
 
+#include <algorithm>
 #include <map>
 
 #include <spdlog/spdlog.h>
@@ -168,12 +169,16 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
                                    "check the id with `squeue -j " + ids[i].to_string() + "`"};
         } else if (auto refused = refusal(*it->second, peer)) {
             reply.each[i].error = *refused;
+        } else if (request.keep_watched && watched_already(ids[i])) {
+            reply.each[i].already_watched = true;
         } else {
             allowed.push_back(ids[i]);
             allowed_at.push_back(i);
         }
     }
     std::size_t enabled = 0;
+    const auto kept = static_cast<std::size_t>(std::ranges::count_if(
+        reply.each, [](const JobRegistered& item) { return item.already_watched; }));
     const auto results =
         supervisor::register_jobs(m_store, m_client, m_clock, m_config, options, allowed);
     for (std::size_t k = 0; k < results.size() && k < allowed_at.size(); ++k) {
@@ -194,9 +199,15 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
                                      result->stall_timeout_s,
                                      supervisor::resubmit_not_carried(m_store, result->job)};
     }
-    spdlog::info("{} jobs registered by uid {} through the control socket: {} enabled, {} not",
-                 ids.size(), peer.uid, enabled, ids.size() - enabled);
+    spdlog::info("{} jobs registered by uid {} through the control socket: {} enabled, {} not{}",
+                 ids.size(), peer.uid, enabled, ids.size() - enabled - kept,
+                 kept == 0 ? "" : fmt::format(", {} already watched", kept));
     return reply;
+}
+
+bool Handlers::watched_already(const common::JobId& job) {
+    const auto existing = m_store.registration(job);
+    return existing && existing->watching && existing->status != state::Status::credential_error;
 }
 
 std::optional<common::Error> Handlers::refusal(const slurm::JobSnapshot& job, const Peer& peer) {

@@ -54,6 +54,9 @@ class Handlers {
     // Why `peer` may not register `job` (its owner in Slurm, or the owner of a row left under
     // its id, is someone else, and `peer` is no operator); nullopt when it may. One row read.
     std::optional<common::Error> refusal(const slurm::JobSnapshot& job, const Peer& peer);
+    // Whether `job` is registered, watched and not in credential_error (register --mine
+    // leaves such a job as it is). One row read.
+    bool watched_already(const common::JobId& job);
     Reply unregister_job(const Request& request, const Peer& peer);
     Reply status(const Request& request, const Peer& peer);
     Reply events(const Request& request, const Peer& peer);

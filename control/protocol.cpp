@@ -188,6 +188,7 @@ std::string encode(const Request& request) {
     }
     if (request.operation == Operation::register_many) {
         value["jobs"] = request.jobs;
+        value["keep_watched"] = request.keep_watched;
     }
     return to_bytes(value);
 }
@@ -225,6 +226,7 @@ common::Result<Request> decode_request(std::string_view payload) {
     if (request.operation == Operation::register_many) {
         Fields many(*value, "register_many request");
         many.read("jobs", request.jobs);
+        many.read("keep_watched", request.keep_watched);
         if (auto read = many.result(); !read) {
             return tl::unexpected(read.error());
         }
@@ -265,8 +267,10 @@ std::string encode(const Reply& reply) {
     if (!reply.each.empty()) {
         auto& each = value["each"] = json::array();
         for (const auto& item : reply.each) {
-            json entry = {
-                {"job", item.job}, {"error", item.error.message}, {"hint", item.error.hint}};
+            json entry = {{"job", item.job},
+                          {"error", item.error.message},
+                          {"hint", item.error.hint},
+                          {"already_watched", item.already_watched}};
             if (item.registered) {
                 entry["registered"] = registered_json(*item.registered);
             }
@@ -310,6 +314,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
             one.read("job", item.job);
             one.read("error", item.error.message);
             one.read("hint", item.error.hint);
+            one.read("already_watched", item.already_watched);
             if (auto read = one.result(); !read) {
                 return tl::unexpected(read.error());
             }

@@ -55,6 +55,9 @@ struct Request {
     supervisor::RegisterRequest registration;
     // register_many: the job ids' texts, each registered with `registration`'s options.
     std::vector<std::string> jobs;
+    // register_many (`register --mine`): a job the caller already has watched (not in
+    // credential_error) is left as it is and answered `already_watched`, not refused.
+    bool keep_watched = false;
     // env: the job's own environment, sent by `supervisor env` from inside the job, so that a
     // resubmit can give the new job the owner's environment (stored only for the owner).
     std::vector<std::string> environment;
@@ -80,6 +83,7 @@ struct JobRegistered {
     std::string job;
     std::optional<Registered> registered;
     common::Error error;
+    bool already_watched = false;  // keep_watched: left as it was (neither field set)
 };
 
 struct Reply {

@@ -164,8 +164,23 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
     attach_shell_environment(options_for_all);
     Tally tally;
     if (const auto socket = site_daemon(global)) {
-        for (const auto& [job, result] : register_with_daemon(*socket, options_for_all, *ids)) {
-            say(out, job, result, tally, quiet(job));
+        // --mine means "watch all my jobs": the daemon leaves the ones already watched as
+        // they are, but a job named on the command line is registered or refused as asked.
+        std::vector<common::JobId> named;
+        std::vector<common::JobId> found;
+        for (const auto& id : *ids) {
+            const bool typed = std::ranges::find(jobs.ids, id.to_string()) != jobs.ids.end();
+            (typed || !jobs.mine ? named : found).push_back(id);
+        }
+        for (const auto* part : {&named, &found}) {
+            for (auto& answer :
+                 register_with_daemon(*socket, options_for_all, *part, part == &found)) {
+                if (answer.already_watched) {
+                    ++tally.already;
+                } else {
+                    say(out, answer.job, answer.result, tally, quiet(answer.job));
+                }
+            }
         }
     } else {
         auto local = open_local_registrar(global);

@@ -59,14 +59,16 @@ supervisor::RegisterRequest with_absolute_paths(supervisor::RegisterRequest requ
 
 }  // namespace
 
-std::vector<std::pair<common::JobId, common::Result<control::Registered>>> register_with_daemon(
-    const std::filesystem::path& socket, const supervisor::RegisterRequest& options,
-    std::span<const common::JobId> jobs) {
-    std::vector<std::pair<common::JobId, common::Result<control::Registered>>> results;
-    results.reserve(jobs.size());
+std::vector<DaemonAnswer> register_with_daemon(const std::filesystem::path& socket,
+                                               const supervisor::RegisterRequest& options,
+                                               std::span<const common::JobId> jobs,
+                                               bool keep_watched) {
+    std::vector<DaemonAnswer> answers;
+    answers.reserve(jobs.size());
     control::Request call;
     call.operation = control::Operation::register_many;
     call.registration = with_absolute_paths(options);
+    call.keep_watched = keep_watched;
     for (std::size_t first = 0; first < jobs.size(); first += control::k_max_jobs_per_request) {
         const auto batch =
             jobs.subspan(first, std::min(control::k_max_jobs_per_request, jobs.size() - first));
@@ -82,18 +84,22 @@ std::vector<std::pair<common::JobId, common::Result<control::Registered>>> regis
                              "use the `supervisor` installed with the daemon");
         }
         for (std::size_t i = 0; i < batch.size(); ++i) {
+            DaemonAnswer answer{batch[i], false, control::Registered{}};
             if (!reply) {
-                results.emplace_back(batch[i], tl::unexpected(reply.error()));
+                answer.result = tl::unexpected(reply.error());
             } else if (reply->exit_status != 0) {
-                results.emplace_back(batch[i], tl::unexpected(reply->error));
+                answer.result = tl::unexpected(reply->error);
             } else if (auto& item = reply->each[i]; item.registered) {
-                results.emplace_back(batch[i], std::move(*item.registered));
+                answer.result = std::move(*item.registered);
+            } else if (item.already_watched) {
+                answer.already_watched = true;
             } else {
-                results.emplace_back(batch[i], tl::unexpected(item.error));
+                answer.result = tl::unexpected(item.error);
             }
+            answers.push_back(std::move(answer));
         }
     }
-    return results;
+    return answers;
 }
 
 common::Result<control::Registered> register_anywhere(const GlobalOptions& global,

@@ -31,10 +31,16 @@ void attach_shell_environment(supervisor::RegisterRequest& request);
 // Many jobs with the same options through the site daemon's socket: one request (one Slurm
 // query, one transaction there) per control::k_max_jobs_per_request jobs. One answer per job,
 // in `jobs`' order; a batch the daemon cannot be asked, or refuses whole, fails its jobs.
-[[nodiscard]] std::vector<std::pair<common::JobId, common::Result<control::Registered>>>
-register_with_daemon(const std::filesystem::path& socket,
-                     const supervisor::RegisterRequest& options,
-                     std::span<const common::JobId> jobs);
+// `keep_watched` (`register --mine`): a job the caller already has watched is left as it is
+// and answered already_watched.
+struct DaemonAnswer {
+    common::JobId job;
+    bool already_watched = false;
+    common::Result<control::Registered> result;
+};
+[[nodiscard]] std::vector<DaemonAnswer> register_with_daemon(
+    const std::filesystem::path& socket, const supervisor::RegisterRequest& options,
+    std::span<const common::JobId> jobs, bool keep_watched);
 
 // What registering in this process's own state directory needs: the store, the Slurm client
 // and the config (for its state directory and limits). Fails with the first one that cannot be

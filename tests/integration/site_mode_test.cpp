@@ -353,6 +353,11 @@ TEST_F(SiteMode, RegisteringManyJobsIsOneRequestThatRefusesOthersJobs) {
         EXPECT_EQ(status_of(job).value("status", ""), "enabled") << job.to_string();
     }
     EXPECT_TRUE(status_of(bobs).is_null()) << "no row left for bob's job";
+
+    // --mine: "watch all my jobs"; the ones already watched are left as they are.
+    const auto mine = as(k_alice, binary().string() + " register --mine");
+    EXPECT_EQ(mine.exit_status, 0) << mine.output;
+    EXPECT_NE(mine.output.find("3 already watched"), std::string::npos) << mine.output;
 }
 
 // 5. The registered job's id now names another user's job (simulated: the registration's owner

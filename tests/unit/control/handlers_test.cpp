@@ -217,6 +217,34 @@ TEST_F(ControlHandlers, AnOperatorRegistersManyUsersJobsAtOnceWithoutTheirEnviro
     }
 }
 
+// `register --mine` through the socket: the jobs already watched are left as they are (not
+// refused as "already registered"); one in credential_error is checked again.
+TEST_F(ControlHandlers, RegisterManyKeepingWatchedJobsLeavesThemAsTheyAre) {
+    const auto watched = job_of(k_alice);
+    const auto fresh = job_of(k_alice);
+    ASSERT_EQ(ask(Operation::register_job, watched, k_alice).exit_status, 0);
+    const auto before = m_store->registration(watched).value();
+    Request request;
+    request.operation = Operation::register_many;
+    request.jobs = {watched.to_string(), fresh.to_string()};
+    request.registration.allowed_actions = {"requeue"};
+
+    const auto refused = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    ASSERT_EQ(refused.each.size(), 2U);
+    EXPECT_FALSE(refused.each[0].already_watched);
+    EXPECT_NE(refused.each[0].error.message.find("already registered"), std::string::npos)
+        << "without keep_watched a registered job is refused: " << refused.each[0].error.message;
+
+    request.keep_watched = true;
+    request.jobs = {watched.to_string()};
+    const auto kept = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    ASSERT_EQ(kept.each.size(), 1U);
+    EXPECT_TRUE(kept.each[0].already_watched);
+    EXPECT_FALSE(kept.each[0].registered);
+    EXPECT_TRUE(kept.each[0].error.message.empty()) << kept.each[0].error.message;
+    EXPECT_EQ(m_store->registration(watched).value(), before) << "left as it was";
+}
+
 TEST_F(ControlHandlers, ARegisterManyRequestTooBigOrWithABadIdIsRefusedWhole) {
     const auto alices = job_of(k_alice);
     Request request;

@@ -82,12 +82,14 @@ TEST(ControlProtocol, ARegisterManyRequestAndItsPerJobAnswersRoundTrip) {
     Request request;
     request.operation = control::Operation::register_many;
     request.jobs = {"5", "6_2", "7"};
+    request.keep_watched = true;
     request.registration.allowed_actions = {"requeue"};
     request.registration.checkpoint_dir = "/ckpt/run \xff";
     const auto decoded = control::decode_request(control::encode(request));
     ASSERT_TRUE(decoded) << decoded.error().message;
     EXPECT_EQ(decoded->operation, control::Operation::register_many);
     EXPECT_EQ(decoded->jobs, request.jobs);
+    EXPECT_TRUE(decoded->keep_watched);
     EXPECT_EQ(decoded->registration.checkpoint_dir, request.registration.checkpoint_dir);
     EXPECT_EQ(decoded->registration.allowed_actions, request.registration.allowed_actions);
 
@@ -98,9 +100,12 @@ TEST(ControlProtocol, ARegisterManyRequestAndItsPerJobAnswersRoundTrip) {
     registered.status = state::Status::enabled;
     reply.each.push_back({"5", registered, {}});
     reply.each.push_back({"6_2", std::nullopt, {"job 6_2 is not yours", "ask its owner"}});
+    reply.each.push_back({"7", std::nullopt, {}, true});
     const auto answered = control::decode_reply(control::encode(reply));
     ASSERT_TRUE(answered) << answered.error().message;
-    ASSERT_EQ(answered->each.size(), 2U);
+    ASSERT_EQ(answered->each.size(), 3U);
+    EXPECT_FALSE(answered->each[1].already_watched);
+    EXPECT_TRUE(answered->each[2].already_watched);
     ASSERT_TRUE(answered->each[0].registered);
     EXPECT_EQ(answered->each[0].registered->job_name, "train");
     EXPECT_FALSE(answered->each[1].registered);
