@@ -20,6 +20,7 @@
 extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register stores it
 
 #include "commands.h"
+#include "control/client.h"
 #include "register_many.h"
 #include "registration_options.h"
 #include "registration_route.h"
@@ -141,8 +142,16 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     flags.merge(split.flags);  // then the command line's
     // Per-user mode: the database, Slurm and the config must be usable before the job exists
     // (register_anywhere opens them again after the submit). With a site daemon, its socket
-    // was found; it answers the registration.
-    if (!flags.test_only && !site_daemon(global)) {
+    // must be there; it answers the registration.
+    const auto socket = site_daemon(global);
+    if (!flags.test_only && socket && !control::is_socket(*socket)) {
+        return common::fail("SUPERVISOR_SOCKET=" + socket->string() +
+                                " is not a socket: no site daemon listens there; nothing "
+                                "was submitted",
+                            "start the site daemon, correct SUPERVISOR_SOCKET, or unset it to "
+                            "use your own state directory");
+    }
+    if (!flags.test_only && !socket) {
         if (auto opened = open_store(global); !opened) {
             return tl::unexpected(opened.error());
         }

@@ -1,6 +1,7 @@
 #include "site_mode.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "control/client.h"
 
@@ -11,6 +12,13 @@ std::optional<std::filesystem::path> site_daemon(const GlobalOptions& global) {
         return std::nullopt;
     }
     auto path = control::socket_path();
+    // SUPERVISOR_SOCKET set means the site daemon: a wrong path or a stopped daemon is an error
+    // that names the path (control::call), never a quiet switch to a state directory of one's
+    // own, where a registration would be watched by nobody. The default path may be absent.
+    const char* named = std::getenv("SUPERVISOR_SOCKET");
+    if (named != nullptr && *named != '\0') {
+        return path;
+    }
     if (!control::is_socket(path)) {
         return std::nullopt;
     }

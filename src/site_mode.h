@@ -1,9 +1,9 @@
 // Which supervisor a command talks to, found without flags:
 //   * a state directory named (--state-dir or SUPERVISOR_STATE_DIR): that directory's database,
 //     directly (per-user mode, or an operator looking at a site daemon's files);
-//   * else a site daemon's control socket at $SUPERVISOR_SOCKET or
-//     /run/slurm-supervisor/control.sock: ask the daemon (site-wide mode; users need no
-//     write access anywhere);
+//   * else a site daemon's control socket at $SUPERVISOR_SOCKET (set: always, so that a wrong
+//     path or a stopped daemon is an error) or /run/slurm-supervisor/control.sock (when it is
+//     there): ask the daemon (site-wide mode; users need no write access anywhere);
 //   * else the user's own state directory (per-user mode).
 #pragma once
 

@@ -483,6 +483,35 @@ TEST_P(BadInput, GetsAClearErrorOrASafeVerdict) {
     EXPECT_FALSE(nlohmann::json::parse(status.out, nullptr, false).is_discarded()) << status.out;
 }
 
+// SUPERVISOR_SOCKET names the site daemon: when nothing listens there, a command says so and
+// writes nothing anywhere, instead of quietly using a state directory of the user's own,
+// where a registration would be watched by nobody. `sbatch` submits nothing.
+TEST(SiteSocket, ANamedSocketNobodyListensOnIsAClearErrorNotAQuietFallback) {
+    const auto dir = fresh_directory("named-socket");
+    const auto socket = dir / "nobody.sock";
+    const auto home = dir / "home";
+    auto with_socket = [&](std::initializer_list<std::string> words) {
+        std::vector<std::string> command{"-u", "SUPERVISOR_STATE_DIR",
+                                         "SUPERVISOR_SOCKET=" + socket.string(),
+                                         "XDG_STATE_HOME=" + home.string(), SUPERVISOR_BINARY};
+        command.insert(command.end(), words);
+        return run_supervisor(command, {}, "/usr/bin/env");
+    };
+    for (const auto& run : {with_socket({"status"}), with_socket({"unregister", "12345"})}) {
+        EXPECT_EQ(run.status, 1) << run.out << run.err;
+        EXPECT_NE(run.err.find("cannot reach the site daemon (" + socket.string() + ")"),
+                  std::string::npos)
+            << run.err;
+    }
+    const auto script = dir / "job.sbatch";
+    std::ofstream(script) << "#!/bin/bash\necho hi\n";
+    const auto sbatch = with_socket({"sbatch", script.string()});
+    EXPECT_EQ(sbatch.status, 1) << sbatch.out << sbatch.err;
+    EXPECT_NE(sbatch.err.find("is not a socket"), std::string::npos) << sbatch.err;
+    EXPECT_NE(sbatch.err.find("nothing was submitted"), std::string::npos) << sbatch.err;
+    EXPECT_FALSE(fs::exists(home)) << "no state directory of the user's own was made";
+}
+
 INSTANTIATE_TEST_SUITE_P(Catalogue, BadInput, ::testing::ValuesIn(k_cases),
                          [](const auto& info) { return std::string(info.param.name); });
 
