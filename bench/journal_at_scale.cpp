@@ -36,6 +36,7 @@
 
 #include <unistd.h>
 
+#include "bench/clocks.h"
 #include "control/views.h"
 #include "recovery/catalogue.h"
 #include "state/store.h"
@@ -49,17 +50,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-double cpu_ms() {
-    timespec now{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
-}
-
-double wall_ms() {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+using bench::cpu_ms;
+using bench::wall_ms;
 
 struct Timing {
     double wall = 0;
@@ -154,8 +146,12 @@ class Bench {
         m_clock.advance(gap * failures);
     }
 
-    [[nodiscard]] fs::path database() const {
-        return m_config.state_dir / state::k_database_file_name;
+    // The file and its write-ahead log (not yet checkpointed into it).
+    [[nodiscard]] std::uintmax_t database_bytes() const {
+        const auto file = m_config.state_dir / state::k_database_file_name;
+        std::error_code no_log;
+        const auto log = fs::file_size(fs::path(file.string() + "-wal"), no_log);
+        return fs::file_size(file) + (no_log ? 0 : log);
     }
 
     std::int64_t events_of_one() const {
@@ -320,7 +316,7 @@ int main(int argc, char** argv) {
         "%d jobs (half over), %d weeks, %d failures a week: %lld events for a watched "
         "job, database %.0f MiB, filled in %.0f s\n\n",
         jobs, weeks, per_week, static_cast<long long>(bench.events_of_one()),
-        static_cast<double>(fs::file_size(bench.database())) / (1024.0 * 1024.0), fill_s);
+        static_cast<double>(bench.database_bytes()) / (1024.0 * 1024.0), fill_s);
     std::printf("| read (median of %d) | wall | CPU |\n|---|---:|---:|\n", repeats);
     row("status (text, every watched job)", bench.status(false, repeats));
     row("status --json (every watched job)", bench.status(true, repeats));

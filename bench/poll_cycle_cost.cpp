@@ -33,6 +33,7 @@
 
 #include <unistd.h>
 
+#include "bench/clocks.h"
 #include "recovery/catalogue.h"
 #include "state/store.h"
 #include "supervisor/config.h"
@@ -44,17 +45,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double cpu_ms() {
-    timespec now{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
-}
-
-double wall_ms() {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+using bench::cpu_ms;
+using bench::wall_ms;
 
 struct Spread {
     double median = 0;
