@@ -1,6 +1,5 @@
 #include "control/handlers.h"
 
-#include <algorithm>
 #include <map>
 
 #include <spdlog/spdlog.h>
@@ -109,15 +108,7 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
         return failed(registration.error());
     }
     Reply reply;
-    reply.registered = Registered{registration->job.to_string(),
-                                  registration->job_name,
-                                  registration->status,
-                                  registration->status_reason,
-                                  registration->allowed_actions,
-                                  registration->max_attempts,
-                                  registration->checkpoint_dir,
-                                  registration->stall_timeout_s,
-                                  supervisor::resubmit_not_carried(m_store, registration->job)};
+    reply.registered = registered_summary(*registration, m_store);
     spdlog::info("job {} registered by uid {} through the control socket: {}", job->to_string(),
                  peer.uid, state::to_string(registration->status));
     return reply;
@@ -161,6 +152,7 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
     reply.each.resize(ids.size());
     std::vector<common::JobId> allowed;
     std::vector<std::size_t> allowed_at;  // where each allowed job's answer goes in reply.each
+    std::size_t kept = 0;                 // keep_watched: left as they were
     for (std::size_t i = 0; i < ids.size(); ++i) {
         reply.each[i].job = ids[i].to_string();
         const auto it = known.find(ids[i]);
@@ -171,16 +163,16 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
             reply.each[i].error = *refused;
         } else if (request.keep_watched && watched_already(ids[i])) {
             reply.each[i].already_watched = true;
+            ++kept;
         } else {
             allowed.push_back(ids[i]);
             allowed_at.push_back(i);
         }
     }
     std::size_t enabled = 0;
-    const auto kept = static_cast<std::size_t>(std::ranges::count_if(
-        reply.each, [](const JobRegistered& item) { return item.already_watched; }));
-    const auto results =
-        supervisor::register_jobs(m_store, m_client, m_clock, m_config, options, allowed);
+    const auto results = allowed.empty() ? std::vector<supervisor::BulkRegistration>{}
+                                         : supervisor::register_jobs(m_store, m_client, m_clock,
+                                                                     m_config, options, allowed);
     for (std::size_t k = 0; k < results.size() && k < allowed_at.size(); ++k) {
         auto& item = reply.each[allowed_at[k]];
         const auto& result = results[k].result;
@@ -189,15 +181,7 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
             continue;
         }
         enabled += result->status == state::Status::enabled ? 1 : 0;
-        item.registered = Registered{result->job.to_string(),
-                                     result->job_name,
-                                     result->status,
-                                     result->status_reason,
-                                     result->allowed_actions,
-                                     result->max_attempts,
-                                     result->checkpoint_dir,
-                                     result->stall_timeout_s,
-                                     supervisor::resubmit_not_carried(m_store, result->job)};
+        item.registered = registered_summary(*result, m_store);
     }
     spdlog::info("{} jobs registered by uid {} through the control socket: {} enabled, {} not{}",
                  ids.size(), peer.uid, enabled, ids.size() - enabled - kept,

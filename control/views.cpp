@@ -125,6 +125,8 @@ nlohmann::json registration_json(const state::Registration& r,
             {"attempts", runs}};
 }
 
+const std::vector<state::Attempt> k_no_attempts;
+
 // `element` (JSON text, newlines only between tokens: a string's own are escaped) appended
 // one level deeper, as an element of an indented array.
 void append_indented(std::string& text, std::string_view element) {
@@ -262,26 +264,30 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
     }
     const LastDecisions decisions(store, registrations.size());
     if (query.json) {
-        std::map<state::JobId, std::vector<state::Attempt>> every_attempt;
+        // One query for every job's attempts when listing many; one job's own otherwise.
+        std::map<state::JobId, std::vector<state::Attempt>> attempts;
         if (registrations.size() > 1) {
-            every_attempt = store.attempts_of_every_job();
+            attempts = store.attempts_of_every_job();
+        } else {
+            for (const auto& r : registrations) {
+                attempts[r.job] = store.attempts(r.job);
+            }
         }
         // Element by element, as json_text(array, 2) would print the whole array: 10,000 jobs
         // with weeks of attempts are tens of MB of text, and the whole tree first took 260 MB.
-        static const std::vector<state::Attempt> k_none;
         std::string text = "[";
+        const char* separator = "\n  ";
         for (const auto& r : registrations) {
-            const auto it = every_attempt.find(r.job);
-            const auto attempts = registrations.size() > 1
-                                      ? std::optional<std::vector<state::Attempt>>()
-                                      : store.attempts(r.job);
-            const auto& runs =
-                attempts ? *attempts : (it == every_attempt.end() ? k_none : it->second);
-            text += text.size() == 1 ? "\n  " : ",\n  ";
-            append_indented(text,
-                            common::json_text(registration_json(r, runs, decisions.of(r.job)), 2));
+            const auto runs = attempts.find(r.job);
+            text += separator;
+            separator = ",\n  ";
+            append_indented(text, common::json_text(
+                                      registration_json(
+                                          r, runs == attempts.end() ? k_no_attempts : runs->second,
+                                          decisions.of(r.job)),
+                                      2));
         }
-        text += text.size() == 1 ? "]\n" : "\n]\n";
+        text += registrations.empty() ? "]\n" : "\n]\n";
         return text;
     }
     if (registrations.empty()) {
@@ -316,6 +322,12 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         text += details(r, decisions.of(r.job));
     }
     return text;
+}
+
+Registered registered_summary(const state::Registration& r, const state::Store& store) {
+    return {r.job.to_string(), r.job_name,        r.status,
+            r.status_reason,   r.allowed_actions, r.max_attempts,
+            r.checkpoint_dir,  r.stall_timeout_s, supervisor::resubmit_not_carried(store, r.job)};
 }
 
 common::Result<std::string> events_view(const state::Store& store, const common::JobId& job,

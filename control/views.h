@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/job_id.h"
+#include "control/protocol.h"
 #include "state/store.h"
 
 namespace control {
@@ -26,6 +27,11 @@ struct StatusQuery {
 // so nobody learns which ids another user registered).
 [[nodiscard]] common::Result<std::string> status_view(const state::Store& store,
                                                       const StatusQuery& query);
+// What `supervisor register` prints about a registration, in both modes; the options a
+// resubmit cannot carry come from the job's journal (supervisor::resubmit_not_carried).
+[[nodiscard]] Registered registered_summary(const state::Registration& registration,
+                                            const state::Store& store);
+
 [[nodiscard]] common::Result<std::string> events_view(const state::Store& store,
                                                       const common::JobId& job, bool json);
 

@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/printable.h"
+#include "control/views.h"
 #include "registration_route.h"
 #include "session.h"
 #include "site_mode.h"
@@ -163,14 +164,17 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
     options_for_all.whole_array = !arrays.empty();  // only tasks take it (see register_jobs)
     attach_shell_environment(options_for_all);
     Tally tally;
+    // --mine: a job named on the command line is registered or refused as asked; the others
+    // found are left as they are when already watched. (A set: ids may be tens of thousands.)
+    const std::set<std::string> typed(jobs.ids.begin(), jobs.ids.end());
+    auto found_by_mine = [&](const common::JobId& id) {
+        return jobs.mine && !typed.contains(id.to_string());
+    };
     if (const auto socket = site_daemon(global)) {
-        // --mine means "watch all my jobs": the daemon leaves the ones already watched as
-        // they are, but a job named on the command line is registered or refused as asked.
         std::vector<common::JobId> named;
         std::vector<common::JobId> found;
         for (const auto& id : *ids) {
-            const bool typed = std::ranges::find(jobs.ids, id.to_string()) != jobs.ids.end();
-            (typed || !jobs.mine ? named : found).push_back(id);
+            (found_by_mine(id) ? found : named).push_back(id);
         }
         for (const auto* part : {&named, &found}) {
             for (auto& answer :
@@ -189,15 +193,15 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         }
         auto request = options_for_all;
         request.caller = ::getuid();
-        // --mine means "watch all my jobs": the ones already watched are left as they are.
         std::vector<common::JobId> wanted;
         for (const auto& id : *ids) {
-            const auto existing = local->store->registration(id);
-            const bool named = std::ranges::find(jobs.ids, id.to_string()) != jobs.ids.end();
-            if (jobs.mine && !named && existing && existing->watching &&
-                existing->status != state::Status::credential_error) {
-                ++tally.already;
-                continue;
+            if (found_by_mine(id)) {
+                const auto existing = local->store->registration(id);
+                if (existing && existing->watching &&
+                    existing->status != state::Status::credential_error) {
+                    ++tally.already;
+                    continue;
+                }
             }
             wanted.push_back(id);
         }
@@ -205,7 +209,8 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         for (auto& [job, result] : supervisor::register_jobs(*local->store, *local->client, clock,
                                                              local->config, request, wanted)) {
             say(out, job,
-                result ? common::Result<control::Registered>(summary_of(*result, *local->store))
+                result ? common::Result<control::Registered>(
+                             control::registered_summary(*result, *local->store))
                        : tl::unexpected(result.error()),
                 tally, quiet(job));
         }

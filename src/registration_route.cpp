@@ -9,6 +9,7 @@ extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 #include "common/clock.h"
 #include "common/printable.h"
 #include "control/client.h"
+#include "control/views.h"
 #include "ops/doctor.h"
 #include "session.h"
 #include "site_mode.h"
@@ -28,12 +29,6 @@ common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global)
         return tl::unexpected(config.error());
     }
     return LocalRegistrar{std::move(*store), std::move(*client), std::move(*config)};
-}
-
-control::Registered summary_of(const state::Registration& r, const state::Store& store) {
-    return {r.job.to_string(), r.job_name,        r.status,
-            r.status_reason,   r.allowed_actions, r.max_attempts,
-            r.checkpoint_dir,  r.stall_timeout_s, supervisor::resubmit_not_carried(store, r.job)};
 }
 
 void attach_shell_environment(supervisor::RegisterRequest& request) {
@@ -134,7 +129,7 @@ common::Result<control::Registered> register_anywhere(const GlobalOptions& globa
     if (!registration) {
         return tl::unexpected(registration.error());
     }
-    return summary_of(*registration, *local->store);
+    return control::registered_summary(*registration, *local->store);
 }
 
 void say_not_carried(const control::Registered& registered, std::FILE* out) {

@@ -52,11 +52,6 @@ struct LocalRegistrar {
 };
 [[nodiscard]] common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global);
 
-// What the CLI prints of a registration, in both modes; the options a resubmit cannot carry
-// come from `store`'s journal (supervisor::resubmit_not_carried).
-[[nodiscard]] control::Registered summary_of(const state::Registration& registration,
-                                             const state::Store& store);
-
 // One line to `out` on what the request's checkpoint directory holds and which layout is
 // detected (ops::checkpoint_layout_line), read with this process's rights; nothing without a
 // directory. A directory that cannot be listed is said, not an error (registration checks it).

@@ -21,6 +21,11 @@ class StatusView : public state::testing::StoreTest {
         for (const auto& id : {job(1), job(2), job(3)}) {
             register_job(id);
         }
+        // A job's owner names it: a newline, a quote and a byte that is not UTF-8 must not
+        // break the listing's layout or its JSON.
+        auto hostile = store->registration(job(2)).value();
+        hostile.job_name = "evil\n  \"}, {\"job\": \"9\xff";
+        store->update_registration(hostile);
         decide(job(1), "first plan");
         decide(job(2), "their plan");
         decide(job(1), "second plan");
