@@ -152,6 +152,15 @@ TEST(ControlProtocol, WhatALocalUserMightSendIsAnErrorNamingWhatIsWrong) {
                  {"operation", "register"},
                  {"registration", {{"max_attempts", "many"}}}}),
          "field 'max_attempts' has the wrong type"},
+        {packed({{"version", 1},
+                 {"operation", "register_many"},
+                 {"jobs", "1 2 3"},
+                 {"registration", nlohmann::json::object()}}),
+         "field 'jobs' has the wrong type"},
+        {packed({{"version", 1}, {"operation", "register_many"}, {"jobs", {"1", 2}}}),
+         "field 'jobs' has the wrong type"},
+        {packed({{"version", 1}, {"operation", "register_many"}, {"jobs", {"1"}}}),
+         "without its options"},
         {std::string(control::k_max_request_bytes + 1, 'x'), "larger than"},
     };
     for (const auto& [bytes, expected] : cases) {
