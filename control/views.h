@@ -1,6 +1,6 @@
-// What `supervisor status` and `supervisor events` print, made from the store: the same text
-// whether the CLI reads its own database (per-user mode) or the site daemon answers it over
-// the control socket. Every owner-supplied text is escaped (common/printable.h) or goes
+// What `supervisor status`, `supervisor events` and `register` print, made from the store: the
+// same text whether the CLI reads its own database (per-user mode) or the site daemon answers
+// it over the control socket. Every owner-supplied text is escaped (common/printable.h) or goes
 // through common::json_text. Pure over the store: reads, never writes.
 #pragma once
 
