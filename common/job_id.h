@@ -15,8 +15,8 @@
 namespace common {
 
 struct JobId {
-    std::uint32_t job = 0;                       // job id, or the array's master job id
-    std::optional<std::uint32_t> array_task;     // set for one task of a job array
+    std::uint32_t job = 0;                    // job id, or the array's master job id
+    std::optional<std::uint32_t> array_task;  // set for one task of a job array
 
     [[nodiscard]] static Result<JobId> parse(std::string_view text);
     [[nodiscard]] std::string to_string() const;

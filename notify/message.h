@@ -26,9 +26,9 @@ struct Message {
     std::string reason;    // why the job has this status (the transition's reason)
     std::string cause;     // cause id of the failure ("nccl_timeout"); empty when none
     std::string summary;   // the diagnosis in one sentence; may be empty
-    std::vector<std::string> evidence;  // key log lines, "file:line: text"
-    std::vector<std::string> nodes;     // implicated nodes
-    std::string checkpoint;             // the checkpoint it resumes (or resumed) from
+    std::vector<std::string> evidence;         // key log lines, "file:line: text"
+    std::vector<std::string> nodes;            // implicated nodes
+    std::string checkpoint;                    // the checkpoint it resumes (or resumed) from
     std::vector<std::string> actions;          // what the supervisor did
     std::vector<std::string> would_have_done;  // what it would have done, were it permitted
     std::vector<std::string> notes;            // anything else worth knowing

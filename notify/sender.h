@@ -17,12 +17,12 @@ namespace notify {
 
 // What goes out, in every form; the channel picks what it sends.
 struct Outgoing {
-    std::int64_t id = 0;      // the outbox row
-    std::string unique_key;   // "<id>.<created ms>": Message-ID, webhook Idempotency-Key
-    std::string subject;      // email
-    std::string body;         // email
-    std::string sms;          // SMS text, already within the limit
-    std::string json;         // webhook payload
+    std::int64_t id = 0;     // the outbox row
+    std::string unique_key;  // "<id>.<created ms>": Message-ID, webhook Idempotency-Key
+    std::string subject;     // email
+    std::string body;        // email
+    std::string sms;         // SMS text, already within the limit
+    std::string json;        // webhook payload
 };
 
 struct SendError {

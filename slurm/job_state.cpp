@@ -37,8 +37,7 @@ constexpr std::array<std::pair<NodeState, std::string_view>, 7> k_node_state_nam
 }  // namespace
 
 bool is_finished(JobState state) {
-    return state != JobState::pending && state != JobState::running &&
-           state != JobState::suspended;
+    return state != JobState::pending && state != JobState::running && state != JobState::suspended;
 }
 
 std::string_view to_string(JobState state) {

@@ -40,6 +40,6 @@ void add_registration_options(CLI::App& command, RegistrationOptions& options);
 
 // `supervisor register JOB ...` with these options, quoted for a POSIX shell.
 [[nodiscard]] std::string register_command_line(const common::JobId& job,
-                                                 const RegistrationOptions& options);
+                                                const RegistrationOptions& options);
 
 }  // namespace cli

@@ -16,11 +16,11 @@ constexpr std::string_view k_short_with_value = "aAbBcCdDeFGiJLmMnNopqStwx";
 // Long options that take no value, or only an attached optional one (`--nice=5`).
 using namespace std::string_view_literals;
 constexpr std::array k_long_flags{
-    "contiguous"sv, "exclusive"sv,  "get-user-env"sv, "help"sv,       "hold"sv,
-    "ignore-pbs"sv, "no-kill"sv,    "nice"sv,         "no-requeue"sv, "overcommit"sv,
-    "oversubscribe"sv, "parsable"sv, "propagate"sv,   "quiet"sv,      "reboot"sv,
-    "requeue"sv,    "spread-job"sv, "test-only"sv,    "usage"sv,      "use-min-nodes"sv,
-    "verbose"sv,    "version"sv,    "wait"sv};
+    "contiguous"sv,    "exclusive"sv,  "get-user-env"sv, "help"sv,       "hold"sv,
+    "ignore-pbs"sv,    "no-kill"sv,    "nice"sv,         "no-requeue"sv, "overcommit"sv,
+    "oversubscribe"sv, "parsable"sv,   "propagate"sv,    "quiet"sv,      "reboot"sv,
+    "requeue"sv,       "spread-job"sv, "test-only"sv,    "usage"sv,      "use-min-nodes"sv,
+    "verbose"sv,       "version"sv,    "wait"sv};
 
 bool long_takes_value(std::string_view name) {
     return std::ranges::find(k_long_flags, name) == k_long_flags.end();
@@ -62,7 +62,9 @@ std::size_t read_option(const std::vector<std::string>& args, std::size_t i, Sba
     return i + 1;
 }
 
-bool is_option(std::string_view word) { return word.size() > 1 && word.front() == '-'; }
+bool is_option(std::string_view word) {
+    return word.size() > 1 && word.front() == '-';
+}
 
 }  // namespace
 

@@ -30,10 +30,10 @@ struct SbatchFlags {
 };
 
 struct SbatchArguments {
-    std::vector<std::string> options;       // sbatch's options, unchanged, in order
-    std::optional<std::string> script;      // nullopt: --wrap, or the script comes on stdin
-    std::vector<std::string> script_args;   // after the script, for the script
-    SbatchFlags flags;                      // of `options`
+    std::vector<std::string> options;      // sbatch's options, unchanged, in order
+    std::optional<std::string> script;     // nullopt: --wrap, or the script comes on stdin
+    std::vector<std::string> script_args;  // after the script, for the script
+    SbatchFlags flags;                     // of `options`
 };
 
 [[nodiscard]] SbatchArguments split_sbatch_arguments(const std::vector<std::string>& args);

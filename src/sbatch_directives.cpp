@@ -142,14 +142,14 @@ common::Result<Directives> parse_directives(std::string_view text, const std::st
         }
         const auto alone = parse_words(*words);
         if (!alone.error.empty()) {
-            return common::fail(where(script, number) + ": `" + std::string(line) +
-                                    "`: " + alone.error,
-                                k_fix_hint);
+            return common::fail(
+                where(script, number) + ": `" + std::string(line) + "`: " + alone.error,
+                k_fix_hint);
         }
         if (auto checked = check_registration_options(alone.options); !checked) {
-            return common::fail(where(script, number) + ": `" + std::string(line) +
-                                    "`: " + checked.error().message,
-                                checked.error().hint + ". Nothing was submitted");
+            return common::fail(
+                where(script, number) + ": `" + std::string(line) + "`: " + checked.error().message,
+                checked.error().hint + ". Nothing was submitted");
         }
         directives.words.insert(directives.words.end(), words->begin(), words->end());
         lines.emplace_back(number, std::move(*words));
@@ -167,8 +167,7 @@ common::Result<Directives> parse_directives(std::string_view text, const std::st
         for (const auto& [at, words] : lines) {
             if (std::ranges::any_of(words, [&](const std::string& word) {
                     return word.starts_with("--") &&
-                           together.error.find(word.substr(0, word.find('='))) !=
-                               std::string::npos;
+                           together.error.find(word.substr(0, word.find('='))) != std::string::npos;
                 })) {
                 culprit = at;
             }

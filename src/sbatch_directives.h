@@ -22,10 +22,10 @@
 namespace cli {
 
 struct Directives {
-    RegistrationOptions options;          // defaults when the script has no #SUPERVISOR line
-    std::vector<std::string> words;       // every #SUPERVISOR word, in order
-    int lines = 0;                        // #SUPERVISOR lines read
-    SbatchFlags sbatch;                   // what the #SBATCH lines ask for
+    RegistrationOptions options;     // defaults when the script has no #SUPERVISOR line
+    std::vector<std::string> words;  // every #SUPERVISOR word, in order
+    int lines = 0;                   // #SUPERVISOR lines read
+    SbatchFlags sbatch;              // what the #SBATCH lines ask for
 };
 
 // `text` is the script; `script` names it in errors (its path as given).

@@ -11,9 +11,9 @@
 #include "commands.h"
 #include "common/error.h"
 #include "recovery/catalogue.h"
-#include "supervisor/config.h"
 #include "slurm/libslurm_client.h"
 #include "state/store.h"
+#include "supervisor/config.h"
 
 namespace cli {
 

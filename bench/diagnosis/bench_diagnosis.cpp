@@ -58,7 +58,8 @@ int diagnose_file(const char* path, recovery::ExcerptLimits limits) {
     std::cout << "cause=" << recovery::to_string(diagnosis->cause) << "\n"
               << diagnosis->summary << "\n";
     std::cerr << "catalogue_ms=" << ms(start, loaded) << " read_ms=" << ms(loaded, read)
-              << " diagnose_ms=" << ms(read, Clock::now()) << " total_ms=" << seconds_since(start) * 1000
+              << " diagnose_ms=" << ms(read, Clock::now())
+              << " total_ms=" << seconds_since(start) * 1000
               << " bytes_read=" << evidence.logs[0].text().size() << "\n";
     return 0;
 }

@@ -32,8 +32,8 @@ TEST(SbatchDirectives, ReadsTheRegisterOptionsOfTheLeadingBlock) {
     EXPECT_EQ(o.max_attempts, 4U);  // the line after `echo` is not a directive
     EXPECT_EQ(o.knobs, (std::vector<std::string>{"batch_size=64:env=BATCH_SIZE:min=8"}));
     EXPECT_EQ(o.stall_timeout, "20s");
-    EXPECT_EQ(o.notify, (std::vector<std::string>{"mailto:a@example.org",
-                                                  "https://hook.example.org/x"}));
+    EXPECT_EQ(o.notify,
+              (std::vector<std::string>{"mailto:a@example.org", "https://hook.example.org/x"}));
 }
 
 TEST(SbatchDirectives, NoDirectivesGiveRegistersDefaults) {
@@ -46,11 +46,12 @@ TEST(SbatchDirectives, NoDirectivesGiveRegistersDefaults) {
 }
 
 TEST(SbatchDirectives, RepeatableOptionsAddUpAcrossLines) {
-    const auto parsed = parse_directives("#SUPERVISOR --allow requeue\n"
-                                         "#SUPERVISOR --allow exclude_node\n"
-                                         "#SUPERVISOR --knob batch_size=64:env=BS\n"
-                                         "#SUPERVISOR --knob workers=8:env=NW\n",
-                                         "a.sh");
+    const auto parsed = parse_directives(
+        "#SUPERVISOR --allow requeue\n"
+        "#SUPERVISOR --allow exclude_node\n"
+        "#SUPERVISOR --knob batch_size=64:env=BS\n"
+        "#SUPERVISOR --knob workers=8:env=NW\n",
+        "a.sh");
     ASSERT_TRUE(parsed) << parsed.error().message;
     EXPECT_EQ(parsed->options.allow, (std::vector<std::string>{"requeue", "exclude_node"}));
     EXPECT_EQ(parsed->options.knobs.size(), 2U);
@@ -102,19 +103,21 @@ TEST(SbatchDirectives, ErrorsNameTheScriptTheLineAndTheFix) {
 }
 
 TEST(SbatchDirectives, OnlyTheMagicWordAtTheStartOfALineCounts) {
-    const auto parsed = parse_directives(" #SUPERVISOR --allow fly\n"
-                                         "#SUPERVISORS --allow fly\n"
-                                         "## SUPERVISOR --allow fly\n",
-                                         "a.sh");
+    const auto parsed = parse_directives(
+        " #SUPERVISOR --allow fly\n"
+        "#SUPERVISORS --allow fly\n"
+        "## SUPERVISOR --allow fly\n",
+        "a.sh");
     ASSERT_TRUE(parsed) << parsed.error().message;
     EXPECT_EQ(parsed->lines, 0);
 }
 
 TEST(SbatchDirectives, ReadsTheSbatchLinesForRequeueOpenModeAndParsable) {
-    const auto parsed = parse_directives("#SBATCH --no-requeue\n"
-                                         "#SBATCH --open-mode=truncate -J x\n"
-                                         "#SBATCH --parsable\n",
-                                         "a.sh");
+    const auto parsed = parse_directives(
+        "#SBATCH --no-requeue\n"
+        "#SBATCH --open-mode=truncate -J x\n"
+        "#SBATCH --parsable\n",
+        "a.sh");
     ASSERT_TRUE(parsed);
     EXPECT_TRUE(parsed->sbatch.no_requeue);
     EXPECT_TRUE(parsed->sbatch.open_mode);
@@ -123,22 +126,22 @@ TEST(SbatchDirectives, ReadsTheSbatchLinesForRequeueOpenModeAndParsable) {
 }
 
 TEST(SbatchArguments, FindsTheScriptAfterOptionsWithAndWithoutValues) {
-    const auto split = split_sbatch_arguments({"-J", "train", "-H", "--time=10", "--partition",
-                                               "debug", "-n2", "--parsable", "job.sh", "--lr",
-                                               "0.1", "-J", "x"});
+    const auto split =
+        split_sbatch_arguments({"-J", "train", "-H", "--time=10", "--partition", "debug", "-n2",
+                                "--parsable", "job.sh", "--lr", "0.1", "-J", "x"});
     ASSERT_TRUE(split.script);
     EXPECT_EQ(*split.script, "job.sh");
-    EXPECT_EQ(split.options, (std::vector<std::string>{"-J", "train", "-H", "--time=10",
-                                                       "--partition", "debug", "-n2",
-                                                       "--parsable"}));
+    EXPECT_EQ(split.options,
+              (std::vector<std::string>{"-J", "train", "-H", "--time=10", "--partition", "debug",
+                                        "-n2", "--parsable"}));
     EXPECT_EQ(split.script_args, (std::vector<std::string>{"--lr", "0.1", "-J", "x"}));
     EXPECT_TRUE(split.flags.parsable);
     EXPECT_FALSE(split.flags.no_requeue);
 }
 
 TEST(SbatchArguments, FlagsAndOptionalValues) {
-    const auto split = split_sbatch_arguments({"--no-requeue", "--open-mode", "append", "-Q",
-                                               "--exclusive", "--nice", "run.sh"});
+    const auto split = split_sbatch_arguments(
+        {"--no-requeue", "--open-mode", "append", "-Q", "--exclusive", "--nice", "run.sh"});
     ASSERT_TRUE(split.script);
     EXPECT_EQ(*split.script, "run.sh");
     EXPECT_TRUE(split.flags.no_requeue);

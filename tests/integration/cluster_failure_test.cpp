@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 using slurm::JobState;
 
 class ClusterFailure : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         REQUIRE_DEV_CLUSTER();
         auto client = slurm::LibslurmClient::create();
@@ -69,8 +69,8 @@ TEST_F(ClusterFailure, KilledSlurmdRequeuesTheJobAndDownsTheNodeUntilItReturns) 
     ASSERT_TRUE(job);
     EXPECT_EQ(job->restart_count, 1U);
     EXPECT_EQ(job->state, JobState::pending);
-    ASSERT_TRUE(wait_for_node("n3", [](const auto& n) { return n.state == slurm::NodeState::down; },
-                              30s));
+    ASSERT_TRUE(wait_for_node(
+        "n3", [](const auto& n) { return n.state == slurm::NodeState::down; }, 30s));
     const auto down = node("n3");
     ASSERT_TRUE(down);
     EXPECT_TRUE(down->not_responding);

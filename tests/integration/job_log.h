@@ -21,7 +21,7 @@ struct StepLine {
 };
 
 class JobLog {
-public:
+  public:
     explicit JobLog(const std::string& text) {
         static const std::regex step_re(
             R"(^step ([0-9]+)/([0-9]+) loss ([0-9]+\.[0-9]{6}|nan|inf) batch_size ([0-9]+) )"
@@ -62,7 +62,7 @@ public:
     // "training finished at step N" lines, in order.
     const std::vector<int>& finished() const { return m_finished; }
 
-private:
+  private:
     std::vector<StepLine> m_steps;
     std::vector<std::string> m_resumes;
     std::vector<int> m_starts;

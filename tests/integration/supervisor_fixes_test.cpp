@@ -21,7 +21,9 @@ using test_support::SupervisorHarness;
 // step-10 checkpoint.
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
 
-bool completed(const nlohmann::json& status) { return status.value("status", "") == "completed"; }
+bool completed(const nlohmann::json& status) {
+    return status.value("status", "") == "completed";
+}
 
 bool all_of_steps(const std::vector<test_support::StepLine>& steps,
                   const std::function<bool(const test_support::StepLine&)>& holds) {
@@ -29,22 +31,23 @@ bool all_of_steps(const std::vector<test_support::StepLine>& steps,
 }
 
 class SupervisorFixes : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
 };
 
 TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFinishes) {
     SupervisorHarness h("fix-oom");
-    const auto job = h.submit("BATCH_SIZE=64,OOM_ABOVE_BATCH=32,FAIL_ON_ATTEMPT=all,"
-                              "FAIL_AT_STEP=12,FAIL_MODE=cuda_oom",
-                              k_train_args);
+    const auto job = h.submit(
+        "BATCH_SIZE=64,OOM_ABOVE_BATCH=32,FAIL_ON_ATTEMPT=all,"
+        "FAIL_AT_STEP=12,FAIL_MODE=cuda_oom",
+        k_train_args);
     const auto registered =
         h.cli("register " + job.to_string() + " --checkpoint-dir " + h.checkpoints().string() +
               " --allow requeue,reduce_batch_size"
               " --knob batch_size=64:env=BATCH_SIZE:min=8:compensate=GRAD_ACCUM");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
-    const auto before = nlohmann::json::parse(h.cli("env --job " + job.to_string() + " --json").output,
-                                              nullptr, false);
+    const auto before = nlohmann::json::parse(
+        h.cli("env --job " + job.to_string() + " --json").output, nullptr, false);
     EXPECT_EQ(before.value("BATCH_SIZE", ""), "64") << dump(before);
     EXPECT_EQ(before.value("GRAD_ACCUM", ""), "1") << dump(before);
     h.start_daemon();
@@ -59,8 +62,8 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
     ASSERT_NE(knob, status["knobs"].end()) << dump(status);
     EXPECT_EQ((*knob)["value"], 32) << dump(status);
     EXPECT_EQ((*knob)["compensate_value"], 2) << dump(status);
-    const auto after = nlohmann::json::parse(h.cli("env --job " + job.to_string() + " --json").output,
-                                             nullptr, false);
+    const auto after = nlohmann::json::parse(
+        h.cli("env --job " + job.to_string() + " --json").output, nullptr, false);
     EXPECT_EQ(after.value("BATCH_SIZE", ""), "32") << dump(after);
     EXPECT_EQ(after.value("GRAD_ACCUM", ""), "2") << dump(after);
 
@@ -78,8 +81,9 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
     ASSERT_FALSE(second.empty()) << text;
     EXPECT_EQ(second.front().step, 11) << text;
     EXPECT_EQ(second.back().step, 20) << text;
-    EXPECT_EQ(log.resumes(), std::vector<std::string>{
-                                 (h.checkpoints() / "step_000010.pt").string()}) << text;
+    EXPECT_EQ(log.resumes(),
+              std::vector<std::string>{(h.checkpoints() / "step_000010.pt").string()})
+        << text;
     EXPECT_EQ(log.finished(), std::vector<int>{20}) << text;
 
     const auto events = h.events();
@@ -92,8 +96,9 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
 TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
     SupervisorHarness h("fix-xid");
     const std::string bad = "n1";
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=xid,FAIL_ON_ATTEMPT=all,FAIL_ON_HOST=" + bad,
-                              k_train_args, "-w " + bad);
+    const auto job =
+        h.submit("FAIL_AT_STEP=12,FAIL_MODE=xid,FAIL_ON_ATTEMPT=all,FAIL_ON_HOST=" + bad,
+                 k_train_args, "-w " + bad);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue,exclude_node");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
@@ -122,8 +127,9 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
         << text;
     EXPECT_TRUE(all_of_steps(log.steps_of(2), [&](const auto& s) { return s.host != bad; }))
         << text;
-    EXPECT_EQ(log.resumes(), std::vector<std::string>{
-                                 (h.checkpoints() / "step_000010.pt").string()}) << text;
+    EXPECT_EQ(log.resumes(),
+              std::vector<std::string>{(h.checkpoints() / "step_000010.pt").string()})
+        << text;
     EXPECT_EQ(log.finished(), std::vector<int>{20}) << text;
 
     const auto events = h.events();
@@ -144,8 +150,8 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
 
 TEST_F(SupervisorFixes, TruncatedNewestCheckpointIsSkippedForTheOneBefore) {
     SupervisorHarness h("fix-corrupt");
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,CORRUPT_LATEST=1",
-                              k_train_args);
+    const auto job =
+        h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,CORRUPT_LATEST=1", k_train_args);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;

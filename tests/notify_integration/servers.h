@@ -44,7 +44,9 @@ class Server {
   public:
     Server(std::string script, int port, std::filesystem::path directory,
            std::vector<std::string> extra = {})
-        : m_script(std::move(script)), m_port(port), m_directory(std::move(directory)),
+        : m_script(std::move(script)),
+          m_port(port),
+          m_directory(std::move(directory)),
           m_extra(std::move(extra)) {
         std::filesystem::create_directories(m_directory);
     }

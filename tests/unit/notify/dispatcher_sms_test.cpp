@@ -13,9 +13,9 @@ using DispatchSms = DispatcherTest;
 
 TEST_F(DispatchSms, SmsDueTogetherForOneJobAndNumberAreFoldedIntoTheNewest) {
     const auto older = enqueue("sms:+15551234567", "100:recovering:1", "failed; recovering");
-    const auto newer =
-        enqueue("sms:+15551234567", "100:completed/unrecoverable:1", "failed and was NOT "
-                                                                     "recovered");
+    const auto newer = enqueue("sms:+15551234567", "100:completed/unrecoverable:1",
+                               "failed and was NOT "
+                               "recovered");
     const auto mail = enqueue("mailto:a@example.org", "100:recovering:1");
     const auto report = run();
     EXPECT_EQ(report.sent, 2U);  // one SMS, one email

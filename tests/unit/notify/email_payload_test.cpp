@@ -13,7 +13,8 @@ EmailHeaders headers(std::string subject) {
 }
 
 TEST(EmailPayload, HeadersBlankLineAndBodyWithCrlf) {
-    const auto text = email_payload(headers("[slurm-supervisor] job 1: failed"), "line 1\nline 2\n");
+    const auto text =
+        email_payload(headers("[slurm-supervisor] job 1: failed"), "line 1\nline 2\n");
     EXPECT_EQ(text,
               "Date: Fri, 15 Jan 2027 08:00:00 +0000\r\n"
               "From: <supervisor@example.org>\r\n"

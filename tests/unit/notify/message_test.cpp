@@ -29,8 +29,9 @@ Message full() {
 
 TEST(Message, TheEmailHasEverything) {
     const Message m = full();
-    EXPECT_EQ(email_subject(m), "[slurm-supervisor] job 4711 (llama-70b): failed; recovering "
-                                "(gpu_xid)");
+    EXPECT_EQ(email_subject(m),
+              "[slurm-supervisor] job 4711 (llama-70b): failed; recovering "
+              "(gpu_xid)");
     const auto body = email_body(m);
     for (const char* expected :
          {"Job 4711 (llama-70b) failed; recovering. Status: recovering, attempt 3.",
@@ -89,8 +90,8 @@ TEST(Message, TheWebhookPayloadHasTextAndEveryField) {
     EXPECT_EQ(payload["cause"], "gpu_xid");
     EXPECT_EQ(payload["nodes"], nlohmann::json::array({"n2"}));
     EXPECT_EQ(payload["checkpoint"], "/scratch/run1/ckpt/step_90000.ckpt");
-    EXPECT_EQ(payload["text"].get<std::string>(), email_subject(full()) + "\n" +
-                                                      email_body(full()));
+    EXPECT_EQ(payload["text"].get<std::string>(),
+              email_subject(full()) + "\n" + email_body(full()));
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ std::filesystem::path write(const TempDir& dir, const std::string& text, mode_t 
 
 TEST(Secrets, APrivateFileIsRead) {
     TempDir dir;
-    const auto file = write(dir, "# SMTP login\nuser = robot@example.org\npassword= s3 cr=t \n",
-                            0600);
+    const auto file =
+        write(dir, "# SMTP login\nuser = robot@example.org\npassword= s3 cr=t \n", 0600);
     const auto credentials = read_secrets(file);
     ASSERT_TRUE(credentials) << credentials.error().message;
     EXPECT_EQ(credentials->user, "robot@example.org");

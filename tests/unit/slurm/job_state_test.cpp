@@ -7,7 +7,7 @@ namespace {
 using slurm::JobState;
 
 TEST(JobState, NamesRoundTripAndFinishedIsRight) {
-    const JobState all[] = {JobState::pending,   JobState::running,  JobState::suspended,
+    const JobState all[] = {JobState::pending,   JobState::running,   JobState::suspended,
                             JobState::completed, JobState::cancelled, JobState::failed,
                             JobState::timeout,   JobState::node_fail, JobState::preempted,
                             JobState::boot_fail, JobState::deadline,  JobState::out_of_memory};

@@ -49,11 +49,13 @@ TEST(MigrationV3, RebuildsNotificationsKeepingRowsIdsAndTheHighWaterMark) {
     EXPECT_EQ(query(database, "SELECT sent_at FROM notifications WHERE id = 1"), 700);
     EXPECT_EQ(query(database, "SELECT sent_at IS NULL FROM notifications WHERE id = 2"), 1);
     EXPECT_EQ(query(database, "SELECT count(*) FROM notifications WHERE data_json = '{}'"), 2);
-    EXPECT_EQ(query(database, "SELECT count(*) FROM sqlite_schema WHERE name IN "
-                              "('notifications_due', 'notifications_by_job')"),
+    EXPECT_EQ(query(database,
+                    "SELECT count(*) FROM sqlite_schema WHERE name IN "
+                    "('notifications_due', 'notifications_by_job')"),
               2);
-    EXPECT_EQ(query(database, "SELECT count(*) FROM sqlite_schema WHERE name = "
-                              "'notifications_new'"),
+    EXPECT_EQ(query(database,
+                    "SELECT count(*) FROM sqlite_schema WHERE name = "
+                    "'notifications_new'"),
               0);
 
     Statement suppressed(database, k_v2_notification);
