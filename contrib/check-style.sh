@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The project's habits, checked (CI's first leg; also fine to run before every commit):
+#   - every C++ file is as clang-format leaves it, with .clang-format and the pinned
+#     clang-format-14 (Debian 12's; later releases lay some constructs out differently, so the
+#     check uses that one version and says how to get it);
+#   - no tab and no trailing space in the files .editorconfig governs;
+#   - every commit subject after the baseline below is under 72 characters.
+#
+#   contrib/check-style.sh          check, list what is wrong, exit 1 if anything is
+#   contrib/check-style.sh --fix    reformat the C++ files in place first
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Commits up to this one landed with longer subjects; history is not rewritten.
+readonly subject_baseline=360b92e
+readonly clang_format=clang-format-14
+
+problems=0
+complain() {
+    echo "check-style: $*" >&2
+    problems=$((problems + 1))
+}
+
+if ! command -v "$clang_format" >/dev/null; then
+    echo "check-style: $clang_format not found (Debian 12: apt-get install clang-format-14)" >&2
+    exit 2
+fi
+
+mapfile -t cxx_files < <(git ls-files '*.cpp' '*.h')
+if [[ "${1:-}" == --fix ]]; then
+    "$clang_format" -i "${cxx_files[@]}"
+fi
+# One run over every file; each change it would make is a "FILE:LINE:COL: warning:" line.
+while IFS= read -r f; do
+    complain "$f is not as $clang_format lays it out (fix: contrib/check-style.sh --fix)"
+done < <("$clang_format" --dry-run "${cxx_files[@]}" 2>&1 |
+    sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: .*/\1/p' | sort -u)
+
+# tests/data and fuzz/corpus hold real logs and inputs byte for byte (.editorconfig).
+while IFS= read -r hit; do
+    complain "$hit: tab or trailing space"
+done < <(git ls-files -z | grep -z -v -E '^(tests/data|fuzz/corpus)/' |
+    xargs -0 grep -I -n -P '\t| +$' -- 2>/dev/null | cut -d: -f1,2)
+
+if git rev-parse -q --verify "$subject_baseline^{commit}" >/dev/null; then
+    while IFS= read -r line; do
+        complain "commit ${line%% *}: subject of 72 characters or more: ${line#* }"
+    done < <(git log --format='%h %s' "$subject_baseline..HEAD" |
+        awk '{ s = $0; sub(/^[^ ]+ /, "", s); if (length(s) >= 72) print }')
+else
+    echo "check-style: commit $subject_baseline is not in this clone; subjects not checked" >&2
+fi
+
+if ((problems > 0)); then
+    echo "check-style: $problems problem(s)" >&2
+    exit 1
+fi
+echo "check-style: ${#cxx_files[@]} C++ files as $clang_format lays them out, no tab or" \
+    "trailing space, commit subjects under 72 characters"
