@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config clang-format
-  # libraries the code links (see README "Dependencies")
+  # libraries the code links (see doc/development.md "Dependencies")
   libslurm-dev libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev
   libcli11-dev libexpected-dev libre2-dev libtomlplusplus-dev libsystemd-dev
   # tests and benchmarks

@@ -1,5 +1,5 @@
 // Settings: the [notify] section of the daemon's config (supervisor/config_notify.cpp reads it;
-// README "Configuration" documents every key). Plain values; validated when read.
+// doc/configuration.md documents every key). Plain values; validated when read.
 #pragma once
 
 #include <chrono>

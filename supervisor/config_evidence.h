@@ -1,4 +1,4 @@
-// The [evidence] section of the daemon's config file (README "Configuration" lists every key):
+// The [evidence] section of the daemon's config file (doc/configuration.md lists every key):
 // read_evidence_config() reads it, and its [evidence.metrics] table of DCGM series names, over
 // `settings`, failing (value) with the file, the key and what is wrong: an unknown key, a value
 // of the wrong type, a URL that is not http(s), a relative path, a client certificate without

@@ -1,4 +1,4 @@
-// The [notify] section of the daemon's config file (README "Configuration" lists every key):
+// The [notify] section of the daemon's config file (doc/configuration.md lists every key):
 // read_notify_config() reads it over `settings`, failing (value) with the file, the key and
 // what is wrong: an unknown key, a value of the wrong type, a target that does not parse, a
 // relative secrets path, an unknown smtp_tls word.
