@@ -86,7 +86,7 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
                                                  common::SystemClock().now(), ::geteuid(), slurm));
     }
     const auto registrations =
-        store ? store->registrations(true) : std::vector<state::Registration>{};
+        store ? store->load_watched_registrations() : std::vector<state::Registration>{};
     checks.push_back(ops::check_operator(slurm, registrations, ::getuid()));
     const auto settle = config ? config->checkpoint_settle : supervisor::Config{}.checkpoint_settle;
     for (auto& check :

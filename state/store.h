@@ -79,9 +79,12 @@ class Store {
     // Reading throws DatabaseError when a column holds what this code never writes, e.g.
     // knobs_json that is not a JSON array (the message names the column).
     [[nodiscard]] std::optional<Registration> registration(const JobId& job) const;
-    // All registrations, oldest first; watching_only: only those with watching = true and a
-    // status other than completed.
-    [[nodiscard]] std::vector<Registration> registrations(bool watching_only) const;
+    // Every registration, oldest first: reads the whole table (one row per job ever
+    // registered and not yet removed by retention).
+    [[nodiscard]] std::vector<Registration> load_all_registrations() const;
+    // The registrations being watched (watching = true, status other than completed), oldest
+    // first: one indexed query, but every watched row.
+    [[nodiscard]] std::vector<Registration> load_watched_registrations() const;
     // The tasks of array `array_job` that were registered with it (whole_array), watched or
     // not, in task order. One indexed range read.
     [[nodiscard]] std::vector<Registration> array_registrations(std::uint32_t array_job) const;

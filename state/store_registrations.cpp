@@ -197,6 +197,15 @@ std::optional<int> column_optional_int(const Statement& row, int column) {
     return static_cast<int>(*value);
 }
 
+// Every row a statement selects (the columns as read_registration() expects them).
+std::vector<Registration> read_registrations(Statement& statement) {
+    std::vector<Registration> result;
+    while (statement.step()) {
+        result.push_back(read_registration(statement));
+    }
+    return result;
+}
+
 }  // namespace
 
 common::Result<void> Store::insert_registration(const Registration& registration) {
@@ -230,14 +239,14 @@ std::optional<Registration> Store::registration(const JobId& job) const {
     return read_registration(statement);
 }
 
-std::vector<Registration> Store::registrations(bool watching_only) const {
-    Statement statement(*m_database,
-                        watching_only ? k_select_watched_registrations : k_select_registrations);
-    std::vector<Registration> result;
-    while (statement.step()) {
-        result.push_back(read_registration(statement));
-    }
-    return result;
+std::vector<Registration> Store::load_all_registrations() const {
+    Statement statement(*m_database, k_select_registrations);
+    return read_registrations(statement);
+}
+
+std::vector<Registration> Store::load_watched_registrations() const {
+    Statement statement(*m_database, k_select_watched_registrations);
+    return read_registrations(statement);
 }
 
 RegistrationChanges Store::registration_changes_since(std::int64_t after) const {

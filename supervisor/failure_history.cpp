@@ -79,7 +79,7 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
                                                      std::chrono::hours window) {
     const auto cutoff = now - window;
     std::vector<recovery::FailureRecord> history;
-    for (const auto& registration : store.registrations(false)) {
+    for (const auto& registration : store.load_all_registrations()) {
         const bool own = registration.job == job;
         if (!own && registration.updated_at < cutoff) {
             continue;  // nothing of it changed, so nothing failed, within the window

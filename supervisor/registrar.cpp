@@ -433,7 +433,7 @@ std::vector<BulkRegistration> register_jobs(state::Store& store, slurm::Client& 
         snapshots.emplace(job.id, &job);
     }
     std::map<common::JobId, state::Registration> registered;
-    for (auto& registration : store.registrations(false)) {
+    for (auto& registration : store.load_all_registrations()) {
         registered.emplace(registration.job, std::move(registration));
     }
     const auto is_operator = client.is_operator_uid(options.caller);

@@ -60,7 +60,7 @@ std::set<common::JobId> WatchedRegistrations::refresh(state::Store& store) {
         }
         m_watched.clear();
         m_pending_or_recovering.clear();
-        for (auto& registration : store.registrations(true)) {
+        for (auto& registration : store.load_watched_registrations()) {
             changed.insert(registration.job);
             const auto job = registration.job;
             put(job, std::move(registration));

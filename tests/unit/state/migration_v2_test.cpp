@@ -140,10 +140,10 @@ TEST(MigrationV2, Version1FileKeepsEveryRowAndGetsTheNewColumnsAtTheirDefaults) 
     Store& store = **opened;
     EXPECT_EQ(store.schema_version(), latest_schema_version());
 
-    EXPECT_EQ(store.registrations(false), (std::vector<Registration>{
-                                              v1_registration(job(1), at(10)),
-                                              v1_registration(job(2, 3), at(20)),
-                                          }));
+    EXPECT_EQ(store.load_all_registrations(), (std::vector<Registration>{
+                                                  v1_registration(job(1), at(10)),
+                                                  v1_registration(job(2, 3), at(20)),
+                                              }));
     for (const auto& [id, time] : {std::pair{job(1), at(10)}, std::pair{job(2, 3), at(20)}}) {
         const Attempt attempt{id,           1,    0,  time,           time,        "NODE_FAIL", 1,
                               std::nullopt, "n1", "", "node_failure", std::nullopt};

@@ -142,7 +142,7 @@ TEST(StoreOpen, TwoStoresOnOneFileSeeEachOthersCommits) {
 
     // The CLI registering while the daemon has finished its cycle: both writes stand.
     ASSERT_TRUE((*cli)->insert_registration(testing::sample_registration({43, {}})));
-    EXPECT_EQ((*daemon)->registrations(false).size(), 2u);
+    EXPECT_EQ((*daemon)->load_all_registrations().size(), 2u);
 }
 
 }  // namespace

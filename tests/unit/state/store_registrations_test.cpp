@@ -62,7 +62,7 @@ TEST_F(StoreRegistrations, KnobsThatAreNotAJsonArrayAreAnErrorNamingTheColumn) {
             EXPECT_NE(std::string(error.what()).find("registrations.knobs_json"), std::string::npos)
                 << error.what();
         }
-        EXPECT_THROW((void)store->registrations(false), DatabaseError) << bad;
+        EXPECT_THROW((void)store->load_all_registrations(), DatabaseError) << bad;
         ASSERT_TRUE(store->delete_registration(job(40)));
     }
 }
@@ -130,12 +130,12 @@ TEST_F(StoreRegistrations, ListsOldestFirstAndFiltersWatched) {
     ASSERT_TRUE(store->insert_registration(done));
 
     std::vector<JobId> all;
-    for (const auto& r : store->registrations(false)) {
+    for (const auto& r : store->load_all_registrations()) {
         all.push_back(r.job);
     }
     EXPECT_EQ(all, (std::vector<JobId>{job(1), job(2), job(3), job(4)}));
     std::vector<JobId> watched;
-    for (const auto& r : store->registrations(true)) {
+    for (const auto& r : store->load_watched_registrations()) {
         watched.push_back(r.job);
     }
     EXPECT_EQ(watched, (std::vector<JobId>{job(1), job(3)}));

@@ -20,7 +20,7 @@ TEST_F(PollCycleTest, RegisteringAnUnknownJobFailsAndWritesNothing) {
     ASSERT_FALSE(result);
     EXPECT_NE(result.error().message.find("424242"), std::string::npos) << result.error().message;
     EXPECT_FALSE(m_store->registration(unknown).has_value());
-    EXPECT_TRUE(m_store->registrations(false).empty());
+    EXPECT_TRUE(m_store->load_all_registrations().empty());
     EXPECT_FALSE(fs::exists(supervisor::env_file_path(m_config.state_dir, unknown)));
 }
 
@@ -200,7 +200,7 @@ TEST_F(PollCycleTest, ManyJobsWithAnInvalidRequestOrNoSlurmWriteNothing) {
         ASSERT_FALSE(result.result);
         EXPECT_NE(result.result.error().hint.find("scontrol ping"), std::string::npos);
     }
-    EXPECT_TRUE(m_store->registrations(false).empty());
+    EXPECT_TRUE(m_store->load_all_registrations().empty());
 }
 
 TEST_F(PollCycleTest, AHeterogeneousJobIsRefusedAndNothingIsWritten) {
