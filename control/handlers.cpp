@@ -35,7 +35,7 @@ common::Error not_registered(const common::JobId& job) {
 }  // namespace
 
 bool Handlers::is_operator(uid_t uid) {
-    const auto answer = m_client.is_operator_uid(uid);
+    const auto answer = m_client.ask_is_operator_uid(uid);
     return answer && *answer;
 }
 

@@ -110,7 +110,7 @@ Check check_epilog_spool(const std::filesystem::path& spool, common::TimePoint n
     node_evidence::OwnerCheck slurm_user;
     if (client != nullptr) {
         slurm_user = [client](uid_t owner) {
-            const auto is = client->is_operator_uid(owner);
+            const auto is = client->ask_is_operator_uid(owner);
             return is && *is;
         };
     }

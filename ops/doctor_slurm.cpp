@@ -20,7 +20,7 @@ Check check_slurm_release(slurm::Client* client, const slurm::Release& compiled)
     if (!client) {
         return {name, CheckStatus::warn, "not checked (no Slurm client)", "fix slurmctld first"};
     }
-    const auto controller = client->controller_release();
+    const auto controller = client->load_controller_release();
     if (!controller) {
         if (controller.error().kind == slurm::ErrorKind::release_mismatch) {
             return {
@@ -90,7 +90,7 @@ Check check_operator(slurm::Client* client, std::span<const state::Registration>
     if (!client) {
         return {name, CheckStatus::warn, "not checked (no Slurm client)", "fix slurmctld first"};
     }
-    const auto answer = client->is_operator();
+    const auto answer = client->ask_is_operator();
     if (!answer) {
         return {name, CheckStatus::warn, "could not ask slurmctld: " + answer.error().message,
                 "fix slurmctld first"};

@@ -2,8 +2,9 @@
 //
 // LibslurmClient talks to slurmctld through libslurm; tests use tests/fakes/FakeSlurmClient.
 // tests/contract/ runs one suite against both so the fake cannot drift from Slurm. Every call
-// is one RPC (or none, when the cache can answer). Errors are values; nothing here throws for
-// something slurmctld said.
+// is one RPC (or none, when the cache can answer), and its name says so: load_* reads from
+// slurmctld, ask_* asks it a yes/no question, the verbs change something. Errors are values;
+// nothing here throws for something slurmctld said.
 #pragma once
 
 #include <chrono>
@@ -103,10 +104,10 @@ class Client {
     // array's one script. Fails with job_not_found for an unknown (or purged) job,
     // access_denied when we are neither its owner nor an operator, operation_refused for a job
     // that has no script (an salloc/srun allocation).
-    [[nodiscard]] virtual Result<std::string> batch_script(const JobId& id) = 0;
+    [[nodiscard]] virtual Result<std::string> load_batch_script(const JobId& id) = 0;
 
     // Drain a node (no new jobs; running ones finish) with `reason`, recorded as ours. Fails
-    // with access_denied unless we are an operator (is_operator), operation_refused for an
+    // with access_denied unless we are an operator (ask_is_operator), operation_refused for an
     // unknown node. Undoing it (`scontrol update nodename=X state=resume`) is left to a person.
     [[nodiscard]] virtual Result<void> drain_node(const std::string& node,
                                                   const std::string& reason) = 0;
@@ -115,15 +116,15 @@ class Client {
     // for slurmctld's SlurmUser. AdminLevel=Operator/Administrator in slurmdbd is NOT looked
     // at (such a user answers false although slurmctld would accept them). Fails only when
     // slurmctld cannot be asked for its SlurmUser.
-    [[nodiscard]] virtual Result<bool> is_operator() = 0;
+    [[nodiscard]] virtual Result<bool> ask_is_operator() = 0;
     // The same question about any uid (who registered a job through the site daemon): uid 0
-    // and SlurmUser are. Asks slurmctld for SlurmUser once (cached); fails like is_operator.
-    [[nodiscard]] virtual Result<bool> is_operator_uid(std::uint32_t uid) = 0;
+    // and SlurmUser are. Asks slurmctld for SlurmUser once (cached); fails like ask_is_operator.
+    [[nodiscard]] virtual Result<bool> ask_is_operator_uid(std::uint32_t uid) = 0;
 
     // The Slurm release slurmctld runs ("24.11.5"), for check_compatibility() (release.h).
     // Fails with controller_unreachable while slurmctld cannot be reached, release_mismatch
     // when it speaks a protocol version this build cannot (then it cannot even say which).
-    [[nodiscard]] virtual Result<Release> controller_release() = 0;
+    [[nodiscard]] virtual Result<Release> load_controller_release() = 0;
 };
 
 }  // namespace slurm

@@ -68,14 +68,14 @@ class LibslurmClient final : public Client {
     // empty work_dir is our current directory, as with sbatch.
     [[nodiscard]] Result<JobId> submit(const SubmitRequest& request) override;
     // slurm_job_batch_script into memory; for an array task, the array's script (by its id).
-    [[nodiscard]] Result<std::string> batch_script(const JobId& id) override;
+    [[nodiscard]] Result<std::string> load_batch_script(const JobId& id) override;
     [[nodiscard]] Result<void> drain_node(const std::string& node,
                                           const std::string& reason) override;
     // uid 0, else our uid against SlurmUser (asked of slurmctld once, then cached).
-    [[nodiscard]] Result<bool> is_operator() override;
-    [[nodiscard]] Result<bool> is_operator_uid(std::uint32_t uid) override;
+    [[nodiscard]] Result<bool> ask_is_operator() override;
+    [[nodiscard]] Result<bool> ask_is_operator_uid(std::uint32_t uid) override;
     // One slurm_load_ctl_conf RPC (not cached: slurmctld may be upgraded under us).
-    [[nodiscard]] Result<Release> controller_release() override;
+    [[nodiscard]] Result<Release> load_controller_release() override;
 
     // For the poll cycle: when the ids are those of the previous call here, nothing else
     // changed what this client knows since, and that call asked for the whole table, one

@@ -30,11 +30,11 @@ Result<void> LibslurmClient::drain_node(const std::string& node, const std::stri
     return {};
 }
 
-Result<bool> LibslurmClient::is_operator() {
-    return is_operator_uid(::getuid());
+Result<bool> LibslurmClient::ask_is_operator() {
+    return ask_is_operator_uid(::getuid());
 }
 
-Result<bool> LibslurmClient::is_operator_uid(std::uint32_t uid) {
+Result<bool> LibslurmClient::ask_is_operator_uid(std::uint32_t uid) {
     if (uid == 0) {
         return true;
     }
@@ -48,7 +48,7 @@ Result<bool> LibslurmClient::is_operator_uid(std::uint32_t uid) {
     return uid == *m_slurm_user_id;
 }
 
-Result<Release> LibslurmClient::controller_release() {
+Result<Release> LibslurmClient::load_controller_release() {
     auto config = detail::load_controller_config("asking slurmctld for its Slurm release");
     if (!config) {
         return tl::unexpected(std::move(config.error()));

@@ -184,7 +184,7 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     return JobId{response->job_id, std::nullopt};
 }
 
-Result<std::string> LibslurmClient::batch_script(const JobId& id) {
+Result<std::string> LibslurmClient::load_batch_script(const JobId& id) {
     const std::string operation = "reading the batch script of job " + id.to_string();
     detail::MemoryStream stream;
     if (!stream.file()) {

@@ -388,7 +388,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.
     auto& slurm = **client;
     const auto node_evidence = node_evidence::make_sources(config->evidence, [&slurm](uid_t uid) {
-        const auto is = slurm.is_operator_uid(uid);
+        const auto is = slurm.ask_is_operator_uid(uid);
         return is && *is;
     });
     context.node_evidence = node_evidence.get();

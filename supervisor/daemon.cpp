@@ -124,7 +124,7 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
     // SlurmUser may own the epilog's spool files (the epilog writes as SlurmUser where root
     // cannot write the shared file system): asked of slurmctld once, then cached by the client.
     const auto slurm_user = [&client](uid_t uid) {
-        const auto is = client.is_operator_uid(uid);
+        const auto is = client.ask_is_operator_uid(uid);
         return is && *is;
     };
     auto node_evidence = node_evidence::make_sources(config.evidence, slurm_user);

@@ -149,9 +149,9 @@ PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::C
       m_stalls(clock),
       m_owners(clock) {}
 
-bool PollCycle::is_operator() {
+bool PollCycle::ask_is_operator() {
     if (!m_operator) {
-        const auto answer = m_client.is_operator();
+        const auto answer = m_client.ask_is_operator();
         if (!answer) {
             return false;  // not cached: ask again at the next failure
         }
@@ -751,7 +751,7 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     const auto now = m_clock.now();
     std::optional<common::Error> problem;
     if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
-        const auto is_operator = m_client.is_operator_uid(registration.registrant_uid);
+        const auto is_operator = m_client.ask_is_operator_uid(registration.registrant_uid);
         problem = check_registration(registration, job,
                                      {registration.registrant_uid, is_operator && *is_operator});
     } else {

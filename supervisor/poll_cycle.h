@@ -113,7 +113,7 @@ class PollCycle {
     void check_stuck_pending(const state::Registration& registration, const slurm::JobSnapshot& job,
                              CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
-    bool is_operator();
+    bool ask_is_operator();
     // Counts a refused cycle for each of `refused` (the batched query's refusal, pinned to
     // them by access_refusals.h) and moves those refused long enough to credential_error.
     void lose_access(const std::vector<common::JobId>& refused, const std::string& answer,

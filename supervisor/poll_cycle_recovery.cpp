@@ -79,7 +79,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     context.node_evidence = m_node_evidence;
     if (std::ranges::find(registration.allowed_actions, "drain_node") !=
         registration.allowed_actions.end()) {
-        context.is_operator = is_operator();
+        context.is_operator = ask_is_operator();
     }
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
     const auto& correlation = analysis.correlation;

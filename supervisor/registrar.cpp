@@ -72,7 +72,7 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
         return std::nullopt;
     }
     const std::string id = request.job.to_string();
-    auto script = client.batch_script(request.job);
+    auto script = client.load_batch_script(request.job);
     if (!script) {
         return common::fail("job " + id +
                                 ": resubmit is whitelisted but slurmctld will not give "
@@ -372,7 +372,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     // Checked after the pending row is durable: a crash here leaves `pending`, which the
     // daemon checks again. Compared below as stored (the store keeps times in milliseconds).
     auto registration = store.registration(request.job).value_or(prepared->registration);
-    const auto is_operator = client.is_operator_uid(request.caller);
+    const auto is_operator = client.ask_is_operator_uid(request.caller);
     const auto problem = check_as_owner(registration, query->jobs.front(), request.caller,
                                         is_operator && *is_operator);
     auto transaction = store.begin();
@@ -436,7 +436,7 @@ std::vector<BulkRegistration> register_jobs(state::Store& store, slurm::Client& 
     for (auto& registration : store.load_all_registrations()) {
         registered.emplace(registration.job, std::move(registration));
     }
-    const auto is_operator = client.is_operator_uid(options.caller);
+    const auto is_operator = client.ask_is_operator_uid(options.caller);
     const auto now = clock.now();
     // Worked out and checked first, written in one transaction: registering a thousand jobs
     // costs one commit, and a crash before it leaves none of them half-written.

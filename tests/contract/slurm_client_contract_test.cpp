@@ -298,7 +298,7 @@ TEST_F(SlurmClientContract, NodesAreListedWithTheirState) {
 TEST_F(SlurmClientContract, ControllerReleaseIsTheReleaseWeWereBuiltAgainst) {
     // The dev cluster runs the slurmctld of the same packages as the libslurm-dev we build
     // with (Debian 12: 22.05, Debian 13: 24.11), and the fake claims the compiled release.
-    const auto release = client().controller_release();
+    const auto release = client().load_controller_release();
     ASSERT_TRUE(release) << release.error().message;
     EXPECT_TRUE(release->same_family(slurm::compiled_release()))
         << release->to_string() << " vs " << slurm::compiled_release().to_string();

@@ -320,18 +320,18 @@ TEST_F(SlurmOperationsContract, BatchScriptIsTheSubmittedScriptByteForByte) {
         "#!/bin/sh\n# tabs\tand trailing spaces   \n# \"quotes\" 'single' $HOME \\ %j \xc3\xbc\n"
         "\n\nsleep 600\n# no newline at the end";
     const auto id = submit(request);
-    const auto script = client().batch_script(id);
+    const auto script = client().load_batch_script(id);
     ASSERT_TRUE(script) << script.error().message;
     EXPECT_EQ(*script, request.script);
 }
 
 TEST_F(SlurmOperationsContract, BatchScriptOfUnknownJobOrOfAnAllocationIsAnError) {
-    const auto unknown = client().batch_script(m_backend->unknown_job());
+    const auto unknown = client().load_batch_script(m_backend->unknown_job());
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.error().kind, ErrorKind::job_not_found) << unknown.error().message;
 
     const auto allocation = m_backend->allocation_job();
-    const auto none = client().batch_script(allocation);
+    const auto none = client().load_batch_script(allocation);
     ASSERT_FALSE(none);
     EXPECT_EQ(none.error().kind, ErrorKind::operation_refused) << none.error().message;
     EXPECT_FALSE(load(allocation).batch);
@@ -441,9 +441,9 @@ TEST_F(SlurmOperationsContract, NonOperatorIsToldSoAndCannotDrainNorReadOthersSc
     const auto id = submit(request);  // root's job
     // Bits: 1 is_operator answered false, 2 drain refused as access_denied, 4 batch_script too.
     const int seen = m_backend->as_non_operator([&](slurm::Client& client) {
-        const auto is_operator = client.is_operator();
+        const auto is_operator = client.ask_is_operator();
         const auto drained = client.drain_node("n3", "contract test: must be refused");
-        const auto script = client.batch_script(id);
+        const auto script = client.load_batch_script(id);
         return (is_operator && !*is_operator ? 1 : 0) |
                (!drained && drained.error().kind == ErrorKind::access_denied ? 2 : 0) |
                (!script && script.error().kind == ErrorKind::access_denied ? 4 : 0);
@@ -458,17 +458,17 @@ TEST_F(SlurmOperationsContract, NonOperatorIsToldSoAndCannotDrainNorReadOthersSc
 }
 
 TEST_F(SlurmOperationsContract, RootOnTheDevClusterIsAnOperator) {
-    const auto answer = client().is_operator();
+    const auto answer = client().ask_is_operator();
     ASSERT_TRUE(answer) << answer.error().message;
     EXPECT_TRUE(*answer);
 }
 
 // Asked about another uid (a registrant of the site daemon): root is, an ordinary uid is not.
 TEST_F(SlurmOperationsContract, OperatorsAreRootAndSlurmUserOnly) {
-    const auto root = client().is_operator_uid(0);
+    const auto root = client().ask_is_operator_uid(0);
     ASSERT_TRUE(root) << root.error().message;
     EXPECT_TRUE(*root);
-    const auto someone = client().is_operator_uid(4'000'123);
+    const auto someone = client().ask_is_operator_uid(4'000'123);
     ASSERT_TRUE(someone) << someone.error().message;
     EXPECT_FALSE(*someone);
 }

@@ -515,7 +515,7 @@ slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& 
     return job.id;
 }
 
-slurm::Result<std::string> FakeSlurmClient::batch_script(const slurm::JobId& id) {
+slurm::Result<std::string> FakeSlurmClient::load_batch_script(const slurm::JobId& id) {
     auto job = find(id, "batch-script " + id.to_string());
     if (!job) {
         return tl::unexpected(job.error());
@@ -555,7 +555,7 @@ slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
     return {};
 }
 
-slurm::Result<bool> FakeSlurmClient::is_operator() {
+slurm::Result<bool> FakeSlurmClient::ask_is_operator() {
     if (m_unreachable && !m_operator) {
         // The real client answers uid 0 without asking slurmctld, anyone else only by asking.
         return tl::unexpected(unreachable_error("reading SlurmUser from slurmctld"));
@@ -564,7 +564,7 @@ slurm::Result<bool> FakeSlurmClient::is_operator() {
     return m_operator;
 }
 
-slurm::Result<bool> FakeSlurmClient::is_operator_uid(std::uint32_t uid) {
+slurm::Result<bool> FakeSlurmClient::ask_is_operator_uid(std::uint32_t uid) {
     if (uid == 0) {
         return true;
     }
@@ -575,7 +575,7 @@ slurm::Result<bool> FakeSlurmClient::is_operator_uid(std::uint32_t uid) {
     return uid == m_caller_uid && m_operator;
 }
 
-slurm::Result<slurm::Release> FakeSlurmClient::controller_release() {
+slurm::Result<slurm::Release> FakeSlurmClient::load_controller_release() {
     if (m_unreachable) {
         return tl::unexpected(unreachable_error("asking slurmctld for its Slurm release"));
     }

@@ -49,7 +49,7 @@ class FakeSlurmClient final : public slurm::Client {
     // when purged; nullopt for all while accounting is off (set_accounting(false)).
     [[nodiscard]] slurm::Result<std::optional<slurm::AccountingRecord>> load_accounting(
         const slurm::JobId& id) override;
-    // The next id, the script kept for batch_script(); pending (held with priority 0 when
+    // The next id, the script kept for load_batch_script(); pending (held with priority 0 when
     // asked), with the request's options in the snapshot and output paths expanded.
     [[nodiscard]] slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest& request) override;
     // Refused (operation_refused) like slurmctld: a reservation not made with
@@ -58,17 +58,17 @@ class FakeSlurmClient final : public slurm::Client {
     // shows one on a job it never knew as unfulfilled).
     // The script given to submit(); operation_refused for a job added by submit(name) or put()
     // without set_script() (like an salloc allocation: no script).
-    [[nodiscard]] slurm::Result<std::string> batch_script(const slurm::JobId& id) override;
+    [[nodiscard]] slurm::Result<std::string> load_batch_script(const slurm::JobId& id) override;
     // Marks the node drained with the reason; access_denied unless is_operator.
     [[nodiscard]] slurm::Result<void> drain_node(const std::string& node,
                                                  const std::string& reason) override;
     // What set_operator() said; true by default (the dev cluster runs everything as root).
-    [[nodiscard]] slurm::Result<bool> is_operator() override;
+    [[nodiscard]] slurm::Result<bool> ask_is_operator() override;
     // uid 0, or the caller's uid when set_operator(true).
-    [[nodiscard]] slurm::Result<bool> is_operator_uid(std::uint32_t uid) override;
+    [[nodiscard]] slurm::Result<bool> ask_is_operator_uid(std::uint32_t uid) override;
     // What set_controller_release() said; the release this binary was built against by
     // default (a cluster installed from the same packages, as the dev cluster is).
-    [[nodiscard]] slurm::Result<slurm::Release> controller_release() override;
+    [[nodiscard]] slurm::Result<slurm::Release> load_controller_release() override;
 
     // --- simulation ----------------------------------------------------------------------
     // Adds a pending batch job, requeueable unless told otherwise; returns its id.
@@ -80,7 +80,7 @@ class FakeSlurmClient final : public slurm::Client {
     // Pending -> running on the first node Slurm could pick: in the required list when there
     // is one, not excluded, not drained or down. Returns that node; throws when there is none.
     std::string schedule(const slurm::JobId& id);
-    // The batch script batch_script() answers for a job added by submit(name) or put().
+    // The batch script load_batch_script() answers for a job added by submit(name) or put().
     void set_script(const slurm::JobId& id, std::string script) {
         m_scripts[id] = std::move(script);
     }
@@ -91,7 +91,7 @@ class FakeSlurmClient final : public slurm::Client {
     void set_caller_uid(std::uint32_t uid) { m_caller_uid = uid; }
     // A reservation submit() accepts (scontrol create reservation).
     void add_reservation(std::string name) { m_reservations.insert(std::move(name)); }
-    // The release slurmctld claims to run (controller_release()).
+    // The release slurmctld claims to run (load_controller_release()).
     void set_controller_release(const slurm::Release& release) { m_controller_release = release; }
     // Running -> finished with the given state, exit code and signal.
     void finish(const slurm::JobId& id, slurm::JobState state, int exit_code, int signal = 0);

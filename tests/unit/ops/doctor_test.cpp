@@ -64,15 +64,19 @@ class RefusingClient final : public slurm::Client {
     slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest&) override {
         return tl::unexpected(m_error);
     }
-    slurm::Result<std::string> batch_script(const slurm::JobId&) override {
+    slurm::Result<std::string> load_batch_script(const slurm::JobId&) override {
         return tl::unexpected(m_error);
     }
     slurm::Result<void> drain_node(const std::string&, const std::string&) override {
         return tl::unexpected(m_error);
     }
-    slurm::Result<bool> is_operator() override { return tl::unexpected(m_error); }
-    slurm::Result<bool> is_operator_uid(std::uint32_t) override { return tl::unexpected(m_error); }
-    slurm::Result<slurm::Release> controller_release() override { return tl::unexpected(m_error); }
+    slurm::Result<bool> ask_is_operator() override { return tl::unexpected(m_error); }
+    slurm::Result<bool> ask_is_operator_uid(std::uint32_t) override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<slurm::Release> load_controller_release() override {
+        return tl::unexpected(m_error);
+    }
 
   private:
     slurm::Error m_error;

@@ -71,10 +71,10 @@ TEST(FakeSlurmClient, PurgedJobIsMissing) {
 TEST(FakeSlurmClient, NonOperatorCannotDrainNorSubmitAsAnotherUser) {
     common::FakeClock clock;
     fakes::FakeSlurmClient fake(clock);
-    ASSERT_TRUE(fake.is_operator());
-    EXPECT_TRUE(*fake.is_operator());  // the default: the dev cluster runs as root
+    ASSERT_TRUE(fake.ask_is_operator());
+    EXPECT_TRUE(*fake.ask_is_operator());  // the default: the dev cluster runs as root
     fake.set_operator(false);
-    EXPECT_FALSE(*fake.is_operator());
+    EXPECT_FALSE(*fake.ask_is_operator());
     const auto drained = fake.drain_node("n1", "bad GPU");
     ASSERT_FALSE(drained);
     EXPECT_EQ(drained.error().kind, slurm::ErrorKind::access_denied);
@@ -99,9 +99,9 @@ TEST(FakeSlurmClient, NewOperationsAreRecordedInCalls) {
     const auto id = fake.submit(request);
     ASSERT_TRUE(id);
     EXPECT_TRUE(fake.job(*id).held);
-    ASSERT_TRUE(fake.batch_script(*id));
+    ASSERT_TRUE(fake.load_batch_script(*id));
     ASSERT_TRUE(fake.drain_node("n2", "bad GPU"));
-    ASSERT_TRUE(fake.is_operator());
+    ASSERT_TRUE(fake.ask_is_operator());
     const std::vector<std::string> expected = {"submit train", "batch-script " + id->to_string(),
                                                "drain n2 bad GPU", "is-operator"};
     EXPECT_EQ(fake.calls(), expected);

@@ -78,18 +78,18 @@ class InterleavingClient final : public slurm::Client {
     slurm::Result<slurm::JobId> submit(const slurm::SubmitRequest& request) override {
         return m_fake.submit(request);
     }
-    slurm::Result<std::string> batch_script(const slurm::JobId& id) override {
-        return m_fake.batch_script(id);
+    slurm::Result<std::string> load_batch_script(const slurm::JobId& id) override {
+        return m_fake.load_batch_script(id);
     }
     slurm::Result<void> drain_node(const std::string& node, const std::string& reason) override {
         return m_fake.drain_node(node, reason);
     }
-    slurm::Result<bool> is_operator() override { return m_fake.is_operator(); }
-    slurm::Result<bool> is_operator_uid(std::uint32_t uid) override {
-        return m_fake.is_operator_uid(uid);
+    slurm::Result<bool> ask_is_operator() override { return m_fake.ask_is_operator(); }
+    slurm::Result<bool> ask_is_operator_uid(std::uint32_t uid) override {
+        return m_fake.ask_is_operator_uid(uid);
     }
-    slurm::Result<slurm::Release> controller_release() override {
-        return m_fake.controller_release();
+    slurm::Result<slurm::Release> load_controller_release() override {
+        return m_fake.load_controller_release();
     }
 
   private:

@@ -309,7 +309,7 @@ TEST_F(PollCycleTest, NotRequeueableJobIsResubmittedAsTheNextAttempt) {
               (checkpoints() / "step_000020.pt").string());
     const auto submitted = m_slurm.job(next);
     EXPECT_FALSE(submitted.held) << "released once registered";
-    EXPECT_EQ(m_slurm.batch_script(next).value(), "#!/bin/bash\necho train\n");
+    EXPECT_EQ(m_slurm.load_batch_script(next).value(), "#!/bin/bash\necho train\n");
     // Command= as slurmctld would show it: with the arguments up to 23.11, the path alone from
     // 24.05 (the stored argv above is what was submitted, exactly).
     EXPECT_EQ(submitted.command, slurm::job_command_has_arguments()
