@@ -1,12 +1,13 @@
 // Moved here from the CLI's status command so that the site daemon answers with the very
-// same text; a table row is made with snprintf into a string instead of printf.
+// same text; a table row is padded into a string as printf's %-Ns would print it.
 #include "control/views.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -196,19 +197,30 @@ std::string details(const state::Registration& r, const nlohmann::json& decision
     return text;
 }
 
-std::string row(const char* format, const std::string& a, const std::string& b,
-                const std::string& c, const std::string& d, const std::string& e,
-                const std::string& f) {
-    const int size = std::snprintf(nullptr, 0, format, a.c_str(), b.c_str(), c.c_str(), d.c_str(),
-                                   e.c_str(), f.c_str());
-    std::string line(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
-    std::snprintf(line.data(), line.size(), format, a.c_str(), b.c_str(), c.c_str(), d.c_str(),
-                  e.c_str(), f.c_str());
-    line.pop_back();
-    return line;
+// One line of the listing: each text left-justified in a field of its width in bytes (printf's
+// %-Ns: a longer text is not cut), one space between fields, the last one unpadded.
+struct Column {
+    std::string_view text;
+    std::size_t width = 0;
+};
+std::string row(std::initializer_list<Column> columns) {
+    std::string line;
+    const char* separator = "";
+    for (const auto& column : columns) {
+        line += separator;
+        separator = " ";
+        line += column.text;
+        if (column.text.size() < column.width) {
+            line.append(column.width - column.text.size(), ' ');
+        }
+    }
+    return line + "\n";
 }
 
-// One line for a job array registered whole: how many of its tasks are in each status.
+// The listing's columns: JOB, NAME, STATUS, ATTEMPT, LAST CAUSE, CHECKPOINT.
+constexpr std::size_t k_job_width = 12;
+constexpr std::size_t k_name_width = 16;
+
 std::string array_row(const std::vector<state::Registration>& tasks) {
     std::map<std::string, std::size_t> counts;
     for (const auto& task : tasks) {
@@ -219,9 +231,9 @@ std::string array_row(const std::vector<state::Registration>& tasks) {
         text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + status;
     }
     const auto& first = tasks.front();
-    return row("%-12s %-16s %s%s%s\n", std::to_string(first.job.job),
-               printable(first.job_name.substr(0, 16)),
-               "array of " + std::to_string(tasks.size()) + " tasks: ", text, "", "") +
+    return row({{std::to_string(first.job.job), k_job_width},
+                {printable(first.job_name.substr(0, k_name_width)), k_name_width},
+                {"array of " + std::to_string(tasks.size()) + " tasks: " + text}}) +
            "    each task: supervisor status " + std::to_string(first.job.job) + "\n";
 }
 
@@ -256,7 +268,8 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         }
         registrations.push_back(*registration);
     } else {
-        for (auto& r : store.registrations(!query.all)) {
+        for (auto& r :
+             query.all ? store.load_all_registrations() : store.load_watched_registrations()) {
             if (!query.owner || r.owner_uid == *query.owner) {
                 registrations.push_back(std::move(r));
             }
@@ -294,8 +307,17 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         return std::string(
             "no watched jobs (supervisor register JOBID; --all shows finished ones)\n");
     }
-    constexpr const char* k_row = "%-12s %-16s %-26s %-8s %-14s %s\n";
-    std::string text = row(k_row, "JOB", "NAME", "STATUS", "ATTEMPT", "LAST CAUSE", "CHECKPOINT");
+    const auto listing_row = [](std::string_view job, std::string_view name,
+                                std::string_view status, std::string_view attempt,
+                                std::string_view cause, std::string_view checkpoint) {
+        return row({{job, k_job_width},
+                    {name, k_name_width},
+                    {status, 26},
+                    {attempt, 8},
+                    {cause, 14},
+                    {checkpoint}});
+    };
+    std::string text = listing_row("JOB", "NAME", "STATUS", "ATTEMPT", "LAST CAUSE", "CHECKPOINT");
     std::set<std::uint32_t> arrays_shown;
     if (!array_tasks.empty()) {
         text += array_row(array_tasks);
@@ -313,9 +335,10 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         }
         const std::string attempt =
             std::to_string(charged_attempt(r)) + "/" + std::to_string(r.max_attempts);
-        text += row(k_row, r.job.to_string(), printable(r.job_name.substr(0, 16)), status_text(r),
-                    attempt, r.last_cause.empty() ? "-" : printable(r.last_cause),
-                    r.last_checkpoint.empty() ? "-" : printable(r.last_checkpoint));
+        text += listing_row(r.job.to_string(), printable(r.job_name.substr(0, k_name_width)),
+                            status_text(r), attempt,
+                            r.last_cause.empty() ? "-" : printable(r.last_cause),
+                            r.last_checkpoint.empty() ? "-" : printable(r.last_checkpoint));
         if (!r.status_reason.empty()) {
             text += "    " + printable(r.status_reason) + "\n";
         }
