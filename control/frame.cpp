@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/try.h"
 #include "control/protocol.h"
 
 namespace control {
@@ -98,18 +99,14 @@ common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_p
 common::Result<std::string> read_frame(int fd, Clock::time_point deadline,
                                        std::uint32_t max_bytes) {
     char header[4];
-    if (auto read = read_exactly(fd, header, sizeof header, deadline); !read) {
-        return tl::unexpected(read.error());
-    }
+    TRY(read_exactly(fd, header, sizeof header, deadline));
     const std::uint32_t size = *announced_size(std::string_view(header, sizeof header));
     if (size > max_bytes) {
         return common::fail("a message of " + std::to_string(size) + " bytes was announced, " +
                             "more than the protocol's " + std::to_string(max_bytes));
     }
     std::string payload(size, '\0');
-    if (auto read = read_exactly(fd, payload.data(), payload.size(), deadline); !read) {
-        return tl::unexpected(read.error());
-    }
+    TRY(read_exactly(fd, payload.data(), payload.size(), deadline));
     return payload;
 }
 

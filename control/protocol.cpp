@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/try.h"
+
 namespace control {
 namespace {
 
@@ -148,9 +150,7 @@ common::Result<Registered> registered_from_json(const json& value) {
     registered.read("checkpoint_dir", r.checkpoint_dir);
     registered.read("stall_timeout_s", r.stall_timeout_s);
     registered.read("not_carried", r.not_carried);
-    if (auto read = registered.result(); !read) {
-        return tl::unexpected(read.error());
-    }
+    TRY(registered.result());
     const auto parsed = state::status_from_string(status);
     if (!parsed) {
         return common::fail(
@@ -208,9 +208,7 @@ common::Result<Request> decode_request(std::string_view payload) {
     fields.read("all", request.all);
     fields.read("json", request.json);
     fields.read("environment", request.environment);
-    if (auto read = fields.result(); !read) {
-        return tl::unexpected(read.error());
-    }
+    TRY(fields.result());
     if (version != k_protocol_version) {
         return common::fail("request of protocol version " + std::to_string(version) +
                                 ", the daemon speaks " + std::to_string(k_protocol_version),
@@ -227,9 +225,7 @@ common::Result<Request> decode_request(std::string_view payload) {
         Fields many(*value, "register_many request");
         many.read("jobs", request.jobs);
         many.read("keep_watched", request.keep_watched);
-        if (auto read = many.result(); !read) {
-            return tl::unexpected(read.error());
-        }
+        TRY(many.result());
     }
     if (carries_registration(request.operation)) {
         const auto it = value->find("registration");
@@ -250,9 +246,7 @@ common::Result<Request> decode_request(std::string_view payload) {
         options.read("environment", r.environment);
         options.read("script_argv", r.script_argv);
         options.read("whole_array", r.whole_array);
-        if (auto read = options.result(); !read) {
-            return tl::unexpected(read.error());
-        }
+        TRY(options.result());
     }
     return request;
 }
@@ -315,9 +309,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
             one.read("error", item.error.message);
             one.read("hint", item.error.hint);
             one.read("already_watched", item.already_watched);
-            if (auto read = one.result(); !read) {
-                return tl::unexpected(read.error());
-            }
+            TRY(one.result());
             if (const auto r = entry.find("registered"); r != entry.end() && r->is_object()) {
                 auto registered = registered_from_json(*r);
                 if (!registered) {
@@ -328,9 +320,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
             reply.each.push_back(std::move(item));
         }
     }
-    if (auto read = fields.result(); !read) {
-        return tl::unexpected(read.error());
-    }
+    TRY(fields.result());
     return reply;
 }
 

@@ -18,6 +18,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/try.h"
 #include "control/frame.h"
 #include "control/protocol.h"
 
@@ -84,9 +85,7 @@ common::Result<std::unique_ptr<ControlServer>> ControlServer::start(
                                 std::to_string(sizeof address.sun_path - 1) + " bytes)",
                             "choose a shorter path, e.g. /run/slurm-supervisor/control.sock");
     }
-    if (auto cleared = clear_stale(path); !cleared) {
-        return tl::unexpected(cleared.error());
-    }
+    TRY(clear_stale(path));
     const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (listener < 0) {
         return common::fail("cannot create the control socket: " + errno_text());

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "common/try.h"
 #include "http/detail/curl.h"
 
 namespace http {
@@ -60,9 +61,7 @@ Result<void> check_auth(const Auth& auth) {
 }  // namespace
 
 Result<Response> perform(const Request& request) {
-    if (auto checked = check_auth(request.auth); !checked) {
-        return tl::unexpected(checked.error());
-    }
+    TRY(check_auth(request.auth));
     detail::CurlEasy easy;
     CURL* h = easy.get();
     easy.common_options(request.connect_timeout, request.timeout, "http,https");

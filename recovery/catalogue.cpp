@@ -8,6 +8,7 @@
 
 #include <re2/re2.h>
 
+#include "common/try.h"
 #include "recovery/attribution.h"
 #include "recovery/detail/pattern_set.h"
 
@@ -99,9 +100,7 @@ common::Result<Catalogue> Catalogue::from_rules(std::vector<Rule> rules) {
     std::set<std::string> ids;
     std::vector<std::string> patterns;
     for (const auto& rule : rules) {
-        if (auto valid = validate(rule); !valid) {
-            return tl::unexpected(valid.error());
-        }
+        TRY(validate(rule));
         if (!ids.insert(rule.id).second) {
             return tl::unexpected(rule_error(rule, "duplicate id"));
         }
@@ -190,9 +189,7 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
                 Marker{marker.kind, number, std::move(value), std::move(detail)});
         }
     };
-    if (auto scanned = m_patterns->scan(log.text(), on_line); !scanned) {
-        return tl::unexpected(scanned.error());
-    }
+    TRY(m_patterns->scan(log.text(), on_line));
     auto wrapped = scan_wrapped_lines(log, result.hits, hit_line_index);
     if (!wrapped) {
         return tl::unexpected(wrapped.error());

@@ -9,6 +9,7 @@
 
 #include <toml++/toml.h>
 
+#include "common/try.h"
 #include "recovery/catalogue.h"
 #include "recovery/precedence.h"
 
@@ -84,9 +85,7 @@ common::Result<Entry> read_entry(std::string_view file, const std::string& id,
           std::tuple{"node_group", false, &entry.rule.node_group},
           std::tuple{"xid_group", false, &entry.rule.xid_group},
           std::tuple{"rank_group", false, &entry.rule.rank_group}}) {
-        if (auto read = string_field(name, required, *out); !read) {
-            return tl::unexpected(read.error());
-        }
+        TRY(string_field(name, required, *out));
     }
     const auto parsed_cause = cause_from_string(cause);
     if (!parsed_cause) {

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <set>
 
+#include "common/try.h"
+
 namespace recovery {
 namespace {
 
@@ -106,9 +108,7 @@ common::Result<Knob> parse_knob(std::string_view text) {
         if (!seen.insert(key).second) {
             return bad("key '" + std::string(key) + "' given twice");
         }
-        if (auto set = set_field(knob, key, part.substr(eq + 1), spec); !set) {
-            return tl::unexpected(set.error());
-        }
+        TRY(set_field(knob, key, part.substr(eq + 1), spec));
     }
     if (knob.env.empty()) {
         return bad("env=VARIABLE is missing: the job must be told the value");

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/input_file.h"
+#include "common/try.h"
 
 namespace recovery {
 namespace {
@@ -105,9 +106,7 @@ common::Result<LogExcerpt> LogExcerpt::read(const std::filesystem::path& path,
         std::string tail;
         std::uint64_t total = 0;
         bool capped = false;
-        if (auto streamed = read_stream(fd, path, limits, head, tail, total, capped); !streamed) {
-            return tl::unexpected(streamed.error());
-        }
+        TRY(read_stream(fd, path, limits, head, tail, total, capped));
         if (!capped && head.size() + tail.size() == total && tail.size() <= limits.tail_bytes) {
             head += tail;
             return assemble(path.string(), std::move(head), {}, total, true);

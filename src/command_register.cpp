@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "common/input_file.h"
 #include "common/printable.h"
+#include "common/try.h"
 #include "control/protocol.h"
 #include "register_many.h"
 #include "registration_options.h"
@@ -84,9 +85,7 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     if (!request) {
         return tl::unexpected(request.error());
     }
-    if (auto checked = supervisor::check_request(*request); !checked) {
-        return tl::unexpected(checked.error());
-    }
+    TRY(supervisor::check_request(*request));
     if (const auto array = names_an_array(global, *job); !array) {
         return tl::unexpected(array.error());
     } else if (*array) {  // every task of it, as `register ID ID ...` would
@@ -135,9 +134,7 @@ common::Result<int> unregister_command(const GlobalOptions& global, const std::s
         return tl::unexpected(store.error());
     }
     common::SystemClock clock;
-    if (auto done = supervisor::unregister_job(**store, clock, *job); !done) {
-        return tl::unexpected(done.error());
-    }
+    TRY(supervisor::unregister_job(**store, clock, *job));
     std::printf("job %s is no longer watched; its history is kept (supervisor events %s)\n",
                 job->to_string().c_str(), job->to_string().c_str());
     return 0;

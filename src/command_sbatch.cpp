@@ -20,6 +20,7 @@
 extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register stores it
 
 #include "commands.h"
+#include "common/try.h"
 #include "control/client.h"
 #include "register_many.h"
 #include "registration_options.h"
@@ -152,15 +153,9 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
                             "use your own state directory");
     }
     if (!flags.test_only && !socket) {
-        if (auto opened = open_store(global); !opened) {
-            return tl::unexpected(opened.error());
-        }
-        if (auto connected = connect_slurm(global); !connected) {
-            return tl::unexpected(connected.error());
-        }
-        if (auto loaded = daemon_config(global, "", {}); !loaded) {
-            return tl::unexpected(loaded.error());
-        }
+        TRY(open_store(global));
+        TRY(connect_slurm(global));
+        TRY(daemon_config(global, "", {}));
     }
 
     if (!split.flags.parsable) {

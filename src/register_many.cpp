@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/printable.h"
+#include "common/try.h"
 #include "control/views.h"
 #include "registration_route.h"
 #include "session.h"
@@ -132,9 +133,7 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         return common::fail("--name and --partition choose among your jobs: they need --mine",
                             "e.g. `supervisor register --mine --name sweep`");
     }
-    if (auto checked = supervisor::check_request(options); !checked) {
-        return tl::unexpected(checked.error());
-    }
+    TRY(supervisor::check_request(options));
     const auto named = jobs_named(global, jobs);
     if (!named) {
         return tl::unexpected(named.error());
@@ -171,12 +170,12 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         return jobs.mine && !typed.contains(id.to_string());
     };
     if (const auto socket = site_daemon(global)) {
-        std::vector<common::JobId> named;
+        std::vector<common::JobId> typed_ids;
         std::vector<common::JobId> found;
         for (const auto& id : *ids) {
-            (found_by_mine(id) ? found : named).push_back(id);
+            (found_by_mine(id) ? found : typed_ids).push_back(id);
         }
-        for (const auto* part : {&named, &found}) {
+        for (const auto* part : {&typed_ids, &found}) {
             for (auto& answer :
                  register_with_daemon(*socket, options_for_all, *part, part == &found)) {
                 if (answer.already_watched) {

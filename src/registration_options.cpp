@@ -2,6 +2,7 @@
 // an #SUPERVISOR directive then name the same options.
 #include "registration_options.h"
 
+#include "common/try.h"
 #include "recovery/knob.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
@@ -61,21 +62,13 @@ void add_registration_options(CLI::App& command, RegistrationOptions& options) {
 }
 
 common::Result<void> check_registration_options(const RegistrationOptions& options) {
-    if (auto whitelist = recovery::parse_whitelist(options.allow); !whitelist) {
-        return tl::unexpected(whitelist.error());
-    }
+    TRY(recovery::parse_whitelist(options.allow));
     for (const auto& spec : options.knobs) {
-        if (auto knob = recovery::parse_knob(spec); !knob) {
-            return tl::unexpected(knob.error());
-        }
+        TRY(recovery::parse_knob(spec));
     }
-    if (auto timeout = supervisor::parse_stall_timeout(options.stall_timeout); !timeout) {
-        return tl::unexpected(timeout.error());
-    }
+    TRY(supervisor::parse_stall_timeout(options.stall_timeout));
     if (!options.progress_pattern.empty()) {
-        if (auto pattern = recovery::ProgressPattern::compile(options.progress_pattern); !pattern) {
-            return tl::unexpected(pattern.error());
-        }
+        TRY(recovery::ProgressPattern::compile(options.progress_pattern));
     }
     if (options.max_attempts < 1 || options.max_attempts > 1000) {
         return common::fail("--max-attempts must be between 1 and 1000",

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "common/try.h"
+
 namespace cli {
 namespace {
 
@@ -106,16 +108,12 @@ common::Result<std::vector<fs::path>> rules_files(const RulesSearch& search,
     std::vector<fs::path> files{*base};
     for (const auto& optional : {search.site_file, user_file(search)}) {
         if (file_exists(optional)) {
-            if (auto readable = check_readable(optional, "rules file"); !readable) {
-                return tl::unexpected(readable.error());
-            }
+            TRY(check_readable(optional, "rules file"));
             files.push_back(optional);
         }
     }
     for (const auto& file : extra) {
-        if (auto readable = check_readable(file, "rules file"); !readable) {
-            return tl::unexpected(readable.error());
-        }
+        TRY(check_readable(file, "rules file"));
         files.push_back(file);
     }
     return files;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <utility>
 
+#include "common/try.h"
 #include "state/database.h"
 #include "state/migrations.h"
 #include "state/store.h"
@@ -89,18 +90,14 @@ std::filesystem::path default_state_dir() {
 common::Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& file) {
     const std::filesystem::path directory =
         file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-    if (auto created = make_state_directory(directory); !created) {
-        return tl::unexpected(created.error());
-    }
+    TRY(make_state_directory(directory));
     auto database = Database::open(file);
     if (!database) {
         return tl::unexpected(database.error());
     }
     make_private(file);
     try {
-        if (auto migrated = migrate(**database); !migrated) {
-            return tl::unexpected(migrated.error());
-        }
+        TRY(migrate(**database));
     } catch (const DatabaseError& error) {
         return common::fail(std::string("cannot prepare state database: ") + error.what(),
                             std::string(k_where_hint));

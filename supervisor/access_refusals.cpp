@@ -2,6 +2,7 @@
 // per job: a site-wide daemon watches thousands of jobs, and the usual case is one job (a
 // user removed, an account closed) among them.
 #include "supervisor/access_refusals.h"
+#include "common/try.h"
 
 namespace supervisor {
 namespace {
@@ -37,9 +38,7 @@ slurm::Result<std::vector<common::JobId>> find_refused_jobs(slurm::Client& clien
     if (ids.empty()) {
         return refused;
     }
-    if (auto done = split(client, ids, refused); !done) {
-        return tl::unexpected(done.error());
-    }
+    TRY(split(client, ids, refused));
     return refused;
 }
 

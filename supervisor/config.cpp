@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "common/try.h"
 #include "supervisor/config_evidence.h"
 #include "supervisor/config_integer.h"
 #include "supervisor/config_notify.h"
@@ -182,14 +183,10 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
         base.metrics_file = *path;
     }
     if (const auto* evidence = table.get("evidence")) {
-        if (auto read = read_evidence_config(*evidence, file, base.evidence); !read) {
-            return tl::unexpected(read.error());
-        }
+        TRY(read_evidence_config(*evidence, file, base.evidence));
     }
     if (const auto* notify = table.get("notify")) {
-        if (auto read = read_notify_config(*notify, file, base.notify); !read) {
-            return tl::unexpected(read.error());
-        }
+        TRY(read_notify_config(*notify, file, base.notify));
     }
     return base;
 }

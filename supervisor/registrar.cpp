@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_identity.h"
+#include "common/try.h"
 #include "notify/target.h"
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
@@ -46,9 +47,7 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
                 return common::fail("--knob " + spec + ": " + variable + " is reserved",
                                     "use the variable your training script reads");
             }
-            if (auto valid = validate_env_entry(variable, "1"); !valid) {
-                return tl::unexpected(valid.error());
-            }
+            TRY(validate_env_entry(variable, "1"));
             if (!variables.insert(variable).second) {
                 return common::fail(
                     "--knob " + spec + ": " + variable + " is already used by another knob",
@@ -118,22 +117,16 @@ common::Result<std::optional<state::JobSpec>> capture_spec(slurm::Client& client
 }  // namespace
 
 common::Result<void> check_request(const RegisterRequest& request) {
-    if (auto whitelist = recovery::parse_whitelist(request.allowed_actions); !whitelist) {
-        return tl::unexpected(whitelist.error());
-    }
+    TRY(recovery::parse_whitelist(request.allowed_actions));
     if (auto targets = notify::parse_targets(request.notify); !targets) {
         return common::fail("--notify: " + targets.error().message, targets.error().hint);
     }
-    if (auto knobs = parse_knobs(request.knobs); !knobs) {
-        return tl::unexpected(knobs.error());
-    }
+    TRY(parse_knobs(request.knobs));
     if (request.stall_timeout_s < 0) {
         return common::fail("--stall-timeout must not be negative", "0 turns it off");
     }
     if (!request.progress_pattern.empty()) {
-        if (auto pattern = recovery::ProgressPattern::compile(request.progress_pattern); !pattern) {
-            return tl::unexpected(pattern.error());
-        }
+        TRY(recovery::ProgressPattern::compile(request.progress_pattern));
     }
     if (request.max_attempts < 1 || request.max_attempts > 1000) {
         return common::fail("--max-attempts must be between 1 and 1000",
@@ -341,9 +334,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
                                                  const common::Clock& clock, const Config& config,
                                                  const RegisterRequest& request) {
     const std::string id = request.job.to_string();
-    if (auto checked = check_request(request); !checked) {
-        return tl::unexpected(checked.error());
-    }
+    TRY(check_request(request));
     const auto existing = store.registration(request.job);
     if (auto refused = already_registered(existing, request.job)) {
         return tl::unexpected(*refused);
@@ -363,9 +354,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
     }
     {
         auto transaction = store.begin();
-        if (auto written = write_pending(store, *prepared, request, now); !written) {
-            return tl::unexpected(written.error());
-        }
+        TRY(write_pending(store, *prepared, request, now));
         transaction.commit();
     }
 
