@@ -142,11 +142,11 @@ std::vector<Check> check_database(const std::filesystem::path& file,
                                   "`sqlite3 " +
                                       file.string() + " .recover`"));
         }
-        const auto mode = (*store)->journal_mode();
-        if (mode == "wal") {
+        const auto journal_mode = (*store)->journal_mode();
+        if (journal_mode == "wal") {
             checks.push_back(ok("database_wal", "journal_mode wal (CLI and daemon share it)"));
         } else {
-            checks.push_back(fail("database_wal", "journal_mode is " + mode + ", not wal",
+            checks.push_back(fail("database_wal", "journal_mode is " + journal_mode + ", not wal",
                                   "put the state directory on a local file system"));
         }
     } catch (const state::DatabaseError& e) {

@@ -513,7 +513,7 @@ TEST(SiteSocket, ANamedSocketNobodyListensOnIsAClearErrorNotAQuietFallback) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, BadInput, ::testing::ValuesIn(k_cases),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& instance) { return std::string(instance.param.name); });
 
 }  // namespace
 }  // namespace cli::test

@@ -161,9 +161,11 @@ TEST_P(FaultMatrix, AKilledDaemonLeavesNothingHalfDone) {
                                            "with its Message-ID; no other one is repeated";
 }
 
-INSTANTIATE_TEST_SUITE_P(Points, FaultMatrix, ::testing::ValuesIn(matrix()), [](const auto& info) {
-    return std::string(info.param.scenario) + "_" + info.param.failpoint + "_" +
-           std::to_string(info.param.trial);
-});
+INSTANTIATE_TEST_SUITE_P(Points, FaultMatrix, ::testing::ValuesIn(matrix()),
+                         [](const auto& instance) {
+                             return std::string(instance.param.scenario) + "_" +
+                                    instance.param.failpoint + "_" +
+                                    std::to_string(instance.param.trial);
+                         });
 
 }  // namespace

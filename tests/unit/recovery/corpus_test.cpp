@@ -111,7 +111,7 @@ TEST_P(Corpus, DiagnosesAsExpected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Diagnosis, Corpus, ::testing::ValuesIn(case_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& instance) { return instance.param; });
 
 TEST(CorpusCoverage, SeveralCasesPerMajorCause) {
     std::map<std::string, int> per_cause;

@@ -141,6 +141,6 @@ TEST_P(DaemonBadInput, TheCycleDecidesAndTheStoreStaysSound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, DaemonBadInput, ::testing::ValuesIn(k_daemon_cases),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& instance) { return std::string(instance.param.name); });
 
 }  // namespace
