@@ -23,10 +23,11 @@ packages=(
   # tests on loopback ports; the packages' own services are not used)
   prometheus prometheus-pushgateway
 )
-# contrib/check-style.sh pins Debian 12's clang-format-14 (later releases lay code out
-# differently); on other releases `clang-format` above is enough to edit with.
-if apt-cache show clang-format-14 >/dev/null 2>&1; then
-  packages+=(clang-format-14)
+# contrib/check-style.sh and check-tidy.sh pin Debian 12's clang-format-14 and clang-tidy-14
+# (later releases lay code out and check differently); elsewhere `clang-format` is enough to
+# edit with.
+if apt-cache show clang-format-14 clang-tidy-14 >/dev/null 2>&1; then
+  packages+=(clang-format-14 clang-tidy-14)
 fi
 if [[ "${WITH_DBD:-0}" == 1 ]]; then
   packages+=(slurmdbd mariadb-server)
