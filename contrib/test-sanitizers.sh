@@ -15,7 +15,7 @@ jobs="${JOBS:-$(nproc)}"
 "$root/contrib/install-deps.sh"
 
 # Debug info without optimisation beyond -O1 keeps the stacks readable and the build quick.
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" \
     -DSUPERVISOR_WERROR=ON -DSUPERVISOR_FAILPOINTS=ON -DSUPERVISOR_SANITIZE=ON \
     -DSUPERVISOR_BUILD_BENCH=OFF -DSUPERVISOR_BUILD_CLUSTER_TESTS=OFF
 cmake --build "$build_dir" -j "$jobs"

@@ -16,8 +16,10 @@ jobs="${JOBS:-$(nproc)}"
 
 "$root/contrib/install-deps.sh"
 
+# -g1: line tables only (file:line in backtraces and gdb), not full debug info, which makes the
+# build about a quarter slower (doc/development.md, "What CI costs").
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERVISOR_WERROR=ON \
-    -DSUPERVISOR_FAILPOINTS=ON
+    -DSUPERVISOR_FAILPOINTS=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 cmake --build "$build_dir" -j "$jobs"
 
 # A cluster of our own: distinct directory and ports from the default dev cluster.
