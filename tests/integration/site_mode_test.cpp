@@ -34,6 +34,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using notify::integration::Server;
+using test_support::is_completed;
 using test_support::run_command;
 
 // A command whose output does not matter (cleanup, releases).
@@ -167,10 +168,6 @@ class SiteMode : public ::testing::Test {
 
 bool has_decided(const nlohmann::json& status) {
     return status.value("status", "") != "enabled" && status.value("status", "") != "pending";
-}
-
-bool is_completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
 }
 
 // The recovery's steps are all carried out: running again as the next attempt, or over.

@@ -14,14 +14,11 @@ namespace {
 using namespace std::chrono_literals;
 using test_support::count_events;
 using test_support::dump;
+using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
@@ -43,7 +40,7 @@ TEST_F(SupervisorEscalation, XidWithoutExcludeNodeWhitelistedIsOnlyReported) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 120s);
+    const auto status = h.wait_status(is_completed, 120s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "gpu_xid");
     EXPECT_EQ(status["attempt"], 1);
@@ -75,7 +72,7 @@ TEST_F(SupervisorEscalation, CodeBugIsEscalatedAndNeverRequeued) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 120s);
+    const auto status = h.wait_status(is_completed, 120s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "code_bug");
     EXPECT_EQ(status["attempt"], 1);
@@ -108,7 +105,7 @@ TEST_F(SupervisorEscalation, ACollectiveTimeoutAtTheSameStepTwiceStopsTheLoop) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 180s);
+    const auto status = h.wait_status(is_completed, 180s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempt"], 2);
     const std::string reason = status["last_decision"].value("reason", "");

@@ -14,16 +14,13 @@ namespace {
 using namespace std::chrono_literals;
 using test_support::count_events;
 using test_support::dump;
+using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 // 20 steps of 50 ms, a checkpoint every 5; the failures below come at step 12, after the
 // step-10 checkpoint.
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
 
 bool all_of_steps(const std::vector<test_support::StepLine>& steps,
                   const std::function<bool(const test_support::StepLine&)>& holds) {
@@ -52,7 +49,7 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
     EXPECT_EQ(before.value("GRAD_ACCUM", ""), "1") << dump(before);
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempt"], 2);
     EXPECT_EQ(status["last_cause"], "cuda_oom");
@@ -104,7 +101,7 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "gpu_xid");
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({bad})) << dump(status);
@@ -157,7 +154,7 @@ TEST_F(SupervisorFixes, TruncatedNewestCheckpointIsSkippedForTheOneBefore) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     const auto older = (h.checkpoints() / "step_000005.pt").string();
     const auto newest = (h.checkpoints() / "step_000010.pt").string();

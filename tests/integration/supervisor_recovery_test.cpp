@@ -14,14 +14,11 @@
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::is_completed;
 using test_support::SupervisorHarness;
 
 // Quick runs: 40 steps of 50 ms, a checkpoint every 10 steps.
 constexpr const char* k_train_args = "--steps 40 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
 
 int count_events(const nlohmann::json& events, const std::string& kind,
                  const std::string& containing = {}) {
@@ -52,7 +49,7 @@ TEST_F(SupervisorRecovery, FailedJobIsRequeuedFromItsLastCheckpointAndFinishes) 
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempt"], 2);
     EXPECT_EQ(status["last_cause"], "nccl_timeout");
@@ -93,7 +90,7 @@ TEST_F(SupervisorRecovery, JobCancelledByAPersonIsNeverRequeued) {
     ASSERT_EQ(running.value("last_slurm_state", ""), "RUNNING") << dump(running);
 
     ASSERT_EQ(test_support::run_command("scancel " + job.to_string()).exit_status, 0);
-    const auto status = h.wait_status(completed, 60s);
+    const auto status = h.wait_status(is_completed, 60s);
     EXPECT_EQ(status.value("outcome", ""), "cancelled") << dump(status);
     std::this_thread::sleep_for(2s);  // a few more cycles: nothing may happen
     EXPECT_EQ(h.restart_count(), 0U);
@@ -109,7 +106,7 @@ TEST_F(SupervisorRecovery, FailingEveryAttemptStopsAtTheBudget) {
                   .exit_status,
               0);
     h.start_daemon();
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     EXPECT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_NE(status.value("reason", "").find("attempt budget spent (2 of 2)"), std::string::npos)
         << dump(status);
@@ -136,7 +133,7 @@ TEST_F(SupervisorRecovery, ASecondDaemonOnTheSameStateDirectoryRefusesToStart) {
         << second.output;
     EXPECT_NE(second.output.find("is already watching the jobs of"), std::string::npos);
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(h.restart_count(), 1U);
     EXPECT_EQ(count_events(h.events(), "action", "requeue done"), 1) << dump(h.events());
@@ -163,7 +160,7 @@ TEST_P(CrashSafety, KilledDaemonNeverRequeuesTwice) {
     EXPECT_EQ(h.restart_count(), failpoint == std::string("after_act") ? 1U : 0U);
 
     h.start_daemon();
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(h.restart_count(), 1U) << "the requeue must happen exactly once";
     const auto events = h.events();

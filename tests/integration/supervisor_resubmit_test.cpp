@@ -15,14 +15,11 @@ namespace {
 using namespace std::chrono_literals;
 using test_support::count_events;
 using test_support::dump;
+using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
 
 class SupervisorResubmit : public ::testing::Test {
   protected:
@@ -53,7 +50,7 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
         << registered.output;
     h.start_daemon();
 
-    const auto old = h.wait_status(completed, 120s);
+    const auto old = h.wait_status(is_completed, 120s);
     ASSERT_EQ(old.value("outcome", ""), "resubmitted") << dump(old) << h.daemon_log();
     const auto next = common::JobId::parse(old.value("next_job", ""));
     ASSERT_TRUE(next) << dump(old);
@@ -62,7 +59,7 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     EXPECT_EQ(old["last_cause"], "nccl_timeout");
     EXPECT_EQ(h.restart_count(), 0U) << "the old job is never requeued";
 
-    const auto status = h.wait_status(completed, 120s, *next);
+    const auto status = h.wait_status(is_completed, 120s, *next);
     if (const auto further = common::JobId::parse(status.value("next_job", ""))) {
         h.also_cancel(*further);  // resubmitted once more: a failure below says why
     }
