@@ -82,7 +82,9 @@ class SupervisorHarness {
     pid_t m_daemon = -1;
 };
 
-// Journal helpers: how many events of `kind` have `containing` in their message.
+// Journal helpers: how many events of `kind` have `containing` in their message (0 when
+// `events` is not an array, as for a journal that could not be read); JSON indented for a
+// failure message.
 int count_events(const nlohmann::json& events, const std::string& kind,
                  const std::string& containing = {});
 std::string dump(const nlohmann::json& value);

@@ -20,16 +20,6 @@ namespace {
 using namespace test_support;
 namespace fs = std::filesystem;
 
-int events_with(const nlohmann::json& events, const std::string& kind,
-                const std::string& containing) {
-    int count = 0;
-    for (const auto& event : events.is_array() ? events : nlohmann::json::array()) {
-        count += event.value("kind", "") == kind &&
-                 event.value("message", "").find(containing) != std::string::npos;
-    }
-    return count;
-}
-
 std::string read_file(const fs::path& path) {
     std::ifstream in(path);
     std::stringstream text;
@@ -288,8 +278,8 @@ TEST_F(SbatchTest, AHungJobIsRequeuedFromItsLastCheckpointAndCompletes) {
     EXPECT_NE(log.find("training finished at step 60"), std::string::npos) << log;
     EXPECT_NE(log.find("step 24/60"), std::string::npos) << "appended, not truncated: " << log;
     const auto events = json_of("events " + job.to_string() + " --json");
-    EXPECT_EQ(events_with(events, "observed", "hung: still RUNNING"), 1) << events.dump(2);
-    EXPECT_EQ(events_with(events, "action", "requeue done"), 1) << events.dump(2);
+    EXPECT_EQ(count_events(events, "observed", "hung: still RUNNING"), 1) << events.dump(2);
+    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << events.dump(2);
     std::cout << "[ timing ] hang -> requeue -> completed in "
               << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
                                                                   started)
