@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "tests/integration/supervisor_harness.h"
@@ -20,21 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test_support::contains;
 using test_support::count_events;
 using test_support::dump;
 using test_support::is_completed;
+using test_support::read_text;
 using test_support::SupervisorHarness;
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // $SLURM_TEST_DIR, from SLURM_CONF (<dir>/etc/slurm.conf).
 fs::path cluster_dir() {

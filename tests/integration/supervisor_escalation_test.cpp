@@ -12,6 +12,7 @@
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::contains;
 using test_support::count_events;
 using test_support::dump;
 using test_support::is_completed;
@@ -19,10 +20,6 @@ using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 class SupervisorEscalation : public ::testing::Test {
   protected:

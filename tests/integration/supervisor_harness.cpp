@@ -204,13 +204,6 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
     return path.string();
 }
 
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesystem::path& state_dir,
                         const std::filesystem::path& socket, const std::filesystem::path& log,
                         const std::string& poll_ms, const std::vector<std::string>& args) {

@@ -16,6 +16,7 @@
 
 #include "common/job_id.h"
 #include "tests/support/real_cluster.h"
+#include "tests/support/text.h"
 
 namespace test_support {
 
@@ -99,9 +100,6 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
 
 // The binary under test.
 std::string supervisor_binary();
-
-// A file's whole text ("" when it cannot be read).
-std::string read_text(const std::filesystem::path& path);
 
 // A site daemon for a test: `binary run --poll-interval-ms POLL --control-socket SOCKET ARGS...`
 // in the background with SUPERVISOR_STATE_DIR=state_dir, its output appended to `log`; returns

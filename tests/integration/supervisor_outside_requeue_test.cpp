@@ -20,6 +20,7 @@
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::contains;
 using test_support::count_events;
 using test_support::dump;
 using test_support::JobLog;
@@ -31,10 +32,6 @@ using test_support::SupervisorHarness;
 constexpr const char* k_train_args = "--steps 50 --step-seconds 0.1";
 constexpr const char* k_fault = "FAIL_AT_STEP=35,FAIL_ON_ATTEMPT=4,FAIL_MODE=nccl_timeout";
 constexpr int k_outside_requeues = 3;
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 // Polls `done` every 100 ms until it holds or `timeout` passes; whether it held.
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {

@@ -17,15 +17,12 @@
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::contains;
 using test_support::count_events;
 using test_support::dump;
 using test_support::is_completed;
 using test_support::SupervisorHarness;
 using test_support::write_script;
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 class SupervisorSlurmRealities : public ::testing::Test {
   protected:

@@ -9,17 +9,13 @@
 #include <gtest/gtest.h>
 
 #include "common/atomic_file.h"
+#include "tests/support/text.h"
 #include "tests/unit/supervisor/temp_dir.h"
 
 namespace common {
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test_support::read_text;
 
 TEST(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
     supervisor::test::TempDir dir;
@@ -28,7 +24,7 @@ TEST(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
     ASSERT_TRUE(write_file_atomically(file, "first\n"));
     ASSERT_TRUE(write_file_atomically(file, "second\n"));
     ::umask(old_mask);
-    EXPECT_EQ(read(file), "second\n");
+    EXPECT_EQ(read_text(file), "second\n");
     struct stat info {};
     ASSERT_EQ(::stat(file.c_str(), &info), 0);
     EXPECT_EQ(info.st_mode & 0777, 0644U);
@@ -48,7 +44,7 @@ TEST(AtomicFile, ReplacesByRenameSoAnOpenReaderKeepsTheOldContent) {
     std::string line;
     std::getline(reader, line);
     EXPECT_EQ(line, "old");
-    EXPECT_EQ(read(file), "new\n");
+    EXPECT_EQ(read_text(file), "new\n");
 }
 
 TEST(AtomicFile, FailsNamingThePathWhenTheDirectoryIsMissing) {
@@ -73,8 +69,8 @@ TEST(AtomicFile, APlantedSymlinkIsNeitherFollowedNorOverwritten) {
         std::filesystem::create_symlink(victim, planted);
     }
     ASSERT_TRUE(write_file_atomically(file, "metrics\n"));
-    EXPECT_EQ(read(victim), "precious\n");
-    EXPECT_EQ(read(file), "metrics\n");
+    EXPECT_EQ(read_text(victim), "precious\n");
+    EXPECT_EQ(read_text(file), "metrics\n");
     EXPECT_FALSE(std::filesystem::is_symlink(file));
 }
 

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/text.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,6 +24,7 @@ using node_evidence::EpilogSpool;
 using node_evidence::EpilogSpoolOptions;
 using node_evidence::Found;
 using node_evidence::Request;
+using test_support::contains;
 
 common::TimePoint at(int hour, int minute) {
     return common::TimePoint{sys_days{year{2026} / November / 26} + hours{hour} + minutes{minute}};
@@ -30,10 +33,6 @@ common::TimePoint at(int hour, int minute) {
 constexpr const char* k_xid =
     "2026-11-26T01:30:00+00:00 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, "
     "name=python3, GPU has fallen off the bus.";
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 std::string all_notes(const Found& found) {
     std::string text;

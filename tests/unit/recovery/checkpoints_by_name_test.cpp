@@ -16,11 +16,13 @@
 #include "checkpoint_files.h"
 #include "common/time_text.h"
 #include "recovery/checkpoints/scan.h"
+#include "tests/support/text.h"
 
 namespace recovery::checkpoints::test {
 namespace {
 
 using ByName = TempTree;
+using test_support::contains;
 
 ScanOptions settled_before(common::TimePoint when, bool all = false) {
     ScanOptions o;
@@ -60,10 +62,6 @@ std::string chosen_name(const Scan& s) {
 
 bool starts_with(const std::string& text, const std::string& prefix) {
     return text.starts_with(prefix);
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 TEST(CheckpointVocabulary, LayoutNamesAreStable) {

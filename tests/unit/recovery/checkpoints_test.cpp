@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "tests/support/text.h"
 
 namespace recovery::checkpoints::test {
 namespace {
 
 using Checkpoints = TempTree;
+using test_support::contains;
 
 ScanOptions check_all() {
     ScanOptions o;
@@ -82,10 +84,6 @@ std::string chosen_name(const Scan& s) {
 bool has_note(const Scan& s, const std::string& part) {
     return std::any_of(s.notes.begin(), s.notes.end(),
                        [&](const std::string& n) { return n.find(part) != std::string::npos; });
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 TEST_F(Checkpoints, EmptyDirectoryIsAScanWithoutCandidates) {

@@ -16,6 +16,7 @@
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/support/text.h"
 #include "tests/unit/recovery/checkpoint_files.h"
 #include "tests/unit/supervisor/printers.h"
 #include "tests/unit/supervisor/temp_dir.h"
@@ -27,6 +28,7 @@ using slurm::JobState;
 using state::ActionStatus;
 using state::Outcome;
 using state::Status;
+using test_support::read_text;
 
 constexpr const char* k_nccl_log =
     "step 120 loss 2.31\n"
@@ -58,13 +60,6 @@ inline const recovery::Catalogue& default_catalogue() {
         return std::move(*loaded);
     }();
     return catalogue;
-}
-
-inline std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 inline long count_of(const std::vector<std::string>& calls, const std::string& prefix) {
