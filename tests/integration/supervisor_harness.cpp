@@ -196,6 +196,18 @@ bool is_completed(const nlohmann::json& status) {
     return status.value("status", "") == "completed";
 }
 
+bool eventually(const std::function<bool()>& done, std::chrono::seconds timeout,
+                std::chrono::milliseconds interval) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(interval);
+    }
+    return true;
+}
+
 std::string write_script(const SupervisorHarness& harness, const std::string& name,
                          const std::string& body) {
     const auto path = harness.dir() / name;

@@ -93,6 +93,11 @@ std::string dump(const nlohmann::json& value);
 // A `status --json` object of a job that is over (any outcome).
 bool is_completed(const nlohmann::json& status);
 
+// Polls `done` (a look at the outside world) every `interval` until it holds or `timeout`
+// passes; whether it held.
+bool eventually(const std::function<bool()>& done, std::chrono::seconds timeout,
+                std::chrono::milliseconds interval = std::chrono::milliseconds(300));
+
 // A batch script `name` (a "#!/bin/bash" line, then `body`) under the harness' directory,
 // executable by its owner; its path.
 std::string write_script(const SupervisorHarness& harness, const std::string& name,

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <thread>
 
 #include "tests/integration/supervisor_harness.h"
 
@@ -20,6 +19,7 @@ namespace {
 using namespace std::chrono_literals;
 using test_support::count_events;
 using test_support::dump;
+using test_support::eventually;
 using test_support::SupervisorHarness;
 
 // One line of train_ddp.py's per-rank log: "2: start ... host n3 pid 1234 ...".
@@ -101,18 +101,6 @@ std::vector<nlohmann::json> diagnoses(const nlohmann::json& events) {
     return found;
 }
 
-template <typename Predicate>
-bool eventually(Predicate done, std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(200ms);
-    }
-    return true;
-}
-
 class SupervisorMultiNode : public ::testing::Test {
   protected:
     void SetUp() override { REQUIRE_DEV_CLUSTER(); }
@@ -142,7 +130,7 @@ TEST_F(SupervisorMultiNode, ADeadNodeIsTheCauseAndTheJobResumesWithoutIt) {
             victim = first ? rank_start(h.job_log(), first->world - 1) : std::nullopt;
             return victim && first->world >= 2 && has_checkpoint(h);
         },
-        60s))
+        60s, 200ms))
         << h.job_log();
     const pid_t stepd = parent_of(victim->pid);
 
@@ -224,7 +212,7 @@ TEST_F(SupervisorMultiNode, AFrozenRankIsAStallOnItsNode) {
             events = h.events();
             return count_events(events, "action", "requeued") == 1;
         },
-        20s))
+        20s, 200ms))
         << dump(events);
     const auto found = diagnoses(events);
     ASSERT_EQ(found.size(), 1U) << dump(events);

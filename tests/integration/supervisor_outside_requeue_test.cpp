@@ -9,10 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 #include <iostream>
 #include <string>
-#include <thread>
 
 #include "tests/integration/job_log.h"
 #include "tests/integration/supervisor_harness.h"
@@ -23,6 +21,7 @@ using namespace std::chrono_literals;
 using test_support::contains;
 using test_support::count_events;
 using test_support::dump;
+using test_support::eventually;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
@@ -32,18 +31,6 @@ using test_support::SupervisorHarness;
 constexpr const char* k_train_args = "--steps 50 --step-seconds 0.1";
 constexpr const char* k_fault = "FAIL_AT_STEP=35,FAIL_ON_ATTEMPT=4,FAIL_MODE=nccl_timeout";
 constexpr int k_outside_requeues = 3;
-
-// Polls `done` every 100 ms until it holds or `timeout` passes; whether it held.
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(100ms);
-    }
-    return true;
-}
 
 // On any failure of the test, prints the job's journal (`supervisor events JOBID`) and what
 // Slurm says of the job, as a person would look first.
@@ -111,7 +98,8 @@ TEST_F(SupervisorOutsideRequeue, AdministratorRequeuesAreNotChargedAndNeverStran
                 << text.output;
             break;  // run 4 fails by itself
         }
-        ASSERT_TRUE(wait_until([&] { return !JobLog(h.job_log()).steps_of(run).empty(); }, 90s))
+        ASSERT_TRUE(
+            eventually([&] { return !JobLog(h.job_log()).steps_of(run).empty(); }, 90s, 100ms))
             << "run " << run << " never trained\n"
             << h.job_log();
 
