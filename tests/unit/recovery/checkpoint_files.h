@@ -1,11 +1,12 @@
 // Test-only writers of checkpoint files: a minimal zip writer (stored entries, optionally with
 // every Zip64 record: 64-bit sizes in the extra fields, the Zip64 end record and its locator,
-// as torch.save writes them), a safetensors writer, and a temp directory with mtime control.
-// CRCs are left 0: the validators under test do not read data.
+// as torch.save writes them), a safetensors writer, a temp directory with mtime control, and
+// what scan() found there, by name. CRCs are left 0: the validators under test do not read data.
 #pragma once
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "recovery/checkpoints/scan.h"
 
 namespace recovery::checkpoints::test {
 
@@ -180,5 +182,38 @@ class TempTree : public ::testing::Test {
     }
     fs::path m_dir;
 };
+
+// What scan() found in `dir`; an empty Scan, and a failed test, when it failed.
+inline Scan scanned(const fs::path& dir, const ScanOptions& options = {}) {
+    auto result = scan(dir, options);
+    EXPECT_TRUE(result) << (result ? "" : result.error().message);
+    return result ? *result : Scan{};
+}
+
+// The candidates' file names, in the scan's order.
+inline std::vector<std::string> names(const Scan& s) {
+    std::vector<std::string> out;
+    for (const auto& c : s.candidates) {
+        out.push_back(c.path.filename().string());
+    }
+    return out;
+}
+
+// The candidate of that file name; an empty one, and a failed test, when there is none.
+inline const Candidate& named(const Scan& s, const std::string& name) {
+    const auto it = std::find_if(s.candidates.begin(), s.candidates.end(),
+                                 [&](const Candidate& c) { return c.path.filename() == name; });
+    if (it == s.candidates.end()) {
+        ADD_FAILURE() << "no candidate " << name;
+        static const Candidate none{};
+        return none;
+    }
+    return *it;
+}
+
+// The chosen candidate's file name, or "<none>".
+inline std::string chosen_name(const Scan& s) {
+    return s.chosen ? s.candidates.at(*s.chosen).path.filename().string() : "<none>";
+}
 
 }  // namespace recovery::checkpoints::test

@@ -31,35 +31,6 @@ ScanOptions settled_before(common::TimePoint when, bool all = false) {
     return o;
 }
 
-Scan scanned(const fs::path& dir, const ScanOptions& options = {}) {
-    auto result = scan(dir, options);
-    EXPECT_TRUE(result) << (result ? "" : result.error().message);
-    return result ? *result : Scan{};
-}
-
-std::vector<std::string> names(const Scan& s) {
-    std::vector<std::string> out;
-    for (const auto& c : s.candidates) {
-        out.push_back(c.path.filename().string());
-    }
-    return out;
-}
-
-const Candidate& named(const Scan& s, const std::string& name) {
-    const auto it = std::find_if(s.candidates.begin(), s.candidates.end(),
-                                 [&](const Candidate& c) { return c.path.filename() == name; });
-    if (it == s.candidates.end()) {
-        ADD_FAILURE() << "no candidate " << name;
-        static const Candidate none{};
-        return none;
-    }
-    return *it;
-}
-
-std::string chosen_name(const Scan& s) {
-    return s.chosen ? s.candidates.at(*s.chosen).path.filename().string() : "<none>";
-}
-
 bool starts_with(const std::string& text, const std::string& prefix) {
     return text.starts_with(prefix);
 }
