@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "common/atomic_file.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/text.h"
-#include "tests/unit/supervisor/temp_dir.h"
 
 namespace common {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 using test_support::read_text;
 
 TEST(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "m.prom";
     const auto old_mask = ::umask(077);
     ASSERT_TRUE(write_file_atomically(file, "first\n"));
@@ -36,7 +36,7 @@ TEST(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
 }
 
 TEST(AtomicFile, ReplacesByRenameSoAnOpenReaderKeepsTheOldContent) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "m.prom";
     ASSERT_TRUE(write_file_atomically(file, "old\n"));
     std::ifstream reader(file);  // a collector in the middle of reading
@@ -48,7 +48,7 @@ TEST(AtomicFile, ReplacesByRenameSoAnOpenReaderKeepsTheOldContent) {
 }
 
 TEST(AtomicFile, FailsNamingThePathWhenTheDirectoryIsMissing) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "missing" / "m.prom";
     const auto written = write_file_atomically(file, "x");
     ASSERT_FALSE(written);
@@ -60,7 +60,7 @@ TEST(AtomicFile, FailsNamingThePathWhenTheDirectoryIsMissing) {
 // In a directory others can write, the temporary name must not be guessable: a symlink planted
 // at the old fixed name ("<path>.tmp.<pid>") pointed the write at any file.
 TEST(AtomicFile, APlantedSymlinkIsNeitherFollowedNorOverwritten) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "m.prom";
     const auto victim = dir.path() / "victim";
     std::ofstream(victim) << "precious\n";
@@ -75,7 +75,7 @@ TEST(AtomicFile, APlantedSymlinkIsNeitherFollowedNorOverwritten) {
 }
 
 TEST(AtomicFile, FailureToRenameLeavesTheOldFileAndNoTemporary) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto target = dir.path() / "m.prom";
     std::filesystem::create_directory(target);  // rename of a file onto a directory fails
     const auto written = write_file_atomically(target, "x");

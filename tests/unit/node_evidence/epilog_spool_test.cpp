@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/temp_dir.h"
 #include "tests/support/text.h"
 
 namespace {
@@ -45,9 +46,6 @@ std::string all_notes(const Found& found) {
 class EpilogSpoolTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "epilog-spool-test-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        m_top = pattern;
         fs::create_directory(spool());
         fs::permissions(spool(), fs::perms(0755));
         m_options.directory = spool();
@@ -59,19 +57,14 @@ class EpilogSpoolTest : public ::testing::Test {
         m_request.start = at(1, 0);
         m_request.end = at(2, 0);
     }
-    void TearDown() override {
-        std::error_code ignored;
-        fs::remove_all(m_top, ignored);
-    }
-
-    fs::path spool() const { return m_top / "spool"; }
+    fs::path spool() const { return m_top.path() / "spool"; }
     void write(const std::string& name, const std::string& text, unsigned mode = 0644) {
         std::ofstream(spool() / name, std::ios::binary) << text;
         fs::permissions(spool() / name, fs::perms(mode));
     }
     Found gather() { return EpilogSpool(m_options).gather(m_request); }
 
-    fs::path m_top;
+    test_support::TempDir m_top{"epilog-spool-test"};
     EpilogSpoolOptions m_options;
     Request m_request;
 };
@@ -148,8 +141,8 @@ TEST_F(EpilogSpoolTest, LinksAndFifosAreRefusedWithoutBeingFollowedOrOpened) {
 
 TEST_F(EpilogSpoolTest, ASpoolThatIsALinkIsNotRead) {
     write("4711.n2", std::string(k_xid) + "\n");
-    fs::create_directory_symlink(spool(), m_top / "link");
-    m_options.directory = m_top / "link";
+    fs::create_directory_symlink(spool(), m_top.path() / "link");
+    m_options.directory = m_top.path() / "link";
     const auto found = gather();
     EXPECT_TRUE(found.kernel_logs.empty());
     ASSERT_EQ(found.notes.size(), 1U);
@@ -252,7 +245,7 @@ TEST_F(EpilogSpoolTest, AMissingSpoolOrAnOddNodeNameIsANote) {
     ASSERT_EQ(found.notes.size(), 1U);
     EXPECT_TRUE(contains(found.notes[0], "node name '../n2' cannot name an epilog file"));
 
-    m_options.directory = m_top / "missing";
+    m_options.directory = m_top.path() / "missing";
     found = gather();
     ASSERT_EQ(found.notes.size(), 1U);
     EXPECT_TRUE(contains(found.notes[0], "not read: No such file or directory")) << found.notes[0];

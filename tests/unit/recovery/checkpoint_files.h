@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "recovery/checkpoints/scan.h"
+#include "tests/support/temp_dir.h"
 
 namespace recovery::checkpoints::test {
 
@@ -144,19 +145,9 @@ inline std::string make_safetensors(const std::vector<Tensor>& tensors) {
     return out + text + std::string(offset, '\x02');
 }
 
-// A fresh temp directory, removed at the end of the test, with helpers that set mtimes
-// explicitly (no wall clock).
+// A fresh TempDir for each test, with helpers that set mtimes explicitly (no wall clock).
 class TempTree : public ::testing::Test {
   protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "ckpt-scan-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        m_dir = pattern;
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
     // Base instant of the tests; `at(s)` is s seconds after it.
     static common::TimePoint at(int seconds) {
         return common::TimePoint{std::chrono::seconds{1'800'000'000 + seconds}};
@@ -180,7 +171,8 @@ class TempTree : public ::testing::Test {
         }
         set_time(root, seconds);
     }
-    fs::path m_dir;
+    test_support::TempDir m_temp{"ckpt-scan"};
+    fs::path m_dir = m_temp.path();
 };
 
 // What scan() found in `dir`; an empty Scan, and a failed test, when it failed.

@@ -14,7 +14,7 @@ namespace state {
 namespace {
 
 using test_support::contains;
-using testing::TempDir;
+using test_support::TempDir;
 
 TEST(MigrationTest, StepsAreNumberedFromOneWithoutGaps) {
     int expected = 1;

@@ -16,10 +16,10 @@
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/text.h"
 #include "tests/unit/recovery/checkpoint_files.h"
 #include "tests/unit/supervisor/printers.h"
-#include "tests/unit/supervisor/temp_dir.h"
 
 namespace supervisor::test {
 
@@ -190,7 +190,7 @@ class PollCycleTest : public ::testing::Test {
         m_slurm.put(job);
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_slurm{m_clock};
     supervisor::Config m_config;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/temp_dir.h"
 #include "tests/support/text.h"
-#include "tests/unit/supervisor/temp_dir.h"
 
 namespace {
 
@@ -67,7 +67,7 @@ TEST(ResumeEnv, EnvFilePathIsUnderTheStateDirectory) {
 }
 
 TEST(ResumeEnv, WriteEnvFileWritesAtomicallyAndLeavesNoTemporary) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto path = dir.path() / "env" / "1000.sh";  // env/ does not exist yet
     const state::ResumeEnv env{{"SUPERVISOR_ATTEMPT", "2"},
                                {"SUPERVISOR_RESUME_FROM", "/ckpt/it's.pt"}};
@@ -86,7 +86,7 @@ TEST(ResumeEnv, WriteEnvFileWritesAtomicallyAndLeavesNoTemporary) {
 }
 
 TEST(ResumeEnv, WriteEnvFileReplacesThePreviousContent) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto path = dir.path() / "env" / "1000.sh";
     ASSERT_TRUE(write_env_file(path, {{"SUPERVISOR_ATTEMPT", "1"}, {"OLD", "x"}}));
     ASSERT_TRUE(write_env_file(path, {{"SUPERVISOR_ATTEMPT", "2"}}));
@@ -97,7 +97,7 @@ TEST(ResumeEnv, WriteEnvFileReplacesThePreviousContent) {
 }
 
 TEST(ResumeEnv, WriteEnvFileFailsWithThePathWhenTheDirectoryCannotBeCreated) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     std::ofstream(dir.path() / "blocker") << "a file, not a directory";
     const auto path = dir.path() / "blocker" / "env" / "1000.sh";
     const auto written = write_env_file(path, {{"SUPERVISOR_ATTEMPT", "1"}});
