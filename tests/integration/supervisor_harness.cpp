@@ -192,6 +192,21 @@ std::string dump(const nlohmann::json& value) {
     return value.dump(2);
 }
 
+::testing::AssertionResult has_events(const nlohmann::json& events, const std::string& kind,
+                                      const std::string& containing, int times) {
+    const int found = count_events(events, kind, containing);
+    if (found == times) {
+        return ::testing::AssertionSuccess();
+    }
+    auto failure = ::testing::AssertionFailure();
+    failure << found << " event(s) of kind \"" << kind << "\"";
+    if (!containing.empty()) {
+        failure << " with \"" << containing << "\" in the message";
+    }
+    failure << ", expected " << times << "; the journal:\n" << dump(events);
+    return failure;
+}
+
 bool is_completed(const nlohmann::json& status) {
     return status.value("status", "") == "completed";
 }

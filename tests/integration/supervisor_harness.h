@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "common/job_id.h"
@@ -89,6 +90,12 @@ class SupervisorHarness {
 int count_events(const nlohmann::json& events, const std::string& kind,
                  const std::string& containing = {});
 std::string dump(const nlohmann::json& value);
+
+// A journal assertion, EXPECT_TRUE(has_events(events, "action", "requeue done", 1)): whether
+// exactly `times` events of `kind` have `containing` ("" for any) in their message, as
+// count_events() counts them; a failure says how many there were and prints the whole journal.
+::testing::AssertionResult has_events(const nlohmann::json& events, const std::string& kind,
+                                      const std::string& containing, int times);
 
 // A `status --json` object of a job that is over (any outcome).
 bool is_completed(const nlohmann::json& status);
