@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/scratch_dir.h"
+#include "tests/support/text.h"
 
 namespace cli::test {
 namespace {
@@ -21,13 +22,6 @@ std::string quoted(const std::string& text) {
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     }
     return out + "'";
-}
-
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 }  // namespace
@@ -64,8 +58,8 @@ Run run_supervisor(const std::vector<std::string>& args, const std::filesystem::
         return run;
     }
     run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    run.out = read_file(dir / "out");
-    run.err = read_file(dir / "err");
+    run.out = test_support::read_text(dir / "out");
+    run.err = test_support::read_text(dir / "err");
     std::filesystem::remove_all(dir);
     return run;
 }

@@ -34,6 +34,8 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using notify::integration::Server;
+using test_support::eventually;
+using test_support::is_completed;
 using test_support::run_command;
 
 // A command whose output does not matter (cleanup, releases).
@@ -169,26 +171,10 @@ bool has_decided(const nlohmann::json& status) {
     return status.value("status", "") != "enabled" && status.value("status", "") != "pending";
 }
 
-bool is_completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
-
 // The recovery's steps are all carried out: running again as the next attempt, or over.
 bool plan_carried_out(const nlohmann::json& status) {
     return is_completed(status) ||
            (status.value("status", "") == "enabled" && status.value("attempt", 0) >= 2);
-}
-
-// Polls `done` (a look at the outside world) every 300 ms for at most `timeout`.
-bool eventually(const std::function<bool()>& done, std::chrono::seconds timeout = 30s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(300ms);
-    }
-    return true;
 }
 
 // 1. Alice's output path is swapped for a link to Bob's private file after registration: the
@@ -224,7 +210,7 @@ TEST_F(SiteMode, AnotherUsersPrivateFileBehindAJobsOutputIsNeverRead) {
                   .output.find("BOB-SECRET-TOKEN"),
               std::string::npos);
     // The message of the failure goes out after the cycle that recorded it.
-    EXPECT_TRUE(eventually([&] { return !smtp.received(".eml").empty(); })) << daemon_log();
+    EXPECT_TRUE(eventually([&] { return !smtp.received(".eml").empty(); }, 30s)) << daemon_log();
     for (const auto& mail : smtp.received(".eml")) {
         EXPECT_EQ(mail.find("BOB-SECRET-TOKEN"), std::string::npos) << mail;
     }
@@ -380,10 +366,12 @@ TEST_F(SiteMode, AJobIdThatNowBelongsToSomeoneElseIsNeverActedOn) {
     EXPECT_EQ(ended.value("outcome", ""), "lost") << ended.dump(2);
     EXPECT_NE(ended.value("reason", "").find("now belongs to uid"), std::string::npos);
     // The job fails after 3 s; then a few more cycles, in which nothing may be done to it.
-    EXPECT_TRUE(eventually([&] {
-        return run_command("scontrol -o show job " + job.to_string())
-                   .output.find("JobState=FAILED") != std::string::npos;
-    }));
+    EXPECT_TRUE(eventually(
+        [&] {
+            return run_command("scontrol -o show job " + job.to_string())
+                       .output.find("JobState=FAILED") != std::string::npos;
+        },
+        30s));
     std::this_thread::sleep_for(1500ms);  // five poll intervals of the daemon
     const auto slurm = run_command("scontrol -o show job " + job.to_string()).output;
     EXPECT_NE(slurm.find("Restarts=0"), std::string::npos) << slurm;

@@ -3,17 +3,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "slurm/libslurm_client.h"
 #include "tests/support/real_cluster.h"
+#include "tests/support/text.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using slurm::JobState;
+using test_support::read_text;
 using test_support::sbatch;
 using test_support::wait_for_job;
 
@@ -44,12 +44,6 @@ class SlurmJobs : public ::testing::Test {
     static bool ended(const slurm::JobSnapshot& j) {
         return slurm::is_finished(j.state) && !j.completing;
     }
-    static std::string read_file(const std::string& path) {
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        return text.str();
-    }
 
     std::unique_ptr<slurm::LibslurmClient> m_client;
     std::vector<slurm::JobId> m_jobs;
@@ -59,7 +53,7 @@ TEST_F(SlurmJobs, CompletedJobHasExitCodeZero) {
     const auto job = wait_until(submit("--wrap 'echo hello'"), ended);
     EXPECT_EQ(job.state, JobState::completed);
     EXPECT_EQ(job.exit_code, 0);
-    EXPECT_EQ(read_file(job.std_out), "hello\n");
+    EXPECT_EQ(read_text(job.std_out), "hello\n");
 }
 
 TEST_F(SlurmJobs, FailedJobHasItsExitCodeAndNode) {
@@ -69,7 +63,7 @@ TEST_F(SlurmJobs, FailedJobHasItsExitCodeAndNode) {
     EXPECT_FALSE(job.signal);
     EXPECT_EQ(job.nodes, "n2");
     EXPECT_EQ(job.batch_host, "n2");
-    EXPECT_NE(read_file(job.std_err).find("dying"), std::string::npos);
+    EXPECT_NE(read_text(job.std_err).find("dying"), std::string::npos);
 }
 
 TEST_F(SlurmJobs, CancelledByAPersonIsCancelled) {
@@ -88,7 +82,7 @@ TEST_F(SlurmJobs, TimeLimitEndsAsTimeoutWithSignal15) {
     EXPECT_EQ(job.state_reason, "TimeLimit");
     EXPECT_EQ(job.signal, 15);
     EXPECT_EQ(job.time_limit, 1min);
-    EXPECT_NE(read_file(job.std_out).find("DUE TO TIME LIMIT"), std::string::npos);
+    EXPECT_NE(read_text(job.std_out).find("DUE TO TIME LIMIT"), std::string::npos);
 }
 
 TEST_F(SlurmJobs, RequeuedFailedJobRunsAgainWithoutTheDefaultDelay) {
@@ -110,7 +104,7 @@ TEST_F(SlurmJobs, RequeuedFailedJobRunsAgainWithoutTheDefaultDelay) {
     EXPECT_EQ(job.state, JobState::completed);
     EXPECT_EQ(job.restart_count, 1U);
     EXPECT_LT(took, 60s) << "Slurm's 120 s requeue delay was not removed";
-    EXPECT_EQ(read_file(job.std_out), "run restarts=0\nrun restarts=1\n");
+    EXPECT_EQ(read_text(job.std_out), "run restarts=0\nrun restarts=1\n");
 }
 
 TEST_F(SlurmJobs, HoldExcludeReleaseMovesTheJobToAnotherNode) {

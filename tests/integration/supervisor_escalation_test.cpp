@@ -12,20 +12,14 @@
 namespace {
 
 using namespace std::chrono_literals;
-using test_support::count_events;
+using test_support::contains;
 using test_support::dump;
+using test_support::has_events;
+using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 class SupervisorEscalation : public ::testing::Test {
   protected:
@@ -43,7 +37,7 @@ TEST_F(SupervisorEscalation, XidWithoutExcludeNodeWhitelistedIsOnlyReported) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 120s);
+    const auto status = h.wait_status(is_completed, 120s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "gpu_xid");
     EXPECT_EQ(status["attempt"], 1);
@@ -61,7 +55,7 @@ TEST_F(SupervisorEscalation, XidWithoutExcludeNodeWhitelistedIsOnlyReported) {
     // Nothing was done: no restart, no exclusion in Slurm, no action at all.
     EXPECT_EQ(h.restart_count(), 0U);
     EXPECT_EQ(h.slurm_job().value("excluded_nodes", "?"), "") << dump(h.slurm_job());
-    EXPECT_EQ(count_events(h.events(), "action"), 0) << dump(h.events());
+    EXPECT_TRUE(has_events(h.events(), "action", "", 0));
     EXPECT_TRUE(JobLog(h.job_log()).resumes().empty()) << h.job_log();
 }
 
@@ -75,7 +69,7 @@ TEST_F(SupervisorEscalation, CodeBugIsEscalatedAndNeverRequeued) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 120s);
+    const auto status = h.wait_status(is_completed, 120s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "code_bug");
     EXPECT_EQ(status["attempt"], 1);
@@ -88,9 +82,9 @@ TEST_F(SupervisorEscalation, CodeBugIsEscalatedAndNeverRequeued) {
 
     EXPECT_EQ(h.restart_count(), 0U);
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "diagnosis", "code_bug"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "action"), 0) << dump(events);
-    EXPECT_EQ(count_events(events, "transition", "-> completed/unrecoverable"), 1) << dump(events);
+    EXPECT_TRUE(has_events(events, "diagnosis", "code_bug", 1));
+    EXPECT_TRUE(has_events(events, "action", "", 0));
+    EXPECT_TRUE(has_events(events, "transition", "-> completed/unrecoverable", 1));
     const JobLog log(h.job_log());
     EXPECT_EQ(log.runs_started().size(), 1U) << h.job_log();
     EXPECT_TRUE(log.resumes().empty()) << h.job_log();
@@ -108,7 +102,7 @@ TEST_F(SupervisorEscalation, ACollectiveTimeoutAtTheSameStepTwiceStopsTheLoop) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 180s);
+    const auto status = h.wait_status(is_completed, 180s);
     ASSERT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempt"], 2);
     const std::string reason = status["last_decision"].value("reason", "");
@@ -125,8 +119,8 @@ TEST_F(SupervisorEscalation, ACollectiveTimeoutAtTheSameStepTwiceStopsTheLoop) {
 
     EXPECT_EQ(h.restart_count(), 1U) << "exactly one requeue before the escalation";
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "diagnosis", "nccl_timeout"), 2) << dump(events);
+    EXPECT_TRUE(has_events(events, "action", "requeue done", 1));
+    EXPECT_TRUE(has_events(events, "diagnosis", "nccl_timeout", 2));
     const JobLog log(h.job_log());
     const auto resumed = (h.checkpoints() / "step_000010.pt").string();
     EXPECT_EQ(log.resumes(), (std::vector<std::string>{resumed})) << h.job_log();

@@ -12,18 +12,15 @@
 namespace {
 
 using namespace std::chrono_literals;
-using test_support::count_events;
 using test_support::dump;
+using test_support::has_events;
+using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 // 20 steps of 50 ms, a checkpoint every 5; the failures below come at step 12, after the
 // step-10 checkpoint.
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
 
 bool all_of_steps(const std::vector<test_support::StepLine>& steps,
                   const std::function<bool(const test_support::StepLine&)>& holds) {
@@ -52,7 +49,7 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
     EXPECT_EQ(before.value("GRAD_ACCUM", ""), "1") << dump(before);
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempt"], 2);
     EXPECT_EQ(status["last_cause"], "cuda_oom");
@@ -87,10 +84,9 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
     EXPECT_EQ(log.finished(), std::vector<int>{20}) << text;
 
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "diagnosis", "cuda_oom"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "action", "reduce_batch_size done"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "decision", "BATCH_SIZE 64 -> 32, GRAD_ACCUM 1 -> 2"), 1)
-        << dump(events);
+    EXPECT_TRUE(has_events(events, "diagnosis", "cuda_oom", 1));
+    EXPECT_TRUE(has_events(events, "action", "reduce_batch_size done", 1));
+    EXPECT_TRUE(has_events(events, "decision", "BATCH_SIZE 64 -> 32, GRAD_ACCUM 1 -> 2", 1));
 }
 
 TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
@@ -104,7 +100,7 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "gpu_xid");
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({bad})) << dump(status);
@@ -133,11 +129,10 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
     EXPECT_EQ(log.finished(), std::vector<int>{20}) << text;
 
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "action", "requeue done: requeued held"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "action", "exclude_node done: excluded " + bad), 1)
-        << dump(events);
-    EXPECT_EQ(count_events(events, "action", "cleared the required nodes"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "action", "release done: released"), 1) << dump(events);
+    EXPECT_TRUE(has_events(events, "action", "requeue done: requeued held", 1));
+    EXPECT_TRUE(has_events(events, "action", "exclude_node done: excluded " + bad, 1));
+    EXPECT_TRUE(has_events(events, "action", "cleared the required nodes", 1));
+    EXPECT_TRUE(has_events(events, "action", "release done: released", 1));
     // drain_node was suggested but not whitelisted: said, not done.
     const auto decision = status["last_decision"];
     EXPECT_EQ(decision["actions"], nlohmann::json::array({"requeue", "exclude_node", "release"}))
@@ -157,7 +152,7 @@ TEST_F(SupervisorFixes, TruncatedNewestCheckpointIsSkippedForTheOneBefore) {
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     const auto older = (h.checkpoints() / "step_000005.pt").string();
     const auto newest = (h.checkpoints() / "step_000010.pt").string();
@@ -183,7 +178,7 @@ TEST_F(SupervisorFixes, TruncatedNewestCheckpointIsSkippedForTheOneBefore) {
     const std::string why = rejected[0];
     EXPECT_EQ(why.rfind(newest + ": ", 0), 0U) << why;
     EXPECT_GT(why.size(), newest.size() + 2) << "a reason must follow the path: " << why;
-    EXPECT_EQ(count_events(events, "decision", "resuming from " + older), 1) << dump(events);
+    EXPECT_TRUE(has_events(events, "decision", "resuming from " + older, 1));
 }
 
 }  // namespace

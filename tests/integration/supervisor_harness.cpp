@@ -192,8 +192,35 @@ std::string dump(const nlohmann::json& value) {
     return value.dump(2);
 }
 
+::testing::AssertionResult has_events(const nlohmann::json& events, const std::string& kind,
+                                      const std::string& containing, int times) {
+    const int found = count_events(events, kind, containing);
+    if (found == times) {
+        return ::testing::AssertionSuccess();
+    }
+    auto failure = ::testing::AssertionFailure();
+    failure << found << " event(s) of kind \"" << kind << "\"";
+    if (!containing.empty()) {
+        failure << " with \"" << containing << "\" in the message";
+    }
+    failure << ", expected " << times << "; the journal:\n" << dump(events);
+    return failure;
+}
+
 bool is_completed(const nlohmann::json& status) {
     return status.value("status", "") == "completed";
+}
+
+bool eventually(const std::function<bool()>& done, std::chrono::seconds timeout,
+                std::chrono::milliseconds interval) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(interval);
+    }
+    return true;
 }
 
 std::string write_script(const SupervisorHarness& harness, const std::string& name,
@@ -202,13 +229,6 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
     std::ofstream(path) << "#!/bin/bash\n" << body;
     std::filesystem::permissions(path, std::filesystem::perms::owner_all);
     return path.string();
-}
-
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesystem::path& state_dir,

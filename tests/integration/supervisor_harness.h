@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "common/job_id.h"
 #include "tests/support/real_cluster.h"
+#include "tests/support/text.h"
 
 namespace test_support {
 
@@ -82,13 +84,26 @@ class SupervisorHarness {
     pid_t m_daemon = -1;
 };
 
-// Journal helpers: how many events of `kind` have `containing` in their message.
+// Journal helpers: how many events of `kind` have `containing` in their message (0 when
+// `events` is not an array, as for a journal that could not be read); JSON indented for a
+// failure message.
 int count_events(const nlohmann::json& events, const std::string& kind,
                  const std::string& containing = {});
 std::string dump(const nlohmann::json& value);
 
+// A journal assertion, EXPECT_TRUE(has_events(events, "action", "requeue done", 1)): whether
+// exactly `times` events of `kind` have `containing` ("" for any) in their message, as
+// count_events() counts them; a failure says how many there were and prints the whole journal.
+::testing::AssertionResult has_events(const nlohmann::json& events, const std::string& kind,
+                                      const std::string& containing, int times);
+
 // A `status --json` object of a job that is over (any outcome).
 bool is_completed(const nlohmann::json& status);
+
+// Polls `done` (a look at the outside world) every `interval` until it holds or `timeout`
+// passes; whether it held.
+bool eventually(const std::function<bool()>& done, std::chrono::seconds timeout,
+                std::chrono::milliseconds interval = std::chrono::milliseconds(300));
 
 // A batch script `name` (a "#!/bin/bash" line, then `body`) under the harness' directory,
 // executable by its owner; its path.
@@ -97,9 +112,6 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
 
 // The binary under test.
 std::string supervisor_binary();
-
-// A file's whole text ("" when it cannot be read).
-std::string read_text(const std::filesystem::path& path);
 
 // A site daemon for a test: `binary run --poll-interval-ms POLL --control-socket SOCKET ARGS...`
 // in the background with SUPERVISOR_STATE_DIR=state_dir, its output appended to `log`; returns

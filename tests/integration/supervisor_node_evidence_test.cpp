@@ -20,6 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using test_support::dump;
+using test_support::is_completed;
 using test_support::PrometheusStack;
 using test_support::SupervisorHarness;
 
@@ -31,10 +32,6 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
         ++count;
     }
     return count;
-}
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
 }
 
 // Every node's GPU 0 at `value` for each metric, as a healthy exporter reports it, and seen by
@@ -97,7 +94,7 @@ class SupervisorNodeEvidence : public ::testing::Test {
         EXPECT_EQ(registered.exit_status, 0) << registered.output;
         h.set_config(config);
         h.start_daemon();
-        return h.wait_status(completed, 150s, *m_job);
+        return h.wait_status(is_completed, 150s, *m_job);
     }
 
     // The job ran twice and its first node was excluded for the second run.

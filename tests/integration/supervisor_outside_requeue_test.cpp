@@ -9,10 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 #include <iostream>
 #include <string>
-#include <thread>
 
 #include "tests/integration/job_log.h"
 #include "tests/integration/supervisor_harness.h"
@@ -20,8 +18,10 @@
 namespace {
 
 using namespace std::chrono_literals;
-using test_support::count_events;
+using test_support::contains;
 using test_support::dump;
+using test_support::eventually;
+using test_support::has_events;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
@@ -31,22 +31,6 @@ using test_support::SupervisorHarness;
 constexpr const char* k_train_args = "--steps 50 --step-seconds 0.1";
 constexpr const char* k_fault = "FAIL_AT_STEP=35,FAIL_ON_ATTEMPT=4,FAIL_MODE=nccl_timeout";
 constexpr int k_outside_requeues = 3;
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-// Polls `done` every 100 ms until it holds or `timeout` passes; whether it held.
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(100ms);
-    }
-    return true;
-}
 
 // On any failure of the test, prints the job's journal (`supervisor events JOBID`) and what
 // Slurm says of the job, as a person would look first.
@@ -114,7 +98,8 @@ TEST_F(SupervisorOutsideRequeue, AdministratorRequeuesAreNotChargedAndNeverStran
                 << text.output;
             break;  // run 4 fails by itself
         }
-        ASSERT_TRUE(wait_until([&] { return !JobLog(h.job_log()).steps_of(run).empty(); }, 90s))
+        ASSERT_TRUE(
+            eventually([&] { return !JobLog(h.job_log()).steps_of(run).empty(); }, 90s, 100ms))
             << "run " << run << " never trained\n"
             << h.job_log();
 
@@ -145,31 +130,24 @@ TEST_F(SupervisorOutsideRequeue, AdministratorRequeuesAreNotChargedAndNeverStran
 
     const auto events = h.events();
     // The three outside requeues, each journalled and none charged.
-    EXPECT_EQ(count_events(events, "transition", "not counted against --max-attempts ("),
-              k_outside_requeues)
-        << dump(events);
+    EXPECT_TRUE(has_events(events, "transition", "not counted against --max-attempts (",
+                           k_outside_requeues));
     for (int k = 1; k <= k_outside_requeues; ++k) {
-        EXPECT_EQ(count_events(events, "transition",
-                               "attempt " + std::to_string(k) +
-                                   " was requeued by Slurm or an administrator"),
-                  1)
-            << "requeue " << k << "\n"
-            << dump(events);
-        EXPECT_EQ(count_events(events, "transition",
-                               "(" + std::to_string(k) + " of at most 50 such requeues)"),
-                  1)
-            << "requeue " << k << "\n"
-            << dump(events);
+        EXPECT_TRUE(has_events(
+            events, "transition",
+            "attempt " + std::to_string(k) + " was requeued by Slurm or an administrator", 1))
+            << "requeue " << k;
+        EXPECT_TRUE(has_events(events, "transition",
+                               "(" + std::to_string(k) + " of at most 50 such requeues)", 1))
+            << "requeue " << k;
     }
-    EXPECT_EQ(count_events(events, "transition", "failed (unknown)"), 0) << dump(events);
+    EXPECT_TRUE(has_events(events, "transition", "failed (unknown)", 0));
     // The one real failure: diagnosed, charged as attempt 1 of 2, requeued, not escalated.
-    EXPECT_EQ(count_events(events, "diagnosis", "nccl_timeout"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "transition", "attempt 4 failed (nccl_timeout)"), 1)
-        << dump(events);
-    EXPECT_EQ(count_events(events, "decision", "requeue after nccl_timeout (attempt 1 of 2)"), 1)
-        << dump(events);
-    EXPECT_EQ(count_events(events, "decision", "budget spent"), 0) << dump(events);
-    EXPECT_EQ(count_events(events, "transition", "-> completed/succeeded"), 1) << dump(events);
+    EXPECT_TRUE(has_events(events, "diagnosis", "nccl_timeout", 1));
+    EXPECT_TRUE(has_events(events, "transition", "attempt 4 failed (nccl_timeout)", 1));
+    EXPECT_TRUE(has_events(events, "decision", "requeue after nccl_timeout (attempt 1 of 2)", 1));
+    EXPECT_TRUE(has_events(events, "decision", "budget spent", 0));
+    EXPECT_TRUE(has_events(events, "transition", "-> completed/succeeded", 1));
 
     // From the job's side: run 4 was attempt 4 and died before step 35; run 5 resumed from the
     // checkpoint at step 30 and finished.

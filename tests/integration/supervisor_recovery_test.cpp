@@ -14,30 +14,13 @@
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::dump;
+using test_support::has_events;
+using test_support::is_completed;
 using test_support::SupervisorHarness;
 
 // Quick runs: 40 steps of 50 ms, a checkpoint every 10 steps.
 constexpr const char* k_train_args = "--steps 40 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
-
-int count_events(const nlohmann::json& events, const std::string& kind,
-                 const std::string& containing = {}) {
-    int count = 0;
-    for (const auto& event : events) {
-        if (event.value("kind", "") == kind &&
-            event.value("message", "").find(containing) != std::string::npos) {
-            ++count;
-        }
-    }
-    return count;
-}
-
-std::string dump(const nlohmann::json& value) {
-    return value.dump(2);
-}
 
 class SupervisorRecovery : public ::testing::Test {
   protected:
@@ -52,7 +35,7 @@ TEST_F(SupervisorRecovery, FailedJobIsRequeuedFromItsLastCheckpointAndFinishes) 
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.start_daemon();
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempt"], 2);
     EXPECT_EQ(status["last_cause"], "nccl_timeout");
@@ -66,11 +49,11 @@ TEST_F(SupervisorRecovery, FailedJobIsRequeuedFromItsLastCheckpointAndFinishes) 
     EXPECT_EQ(status["last_checkpoint"], checkpoint);
 
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "diagnosis", "nccl_timeout"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "decision", "resuming from " + checkpoint), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "transition", "recovering -> enabled"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "transition", "-> completed/succeeded"), 1) << dump(events);
+    EXPECT_TRUE(has_events(events, "diagnosis", "nccl_timeout", 1));
+    EXPECT_TRUE(has_events(events, "decision", "resuming from " + checkpoint, 1));
+    EXPECT_TRUE(has_events(events, "action", "requeue done", 1));
+    EXPECT_TRUE(has_events(events, "transition", "recovering -> enabled", 1));
+    EXPECT_TRUE(has_events(events, "transition", "-> completed/succeeded", 1));
 
     // SIGHUP reloads rules and config; SIGTERM stops at a cycle boundary with status 0.
     h.signal_daemon(SIGHUP);
@@ -93,11 +76,14 @@ TEST_F(SupervisorRecovery, JobCancelledByAPersonIsNeverRequeued) {
     ASSERT_EQ(running.value("last_slurm_state", ""), "RUNNING") << dump(running);
 
     ASSERT_EQ(test_support::run_command("scancel " + job.to_string()).exit_status, 0);
-    const auto status = h.wait_status(completed, 60s);
+    const auto status = h.wait_status(is_completed, 60s);
     EXPECT_EQ(status.value("outcome", ""), "cancelled") << dump(status);
     std::this_thread::sleep_for(2s);  // a few more cycles: nothing may happen
     EXPECT_EQ(h.restart_count(), 0U);
-    EXPECT_EQ(count_events(h.events(), "action"), 0) << dump(h.events());
+    const auto events = h.events();
+    // has_events() counts nothing in a journal that could not be read: that must fail here.
+    ASSERT_TRUE(events.is_array()) << dump(events);
+    EXPECT_TRUE(has_events(events, "action", "", 0));
 }
 
 TEST_F(SupervisorRecovery, FailingEveryAttemptStopsAtTheBudget) {
@@ -109,13 +95,13 @@ TEST_F(SupervisorRecovery, FailingEveryAttemptStopsAtTheBudget) {
                   .exit_status,
               0);
     h.start_daemon();
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     EXPECT_EQ(status.value("outcome", ""), "unrecoverable") << dump(status) << h.daemon_log();
     EXPECT_NE(status.value("reason", "").find("attempt budget spent (2 of 2)"), std::string::npos)
         << dump(status);
     std::this_thread::sleep_for(2s);
     EXPECT_EQ(h.restart_count(), 1U) << "exactly one requeue for two attempts";
-    EXPECT_EQ(count_events(h.events(), "action", "requeue done"), 1);
+    EXPECT_TRUE(has_events(h.events(), "action", "requeue done", 1));
 }
 
 // Two daemons on one state directory (a user unit plus one started in a terminal) acted on the
@@ -136,10 +122,10 @@ TEST_F(SupervisorRecovery, ASecondDaemonOnTheSameStateDirectoryRefusesToStart) {
         << second.output;
     EXPECT_NE(second.output.find("is already watching the jobs of"), std::string::npos);
 
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(h.restart_count(), 1U);
-    EXPECT_EQ(count_events(h.events(), "action", "requeue done"), 1) << dump(h.events());
+    EXPECT_TRUE(has_events(h.events(), "action", "requeue done", 1));
 }
 
 // SIGKILL the daemon right after it recorded the intent to requeue (before acting), and right
@@ -163,15 +149,15 @@ TEST_P(CrashSafety, KilledDaemonNeverRequeuesTwice) {
     EXPECT_EQ(h.restart_count(), failpoint == std::string("after_act") ? 1U : 0U);
 
     h.start_daemon();
-    const auto status = h.wait_status(completed, 150s);
+    const auto status = h.wait_status(is_completed, 150s);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(h.restart_count(), 1U) << "the requeue must happen exactly once";
     const auto events = h.events();
-    EXPECT_EQ(count_events(events, "action", "starting requeue"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "action", "requeue done"), 1) << dump(events);
-    EXPECT_EQ(count_events(events, "diagnosis"), 1) << dump(events);
+    EXPECT_TRUE(has_events(events, "action", "starting requeue", 1));
+    EXPECT_TRUE(has_events(events, "action", "requeue done", 1));
+    EXPECT_TRUE(has_events(events, "diagnosis", "", 1));
     if (failpoint == std::string("after_act")) {
-        EXPECT_EQ(count_events(events, "action", "already requeued"), 1) << dump(events);
+        EXPECT_TRUE(has_events(events, "action", "already requeued", 1));
     }
     EXPECT_NE(h.job_log().find("training finished at step 40"), std::string::npos);
 }

@@ -13,16 +13,13 @@
 namespace {
 
 using namespace std::chrono_literals;
-using test_support::count_events;
 using test_support::dump;
+using test_support::has_events;
+using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
-
-bool completed(const nlohmann::json& status) {
-    return status.value("status", "") == "completed";
-}
 
 class SupervisorResubmit : public ::testing::Test {
   protected:
@@ -53,7 +50,7 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
         << registered.output;
     h.start_daemon();
 
-    const auto old = h.wait_status(completed, 120s);
+    const auto old = h.wait_status(is_completed, 120s);
     ASSERT_EQ(old.value("outcome", ""), "resubmitted") << dump(old) << h.daemon_log();
     const auto next = common::JobId::parse(old.value("next_job", ""));
     ASSERT_TRUE(next) << dump(old);
@@ -62,7 +59,7 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     EXPECT_EQ(old["last_cause"], "nccl_timeout");
     EXPECT_EQ(h.restart_count(), 0U) << "the old job is never requeued";
 
-    const auto status = h.wait_status(completed, 120s, *next);
+    const auto status = h.wait_status(is_completed, 120s, *next);
     if (const auto further = common::JobId::parse(status.value("next_job", ""))) {
         h.also_cancel(*further);  // resubmitted once more: a failure below says why
     }
@@ -98,17 +95,12 @@ TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     EXPECT_EQ(log.finished(), std::vector<int>{second_run_steps}) << text;
 
     const auto old_events = h.events();
-    EXPECT_EQ(count_events(old_events, "action",
-                           "resubmit done: resubmitted as job " + next->to_string()),
-              1)
-        << dump(old_events);
-    EXPECT_EQ(count_events(old_events, "transition", "-> completed/resubmitted"), 1)
-        << dump(old_events);
+    EXPECT_TRUE(has_events(old_events, "action",
+                           "resubmit done: resubmitted as job " + next->to_string(), 1));
+    EXPECT_TRUE(has_events(old_events, "transition", "-> completed/resubmitted", 1));
     const auto new_events = h.events(*next);
-    EXPECT_EQ(count_events(new_events, "registered", "of job " + job.to_string()), 1)
-        << dump(new_events);
-    EXPECT_EQ(count_events(new_events, "transition", "-> completed/succeeded"), 1)
-        << dump(new_events);
+    EXPECT_TRUE(has_events(new_events, "registered", "of job " + job.to_string(), 1));
+    EXPECT_TRUE(has_events(new_events, "transition", "-> completed/succeeded", 1));
 }
 
 }  // namespace

@@ -20,23 +20,6 @@ namespace {
 using namespace test_support;
 namespace fs = std::filesystem;
 
-int events_with(const nlohmann::json& events, const std::string& kind,
-                const std::string& containing) {
-    int count = 0;
-    for (const auto& event : events.is_array() ? events : nlohmann::json::array()) {
-        count += event.value("kind", "") == kind &&
-                 event.value("message", "").find(containing) != std::string::npos;
-    }
-    return count;
-}
-
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 class SbatchTest : public ::testing::Test {
   protected:
     void SetUp() override {
@@ -56,7 +39,7 @@ class SbatchTest : public ::testing::Test {
     // train.sbatch with `directives` after its #SBATCH lines and without its own --requeue and
     // --open-mode lines (the wrapper is to add them).
     fs::path script(const std::string& directives, const std::string& name = "train.sbatch") {
-        std::istringstream in(read_file(source_dir() + "/contrib/examples/train.sbatch"));
+        std::istringstream in(read_text(source_dir() + "/contrib/examples/train.sbatch"));
         std::string text, line;
         bool inserted = false;
         while (std::getline(in, line)) {
@@ -90,7 +73,7 @@ class SbatchTest : public ::testing::Test {
     Run run(const std::string& command) {
         const auto err = dir() / "stderr.txt";
         const auto result = run_command("( ( " + command + " ) 2>" + err.string() + " )");
-        return {result.exit_status, result.output, read_file(err)};
+        return {result.exit_status, result.output, read_text(err)};
     }
 
     Run supervisor_sbatch(const std::string& args, const std::string& env = {}) {
@@ -277,7 +260,7 @@ TEST_F(SbatchTest, AHungJobIsRequeuedFromItsLastCheckpointAndCompletes) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
-    const auto log = read_file(dir() / "job.out");
+    const auto log = read_text(dir() / "job.out");
     ASSERT_TRUE(last.is_object());
     EXPECT_EQ(last["outcome"], "succeeded") << last.dump(2) << log << m_harness->daemon_log();
     EXPECT_EQ(last["last_cause"], "hang") << last.dump(2);
@@ -288,8 +271,8 @@ TEST_F(SbatchTest, AHungJobIsRequeuedFromItsLastCheckpointAndCompletes) {
     EXPECT_NE(log.find("training finished at step 60"), std::string::npos) << log;
     EXPECT_NE(log.find("step 24/60"), std::string::npos) << "appended, not truncated: " << log;
     const auto events = json_of("events " + job.to_string() + " --json");
-    EXPECT_EQ(events_with(events, "observed", "hung: still RUNNING"), 1) << events.dump(2);
-    EXPECT_EQ(events_with(events, "action", "requeue done"), 1) << events.dump(2);
+    EXPECT_TRUE(has_events(events, "observed", "hung: still RUNNING", 1));
+    EXPECT_TRUE(has_events(events, "action", "requeue done", 1));
     std::cout << "[ timing ] hang -> requeue -> completed in "
               << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
                                                                   started)

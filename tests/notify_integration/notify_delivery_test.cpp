@@ -19,7 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using state::NotificationStatus;
-using test::TempDir;
+using test_support::TempDir;
 
 supervisor::FailureReport failure() {
     supervisor::FailureReport report;

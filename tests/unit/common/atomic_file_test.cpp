@@ -9,26 +9,22 @@
 #include <gtest/gtest.h>
 
 #include "common/atomic_file.h"
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 
 namespace common {
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test_support::read_text;
 
 TEST(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "m.prom";
     const auto old_mask = ::umask(077);
     ASSERT_TRUE(write_file_atomically(file, "first\n"));
     ASSERT_TRUE(write_file_atomically(file, "second\n"));
     ::umask(old_mask);
-    EXPECT_EQ(read(file), "second\n");
+    EXPECT_EQ(read_text(file), "second\n");
     struct stat info {};
     ASSERT_EQ(::stat(file.c_str(), &info), 0);
     EXPECT_EQ(info.st_mode & 0777, 0644U);
@@ -40,7 +36,7 @@ TEST(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
 }
 
 TEST(AtomicFile, ReplacesByRenameSoAnOpenReaderKeepsTheOldContent) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "m.prom";
     ASSERT_TRUE(write_file_atomically(file, "old\n"));
     std::ifstream reader(file);  // a collector in the middle of reading
@@ -48,11 +44,11 @@ TEST(AtomicFile, ReplacesByRenameSoAnOpenReaderKeepsTheOldContent) {
     std::string line;
     std::getline(reader, line);
     EXPECT_EQ(line, "old");
-    EXPECT_EQ(read(file), "new\n");
+    EXPECT_EQ(read_text(file), "new\n");
 }
 
 TEST(AtomicFile, FailsNamingThePathWhenTheDirectoryIsMissing) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "missing" / "m.prom";
     const auto written = write_file_atomically(file, "x");
     ASSERT_FALSE(written);
@@ -64,7 +60,7 @@ TEST(AtomicFile, FailsNamingThePathWhenTheDirectoryIsMissing) {
 // In a directory others can write, the temporary name must not be guessable: a symlink planted
 // at the old fixed name ("<path>.tmp.<pid>") pointed the write at any file.
 TEST(AtomicFile, APlantedSymlinkIsNeitherFollowedNorOverwritten) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "m.prom";
     const auto victim = dir.path() / "victim";
     std::ofstream(victim) << "precious\n";
@@ -73,13 +69,13 @@ TEST(AtomicFile, APlantedSymlinkIsNeitherFollowedNorOverwritten) {
         std::filesystem::create_symlink(victim, planted);
     }
     ASSERT_TRUE(write_file_atomically(file, "metrics\n"));
-    EXPECT_EQ(read(victim), "precious\n");
-    EXPECT_EQ(read(file), "metrics\n");
+    EXPECT_EQ(read_text(victim), "precious\n");
+    EXPECT_EQ(read_text(file), "metrics\n");
     EXPECT_FALSE(std::filesystem::is_symlink(file));
 }
 
 TEST(AtomicFile, FailureToRenameLeavesTheOldFileAndNoTemporary) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto target = dir.path() / "m.prom";
     std::filesystem::create_directory(target);  // rename of a file onto a directory fails
     const auto written = write_file_atomically(target, "x");

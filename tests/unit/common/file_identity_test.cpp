@@ -17,6 +17,8 @@
 #include <future>
 #include <thread>
 
+#include "tests/support/temp_dir.h"
+
 namespace {
 
 constexpr uid_t k_nobody = 65534;
@@ -24,14 +26,7 @@ constexpr gid_t k_some_group = 4242;
 
 class FileIdentityTest : public ::testing::Test {
   protected:
-    void SetUp() override {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "file-identity-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        m_dir = pattern;
-        std::filesystem::permissions(m_dir, std::filesystem::perms(0755));
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    void SetUp() override { std::filesystem::permissions(m_dir, std::filesystem::perms(0755)); }
 
     // A file only its owner (the test's user) can read, or its group when `group` is given.
     std::string private_file(const std::string& name, std::optional<gid_t> group = {}) {
@@ -53,7 +48,8 @@ class FileIdentityTest : public ::testing::Test {
         return 0;
     }
 
-    std::filesystem::path m_dir;
+    test_support::TempDir m_temp{"file-identity"};
+    std::filesystem::path m_dir = m_temp.path();
 };
 
 TEST_F(FileIdentityTest, AnotherUsersPrivateFileIsRefusedByTheKernelWhileAssumed) {

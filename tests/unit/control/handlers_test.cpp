@@ -7,7 +7,7 @@
 
 #include "slurm/submit_request.h"
 #include "tests/fakes/fake_slurm_client.h"
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -47,7 +47,7 @@ class ControlHandlers : public ::testing::Test {
         return m_handlers->handle(request, Peer{uid, uid, 1});
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_slurm{m_clock};
     supervisor::Config m_config;

@@ -16,7 +16,7 @@
 #include "control/client.h"
 #include "control/frame.h"
 #include "tests/fakes/fake_slurm_client.h"
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ class ControlServerTest : public ::testing::Test {
         return request;
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_slurm{m_clock};
     supervisor::Config m_config;

@@ -14,6 +14,9 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,6 +25,7 @@ using node_evidence::EpilogSpool;
 using node_evidence::EpilogSpoolOptions;
 using node_evidence::Found;
 using node_evidence::Request;
+using test_support::contains;
 
 common::TimePoint at(int hour, int minute) {
     return common::TimePoint{sys_days{year{2026} / November / 26} + hours{hour} + minutes{minute}};
@@ -30,10 +34,6 @@ common::TimePoint at(int hour, int minute) {
 constexpr const char* k_xid =
     "2026-11-26T01:30:00+00:00 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, "
     "name=python3, GPU has fallen off the bus.";
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 std::string all_notes(const Found& found) {
     std::string text;
@@ -46,9 +46,6 @@ std::string all_notes(const Found& found) {
 class EpilogSpoolTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "epilog-spool-test-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        m_top = pattern;
         fs::create_directory(spool());
         fs::permissions(spool(), fs::perms(0755));
         m_options.directory = spool();
@@ -60,19 +57,14 @@ class EpilogSpoolTest : public ::testing::Test {
         m_request.start = at(1, 0);
         m_request.end = at(2, 0);
     }
-    void TearDown() override {
-        std::error_code ignored;
-        fs::remove_all(m_top, ignored);
-    }
-
-    fs::path spool() const { return m_top / "spool"; }
+    fs::path spool() const { return m_top.path() / "spool"; }
     void write(const std::string& name, const std::string& text, unsigned mode = 0644) {
         std::ofstream(spool() / name, std::ios::binary) << text;
         fs::permissions(spool() / name, fs::perms(mode));
     }
     Found gather() { return EpilogSpool(m_options).gather(m_request); }
 
-    fs::path m_top;
+    test_support::TempDir m_top{"epilog-spool-test"};
     EpilogSpoolOptions m_options;
     Request m_request;
 };
@@ -149,8 +141,8 @@ TEST_F(EpilogSpoolTest, LinksAndFifosAreRefusedWithoutBeingFollowedOrOpened) {
 
 TEST_F(EpilogSpoolTest, ASpoolThatIsALinkIsNotRead) {
     write("4711.n2", std::string(k_xid) + "\n");
-    fs::create_directory_symlink(spool(), m_top / "link");
-    m_options.directory = m_top / "link";
+    fs::create_directory_symlink(spool(), m_top.path() / "link");
+    m_options.directory = m_top.path() / "link";
     const auto found = gather();
     EXPECT_TRUE(found.kernel_logs.empty());
     ASSERT_EQ(found.notes.size(), 1U);
@@ -253,7 +245,7 @@ TEST_F(EpilogSpoolTest, AMissingSpoolOrAnOddNodeNameIsANote) {
     ASSERT_EQ(found.notes.size(), 1U);
     EXPECT_TRUE(contains(found.notes[0], "node name '../n2' cannot name an epilog file"));
 
-    m_options.directory = m_top / "missing";
+    m_options.directory = m_top.path() / "missing";
     found = gather();
     ASSERT_EQ(found.notes.size(), 1U);
     EXPECT_TRUE(contains(found.notes[0], "not read: No such file or directory")) << found.notes[0];

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <random>
 
 #include "http/url.h"
+#include "tests/support/temp_dir.h"
 
 namespace node_evidence {
 namespace {
@@ -89,21 +89,14 @@ Request failed_run() {
     return request;
 }
 
-class TempFile {
-  public:
-    TempFile(const std::string& text, mode_t mode) {
-        std::random_device random;
-        m_path = std::filesystem::temp_directory_path() /
-                 ("prom-secret-" + std::to_string(random()) + ".txt");
-        std::ofstream(m_path) << text;
-        ::chmod(m_path.c_str(), mode);
-    }
-    ~TempFile() { std::filesystem::remove(m_path); }
-    const std::filesystem::path& path() const { return m_path; }
-
-  private:
-    std::filesystem::path m_path;
-};
+// A credentials file `name` in `dir` with `text` and `mode`; its path.
+std::filesystem::path credentials_file(const test_support::TempDir& dir, const std::string& name,
+                                       const std::string& text, mode_t mode) {
+    const auto path = dir.path() / name;
+    std::ofstream(path) << text;
+    ::chmod(path.c_str(), mode);
+    return path;
+}
 
 TEST(PrometheusSource, AHealthyRunCostsOnePresenceCheckAndOneQueryPerSeries) {
     FakePrometheus prometheus;
@@ -291,9 +284,10 @@ TEST(PrometheusSource, TheQueryLimitCutsTheListWithANote) {
 TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request&) { return ok(names_of({})); };
-    TempFile token("# site token\ntoken = abc123\n", 0600);
+    test_support::TempDir dir;
     auto with_token = settings();
-    with_token.credentials_file = token.path();
+    with_token.credentials_file =
+        credentials_file(dir, "token", "# site token\ntoken = abc123\n", 0600);
     PrometheusSource source(with_token, 60s, prometheus.transport());
     static_cast<void>(source.gather(failed_run()));
     ASSERT_EQ(prometheus.requests.size(), 1U);
@@ -301,9 +295,9 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     ASSERT_NE(bearer, nullptr);
     EXPECT_EQ(bearer->token, "abc123");
 
-    TempFile login("user = grafana\npassword = s3cret\n", 0600);
     auto with_login = settings();
-    with_login.credentials_file = login.path();
+    with_login.credentials_file =
+        credentials_file(dir, "login", "user = grafana\npassword = s3cret\n", 0600);
     PrometheusSource basic_source(with_login, 60s, prometheus.transport());
     static_cast<void>(basic_source.gather(failed_run()));
     ASSERT_EQ(prometheus.requests.size(), 2U);
@@ -312,9 +306,8 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     EXPECT_EQ(basic->user, "grafana");
     EXPECT_EQ(basic->password, "s3cret");
 
-    TempFile open("token = abc123\n", 0644);
     auto with_open = settings();
-    with_open.credentials_file = open.path();
+    with_open.credentials_file = credentials_file(dir, "open", "token = abc123\n", 0644);
     PrometheusSource refused_source(with_open, 60s, prometheus.transport());
     const auto found = refused_source.gather(failed_run());
     EXPECT_EQ(prometheus.requests.size(), 2U);  // nothing sent
@@ -322,9 +315,8 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     EXPECT_NE(found.notes[0].find("not asked: secrets file"), std::string::npos) << found.notes[0];
     EXPECT_NE(found.notes[0].find("chmod 600"), std::string::npos) << found.notes[0];
 
-    TempFile both("token = a\nuser = b\n", 0600);
     auto with_both = settings();
-    with_both.credentials_file = both.path();
+    with_both.credentials_file = credentials_file(dir, "both", "token = a\nuser = b\n", 0600);
     PrometheusSource both_source(with_both, 60s, prometheus.transport());
     EXPECT_EQ(both_source.gather(failed_run()).notes.size(), 1U);
     EXPECT_EQ(prometheus.requests.size(), 2U);

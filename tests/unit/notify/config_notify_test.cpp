@@ -9,14 +9,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-common::Result<Config> load(const notify::test::TempDir& dir, const std::string& text) {
+common::Result<Config> load(const test_support::TempDir& dir, const std::string& text) {
     const auto file = dir.path() / "config.toml";
     std::ofstream(file) << text;
     return load_config(file, Config{}, true);
 }
 
 TEST(ConfigNotify, ReadsEveryKey) {
-    notify::test::TempDir dir;
+    test_support::TempDir dir;
     const auto config = load(dir, R"(
 poll_interval_ms = 5000
 [notify]
@@ -55,7 +55,7 @@ timeout_s = 5
 }
 
 TEST(ConfigNotify, DefaultsWithoutTheSection) {
-    notify::test::TempDir dir;
+    test_support::TempDir dir;
     const auto config = load(dir, "poll_interval_ms = 5000\n");
     ASSERT_TRUE(config);
     EXPECT_EQ(config->notify.twilio_base_url, "https://api.twilio.com");
@@ -66,7 +66,7 @@ TEST(ConfigNotify, DefaultsWithoutTheSection) {
 }
 
 TEST(ConfigNotify, ErrorsNameTheKey) {
-    notify::test::TempDir dir;
+    test_support::TempDir dir;
     const std::pair<const char*, const char*> cases[] = {
         {"[notify]\nsmtp_port = 25\n", "unknown key 'smtp_port' in [notify]"},
         {"[notify]\nsmtp_url = \"http://mail\"\n", "'smtp_url' must start with smtp://"},

@@ -10,6 +10,8 @@
 namespace notify::test {
 namespace {
 
+using test_support::TempDir;
+
 std::filesystem::path write(const TempDir& dir, const std::string& text, mode_t mode) {
     const auto file = dir.path() / "smtp.secret";
     std::ofstream(file) << text;

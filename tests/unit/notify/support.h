@@ -1,4 +1,4 @@
-// Shared by the notify unit tests: a temp dir, a Store on a real SQLite file in it with one
+// Shared by the notify unit tests: a Store on a real SQLite file in a fresh TempDir with one
 // registered job, a FakeClock, and FakeSender — a notify::Sender that records what it was
 // given and answers from a script (accept, or fail transient/permanent).
 #pragma once
@@ -19,30 +19,9 @@
 #include "notify/message.h"
 #include "notify/sender.h"
 #include "state/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace notify::test {
-
-class TempDir {
-  public:
-    TempDir() {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "notify-test-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            ADD_FAILURE() << "mkdtemp failed for " << pattern;
-        }
-        m_path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(m_path, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
-
-  private:
-    std::filesystem::path m_path;
-};
 
 struct SentCall {
     Target target;
@@ -150,7 +129,7 @@ class DispatcherTest : public ::testing::Test {
         return events;
     }
 
-    TempDir m_dir;
+    test_support::TempDir m_dir;
     std::unique_ptr<state::Store> store;
     common::FakeClock clock;
     FakeSender sender;

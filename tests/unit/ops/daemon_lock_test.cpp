@@ -11,12 +11,12 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
 TEST(DaemonLock, ASecondDaemonIsRefusedNamingTheFirstUntilItIsGone) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     std::optional<ops::DaemonLock> first;
     {
         auto lock = ops::DaemonLock::acquire(dir.path());
@@ -36,7 +36,7 @@ TEST(DaemonLock, ASecondDaemonIsRefusedNamingTheFirstUntilItIsGone) {
 }
 
 TEST(DaemonLock, APlantedSymlinkIsNotFollowed) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto victim = dir.path() / "victim";
     std::ofstream(victim) << "precious\n";
     std::filesystem::create_symlink(victim, dir.path() / "daemon.lock");

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "ops/doctor.h"
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace ops {
 namespace {
@@ -35,7 +35,7 @@ class DoctorEpilogSpool : public ::testing::Test {
     }
     Check spool_check() const { return check_epilog_spool(spool(), m_now, ::geteuid()); }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::TimePoint m_now{std::chrono::seconds{1'800'000'000}};
 };
 

@@ -11,8 +11,8 @@
 
 #include "ops/doctor.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/notify/support.h"
-#include "tests/unit/supervisor/temp_dir.h"
 
 namespace ops {
 namespace {
@@ -97,7 +97,7 @@ TEST(Doctor, ConfigAndRules) {
 }
 
 TEST(Doctor, StateDirectory) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto uid = ::getuid();
     EXPECT_EQ(check_state_dir(dir.path() / "missing", uid).status, CheckStatus::warn);
     ::chmod(dir.path().c_str(), 0700);
@@ -118,7 +118,7 @@ TEST(Doctor, StateDirectory) {
 }
 
 TEST(Doctor, DatabaseMissingSoundAndNotADatabase) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "supervisor.db";
     std::unique_ptr<state::Store> store;
     auto checks = check_database(file, store);
@@ -157,7 +157,7 @@ TEST(Doctor, DatabaseMissingSoundAndNotADatabase) {
 }
 
 TEST(Doctor, DatabaseIntegrityFailure) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "supervisor.db";
     {
         auto store = state::Store::open(file);
@@ -185,7 +185,7 @@ TEST(Doctor, DatabaseIntegrityFailure) {
 }
 
 TEST(Doctor, MetricsFile) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     EXPECT_EQ(check_metrics_file({}).status, CheckStatus::ok);
     EXPECT_EQ(check_metrics_file(dir.path() / "s.prom").status, CheckStatus::ok);
     EXPECT_EQ(check_metrics_file(dir.path() / "s.txt").status, CheckStatus::warn);
@@ -304,7 +304,7 @@ TEST(Doctor, OperatorRightsAgainstTheRegistrations) {
 }
 
 TEST(Doctor, NotificationChannels) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     notify::Settings settings;
     auto checks = check_notify(settings);
     ASSERT_EQ(checks.size(), 2U);
@@ -329,7 +329,7 @@ TEST(Doctor, NotificationChannels) {
 }
 
 TEST(Doctor, SmtpCredentialsWithoutTlsAndInTheUrlAreCalledOut) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto secrets = dir.path() / "smtp.secrets";
     std::ofstream(secrets) << "user = bot\npassword = x\n";
     ::chmod(secrets.c_str(), 0600);

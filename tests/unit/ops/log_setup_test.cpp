@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ops/log_setup.h"
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace ops {
 namespace {
@@ -27,7 +27,7 @@ std::string journal_stream_of(int fd) {
 }
 
 TEST(LogSetup, JournalStreamMustMatchTheDescriptor) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     std::FILE* file = std::fopen((dir.path() / "stream").c_str(), "w");
     ASSERT_NE(file, nullptr);
     const int fd = ::fileno(file);
@@ -91,7 +91,7 @@ TEST(LogSetup, LevelsAreCheckedWithAClearError) {
 }
 
 TEST(LogSetup, LogFileIsAppendedAndReopenedAfterRotation) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto file = dir.path() / "supervisor.log";
     ASSERT_TRUE(setup_logging({"info", file}));
     spdlog::info("before rotation");

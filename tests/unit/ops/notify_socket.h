@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace ops::test {
 
@@ -56,7 +56,7 @@ class NotifySocket {
     }
 
   private:
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     std::string m_path;
     int m_fd = -1;
 };

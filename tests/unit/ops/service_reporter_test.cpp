@@ -68,10 +68,10 @@ TEST_F(ServiceReporterTest, WritesTheMetricsFileEachCycleAndFollowsReload) {
     ServiceReporter reporter(*m_store, m_clock);
     reporter.started(config);
     reporter.cycle_finished({}, 20ms);
-    auto parsed = test::parse_exposition(supervisor::test::read(config.metrics_file));
+    auto parsed = test::parse_exposition(test_support::read_text(config.metrics_file));
     EXPECT_EQ(parsed.value("supervisor_cycles_total", {{"result", "ok"}}), 1);
     reporter.cycle_finished({}, 20ms);
-    parsed = test::parse_exposition(supervisor::test::read(config.metrics_file));
+    parsed = test::parse_exposition(test_support::read_text(config.metrics_file));
     EXPECT_EQ(parsed.value("supervisor_cycles_total", {{"result", "ok"}}), 2);
 
     config.metrics_file = m_dir.path() / "missing" / "supervisor.prom";

@@ -7,6 +7,7 @@
 
 #include "recovery/catalogue.h"
 #include "test_support.h"
+#include "tests/support/temp_dir.h"
 
 namespace recovery {
 namespace {
@@ -352,9 +353,8 @@ TEST(CatalogueScan, ALogOfNothingButWrappedLinesGivesEachRuleOncePerPair) {
 // Of a log too large to read whole, the head's last line and the tail's first were far apart in
 // the file: never joined, however they read.
 TEST(CatalogueScan, TheHeadsLastLineIsNotJoinedWithTheTailsFirst) {
-    const auto dir = std::filesystem::path(::testing::TempDir()) / "recovery_catalogue_wrap";
-    std::filesystem::create_directories(dir);
-    const auto path = dir / "cut.log";
+    const test_support::TempDir dir("recovery-catalogue-wrap");
+    const auto path = dir.path() / "cut.log";
     {
         std::ofstream out(path, std::ios::binary);
         out << "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n";

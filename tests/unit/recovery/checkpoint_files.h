@@ -1,11 +1,12 @@
 // Test-only writers of checkpoint files: a minimal zip writer (stored entries, optionally with
 // every Zip64 record: 64-bit sizes in the extra fields, the Zip64 end record and its locator,
-// as torch.save writes them), a safetensors writer, and a temp directory with mtime control.
-// CRCs are left 0: the validators under test do not read data.
+// as torch.save writes them), a safetensors writer, a temp directory with mtime control, and
+// what scan() found there, by name. CRCs are left 0: the validators under test do not read data.
 #pragma once
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -17,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "recovery/checkpoints/scan.h"
+#include "tests/support/temp_dir.h"
 
 namespace recovery::checkpoints::test {
 
@@ -142,19 +145,9 @@ inline std::string make_safetensors(const std::vector<Tensor>& tensors) {
     return out + text + std::string(offset, '\x02');
 }
 
-// A fresh temp directory, removed at the end of the test, with helpers that set mtimes
-// explicitly (no wall clock).
+// A fresh TempDir for each test, with helpers that set mtimes explicitly (no wall clock).
 class TempTree : public ::testing::Test {
   protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "ckpt-scan-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        m_dir = pattern;
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
     // Base instant of the tests; `at(s)` is s seconds after it.
     static common::TimePoint at(int seconds) {
         return common::TimePoint{std::chrono::seconds{1'800'000'000 + seconds}};
@@ -178,7 +171,41 @@ class TempTree : public ::testing::Test {
         }
         set_time(root, seconds);
     }
-    fs::path m_dir;
+    test_support::TempDir m_temp{"ckpt-scan"};
+    fs::path m_dir = m_temp.path();
 };
+
+// What scan() found in `dir`; an empty Scan, and a failed test, when it failed.
+inline Scan scanned(const fs::path& dir, const ScanOptions& options = {}) {
+    auto result = scan(dir, options);
+    EXPECT_TRUE(result) << (result ? "" : result.error().message);
+    return result ? *result : Scan{};
+}
+
+// The candidates' file names, in the scan's order.
+inline std::vector<std::string> names(const Scan& s) {
+    std::vector<std::string> out;
+    for (const auto& c : s.candidates) {
+        out.push_back(c.path.filename().string());
+    }
+    return out;
+}
+
+// The candidate of that file name; an empty one, and a failed test, when there is none.
+inline const Candidate& named(const Scan& s, const std::string& name) {
+    const auto it = std::find_if(s.candidates.begin(), s.candidates.end(),
+                                 [&](const Candidate& c) { return c.path.filename() == name; });
+    if (it == s.candidates.end()) {
+        ADD_FAILURE() << "no candidate " << name;
+        static const Candidate none{};
+        return none;
+    }
+    return *it;
+}
+
+// The chosen candidate's file name, or "<none>".
+inline std::string chosen_name(const Scan& s) {
+    return s.chosen ? s.candidates.at(*s.chosen).path.filename().string() : "<none>";
+}
 
 }  // namespace recovery::checkpoints::test

@@ -16,11 +16,13 @@
 #include "checkpoint_files.h"
 #include "common/time_text.h"
 #include "recovery/checkpoints/scan.h"
+#include "tests/support/text.h"
 
 namespace recovery::checkpoints::test {
 namespace {
 
 using ByName = TempTree;
+using test_support::contains;
 
 ScanOptions settled_before(common::TimePoint when, bool all = false) {
     ScanOptions o;
@@ -29,41 +31,8 @@ ScanOptions settled_before(common::TimePoint when, bool all = false) {
     return o;
 }
 
-Scan scanned(const fs::path& dir, const ScanOptions& options = {}) {
-    auto result = scan(dir, options);
-    EXPECT_TRUE(result) << (result ? "" : result.error().message);
-    return result ? *result : Scan{};
-}
-
-std::vector<std::string> names(const Scan& s) {
-    std::vector<std::string> out;
-    for (const auto& c : s.candidates) {
-        out.push_back(c.path.filename().string());
-    }
-    return out;
-}
-
-const Candidate& named(const Scan& s, const std::string& name) {
-    const auto it = std::find_if(s.candidates.begin(), s.candidates.end(),
-                                 [&](const Candidate& c) { return c.path.filename() == name; });
-    if (it == s.candidates.end()) {
-        ADD_FAILURE() << "no candidate " << name;
-        static const Candidate none{};
-        return none;
-    }
-    return *it;
-}
-
-std::string chosen_name(const Scan& s) {
-    return s.chosen ? s.candidates.at(*s.chosen).path.filename().string() : "<none>";
-}
-
 bool starts_with(const std::string& text, const std::string& prefix) {
     return text.starts_with(prefix);
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 TEST(CheckpointVocabulary, LayoutNamesAreStable) {

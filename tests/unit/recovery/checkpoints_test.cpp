@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "tests/support/text.h"
 
 namespace recovery::checkpoints::test {
 namespace {
 
 using Checkpoints = TempTree;
+using test_support::contains;
 
 ScanOptions check_all() {
     ScanOptions o;
@@ -50,42 +52,9 @@ std::string truncated_pt() {
     return torch_like_zip().substr(0, 120);
 }
 
-Scan scanned(const fs::path& dir, const ScanOptions& options = {}) {
-    auto result = scan(dir, options);
-    EXPECT_TRUE(result) << (result ? "" : result.error().message);
-    return result ? *result : Scan{};
-}
-
-std::vector<std::string> names(const Scan& s) {
-    std::vector<std::string> out;
-    for (const auto& c : s.candidates) {
-        out.push_back(c.path.filename().string());
-    }
-    return out;
-}
-
-const Candidate& named(const Scan& s, const std::string& name) {
-    const auto it = std::find_if(s.candidates.begin(), s.candidates.end(),
-                                 [&](const Candidate& c) { return c.path.filename() == name; });
-    if (it == s.candidates.end()) {
-        ADD_FAILURE() << "no candidate " << name;
-        static const Candidate none{};
-        return none;
-    }
-    return *it;
-}
-
-std::string chosen_name(const Scan& s) {
-    return s.chosen ? s.candidates.at(*s.chosen).path.filename().string() : "<none>";
-}
-
 bool has_note(const Scan& s, const std::string& part) {
     return std::any_of(s.notes.begin(), s.notes.end(),
                        [&](const std::string& n) { return n.find(part) != std::string::npos; });
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 TEST_F(Checkpoints, EmptyDirectoryIsAScanWithoutCandidates) {

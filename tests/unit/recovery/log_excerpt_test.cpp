@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "recovery/log_excerpt.h"
+#include "tests/support/temp_dir.h"
 
 namespace recovery {
 namespace {
@@ -13,9 +14,7 @@ namespace {
 class LogExcerptTest : public ::testing::Test {
   protected:
     std::filesystem::path write(const std::string& name, const std::string& content) {
-        const auto dir = std::filesystem::path(::testing::TempDir()) / "recovery_log_excerpt";
-        std::filesystem::create_directories(dir);
-        const auto path = dir / name;
+        const auto path = m_dir.path() / name;
         std::ofstream(path, std::ios::binary) << content;
         return path;
     }
@@ -27,6 +26,8 @@ class LogExcerptTest : public ::testing::Test {
         }
         return out;
     }
+
+    test_support::TempDir m_dir{"recovery-log-excerpt"};
 };
 
 TEST_F(LogExcerptTest, SmallFileIsReadWholeWithRealLineNumbers) {

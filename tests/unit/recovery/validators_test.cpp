@@ -12,18 +12,14 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "tests/support/text.h"
 
 namespace recovery::checkpoints::test {
 namespace {
 
-const fs::path k_fixtures = SUPERVISOR_CHECKPOINT_FIXTURES;
+using test_support::read_text;
 
-std::string read_all(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+const fs::path k_fixtures = SUPERVISOR_CHECKPOINT_FIXTURES;
 
 class Validators : public TempTree {
   protected:
@@ -40,7 +36,7 @@ TEST_F(Validators, RealTorchSaveZipIsValidAndReadOnlyItsStructure) {
 }
 
 TEST_F(Validators, EveryCutOfARealTorchSaveZipIsRejected) {
-    const auto bytes = read_all(k_fixtures / "torch_zip.pt");
+    const auto bytes = read_text(k_fixtures / "torch_zip.pt");
     ASSERT_GT(bytes.size(), 1000u);
     // Every 7th byte, and every byte of the last 120 (the end records and the last entries).
     std::vector<std::size_t> cuts;

@@ -11,7 +11,7 @@
 namespace state {
 namespace {
 
-using testing::TempDir;
+using test_support::TempDir;
 
 constexpr Sql k_create{"create table t", "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"};
 constexpr Sql k_insert{"insert into t", "INSERT INTO t (id, v) VALUES (:id, :v)"};

@@ -8,15 +8,13 @@
 
 #include "state/database.h"
 #include "test_support.h"
+#include "tests/support/text.h"
 
 namespace state {
 namespace {
 
-using testing::TempDir;
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using test_support::contains;
+using test_support::TempDir;
 
 TEST(MigrationTest, StepsAreNumberedFromOneWithoutGaps) {
     int expected = 1;

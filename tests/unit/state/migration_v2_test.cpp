@@ -18,9 +18,9 @@
 namespace state {
 namespace {
 
+using test_support::TempDir;
 using testing::at;
 using testing::job;
-using testing::TempDir;
 
 // Rows written the way a version 1 binary wrote them: the v1 columns only.
 constexpr Sql k_v1_registration{"v1 registration", R"sql(

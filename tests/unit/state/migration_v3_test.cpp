@@ -10,7 +10,7 @@
 namespace state {
 namespace {
 
-using testing::TempDir;
+using test_support::TempDir;
 
 std::int64_t query(Database& database, std::string_view sql) {
     Statement statement(database, Sql{"test query", sql});

@@ -12,8 +12,8 @@
 namespace state {
 namespace {
 
+using test_support::TempDir;
 using testing::at;
-using testing::TempDir;
 
 // Sets an environment variable for one test and restores it afterwards.
 class ScopedEnv {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "state/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace state::testing {
 
@@ -53,28 +54,6 @@ inline Registration sample_registration(const JobId& id) {
     return r;
 }
 
-// A temporary directory, removed with everything in it at the end of the test.
-class TempDir {
-  public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "state-test-XXXXXX");
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw std::runtime_error("mkdtemp failed");
-        }
-        m_path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(m_path, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
-
-  private:
-    std::filesystem::path m_path;
-};
-
 // A test with an open Store on <tempdir>/supervisor.db.
 class StoreTest : public ::testing::Test {
   protected:
@@ -91,7 +70,7 @@ class StoreTest : public ::testing::Test {
         ASSERT_TRUE(store->insert_registration(r));
     }
 
-    TempDir dir;
+    test_support::TempDir dir;
     std::unique_ptr<Store> store;
 };
 

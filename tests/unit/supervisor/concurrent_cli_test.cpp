@@ -10,7 +10,7 @@
 #include "supervisor/poll_cycle.h"
 #include "supervisor/registrar.h"
 #include "tests/fakes/fake_slurm_client.h"
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -109,7 +109,7 @@ class ConcurrentCli : public ::testing::Test {
         m_cli_store = std::move(*cli_store);
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_fake{m_clock};
     InterleavingClient m_client{m_fake};

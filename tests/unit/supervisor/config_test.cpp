@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -19,7 +19,7 @@ class ConfigTest : public ::testing::Test {
         return file;
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
 };
 
 TEST_F(ConfigTest, ReadsEveryKnownKey) {

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -68,7 +68,7 @@ class FailureHistoryTest : public ::testing::Test {
         append(job, at, "diagnosis", data);
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::FakeClock m_clock;
     std::unique_ptr<state::Store> m_store;
 };

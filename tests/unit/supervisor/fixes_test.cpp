@@ -51,7 +51,7 @@ TEST_F(PollCycleTest, OutOfMemoryHalvesTheBatchDoublesAccumulationAndRequeues) {
     EXPECT_EQ(env.at("BATCH_SIZE"), "32");
     EXPECT_EQ(env.at("GRAD_ACCUM"), "2");
     EXPECT_EQ(env.at("SUPERVISOR_ATTEMPT"), "2");
-    const auto file = read(supervisor::env_file_path(m_config.state_dir, id));
+    const auto file = read_text(supervisor::env_file_path(m_config.state_dir, id));
     EXPECT_NE(file.find("export BATCH_SIZE='32'"), std::string::npos) << file;
     EXPECT_EQ(action_kinds(m_store->actions(id)),
               (std::vector<std::string>{"reduce_batch_size", "requeue"}));

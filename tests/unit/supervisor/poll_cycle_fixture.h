@@ -16,9 +16,10 @@
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 #include "tests/unit/recovery/checkpoint_files.h"
 #include "tests/unit/supervisor/printers.h"
-#include "tests/unit/supervisor/temp_dir.h"
 
 namespace supervisor::test {
 
@@ -27,6 +28,7 @@ using slurm::JobState;
 using state::ActionStatus;
 using state::Outcome;
 using state::Status;
+using test_support::read_text;
 
 constexpr const char* k_nccl_log =
     "step 120 loss 2.31\n"
@@ -58,13 +60,6 @@ inline const recovery::Catalogue& default_catalogue() {
         return std::move(*loaded);
     }();
     return catalogue;
-}
-
-inline std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 inline long count_of(const std::vector<std::string>& calls, const std::string& prefix) {
@@ -195,7 +190,7 @@ class PollCycleTest : public ::testing::Test {
         m_slurm.put(job);
     }
 
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_slurm{m_clock};
     supervisor::Config m_config;

@@ -55,7 +55,7 @@ TEST_F(PollCycleTest, NcclTimeoutIsRequeuedOnceFromTheLastCheckpointAndSucceeds)
     EXPECT_EQ(m_store->resume_env(id), expected_env);
     const auto env_file = supervisor::env_file_path(m_config.state_dir, id);
     EXPECT_EQ(env_file, m_config.state_dir / "env" / (id.to_string() + ".sh"));
-    const auto env_text = read(env_file);
+    const auto env_text = read_text(env_file);
     EXPECT_NE(env_text.find("export SUPERVISOR_ATTEMPT='2'\n"), std::string::npos) << env_text;
     EXPECT_NE(env_text.find("export SUPERVISOR_RESUME_FROM='" + checkpoint_path + "'\n"),
               std::string::npos)
@@ -434,7 +434,7 @@ TEST_F(PollCycleTest, NodeFailureWithoutRequeueWhitelistedReturnsToEnabledOnceQu
     EXPECT_TRUE(m_store->actions(id).empty());
     EXPECT_TRUE(m_slurm.calls().empty());
     // No action of ours, but the job still gets its resume environment before it starts.
-    const auto text = read(supervisor::env_file_path(m_config.state_dir, id));
+    const auto text = read_text(supervisor::env_file_path(m_config.state_dir, id));
     EXPECT_NE(text.find("export SUPERVISOR_ATTEMPT='2'\n"), std::string::npos) << text;
 
     // Slurm shows the job pending again; nothing else changes in the cluster.

@@ -127,7 +127,7 @@ TEST_F(PollCycleTest, RegisteringSomeoneElsesJobAsAnotherUserIsACredentialError)
 TEST_F(PollCycleTest, RegistrationWritesTheInitialResumeEnvironmentFile) {
     const auto id = submit();
     register_job(request(id));
-    const auto text = read(supervisor::env_file_path(m_config.state_dir, id));
+    const auto text = read_text(supervisor::env_file_path(m_config.state_dir, id));
     EXPECT_NE(text.find("export SUPERVISOR_ATTEMPT='1'\n"), std::string::npos) << text;
     const auto attempts = m_store->attempts(id);
     ASSERT_EQ(attempts.size(), 1U);

@@ -5,7 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 
 namespace {
 
@@ -14,13 +15,7 @@ using supervisor::format_json;
 using supervisor::format_shell;
 using supervisor::validate_env_entry;
 using supervisor::write_env_file;
-
-std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test_support::read_text;
 
 TEST(ResumeEnv, AcceptsOrdinaryNamesAndValues) {
     EXPECT_TRUE(validate_env_entry("BATCH_SIZE", "32"));
@@ -72,13 +67,13 @@ TEST(ResumeEnv, EnvFilePathIsUnderTheStateDirectory) {
 }
 
 TEST(ResumeEnv, WriteEnvFileWritesAtomicallyAndLeavesNoTemporary) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto path = dir.path() / "env" / "1000.sh";  // env/ does not exist yet
     const state::ResumeEnv env{{"SUPERVISOR_ATTEMPT", "2"},
                                {"SUPERVISOR_RESUME_FROM", "/ckpt/it's.pt"}};
     const auto written = write_env_file(path, env);
     ASSERT_TRUE(written) << written.error().message;
-    EXPECT_EQ(read(path),
+    EXPECT_EQ(read_text(path),
               "# written by slurm-supervisor; sourced by the job on (re)start\n"
               "export SUPERVISOR_ATTEMPT='2'\n"
               "export SUPERVISOR_RESUME_FROM='/ckpt/it'\\''s.pt'\n");
@@ -91,18 +86,18 @@ TEST(ResumeEnv, WriteEnvFileWritesAtomicallyAndLeavesNoTemporary) {
 }
 
 TEST(ResumeEnv, WriteEnvFileReplacesThePreviousContent) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     const auto path = dir.path() / "env" / "1000.sh";
     ASSERT_TRUE(write_env_file(path, {{"SUPERVISOR_ATTEMPT", "1"}, {"OLD", "x"}}));
     ASSERT_TRUE(write_env_file(path, {{"SUPERVISOR_ATTEMPT", "2"}}));
-    const auto text = read(path);
+    const auto text = read_text(path);
     EXPECT_NE(text.find("export SUPERVISOR_ATTEMPT='2'\n"), std::string::npos) << text;
     EXPECT_EQ(text.find("OLD"), std::string::npos) << text;
     EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
 }
 
 TEST(ResumeEnv, WriteEnvFileFailsWithThePathWhenTheDirectoryCannotBeCreated) {
-    supervisor::test::TempDir dir;
+    test_support::TempDir dir;
     std::ofstream(dir.path() / "blocker") << "a file, not a directory";
     const auto path = dir.path() / "blocker" / "env" / "1000.sh";
     const auto written = write_env_file(path, {{"SUPERVISOR_ATTEMPT", "1"}});

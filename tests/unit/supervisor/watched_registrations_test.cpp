@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/supervisor/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -34,7 +34,7 @@ class WatchedRegistrationsTest : public ::testing::Test {
         ASSERT_TRUE(cli) << cli.error().message;
         m_cli = std::move(*cli);
     }
-    supervisor::test::TempDir m_dir;
+    test_support::TempDir m_dir;
     std::unique_ptr<state::Store> m_store;
     std::unique_ptr<state::Store> m_cli;  // another connection, as the CLI's
     supervisor::WatchedRegistrations m_watched;
