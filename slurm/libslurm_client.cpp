@@ -1,7 +1,10 @@
 // LibslurmClient: one RPC per call, errors mapped to values, every libslurm buffer owned by an
 // RAII handle. The job query asks slurmctld for the whole job table "if changed since" the last
 // answer's timestamp: slurmctld then answers SLURM_NO_CHANGE_IN_DATA in a tiny message, which
-// makes an idle poll nearly free whatever the number of watched jobs.
+// makes an idle poll nearly free whatever the number of watched jobs (job_query_form.h says when
+// the owners' jobs, or one job at a time, cost less). Requeue, release, the job updates and
+// cancel go through the calls that take the job id as text (slurm_requeue2, slurm_update_job2,
+// slurm_kill_job2), so an array task ("1234_7") is acted on exactly like a plain job.
 #include "slurm/libslurm_client.h"
 
 #include <unistd.h>

@@ -71,8 +71,6 @@ std::vector<common::JobId> watched_among(state::Store& store, std::vector<common
     return jobs;
 }
 
-// The outbox, after every cycle and also while slurmctld is unreachable: mail does not depend
-// on Slurm. A database error is logged; the rows stay pending for the next cycle.
 // Once an hour (and at start): the history of jobs that are over, past the retention. Never
 // closer than the failure history's window, which other jobs' decisions read.
 void prune_history(state::Store& store, const common::Clock& clock, const Config& config) {
@@ -92,6 +90,8 @@ void prune_history(state::Store& store, const common::Clock& clock, const Config
     }
 }
 
+// The outbox, after every cycle and also while slurmctld is unreachable: mail does not depend
+// on Slurm. A database error is logged; the rows stay pending for the next cycle.
 void send_notifications(notify::Dispatcher& dispatcher) {
     try {
         const auto sent = dispatcher.run();

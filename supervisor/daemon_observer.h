@@ -19,7 +19,8 @@ class DaemonObserver {
     // A cycle ran to its end (slurmctld reachable or not); `took` is its wall time.
     virtual void cycle_finished(const CycleReport& report,
                                 std::chrono::steady_clock::duration took) = 0;
-    // A cycle was aborted by a database error (nothing of it recorded).
+    // A cycle was aborted: by a database error (nothing of it recorded), or by an internal
+    // error of the cycle's own steps (the transaction in progress rolled back).
     virtual void cycle_failed(const std::string& error) = 0;
     // The loop is alive and between cycles: called every sleep slice (about every 50 ms),
     // never from inside a cycle, so a hung cycle stops these calls.

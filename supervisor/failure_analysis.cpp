@@ -183,6 +183,8 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         }
     }
 
+    // After the logs, with the owner's credentials given back: the node evidence (the epilog
+    // spool, Prometheus' credentials file) is read with the daemon's own rights.
     if (context.node_evidence != nullptr) {
         add_node_evidence(*context.node_evidence, context, evidence, analysis.notes);
     }

@@ -1,9 +1,9 @@
 // PollCycle::begin_recovery: a failure (or a stall) of a watched job becomes, in ONE
 // transaction, its evidence, diagnosis, correlation, checkpoint and plan as journal events, the
-// attempt's end, the recovering status, the planned actions (intent log), the resume
-// environment and the owner's notification. Nothing is done to the job here: the executor
-// carries out the recorded intents afterwards, so a kill at any point leaves either nothing or
-// a complete record to resume from.
+// attempt's end, the recovering status, the planned actions (intent log), the registration's
+// new knob values and excluded nodes, the resume environment and the owner's notification.
+// Nothing is done to the job here: the executor carries out the recorded intents afterwards,
+// so a kill at any point leaves either nothing or a complete record to resume from.
 #include <algorithm>
 
 #include "common/failpoint.h"
