@@ -29,7 +29,7 @@ using test_support::has_events;
 using test_support::is_completed;
 using test_support::SupervisorHarness;
 
-constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
+using test_support::k_train_args_checkpointing;
 
 struct Point {
     const char* scenario;  // "requeue", "resubmit" or "notify" (a requeue, killed in delivery)
@@ -85,7 +85,7 @@ TEST_P(FaultMatrix, AKilledDaemonLeavesNothingHalfDone) {
     smtp.start();
     h.set_config("[notify]\nsmtp_url = \"smtp://127.0.0.1:" + std::to_string(smtp.port()) +
                  "\"\nsmtp_from = \"supervisor@example.org\"\nsmtp_tls = \"none\"\n");
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout", k_train_args,
+    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout", k_train_args_checkpointing,
                               resubmit ? "--no-requeue" : "");
     std::string environment = "FAIL_AT_STEP=12 FAIL_MODE=nccl_timeout";
     for (const auto& entry : h.job_environment()) {

@@ -19,7 +19,7 @@ using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
-constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
+using test_support::k_train_args_checkpointing;
 
 class SupervisorEscalation : public ::testing::Test {
   protected:
@@ -31,7 +31,7 @@ TEST_F(SupervisorEscalation, XidWithoutExcludeNodeWhitelistedIsOnlyReported) {
     const std::string bad = "n2";
     const auto job =
         h.submit("FAIL_AT_STEP=12,FAIL_MODE=xid,FAIL_ON_ATTEMPT=all,FAIL_ON_HOST=" + bad,
-                 k_train_args, "-w " + bad);
+                 k_train_args_checkpointing, "-w " + bad);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
@@ -61,7 +61,7 @@ TEST_F(SupervisorEscalation, XidWithoutExcludeNodeWhitelistedIsOnlyReported) {
 
 TEST_F(SupervisorEscalation, CodeBugIsEscalatedAndNeverRequeued) {
     SupervisorHarness h("escalate-code-bug");
-    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=code_bug", k_train_args);
+    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=code_bug", k_train_args_checkpointing);
     const auto registered =
         h.cli("register " + job.to_string() + " --checkpoint-dir " + h.checkpoints().string() +
               " --allow requeue,exclude_node,reduce_batch_size,restore_older_checkpoint,"
@@ -95,8 +95,8 @@ TEST_F(SupervisorEscalation, CodeBugIsEscalatedAndNeverRequeued) {
 TEST_F(SupervisorEscalation, ACollectiveTimeoutAtTheSameStepTwiceStopsTheLoop) {
     SupervisorHarness h("escalate-repeat");
     h.set_config("requeue_backoff_s = 1");
-    const auto job =
-        h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,FAIL_ON_ATTEMPT=all", k_train_args);
+    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,FAIL_ON_ATTEMPT=all",
+                              k_train_args_checkpointing);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue --max-attempts 10");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;

@@ -20,7 +20,7 @@ using test_support::SupervisorHarness;
 
 // 20 steps of 50 ms, a checkpoint every 5; the failures below come at step 12, after the
 // step-10 checkpoint.
-constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
+using test_support::k_train_args_checkpointing;
 
 bool all_of_steps(const std::vector<test_support::StepLine>& steps,
                   const std::function<bool(const test_support::StepLine&)>& holds) {
@@ -37,7 +37,7 @@ TEST_F(SupervisorFixes, OutOfMemoryHalvesTheBatchDoublesAccumulationAndTheJobFin
     const auto job = h.submit(
         "BATCH_SIZE=64,OOM_ABOVE_BATCH=32,FAIL_ON_ATTEMPT=all,"
         "FAIL_AT_STEP=12,FAIL_MODE=cuda_oom",
-        k_train_args);
+        k_train_args_checkpointing);
     const auto registered =
         h.cli("register " + job.to_string() + " --checkpoint-dir " + h.checkpoints().string() +
               " --allow requeue,reduce_batch_size"
@@ -94,7 +94,7 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
     const std::string bad = "n1";
     const auto job =
         h.submit("FAIL_AT_STEP=12,FAIL_MODE=xid,FAIL_ON_ATTEMPT=all,FAIL_ON_HOST=" + bad,
-                 k_train_args, "-w " + bad);
+                 k_train_args_checkpointing, "-w " + bad);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue,exclude_node");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
@@ -145,8 +145,8 @@ TEST_F(SupervisorFixes, XidOnANodeExcludesItAndTheJobFinishesElsewhere) {
 
 TEST_F(SupervisorFixes, TruncatedNewestCheckpointIsSkippedForTheOneBefore) {
     SupervisorHarness h("fix-corrupt");
-    const auto job =
-        h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,CORRUPT_LATEST=1", k_train_args);
+    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout,CORRUPT_LATEST=1",
+                              k_train_args_checkpointing);
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;

@@ -21,6 +21,11 @@
 
 namespace test_support {
 
+// train.py's arguments for a short job that checkpoints every 5 of its 20 steps (about a
+// second of training), which the fix, escalation, resubmit and fault-matrix suites restart.
+inline constexpr const char* k_train_args_checkpointing =
+    "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
+
 class SupervisorHarness {
   public:
     explicit SupervisorHarness(const std::string& name);

@@ -19,7 +19,7 @@ using test_support::is_completed;
 using test_support::JobLog;
 using test_support::SupervisorHarness;
 
-constexpr const char* k_train_args = "--steps 20 --checkpoint-every 5 --step-seconds 0.05";
+using test_support::k_train_args_checkpointing;
 
 class SupervisorResubmit : public ::testing::Test {
   protected:
@@ -28,8 +28,8 @@ class SupervisorResubmit : public ::testing::Test {
 
 TEST_F(SupervisorResubmit, JobThatCannotBeRequeuedContinuesAsANewLinkedJob) {
     SupervisorHarness h("resubmit");
-    const auto job =
-        h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout", k_train_args, "--no-requeue");
+    const auto job = h.submit("FAIL_AT_STEP=12,FAIL_MODE=nccl_timeout", k_train_args_checkpointing,
+                              "--no-requeue");
     // The new job gets the environment of the process that registered the old one: everything
     // train.sbatch needs must be in it.
     std::string environment = "FAIL_AT_STEP=12 FAIL_MODE=nccl_timeout";

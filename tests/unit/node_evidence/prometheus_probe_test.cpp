@@ -5,7 +5,7 @@
 namespace node_evidence {
 namespace {
 
-PrometheusSettings settings() {
+PrometheusSettings probe_settings() {
     PrometheusSettings s;
     s.url = "http://prom:9090";
     return s;
@@ -13,7 +13,7 @@ PrometheusSettings settings() {
 
 TEST(PrometheusProbe, NamesTheNodesOfTheXidSeries) {
     std::vector<std::string> urls;
-    const auto facts = probe_prometheus(settings(), [&](const http::Request& request) {
+    const auto facts = probe_prometheus(probe_settings(), [&](const http::Request& request) {
         urls.push_back(request.url);
         const bool names = request.url.find("/label/__name__/") != std::string::npos;
         return http::Result<http::Response>(
@@ -32,7 +32,7 @@ TEST(PrometheusProbe, NamesTheNodesOfTheXidSeries) {
 
 TEST(PrometheusProbe, NoXidSeriesIsAFactNotAFailure) {
     int requests = 0;
-    const auto facts = probe_prometheus(settings(), [&](const http::Request&) {
+    const auto facts = probe_prometheus(probe_settings(), [&](const http::Request&) {
         ++requests;
         return http::Result<http::Response>(
             http::Response{200, R"({"status":"success","data":[]})", false});
@@ -43,7 +43,7 @@ TEST(PrometheusProbe, NoXidSeriesIsAFactNotAFailure) {
 }
 
 TEST(PrometheusProbe, UnreachableFailsWithWhatToCheck) {
-    const auto facts = probe_prometheus(settings(), [](const http::Request&) {
+    const auto facts = probe_prometheus(probe_settings(), [](const http::Request&) {
         return http::Result<http::Response>(
             tl::unexpected(http::Error{{"Couldn't connect to server", ""}, false, 0}));
     });

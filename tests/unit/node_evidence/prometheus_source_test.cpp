@@ -72,7 +72,7 @@ bool asks(const http::Request& request, const std::string& metric) {
     return request.body.find(http::percent_encode(metric)) != std::string::npos;
 }
 
-PrometheusSettings settings() {
+PrometheusSettings site_settings() {
     PrometheusSettings s;
     s.url = "http://prom.example:9090/";
     s.timeout = 1500ms;
@@ -103,7 +103,7 @@ TEST(PrometheusSource, AHealthyRunCostsOnePresenceCheckAndOneQueryPerSeries) {
     prometheus.answer = [](const http::Request& r) {
         return ok(is_presence(r) ? names_of(all_metrics()) : k_empty);
     };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     const auto found = source.gather(failed_run());
     EXPECT_TRUE(found.signals.empty());
     EXPECT_TRUE(found.notes.empty());
@@ -137,7 +137,7 @@ TEST(PrometheusSource, ARunningJobIsAskedOnlyWhatSlowsOrIdlesIt) {
     prometheus.answer = [](const http::Request& r) {
         return ok(is_presence(r) ? names_of(all_metrics()) : k_empty);
     };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     auto request = failed_run();
     request.slowdown_only = true;
     request.run_ended = false;
@@ -163,7 +163,7 @@ TEST(PrometheusSource, AnXidOnANodeIsASignalAndAbsentSeriesAreNotAsked) {
         }
         return ok(asks(r, "DCGM_FI_DEV_XID_ERRORS") ? vector_of("n1", "0", "79") : k_empty);
     };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     const auto found = source.gather(failed_run());
     ASSERT_EQ(found.signals.size(), 1U);
     EXPECT_EQ(found.signals[0].node, "n1");
@@ -176,7 +176,7 @@ TEST(PrometheusSource, AnXidOnANodeIsASignalAndAbsentSeriesAreNotAsked) {
 TEST(PrometheusSource, PrometheusDownIsOneNoteAfterOneRequest) {
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request&) { return refused(); };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     const auto found = source.gather(failed_run());
     EXPECT_TRUE(found.signals.empty());
     ASSERT_EQ(found.notes.size(), 1U);
@@ -199,7 +199,7 @@ TEST(PrometheusSource, AConnectionLostMidwayStopsTheQueriesWithOneNote) {
         }
         return refused();
     };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     const auto found = source.gather(failed_run());
     EXPECT_EQ(prometheus.requests.size(), 3U);
     ASSERT_EQ(found.signals.size(), 1U);  // what came before the failure is kept
@@ -224,7 +224,7 @@ TEST(PrometheusSource, AQueryPrometheusRefusesIsSkippedAndTheOthersAsked) {
         }
         return ok(k_empty);
     };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     const auto found = source.gather(failed_run());
     EXPECT_EQ(prometheus.requests.size(), 10U);
     ASSERT_EQ(found.notes.size(), 1U);
@@ -242,7 +242,7 @@ TEST(PrometheusSource, GarbageAnErrorStatusOrRefusedCredentialsAreOneNoteEach) {
     for (const auto& [response, expected] : answers) {
         FakePrometheus prometheus;
         prometheus.answer = [&response](const http::Request&) { return response; };
-        PrometheusSource source(settings(), 60s, prometheus.transport());
+        PrometheusSource source(site_settings(), 60s, prometheus.transport());
         const auto found = source.gather(failed_run());
         ASSERT_EQ(found.notes.size(), 1U);
         EXPECT_NE(found.notes[0].find(expected), std::string::npos) << found.notes[0];
@@ -253,7 +253,7 @@ TEST(PrometheusSource, GarbageAnErrorStatusOrRefusedCredentialsAreOneNoteEach) {
 TEST(PrometheusSource, NoSeriesForTheNodesIsOneNoteNamingWhatToSet) {
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request&) { return ok(names_of({})); };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     const auto found = source.gather(failed_run());
     EXPECT_TRUE(found.signals.empty());
     ASSERT_EQ(found.notes.size(), 1U);
@@ -266,7 +266,7 @@ TEST(PrometheusSource, NoSeriesForTheNodesIsOneNoteNamingWhatToSet) {
 }
 
 TEST(PrometheusSource, TheQueryLimitCutsTheListWithANote) {
-    auto limited = settings();
+    auto limited = site_settings();
     limited.query_limit = 3;
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request& r) {
@@ -285,7 +285,7 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request&) { return ok(names_of({})); };
     test_support::TempDir dir;
-    auto with_token = settings();
+    auto with_token = site_settings();
     with_token.credentials_file =
         credentials_file(dir, "token", "# site token\ntoken = abc123\n", 0600);
     PrometheusSource source(with_token, 60s, prometheus.transport());
@@ -295,7 +295,7 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     ASSERT_NE(bearer, nullptr);
     EXPECT_EQ(bearer->token, "abc123");
 
-    auto with_login = settings();
+    auto with_login = site_settings();
     with_login.credentials_file =
         credentials_file(dir, "login", "user = grafana\npassword = s3cret\n", 0600);
     PrometheusSource basic_source(with_login, 60s, prometheus.transport());
@@ -306,7 +306,7 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     EXPECT_EQ(basic->user, "grafana");
     EXPECT_EQ(basic->password, "s3cret");
 
-    auto with_open = settings();
+    auto with_open = site_settings();
     with_open.credentials_file = credentials_file(dir, "open", "token = abc123\n", 0644);
     PrometheusSource refused_source(with_open, 60s, prometheus.transport());
     const auto found = refused_source.gather(failed_run());
@@ -315,7 +315,7 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
     EXPECT_NE(found.notes[0].find("not asked: secrets file"), std::string::npos) << found.notes[0];
     EXPECT_NE(found.notes[0].find("chmod 600"), std::string::npos) << found.notes[0];
 
-    auto with_both = settings();
+    auto with_both = site_settings();
     with_both.credentials_file = credentials_file(dir, "both", "token = a\nuser = b\n", 0600);
     PrometheusSource both_source(with_both, 60s, prometheus.transport());
     EXPECT_EQ(both_source.gather(failed_run()).notes.size(), 1U);
@@ -325,7 +325,7 @@ TEST(PrometheusSource, ATokenIsSentAsBearerAndAnOpenFileIsRefused) {
 TEST(PrometheusSource, ARunWithoutNodesAsksNothing) {
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request&) { return refused(); };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     auto request = failed_run();
     request.nodes.clear();
     const auto found = source.gather(request);
@@ -338,7 +338,7 @@ TEST(PrometheusSource, AHugeNodeListChecksPresenceWithoutIt) {
     prometheus.answer = [](const http::Request& r) {
         return ok(is_presence(r) ? names_of({"DCGM_FI_DEV_XID_ERRORS"}) : k_empty);
     };
-    PrometheusSource source(settings(), 60s, prometheus.transport());
+    PrometheusSource source(site_settings(), 60s, prometheus.transport());
     auto request = failed_run();
     request.nodes.clear();
     for (int i = 0; i < 2000; ++i) {

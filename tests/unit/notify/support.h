@@ -19,6 +19,7 @@
 #include "notify/message.h"
 #include "notify/sender.h"
 #include "state/store.h"
+#include "tests/support/job_ids.h"
 #include "tests/support/temp_dir.h"
 
 namespace notify::test {
@@ -51,9 +52,7 @@ class FakeSender final : public Sender {
     std::function<void()> on_send;  // runs at every send (a slow server moves the clock)
 };
 
-inline common::JobId job(std::uint32_t id) {
-    return common::JobId{id, std::nullopt};
-}
+using test_support::job;
 
 class DispatcherTest : public ::testing::Test {
   protected:

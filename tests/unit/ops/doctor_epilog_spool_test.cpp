@@ -10,6 +10,7 @@
 
 #include "ops/doctor.h"
 #include "tests/support/temp_dir.h"
+#include "tests/unit/ops/check_text.h"
 
 namespace ops {
 namespace {
@@ -17,10 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-bool mentions(const Check& check, const std::string& text) {
-    return check.message.find(text) != std::string::npos ||
-           check.fix.find(text) != std::string::npos;
-}
+using test::mentions;
 
 class DoctorEpilogSpool : public ::testing::Test {
   protected:

@@ -13,16 +13,14 @@
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/notify/support.h"
+#include "tests/unit/ops/check_text.h"
 
 namespace ops {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool mentions(const Check& check, const std::string& text) {
-    return check.message.find(text) != std::string::npos ||
-           check.fix.find(text) != std::string::npos;
-}
+using test::mentions;
 
 // Answers every call with one error kind (what the fake cannot simulate).
 class RefusingClient final : public slurm::Client {

@@ -51,18 +51,13 @@ std::int64_t millis(TimePoint time) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
 }
 
-std::int64_t query(Database& database, std::string_view sql) {
-    Statement statement(database, Sql{"test query", sql});
-    EXPECT_TRUE(statement.step()) << sql;
-    return statement.column_int64(0);
-}
-
 // Rows of the tables whose rows belong to a registration, all jobs together.
 std::int64_t child_rows(Database& database) {
-    return query(database,
-                 "SELECT (SELECT count(*) FROM attempts) + (SELECT count(*) FROM events) + "
-                 "(SELECT count(*) FROM actions) + (SELECT count(*) FROM resume_env) + "
-                 "(SELECT count(*) FROM notifications)");
+    return testing::query_int64(
+        database,
+        "SELECT (SELECT count(*) FROM attempts) + (SELECT count(*) FROM events) + "
+        "(SELECT count(*) FROM actions) + (SELECT count(*) FROM resume_env) + "
+        "(SELECT count(*) FROM notifications)");
 }
 
 bool has_column(Database& database, std::string_view table, std::string_view column) {
@@ -187,17 +182,17 @@ TEST(MigrationV2, LeavesForeignKeysOnAndNothingToCheck) {
     auto migrated = migrate(*database);
     ASSERT_TRUE(migrated) << migrated.error().message;
     EXPECT_EQ(database->user_version(), latest_schema_version());
-    EXPECT_EQ(query(*database, "PRAGMA foreign_keys"), 1);
+    EXPECT_EQ(testing::query_int64(*database, "PRAGMA foreign_keys"), 1);
     EXPECT_TRUE(database->autocommit());
     EXPECT_EQ(child_rows(*database), 10);
-    EXPECT_EQ(query(*database, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
-    EXPECT_EQ(query(*database,
-                    "SELECT count(*) FROM sqlite_schema WHERE name = "
-                    "'registrations_new'"),
+    EXPECT_EQ(testing::query_int64(*database, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    EXPECT_EQ(testing::query_int64(*database,
+                                   "SELECT count(*) FROM sqlite_schema WHERE name = "
+                                   "'registrations_new'"),
               0);
     EXPECT_TRUE(has_column(*database, "registrations", "next_job"));
     EXPECT_TRUE(has_column(*database, "attempts", "failed_step"));
-    EXPECT_EQ(query(*database, "SELECT count(*) FROM job_specs"), 0);
+    EXPECT_EQ(testing::query_int64(*database, "SELECT count(*) FROM job_specs"), 0);
 }
 
 // A version 1 file must be exactly as it was: version, tables, rows, and the connection's
@@ -205,11 +200,13 @@ TEST(MigrationV2, LeavesForeignKeysOnAndNothingToCheck) {
 void expect_untouched_v1(Database& database) {
     EXPECT_EQ(database.user_version(), 1);
     EXPECT_TRUE(database.autocommit());
-    EXPECT_EQ(query(database, "PRAGMA foreign_keys"), 1);
-    EXPECT_EQ(query(database, "SELECT count(*) FROM registrations"), 2);
+    EXPECT_EQ(testing::query_int64(database, "PRAGMA foreign_keys"), 1);
+    EXPECT_EQ(testing::query_int64(database, "SELECT count(*) FROM registrations"), 2);
     EXPECT_FALSE(has_column(database, "registrations", "next_job"));
     EXPECT_FALSE(has_column(database, "attempts", "failed_step"));
-    EXPECT_EQ(query(database, "SELECT count(*) FROM sqlite_schema WHERE name = 'job_specs'"), 0);
+    EXPECT_EQ(testing::query_int64(database,
+                                   "SELECT count(*) FROM sqlite_schema WHERE name = 'job_specs'"),
+              0);
 }
 
 TEST(MigrationV2, OrphanRowFailsTheForeignKeyCheckAndLeavesVersion1) {

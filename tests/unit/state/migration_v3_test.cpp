@@ -12,12 +12,6 @@ namespace {
 
 using test_support::TempDir;
 
-std::int64_t query(Database& database, std::string_view sql) {
-    Statement statement(database, Sql{"test query", sql});
-    EXPECT_TRUE(statement.step()) << sql;
-    return statement.column_int64(0);
-}
-
 constexpr Sql k_v2_registration{"v2 registration", R"sql(
 INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, allowed_actions,
     max_attempts, notify, watching, status, outcome, status_reason, attempt,
@@ -44,23 +38,29 @@ TEST(MigrationV3, RebuildsNotificationsKeepingRowsIdsAndTheHighWaterMark) {
 
     ASSERT_TRUE(migrate(database, migrations().first(3)));
     EXPECT_EQ(database.user_version(), 3);
-    EXPECT_EQ(query(database, "PRAGMA foreign_keys"), 1);
-    EXPECT_EQ(query(database, "SELECT count(*) FROM notifications"), 2);
-    EXPECT_EQ(query(database, "SELECT sent_at FROM notifications WHERE id = 1"), 700);
-    EXPECT_EQ(query(database, "SELECT sent_at IS NULL FROM notifications WHERE id = 2"), 1);
-    EXPECT_EQ(query(database, "SELECT count(*) FROM notifications WHERE data_json = '{}'"), 2);
-    EXPECT_EQ(query(database,
-                    "SELECT count(*) FROM sqlite_schema WHERE name IN "
-                    "('notifications_due', 'notifications_by_job')"),
+    EXPECT_EQ(testing::query_int64(database, "PRAGMA foreign_keys"), 1);
+    EXPECT_EQ(testing::query_int64(database, "SELECT count(*) FROM notifications"), 2);
+    EXPECT_EQ(testing::query_int64(database, "SELECT sent_at FROM notifications WHERE id = 1"),
+              700);
+    EXPECT_EQ(
+        testing::query_int64(database, "SELECT sent_at IS NULL FROM notifications WHERE id = 2"),
+        1);
+    EXPECT_EQ(
+        testing::query_int64(database, "SELECT count(*) FROM notifications WHERE data_json = '{}'"),
+        2);
+    EXPECT_EQ(testing::query_int64(database,
+                                   "SELECT count(*) FROM sqlite_schema WHERE name IN "
+                                   "('notifications_due', 'notifications_by_job')"),
               2);
-    EXPECT_EQ(query(database,
-                    "SELECT count(*) FROM sqlite_schema WHERE name = "
-                    "'notifications_new'"),
+    EXPECT_EQ(testing::query_int64(database,
+                                   "SELECT count(*) FROM sqlite_schema WHERE name = "
+                                   "'notifications_new'"),
               0);
 
     Statement suppressed(database, k_v2_notification);
     suppressed.bind(":key", "new").bind(":status", "suppressed").run();
-    EXPECT_EQ(query(database, "SELECT max(id) FROM notifications"), 4);  // not 3 again
+    EXPECT_EQ(testing::query_int64(database, "SELECT max(id) FROM notifications"),
+              4);  // not 3 again
 }
 
 }  // namespace

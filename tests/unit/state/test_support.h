@@ -10,8 +10,11 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "state/database.h"
 #include "state/store.h"
+#include "tests/support/job_ids.h"
 #include "tests/support/temp_dir.h"
 
 namespace state::testing {
@@ -21,8 +24,13 @@ inline TimePoint at(std::int64_t millis) {
     return TimePoint{std::chrono::milliseconds{1'800'000'000'000 + millis}};
 }
 
-inline JobId job(std::uint32_t id, std::optional<std::uint32_t> task = std::nullopt) {
-    return JobId{id, task};
+using test_support::job;
+
+// The first column of the first row `sql` returns, as an integer (a failed test when no row).
+inline std::int64_t query_int64(Database& database, std::string_view sql) {
+    Statement statement(database, Sql{"test query", sql});
+    EXPECT_TRUE(statement.step()) << sql;
+    return statement.column_int64(0);
 }
 
 inline Registration sample_registration(const JobId& id) {

@@ -1,6 +1,7 @@
 // JobEndPushes: a report wakes the waiting loop at once and is handed over once; a flood keeps
 // only the newest reports (the poll sees the others' jobs anyway).
 #include "supervisor/job_end_pushes.h"
+#include "tests/support/job_ids.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +9,7 @@ namespace {
 
 using common::JobId;
 
-JobId job(std::uint32_t number) {
-    return JobId{number, std::nullopt};
-}
+using test_support::job;
 
 TEST(JobEndPushes, AReportEndsTheWaitAndIsTakenOnce) {
     supervisor::JobEndPushes pushes;

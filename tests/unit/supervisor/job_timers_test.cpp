@@ -1,6 +1,7 @@
 // JobTimers: due jobs come out in time order, once; an earlier time replaces a later one, a
 // later one waits behind an earlier; a cancelled job never comes out.
 #include "supervisor/job_timers.h"
+#include "tests/support/job_ids.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +11,7 @@ using common::JobId;
 using common::MonotonicPoint;
 using std::chrono::seconds;
 
-JobId job(std::uint32_t number) {
-    return JobId{number, std::nullopt};
-}
+using test_support::job;
 
 MonotonicPoint at(int s) {
     return MonotonicPoint{} + seconds(s);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/job_ids.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -12,9 +13,7 @@ namespace {
 using common::JobId;
 using state::Status;
 
-JobId job(std::uint32_t number) {
-    return JobId{number, std::nullopt};
-}
+using test_support::job;
 
 state::Registration row(std::uint32_t number, Status status = Status::enabled) {
     state::Registration r;
