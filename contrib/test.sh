@@ -17,9 +17,11 @@ jobs="${JOBS:-$(nproc)}"
 "$root/contrib/install-deps.sh"
 
 # -g1: line tables only (file:line in backtraces and gdb), not full debug info, which makes the
-# build about a quarter slower (doc/development.md, "What CI costs").
+# build about a quarter slower; the test sources compile in batches (SUPERVISOR_UNITY_TESTS).
+# doc/development.md, "What CI costs", has the figures.
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERVISOR_WERROR=ON \
-    -DSUPERVISOR_FAILPOINTS=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+    -DSUPERVISOR_FAILPOINTS=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DSUPERVISOR_UNITY_TESTS=ON
 cmake --build "$build_dir" -j "$jobs"
 
 # A cluster of our own: distinct directory and ports from the default dev cluster.
