@@ -25,9 +25,10 @@ packages=(
 )
 # contrib/check-style.sh and check-tidy.sh pin Debian 12's clang-format-14 and clang-tidy-14
 # (later releases lay code out and check differently); elsewhere `clang-format` is enough to
-# edit with.
-if apt-cache show clang-format-14 clang-tidy-14 >/dev/null 2>&1; then
-  packages+=(clang-format-14 clang-tidy-14)
+# edit with. On Debian 12 also clang and its sanitizer runtimes, for the sanitizer and fuzz
+# build (contrib/test-sanitizers.sh, fuzz/run.sh), which CI runs there.
+if apt-cache show clang-format-14 clang-tidy-14 libclang-rt-14-dev >/dev/null 2>&1; then
+  packages+=(clang-format-14 clang-tidy-14 clang libclang-rt-14-dev)
 fi
 if [[ "${WITH_DBD:-0}" == 1 ]]; then
   packages+=(slurmdbd mariadb-server)
