@@ -52,6 +52,12 @@ class ActionExecutor {
     bool release(const state::Action& action, const nlohmann::json& params, bool watched = true);
     bool drain_nodes(const state::Action& action, const nlohmann::json& params);
     bool resubmit(const state::Action& action, const nlohmann::json& params);
+    // Step 2 of a resubmit, inside its transaction, once `fresh` (the new job's registration)
+    // is inserted: its attempt, resume environment, job spec and event, and `old` completed as
+    // resubmitted. Throws only DatabaseError.
+    void register_resubmitted(const state::Action& action, const state::JobSpec& spec,
+                              state::Registration& old, const state::Registration& fresh,
+                              common::TimePoint now);
     // Step 3 of a resubmit (action_resubmit.cpp): env file, release, start time.
     bool finish_resubmit(const state::Action& action, const nlohmann::json& params,
                          const std::string& next_job);

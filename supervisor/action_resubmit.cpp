@@ -135,6 +135,7 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
     common::failpoint("after_act");
 
     const auto now = m_clock.now();
+    std::optional<common::Error> not_registered;
     {
         auto transaction = m_store.begin();
         auto old = m_store.registration(action.job);
@@ -152,30 +153,48 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
         fresh.next_job.clear();
         fresh.created_at = fresh.updated_at = now;
         if (auto inserted = m_store.insert_registration(fresh); !inserted) {
-            throw std::runtime_error(inserted.error().message);  // a fresh id cannot collide
+            // Someone registered the new job after Slurm made it (a run of ours was killed in
+            // between): the transaction is not committed, so nothing of it is kept.
+            not_registered = inserted.error();
+        } else {
+            register_resubmitted(action, *spec, *old, fresh, now);
+            transaction.commit();
         }
-        auto attempt = new_attempt(next, fresh.attempt);
-        attempt.resumed_from = fresh.last_checkpoint;
-        m_store.upsert_attempt(attempt);
-        m_store.set_resume_env(next, m_store.resume_env(action.job));
-        auto copied = *spec;
-        copied.job = next;
-        m_store.set_job_spec(copied);
-        record_event(m_store, next, now, "registered",
-                     "resubmitted as attempt " + std::to_string(fresh.attempt) + " of job " +
-                         action.job.to_string() + " (" + fresh.job_name + ")",
-                     {{"previous_job", action.job.to_string()}, {"attempt", fresh.attempt}});
-
-        old->next_job = next.to_string();
-        apply_transition(m_store, *old, Observation::resubmitted,
-                         "not requeueable; continued as job " + next.to_string(), now);
-        old->updated_at = now;
-        m_store.update_registration(*old);
-        transaction.commit();
+    }
+    if (not_registered) {
+        finish(action, state::ActionStatus::failed,
+               "the new job " + next.to_string() + " is held but could not be registered as " +
+                   "the next attempt (" + not_registered->message + "); release it with " +
+                   "`scontrol release " + next.to_string() + "` or cancel it",
+               std::nullopt, true);
+        return true;
     }
 
     common::failpoint("after_resubmit_commit");
     return finish_resubmit(action, params, next.to_string());
+}
+
+void ActionExecutor::register_resubmitted(const state::Action& action, const state::JobSpec& spec,
+                                          state::Registration& old,
+                                          const state::Registration& fresh, common::TimePoint now) {
+    const auto& next = fresh.job;
+    auto attempt = new_attempt(next, fresh.attempt);
+    attempt.resumed_from = fresh.last_checkpoint;
+    m_store.upsert_attempt(attempt);
+    m_store.set_resume_env(next, m_store.resume_env(action.job));
+    auto copied = spec;
+    copied.job = next;
+    m_store.set_job_spec(copied);
+    record_event(m_store, next, now, "registered",
+                 "resubmitted as attempt " + std::to_string(fresh.attempt) + " of job " +
+                     action.job.to_string() + " (" + fresh.job_name + ")",
+                 {{"previous_job", action.job.to_string()}, {"attempt", fresh.attempt}});
+
+    old.next_job = next.to_string();
+    apply_transition(m_store, old, Observation::resubmitted,
+                     "not requeueable; continued as job " + next.to_string(), now);
+    old.updated_at = now;
+    m_store.update_registration(old);
 }
 
 bool ActionExecutor::finish_resubmit(const state::Action& action, const nlohmann::json& params,

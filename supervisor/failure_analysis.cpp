@@ -280,7 +280,12 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     request.older_checkpoint = older;
     request.resumed_from = registration.last_checkpoint;
     request.resumed_checkpoint_intact = resumed_intact;
-    request.knobs = knobs_of(registration);
+    if (auto knobs = knobs_of(registration)) {
+        request.knobs = std::move(*knobs);
+    } else {
+        // A damaged row must not stop the recovery: it goes on without knobs, and says so.
+        analysis.notes.push_back(knobs.error().message + "; no knob is changed");
+    }
     if (context.store != nullptr) {
         const auto env = context.store->resume_env(registration.job);
         request.env.insert(env.begin(), env.end());

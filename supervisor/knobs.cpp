@@ -1,7 +1,5 @@
 #include "supervisor/knobs.h"
 
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.h"
@@ -26,7 +24,7 @@ std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
     return common::json_text(array);
 }
 
-std::vector<recovery::Knob> knobs_of(const state::Registration& registration) {
+common::Result<std::vector<recovery::Knob>> knobs_of(const state::Registration& registration) {
     std::vector<recovery::Knob> knobs;
     try {
         for (const auto& item : nlohmann::json::parse(registration.knobs_json)) {
@@ -44,8 +42,10 @@ std::vector<recovery::Knob> knobs_of(const state::Registration& registration) {
             knobs.push_back(std::move(knob));
         }
     } catch (const nlohmann::json::exception& e) {
-        throw std::runtime_error("job " + registration.job.to_string() +
-                                 ": damaged knobs in the state database: " + e.what());
+        // nlohmann::json reports a wrong shape only by throwing; it stops here.
+        return common::fail("job " + registration.job.to_string() +
+                                ": damaged knobs in the state database: " + e.what(),
+                            "unregister the job and register it again with its --knob options");
     }
     return knobs;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "recovery/knob.h"
 #include "state/records.h"
 
@@ -13,9 +14,10 @@ namespace supervisor {
 
 // [{"name", "env", "value", "initial", "min", "max"?, "compensate", "compensate_value"}, ...]
 [[nodiscard]] std::string knobs_to_json(const std::vector<recovery::Knob>& knobs);
-// Throws std::runtime_error naming the job on text that is not such an array: the column is
-// written only by knobs_to_json, so anything else is a damaged database.
-[[nodiscard]] std::vector<recovery::Knob> knobs_of(const state::Registration& registration);
+// The registration's knobs. Fails, naming the job, on text that is not such an array: the
+// column is written only by knobs_to_json, so anything else is a damaged database row.
+[[nodiscard]] common::Result<std::vector<recovery::Knob>> knobs_of(
+    const state::Registration& registration);
 
 // The knobs' variables (and their compensating variables) with their current values.
 void export_knobs(const std::vector<recovery::Knob>& knobs, state::ResumeEnv& env);

@@ -404,6 +404,7 @@ slurm::Result<std::optional<slurm::AccountingRecord>> FakeSlurmClient::load_acco
 
 slurm::Result<slurm::JobId> FakeSlurmClient::submit(const slurm::SubmitRequest& request) {
     const std::string operation = "submit " + request.name;
+    run_before_call(operation);
     if (m_unreachable) {
         return tl::unexpected(unreachable_error(operation));
     }

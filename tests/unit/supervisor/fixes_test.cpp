@@ -92,6 +92,37 @@ TEST_F(PollCycleTest, OutOfMemoryWithoutTheFixWhitelistedIsReportedNotRequeued) 
         << decisions.back().data_json;
 }
 
+// The knobs column is written only by the supervisor; a damaged one (a disk error, a hand edit)
+// must not leave the job unrecovered: the plan goes on without knobs and the journal says why.
+TEST_F(PollCycleTest, DamagedKnobsInTheDatabaseChangeNoKnobAndTheJobIsStillRequeued) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "reduce_batch_size"};
+    r.knobs = {"batch_size=64:env=BATCH_SIZE:min=8"};
+    register_job(r);
+    auto damaged = registration(id);
+    damaged.knobs_json = "[{\"name\": \"batch_size\"}]";  // JSON, but no knob
+    m_store->update_registration(damaged);
+
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
+    EXPECT_EQ(m_slurm.job(id).restart_count, 1U);
+    EXPECT_TRUE(events_of_kind(id, "internal_error").empty());
+    const auto diagnosis = events_of_kind(id, "diagnosis");
+    ASSERT_EQ(diagnosis.size(), 1U);
+    EXPECT_NE(diagnosis[0].data_json.find("job " + id.to_string() +
+                                          ": damaged knobs in the state database"),
+              std::string::npos)
+        << diagnosis[0].data_json;
+    EXPECT_NE(diagnosis[0].data_json.find("no knob is changed"), std::string::npos);
+    EXPECT_EQ(reg.knobs_json, "[]") << "the damaged text is not carried on";
+}
+
 TEST_F(PollCycleTest, CondemnedNodeIsExcludedWhileTheJobIsHeldThenReleased) {
     checkpoint("step_000020.pt");
     const auto id = submit();
@@ -427,6 +458,46 @@ TEST_F(PollCycleTest, ANewJobLeftHeldByAResubmitIsReleasedNextCycle) {
               std::string::npos)
         << m_store->actions(id)[0].result;
     EXPECT_EQ(count_of(m_slurm.calls(), "submit"), 1) << "one new job, not two";
+}
+
+// The new job of a resubmit is registered by someone else before the supervisor registers it
+// (possible when a run of ours was killed in between): the action fails, as a value, naming the
+// held job and what to do with it, and nothing of the half-done registration is kept.
+TEST_F(PollCycleTest, ANewJobRegisteredByAnotherHandBeforeTheResubmitRegistersItIsNamed) {
+    checkpoint("step_000020.pt");
+    const auto id = submit(false);
+    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "resubmit"};
+    r.environment = {"HOME=/home/owner"};
+    register_job(r);
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    // The fake numbers jobs in order: the resubmit's job is the next number.
+    const common::JobId next{id.job + 1, std::nullopt};
+    m_slurm.before_call("submit", [&] {
+        auto other = registration(id);
+        other.job = next;
+        other.job_name = "registered by hand";
+        ASSERT_TRUE(m_store->insert_registration(other));
+    });
+    cycle();
+
+    const auto actions = m_store->actions(id);
+    ASSERT_TRUE(m_slurm.job(next).held) << "the resubmit's job is " << next.to_string() << ": "
+                                        << testing::PrintToString(m_slurm.calls()) << " "
+                                        << (actions.empty() ? "" : actions[0].result);
+    ASSERT_EQ(actions.size(), 1U);
+    EXPECT_EQ(actions[0].status, ActionStatus::failed);
+    EXPECT_NE(actions[0].result.find("the new job " + next.to_string() +
+                                     " is held but could not be registered"),
+              std::string::npos)
+        << actions[0].result;
+    EXPECT_NE(actions[0].result.find("scontrol release " + next.to_string()), std::string::npos);
+    EXPECT_TRUE(events_of_kind(id, "internal_error").empty());
+    EXPECT_TRUE(registration(id).next_job.empty()) << "the old job is not marked resubmitted";
+    EXPECT_EQ(registration(next).job_name, "registered by hand");
+    EXPECT_TRUE(m_store->resume_env(next).empty()) << "nothing of the rolled-back transaction";
 }
 
 // Unregistered while the plan has the job held for its changes: the job is released, not left
