@@ -140,14 +140,10 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
     notes.insert(notes.end(), found.notes.begin(), found.notes.end());
 }
 
-}  // namespace
-
-FailureAnalysis analyse_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
-                                const Config& config) {
-    const auto& registration = *context.registration;
+// What Slurm says of the run: its nodes and their states, how it ended; sets the state the run
+// ended in as Slurm names it (a requeue by Slurm has none of its own).
+recovery::Evidence slurm_evidence(const FailureContext& context, FailureAnalysis& analysis) {
     const auto& job = *context.job;
-    FailureAnalysis analysis;
-
     recovery::Evidence evidence;
     evidence.slurm.node_list = context.run_nodes;
     evidence.slurm.node_states = facts_for(context.run_nodes, *context.nodes);
@@ -165,29 +161,36 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
         evidence.slurm.state_reason = job.state_reason;
     }
     evidence.slurm.state = analysis.slurm_state;
+    return evidence;
+}
 
+// Bounded excerpts of the job's stdout and stderr, read with the owner's credentials; what
+// cannot be read becomes a note.
+void read_logs(const FailureContext& context, const Config& config, recovery::Evidence& evidence,
+               std::vector<std::string>& notes) {
+    const auto& job = *context.job;
     std::vector<std::string> files{job.std_out};
     if (!job.std_err.empty() && job.std_err != job.std_out) {
         files.push_back(job.std_err);
     }
-    if (auto as_owner = read_as(context.read_as); !as_owner) {
-        analysis.notes.push_back("logs not read: " + as_owner.error().message);
-    } else {
-        for (const auto& file : files) {
-            auto excerpt = recovery::LogExcerpt::read(file, config.log_limits);
-            if (excerpt) {
-                evidence.logs.push_back(std::move(*excerpt));
-            } else {
-                analysis.notes.push_back("log not read: " + excerpt.error().message);
-            }
+    auto as_owner = read_as(context.read_as);
+    if (!as_owner) {
+        notes.push_back("logs not read: " + as_owner.error().message);
+        return;
+    }
+    for (const auto& file : files) {
+        auto excerpt = recovery::LogExcerpt::read(file, config.log_limits);
+        if (excerpt) {
+            evidence.logs.push_back(std::move(*excerpt));
+        } else {
+            notes.push_back("log not read: " + excerpt.error().message);
         }
     }
+}
 
-    // After the logs, with the owner's credentials given back: the node evidence (the epilog
-    // spool, Prometheus' credentials file) is read with the daemon's own rights.
-    if (context.node_evidence != nullptr) {
-        add_node_evidence(*context.node_evidence, context, evidence, analysis.notes);
-    }
+// The diagnosis of the evidence (a stall's own, naming the silent rank's node, for a hang).
+void diagnose_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
+                      const recovery::Evidence& evidence, FailureAnalysis& analysis) {
     if (auto diagnosis = recovery::diagnose(evidence, catalogue)) {
         analysis.diagnosis = std::move(*diagnosis);
     } else {
@@ -201,70 +204,77 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
             recovery::find_silent_rank(evidence.logs,
                                        job_nodes ? *job_nodes : std::vector<std::string>{}));
     }
+}
 
-    CorrelationOptions correlation_options;
-    correlation_options.window = config.suspect_node_window;
-    correlation_options.suspect_min_jobs = config.suspect_node_min_jobs;
-    correlation_options.step_tolerance = config.same_step_tolerance;
-    analysis.correlation = correlate_with_journal(
-        *context.store, registration.job, static_cast<int>(registration.attempt), context.run_nodes,
-        analysis.diagnosis, context.now, correlation_options);
+// What the checkpoint directory offers besides the newest usable checkpoint (which goes into
+// the analysis itself).
+struct CheckpointFindings {
+    std::optional<std::string> older;  // one older than the resumed one, for a corrupt resume
+    bool resumed_intact = false;       // the checkpoint the run resumed from still validates
+};
 
-    const bool declared = !registration.checkpoint_dir.empty();
-    std::optional<std::string> older;
-    bool resumed_intact = false;
-    common::Result<std::optional<common::ScopedFileIdentity>> as_owner = std::nullopt;
-    if (declared) {
-        as_owner = read_as(context.read_as);
+// Scans the declared checkpoint directory with the owner's credentials, given back on return.
+CheckpointFindings find_checkpoints(const FailureContext& context, const Config& config,
+                                    FailureAnalysis& analysis) {
+    const auto& registration = *context.registration;
+    CheckpointFindings findings;
+    if (registration.checkpoint_dir.empty()) {
+        return findings;
     }
-    if (declared && !as_owner) {
+    const auto as_owner = read_as(context.read_as);
+    if (!as_owner) {
         analysis.notes.push_back("checkpoints not read: " + as_owner.error().message);
-    } else if (declared) {
-        recovery::checkpoints::ScanOptions options;
-        options.pattern = registration.checkpoint_pattern;
-        options.marker = registration.checkpoint_marker;
-        // Written after the run ended (with slack for the last flush): something of the job
-        // is still running somewhere (a node that lost slurmd) and the file is not final.
-        // A running job's end_time is Slurm's forecast, not an end.
-        options.unfinished_after =
-            (context.stall != nullptr ? context.now : job.end_time.value_or(context.now)) +
-            k_checkpoint_grace;
-        // A checkpoint of no known format is used by name only when it has not been touched
-        // for the settle time: nothing else says it is complete.
-        options.settled_before = context.now - config.checkpoint_settle;
-        if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
-            analysis.checkpoint = chosen_path(*found);
-            resumed_intact = resumed_from_is_intact(*found, registration.last_checkpoint);
-            if (found->chosen && found->candidates[*found->chosen].layout ==
-                                     recovery::checkpoints::Layout::by_name) {
-                analysis.checkpoint_caveat =
-                    "the checkpoint directory holds no format the supervisor knows, so " +
-                    *analysis.checkpoint +
-                    " was chosen by its step number (the newest entry not modified in the last " +
-                    std::to_string(config.checkpoint_settle.count()) +
-                    " s) and its content could not be checked";
-                analysis.notes.push_back(*analysis.checkpoint_caveat);
-            }
-            for (const auto& candidate : found->candidates) {
-                if (candidate.verdict == recovery::checkpoints::Verdict::rejected) {
-                    analysis.rejected_checkpoints.push_back(candidate.path.string() + ": " +
-                                                            candidate.reason);
-                }
-            }
-        } else {
-            analysis.notes.push_back(found.error().message);
+        return findings;
+    }
+    recovery::checkpoints::ScanOptions options;
+    options.pattern = registration.checkpoint_pattern;
+    options.marker = registration.checkpoint_marker;
+    // Written after the run ended (with slack for the last flush): something of the job
+    // is still running somewhere (a node that lost slurmd) and the file is not final.
+    // A running job's end_time is Slurm's forecast, not an end.
+    options.unfinished_after =
+        (context.stall != nullptr ? context.now : context.job->end_time.value_or(context.now)) +
+        k_checkpoint_grace;
+    // A checkpoint of no known format is used by name only when it has not been touched
+    // for the settle time: nothing else says it is complete.
+    options.settled_before = context.now - config.checkpoint_settle;
+    if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
+        analysis.checkpoint = chosen_path(*found);
+        findings.resumed_intact = resumed_from_is_intact(*found, registration.last_checkpoint);
+        if (found->chosen &&
+            found->candidates[*found->chosen].layout == recovery::checkpoints::Layout::by_name) {
+            analysis.checkpoint_caveat =
+                "the checkpoint directory holds no format the supervisor knows, so " +
+                *analysis.checkpoint +
+                " was chosen by its step number (the newest entry not modified in the last " +
+                std::to_string(config.checkpoint_settle.count()) +
+                " s) and its content could not be checked";
+            analysis.notes.push_back(*analysis.checkpoint_caveat);
         }
-        if (!registration.last_checkpoint.empty() && !resumed_intact &&
-            analysis.diagnosis.cause == recovery::Cause::checkpoint_corrupt) {
-            options.older_than = registration.last_checkpoint;
-            if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
-                older = chosen_path(*found);
+        for (const auto& candidate : found->candidates) {
+            if (candidate.verdict == recovery::checkpoints::Verdict::rejected) {
+                analysis.rejected_checkpoints.push_back(candidate.path.string() + ": " +
+                                                        candidate.reason);
             }
+        }
+    } else {
+        analysis.notes.push_back(found.error().message);
+    }
+    if (!registration.last_checkpoint.empty() && !findings.resumed_intact &&
+        analysis.diagnosis.cause == recovery::Cause::checkpoint_corrupt) {
+        options.older_than = registration.last_checkpoint;
+        if (auto found = recovery::checkpoints::scan(registration.checkpoint_dir, options)) {
+            findings.older = chosen_path(*found);
         }
     }
+    return findings;
+}
 
-    as_owner = std::nullopt;  // the journal and the store are read with the daemon's rights
-
+// Everything plan_recovery() weighs: the diagnosis, the whitelist, the budget, the checkpoints,
+// knobs, nodes and the history. Reads the journal and the store with the daemon's rights.
+recovery::PlanRequest plan_request(const FailureContext& context, const Config& config,
+                                   FailureAnalysis& analysis, const CheckpointFindings& found) {
+    const auto& registration = *context.registration;
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
     request.whitelist = whitelist_of(registration.allowed_actions);
@@ -275,11 +285,11 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     request.outside_requeues = outside;
     request.outside_requeue_limit = config.outside_requeue_limit;
     request.max_attempts = registration.max_attempts;
-    request.checkpoint_dir_declared = declared;
+    request.checkpoint_dir_declared = !registration.checkpoint_dir.empty();
     request.checkpoint = analysis.checkpoint;
-    request.older_checkpoint = older;
+    request.older_checkpoint = found.older;
     request.resumed_from = registration.last_checkpoint;
-    request.resumed_checkpoint_intact = resumed_intact;
+    request.resumed_checkpoint_intact = found.resumed_intact;
     if (auto knobs = knobs_of(registration)) {
         request.knobs = std::move(*knobs);
     } else {
@@ -292,7 +302,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     }
     request.excluded_nodes = registration.excluded_nodes;
     request.max_excluded_nodes = config.max_excluded_nodes;
-    request.requeueable = job.requeueable;
+    request.requeueable = context.job->requeueable;
     request.can_resubmit = context.can_resubmit;
     request.is_operator = context.is_operator;
     if (auto allocation = recovery::expand_hostlist(context.run_nodes)) {
@@ -314,6 +324,33 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     request.same_failure_limit = config.same_failure_limit;
     request.slurm_requeued_itself = context.slurm_requeued;
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
+    return request;
+}
+
+}  // namespace
+
+FailureAnalysis analyse_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
+                                const Config& config) {
+    FailureAnalysis analysis;
+    auto evidence = slurm_evidence(context, analysis);
+    read_logs(context, config, evidence, analysis.notes);
+    // After the logs, with the owner's credentials given back: the node evidence (the epilog
+    // spool, Prometheus' credentials file) is read with the daemon's own rights.
+    if (context.node_evidence != nullptr) {
+        add_node_evidence(*context.node_evidence, context, evidence, analysis.notes);
+    }
+    diagnose_failure(context, catalogue, evidence, analysis);
+
+    CorrelationOptions correlation_options;
+    correlation_options.window = config.suspect_node_window;
+    correlation_options.suspect_min_jobs = config.suspect_node_min_jobs;
+    correlation_options.step_tolerance = config.same_step_tolerance;
+    analysis.correlation = correlate_with_journal(
+        *context.store, context.registration->job, static_cast<int>(context.registration->attempt),
+        context.run_nodes, analysis.diagnosis, context.now, correlation_options);
+
+    const auto checkpoints = find_checkpoints(context, config, analysis);
+    const auto request = plan_request(context, config, analysis, checkpoints);
     analysis.plan = recovery::plan_recovery(request);
     if (context.stall != nullptr) {
         restrict_stall_plan(analysis.plan, request.whitelist.allows(recovery::ActionKind::cancel));

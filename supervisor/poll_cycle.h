@@ -35,6 +35,7 @@
 #include "supervisor/access_refusals.h"
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
+#include "supervisor/failure_analysis.h"
 #include "supervisor/idle_gpu_watch.h"
 #include "supervisor/job_timers.h"
 #include "supervisor/job_troubles.h"
@@ -86,6 +87,11 @@ class PollCycle {
     bool record_unseen_requeue(state::Registration& registration, const slurm::JobSnapshot& job);
     void track_running(state::Registration& registration, const slurm::JobSnapshot& job,
                        common::TimePoint now);
+    // What analyse_failure() needs to look at this failure (asks slurmctld whether we are an
+    // operator only when the job allows drain_node).
+    FailureContext failure_context(const state::Registration& registration,
+                                   const slurm::JobSnapshot& job, const state::Attempt& attempt,
+                                   Observation observation, const Stall* stall);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation, const Stall* stall = nullptr);
     // The timed looks of `due` (jobs that changed, or whose timer came due): stall, straggler,

@@ -51,104 +51,192 @@ nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
             {"notes", analysis.notes}};
 }
 
-}  // namespace
-
-using detail::exit_text;
-using detail::find_attempt;
-
-void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                               Observation observation, const Stall* stall) {
-    const auto now = m_clock.now();
-    const bool slurm_requeued = observation == Observation::slurm_requeued;
-    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
-                       .value_or(new_attempt(registration.job, registration.attempt));
-
-    FailureContext context;
-    context.registration = &registration;
-    context.job = &job;
-    context.nodes = &nodes();
-    context.run_nodes = !attempt.nodes.empty() ? attempt.nodes : job.nodes;
-    context.slurm_requeued = slurm_requeued;
-    context.restart_delta =
-        job.restart_count - std::min(job.restart_count, registration.seen_restart_count);
-    context.store = &m_store;
-    context.now = now;
-    context.can_resubmit = m_store.job_spec(registration.job).has_value();
-    context.stall = stall;
-    context.read_as = m_owners.of(registration, job);
-    context.node_evidence = m_node_evidence;
-    if (std::ranges::find(registration.allowed_actions, "drain_node") !=
-        registration.allowed_actions.end()) {
-        context.is_operator = ask_is_operator();
-    }
-    const auto analysis = analyse_failure(context, m_catalogue, m_config);
-    const auto& correlation = analysis.correlation;
-    const auto correlated = describe(correlation);
-    const std::string cause(recovery::to_string(analysis.diagnosis.cause));
-    auto report = failure_report(analysis, correlated);
-    if (slurm_requeued) {
-        report.headline = "was requeued by Slurm or an administrator; recovering";
-    }
-
-    auto transaction = m_store.begin();
-    if (!still_current(registration)) {
-        return;  // changed by another process since this cycle read it: look again next cycle
-    }
+// The "observed" event (how the attempt ended or hung, where) and the "diagnosis" event.
+void record_findings(state::Store& store, const state::Registration& registration,
+                     const state::Attempt& attempt, const FailureContext& context,
+                     const FailureAnalysis& analysis, const std::string& cause) {
+    const auto& job = *context.job;
+    const Stall* stall = context.stall;
     nlohmann::json observed = {{"state", analysis.slurm_state},
                                {"restart_count", job.restart_count}};
     if (stall != nullptr) {
         observed["stall"] = stall_json(*stall);
     }
-    record_event(m_store, registration.job, now, "observed",
-                 "attempt " + std::to_string(attempt.number) +
-                     (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
-                     (slurm_requeued ? "" : exit_text(job)) +
-                     (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
-                     (slurm_requeued ? " (requeued by Slurm or an administrator, restart count " +
-                                           std::to_string(job.restart_count) + ")"
-                                     : "") +
-                     (stall != nullptr ? ", " + stall->summary : ""),
-                 observed);
+    record_event(
+        store, registration.job, context.now, "observed",
+        "attempt " + std::to_string(attempt.number) +
+            (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
+            (context.slurm_requeued ? "" : detail::exit_text(job)) +
+            (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
+            (context.slurm_requeued ? " (requeued by Slurm or an administrator, restart count " +
+                                          std::to_string(job.restart_count) + ")"
+                                    : "") +
+            (stall != nullptr ? ", " + stall->summary : ""),
+        observed);
     auto diagnosis_data = diagnosis_json(analysis);
     diagnosis_data["attempt"] = attempt.number;
-    diagnosis_data["correlation"] = correlation_json(correlation);
-    record_event(m_store, registration.job, now, "diagnosis",
-                 with_correlation(cause + ": " + analysis.diagnosis.summary, correlation),
+    diagnosis_data["correlation"] = correlation_json(analysis.correlation);
+    record_event(store, registration.job, context.now, "diagnosis",
+                 with_correlation(cause + ": " + analysis.diagnosis.summary, analysis.correlation),
                  diagnosis_data);
-    report_new_suspects(m_store, registration, correlation, analysis.plan, now);
+}
 
+// The attempt that failed, closed with how and where it ended.
+void close_attempt(state::Store& store, state::Attempt& attempt, const FailureContext& context,
+                   const FailureAnalysis& analysis, const std::string& cause) {
+    const auto& job = *context.job;
     // A running job's end_time is Slurm's forecast; a hung one ends now, when it is stopped.
-    attempt.ended_at = stall != nullptr ? now : job.end_time.value_or(now);
+    attempt.ended_at = context.stall != nullptr ? context.now : job.end_time.value_or(context.now);
     attempt.final_state = analysis.slurm_state;
-    if (!slurm_requeued) {
+    if (!context.slurm_requeued) {
         attempt.exit_code = job.exit_code;
         attempt.signal = job.signal;
     }
     attempt.nodes = context.run_nodes;
     attempt.cause = cause;
     attempt.failed_step = analysis.diagnosis.step;
-    m_store.upsert_attempt(attempt);
+    store.upsert_attempt(attempt);
+}
 
-    const auto expected_restart_count = registration.seen_restart_count;
-    std::string ended = " failed (" + cause + ")";
-    if (slurm_requeued) {
+// How the attempt ended, for the transition's reason; a requeue by Slurm or an administrator
+// is counted as such (seen_restart_count, outside_requeues) instead of as a failure.
+std::string count_the_end(state::Registration& registration, const FailureContext& context,
+                          const std::string& cause, const Config& config) {
+    if (context.slurm_requeued) {
         // Preemption, an administrator or Slurm after a node failure: journalled and shown,
         // not charged to max_attempts (failure_analysis.cpp), capped by outside_requeue_limit.
-        registration.seen_restart_count = job.restart_count;
+        registration.seen_restart_count = context.job->restart_count;
         ++registration.outside_requeues;
-        ended = " was requeued by Slurm or an administrator (" + cause +
-                "); not counted against --max-attempts (" +
-                std::to_string(registration.outside_requeues) + " of at most " +
-                std::to_string(m_config.outside_requeue_limit) + " such requeues)";
-    } else if (stall != nullptr) {
-        ended = " hung (" + cause + ", no progress for " + format_stall_timeout(stall->silent_for) +
-                ")";
+        return " was requeued by Slurm or an administrator (" + cause +
+               "); not counted against --max-attempts (" +
+               std::to_string(registration.outside_requeues) + " of at most " +
+               std::to_string(config.outside_requeue_limit) + " such requeues)";
     }
+    if (context.stall != nullptr) {
+        return " hung (" + cause + ", no progress for " +
+               format_stall_timeout(context.stall->silent_for) + ")";
+    }
+    return " failed (" + cause + ")";
+}
+
+// The plan's steps as the intent log (state::Action rows, executed after the commit), and
+// their kinds for the decision event.
+nlohmann::json record_planned_steps(state::Store& store, const state::Registration& registration,
+                                    const FailureAnalysis& analysis, std::uint32_t attempt,
+                                    std::uint32_t expected_restart_count,
+                                    const FailureContext& context) {
+    nlohmann::json kinds = nlohmann::json::array();
+    const auto planned =
+        steps_for(analysis.plan, analysis.diagnosis, registration, expected_restart_count);
+    for (std::uint32_t step = 0; step < planned.size(); ++step) {
+        state::Action action;
+        action.job = registration.job;
+        action.attempt = attempt;
+        action.step = step;
+        action.kind = planned[step].kind;
+        auto params = planned[step].params;
+        if (context.stall != nullptr && planned[step].kind == "requeue") {
+            params["stop_running"] = true;  // Slurm kills a running job it requeues
+        }
+        if (context.stall != nullptr && planned[step].kind == "resubmit") {
+            params["cancel_running"] = true;  // allowed: restrict_stall_plan kept the step
+        }
+        action.params_json = common::json_text(params);
+        action.created_at = action.updated_at = context.now;
+        store.insert_action(action);
+        kinds.push_back(action.kind);
+    }
+    return kinds;
+}
+
+// The next attempt: its resume environment (attempt number, the plan's variables, the
+// checkpoint to resume from) and its row, with the restart count it will run under.
+void prepare_next_attempt(state::Store& store, state::Registration& registration,
+                          const FailureAnalysis& analysis, std::uint32_t failed_attempt,
+                          std::uint32_t expected_restart_count, const FailureContext& context) {
+    const std::uint32_t next = failed_attempt + 1;
+    auto env = store.resume_env(registration.job);
+    env[k_attempt] = std::to_string(next);
+    for (const auto& [name, value] : analysis.plan.env) {
+        env[name] = value;
+    }
+    const auto resume_from = analysis.plan.resume_from;
+    if (resume_from) {
+        env[k_resume_from] = *resume_from;
+    } else {
+        env.erase(k_resume_from);
+    }
+    store.set_resume_env(registration.job, env);
+    auto following = new_attempt(registration.job, next);
+    following.restart_count =
+        context.slurm_requeued ? context.job->restart_count : expected_restart_count + 1;
+    following.resumed_from = resume_from.value_or("");
+    store.upsert_attempt(following);
+    registration.attempt = next;
+    registration.last_checkpoint = resume_from.value_or("");
+}
+
+}  // namespace
+
+using detail::find_attempt;
+
+FailureContext PollCycle::failure_context(const state::Registration& registration,
+                                          const slurm::JobSnapshot& job,
+                                          const state::Attempt& attempt, Observation observation,
+                                          const Stall* stall) {
+    FailureContext context;
+    context.registration = &registration;
+    context.job = &job;
+    context.nodes = &nodes();
+    context.run_nodes = !attempt.nodes.empty() ? attempt.nodes : job.nodes;
+    context.slurm_requeued = observation == Observation::slurm_requeued;
+    context.restart_delta =
+        job.restart_count - std::min(job.restart_count, registration.seen_restart_count);
+    context.store = &m_store;
+    context.now = m_clock.now();
+    context.can_resubmit = m_store.job_spec(registration.job).has_value();
+    context.stall = stall;
+    context.read_as = m_owners.of(registration, job);
+    context.node_evidence = m_node_evidence;
+    if (std::ranges::find(registration.allowed_actions, "drain_node") !=
+        registration.allowed_actions.end()) {
+        context.is_operator = ask_is_operator();  // an RPC: only when draining is allowed
+    }
+    return context;
+}
+
+void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
+                               Observation observation, const Stall* stall) {
+    // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
+    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
+                       .value_or(new_attempt(registration.job, registration.attempt));
+    const auto context = failure_context(registration, job, attempt, observation, stall);
+    const auto now = context.now;
+    const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    const std::string cause(recovery::to_string(analysis.diagnosis.cause));
+    auto report = failure_report(analysis, describe(analysis.correlation));
+    if (context.slurm_requeued) {
+        report.headline = "was requeued by Slurm or an administrator; recovering";
+    }
+
+    // 2. Record it all in one transaction, unless another process changed the job meanwhile.
+    auto transaction = m_store.begin();
+    if (!still_current(registration)) {
+        return;  // changed by another process since this cycle read it: look again next cycle
+    }
+    record_findings(m_store, registration, attempt, context, analysis, cause);
+    report_new_suspects(m_store, registration, analysis.correlation, analysis.plan, now);
+    close_attempt(m_store, attempt, context, analysis, cause);
+
+    // 3. The attempt's end moves the job to recovering (or counts an outside requeue).
+    const auto expected_restart_count = registration.seen_restart_count;
+    const auto ended = count_the_end(registration, context, cause, m_config);
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     apply_transition(m_store, registration, observation,
                      "attempt " + std::to_string(attempt.number) + ended, now, report);
 
+    // 4. The decision: escalate, or the plan's effects, its steps and the next attempt.
     nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
                                 {"reason", analysis.plan.reason},
                                 {"would_have_done", analysis.plan.would_have_done},
@@ -164,51 +252,13 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
             registration.excluded_nodes.push_back(node);
         }
         registration.knobs_json = knobs_to_json(analysis.plan.knobs);
-        nlohmann::json steps = nlohmann::json::array();
-        const auto planned =
-            steps_for(analysis.plan, analysis.diagnosis, registration, expected_restart_count);
-        for (std::uint32_t step = 0; step < planned.size(); ++step) {
-            state::Action action;
-            action.job = registration.job;
-            action.attempt = attempt.number;
-            action.step = step;
-            action.kind = planned[step].kind;
-            auto params = planned[step].params;
-            if (stall != nullptr && planned[step].kind == "requeue") {
-                params["stop_running"] = true;  // Slurm kills a running job it requeues
-            }
-            if (stall != nullptr && planned[step].kind == "resubmit") {
-                params["cancel_running"] = true;  // allowed: restrict_stall_plan kept the step
-            }
-            action.params_json = common::json_text(params);
-            action.created_at = action.updated_at = now;
-            m_store.insert_action(action);
-            steps.push_back(action.kind);
-        }
-        plan_data["actions"] = steps;
+        plan_data["actions"] = record_planned_steps(m_store, registration, analysis, attempt.number,
+                                                    expected_restart_count, context);
         plan_data["start_delay_s"] = analysis.plan.start_delay.count();
         record_event(m_store, registration.job, now, "decision", "plan: " + analysis.plan.reason,
                      plan_data);
-
-        const std::uint32_t next = attempt.number + 1;
-        auto env = m_store.resume_env(registration.job);
-        env[k_attempt] = std::to_string(next);
-        for (const auto& [name, value] : analysis.plan.env) {
-            env[name] = value;
-        }
-        const auto resume_from = analysis.plan.resume_from;
-        if (resume_from) {
-            env[k_resume_from] = *resume_from;
-        } else {
-            env.erase(k_resume_from);
-        }
-        m_store.set_resume_env(registration.job, env);
-        auto following = new_attempt(registration.job, next);
-        following.restart_count = slurm_requeued ? job.restart_count : expected_restart_count + 1;
-        following.resumed_from = resume_from.value_or("");
-        m_store.upsert_attempt(following);
-        registration.attempt = next;
-        registration.last_checkpoint = resume_from.value_or("");
+        prepare_next_attempt(m_store, registration, analysis, attempt.number,
+                             expected_restart_count, context);
     }
     registration.updated_at = now;
     m_store.update_registration(registration);
