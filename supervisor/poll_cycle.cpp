@@ -199,15 +199,13 @@ void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std
     }
 }
 
+// The steps of ARCHITECTURE.md's "One poll cycle", in its order (steps 7 and 8 are the
+// daemon's, after this returns).
 CycleReport PollCycle::run() {
     m_nodes.reset();
     CycleReport report;
-    // Rows written since the last refresh, and those the last cycle's own looks wrote (a look
-    // may have left a job because another process changed its row meanwhile: looked at again).
-    auto written = m_watched.refresh(m_store);
-    forget_unwatched(written);
-    written.merge(m_written_by_last_looks);
-    m_written_by_last_looks.clear();
+    // 1. The watched registrations, and which rows changed since the last look.
+    auto written = refresh_watched();
     std::vector<common::JobId> ids = m_watched.ids();
     report.watched = static_cast<int>(ids.size());
     if (ids.empty()) {
@@ -217,7 +215,45 @@ CycleReport PollCycle::run() {
         }
         return report;
     }
+    // 2. Slurm's answer for all of them; none (unreachable): the daemon backs off.
+    if (!ask_slurm(ids, report)) {
+        return report;
+    }
+    if (!report.slurm_changed && written.empty() && m_moved.empty() &&
+        !m_watched.any_pending_or_recovering() && m_troubles.empty() &&
+        m_store.unfinished_actions().empty()) {
+        // Nothing moved since the last look, in Slurm or in the store; only a timed look (step
+        // 5) can need a decision (a hung job changes nothing in Slurm, a pending wait grows by
+        // itself), and only the jobs whose timers came due are touched.
+        if (timed_looks({}, m_jobs, report) > 0) {
+            report.actions_finished += m_executor.run(m_jobs);
+        }
+        return report;
+    }
+    // 3. Actions left in flight, reconciled against what Slurm shows, before anything new.
+    if (!finish_actions_in_flight(ids, written, report)) {
+        return report;
+    }
+    // 4. Each job with something new: observe, transition, and on a failure the recovery plan.
+    auto looked = look_at_changed_jobs(ids, written, report);
+    // 5. The timed looks (stall, straggler, idle GPU, stuck pending) of every job that changed.
+    timed_looks(looked, m_jobs, report);
+    // 6. The steps the plans of this cycle recorded, each committed before the next.
+    report.actions_finished += m_executor.run(m_jobs);
+    return report;
+}
 
+std::set<common::JobId> PollCycle::refresh_watched() {
+    // Rows written since the last refresh, and those the last cycle's own looks wrote (a look
+    // may have left a job because another process changed its row meanwhile: looked at again).
+    auto written = m_watched.refresh(m_store);
+    forget_unwatched(written);
+    written.merge(m_written_by_last_looks);
+    m_written_by_last_looks.clear();
+    return written;
+}
+
+bool PollCycle::ask_slurm(std::vector<common::JobId>& ids, CycleReport& report) {
     // nullopt: exactly the previous answer, kept in m_jobs (no copy of N snapshots); else the
     // whole answer, or only the jobs that moved since it.
     auto query = m_client.load_jobs_if_changed(ids);
@@ -231,7 +267,7 @@ CycleReport PollCycle::run() {
                 return std::ranges::find(*refused, id) != refused->end();
             });
             if (ids.empty()) {
-                return report;
+                return false;
             }
             query = m_client.load_jobs_if_changed(ids);
         }
@@ -250,42 +286,40 @@ CycleReport PollCycle::run() {
         report.slurm_reachable = false;
         report.slurm_error = query.error().message;
         report.slurm_error_kind = std::string(slurm::to_string(query.error().kind));
-        return report;
+        return false;
     }
     report.slurm_changed = query->has_value() || probed;
     if (query->has_value()) {
         take_answer(std::move(**query), ids);
     }
-    auto& jobs = m_jobs;
-    if (!report.slurm_changed && written.empty() && m_moved.empty() &&
-        !m_watched.any_pending_or_recovering() && m_troubles.empty() &&
-        m_store.unfinished_actions().empty()) {
-        // Nothing moved since the last look, in Slurm or in the store; only a timed look can
-        // need a decision (a hung job changes nothing in Slurm, a pending wait grows by
-        // itself), and only the jobs whose timers came due are touched.
-        if (timed_looks({}, jobs, report) > 0) {
-            report.actions_finished += m_executor.run(jobs);
-        }
-        return report;
-    }
+    return true;
+}
 
-    // Actions left in flight (by the previous cycle, or by a process that was killed) first,
-    // reconciled against what Slurm shows, before anything new is decided.
-    if (const int reconciled = m_executor.run(jobs); reconciled > 0) {
-        report.actions_finished += reconciled;
-        // They changed the jobs they acted on: look at fresh snapshots, not this cycle's.
-        auto again = m_client.load_jobs(ids);
-        if (!again) {
-            report.slurm_reachable = false;
-            report.slurm_error = again.error().message;
-            report.slurm_error_kind = std::string(slurm::to_string(again.error().kind));
-            return report;
-        }
-        take_answer(std::move(*again), ids);
-        auto rewritten = m_watched.refresh(m_store);
-        forget_unwatched(rewritten);
-        written.merge(rewritten);
+bool PollCycle::finish_actions_in_flight(const std::vector<common::JobId>& ids,
+                                         std::set<common::JobId>& written, CycleReport& report) {
+    const int reconciled = m_executor.run(m_jobs);
+    if (reconciled == 0) {
+        return true;
     }
+    report.actions_finished += reconciled;
+    // They changed the jobs they acted on: look at fresh snapshots, not this cycle's.
+    auto again = m_client.load_jobs(ids);
+    if (!again) {
+        report.slurm_reachable = false;
+        report.slurm_error = again.error().message;
+        report.slurm_error_kind = std::string(slurm::to_string(again.error().kind));
+        return false;
+    }
+    take_answer(std::move(*again), ids);
+    auto rewritten = m_watched.refresh(m_store);
+    forget_unwatched(rewritten);
+    written.merge(rewritten);
+    return true;
+}
+
+std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common::JobId>& ids,
+                                                        const std::set<common::JobId>& written,
+                                                        CycleReport& report) {
     std::set<common::JobId> in_flight;
     for (const auto& action : m_store.unfinished_actions()) {
         in_flight.insert(action.job);
@@ -315,8 +349,8 @@ CycleReport PollCycle::run() {
         to_look, [](const auto* a, const auto* b) { return a->created_at < b->created_at; });
     std::set<common::JobId> looked;
     for (const auto* registration : to_look) {
-        const auto it = jobs.find(registration->job);
-        const auto job = it == jobs.end() ? std::nullopt : std::optional(it->second);
+        const auto it = m_jobs.find(registration->job);
+        const auto job = it == m_jobs.end() ? std::nullopt : std::optional(it->second);
         // A copy: look_at writes the store, and the index follows only at the next refresh.
         auto current = *registration;
         contain(current, report,
@@ -324,15 +358,13 @@ CycleReport PollCycle::run() {
         m_moved.erase(current.job);
         looked.insert(current.job);
     }
-    // The rows the looks wrote, then the timed looks of every job that changed.
+    // The rows the looks wrote: looked at again next cycle, and timed now with the others.
     auto after_looks = m_watched.refresh(m_store);
     forget_unwatched(after_looks);
     m_written_by_last_looks = after_looks;
     looked.merge(after_looks);
-    looked.merge(written);
-    timed_looks(looked, jobs, report);
-    report.actions_finished += m_executor.run(jobs);
-    return report;
+    looked.insert(written.begin(), written.end());
+    return looked;
 }
 
 void PollCycle::take_answer(slurm::JobChanges changes, const std::vector<common::JobId>& ids) {

@@ -78,6 +78,21 @@ class PollCycle {
     void set_node_evidence(node_evidence::Source* source) { m_node_evidence = source; }
 
   private:
+    // The steps of run(), in order (ARCHITECTURE.md, "One poll cycle").
+    // 1: refreshes the watched index; the jobs whose rows changed since the last look.
+    std::set<common::JobId> refresh_watched();
+    // 2: Slurm's answer for `ids` (minus the jobs it refuses to show, which are counted) into
+    // m_jobs; false when there is none (unreachable, or every job refused): the cycle ends.
+    bool ask_slurm(std::vector<common::JobId>& ids, CycleReport& report);
+    // 3: the actions left in flight; when any finished, the jobs are asked for again (false:
+    // slurmctld did not answer, the cycle ends) and the rows they wrote join `written`.
+    bool finish_actions_in_flight(const std::vector<common::JobId>& ids,
+                                  std::set<common::JobId>& written, CycleReport& report);
+    // 4: look_at() for each job with something new, oldest registration first, each contained;
+    // the jobs looked at or written, for the timed looks.
+    std::set<common::JobId> look_at_changed_jobs(const std::vector<common::JobId>& ids,
+                                                 const std::set<common::JobId>& written,
+                                                 CycleReport& report);
     void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
                  bool plan_in_progress, CycleReport& report);
     void validate(state::Registration& registration, const slurm::JobSnapshot& job);
