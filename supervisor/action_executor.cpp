@@ -22,15 +22,6 @@ nlohmann::json params_of(const state::Action& action) {
     return json.is_object() ? json : nlohmann::json::object();
 }
 
-// Fixes the plan already wrote into the resume environment.
-bool is_environment_fix(const std::string& kind) {
-    using recovery::ActionKind;
-    const auto parsed = recovery::action_from_string(kind);
-    return parsed &&
-           (*parsed == ActionKind::reduce_batch_size || *parsed == ActionKind::reduce_workers ||
-            *parsed == ActionKind::set_env || *parsed == ActionKind::restore_older_checkpoint);
-}
-
 }  // namespace
 
 int ActionExecutor::run(const std::map<common::JobId, slurm::JobSnapshot>& jobs) {
@@ -61,14 +52,15 @@ bool ActionExecutor::execute(const state::Action& action,
                              const std::optional<slurm::JobSnapshot>& job) {
     const auto now = m_clock.now();
     const auto registration = m_store.registration(action.job);
-    if (action.kind == "resubmit" && action.status == state::ActionStatus::executing &&
+    const auto kind = step_kind_of(action);
+    if (kind == StepKind::resubmit && action.status == state::ActionStatus::executing &&
         registration && registration->outcome == state::Outcome::resubmitted &&
         !registration->next_job.empty()) {
         // Killed after the new job was committed, before it was released: finish that, or the
         // new job would stay held while `status` says it is watched.
         return finish_resubmit(action, params_of(action), registration->next_job);
     }
-    if (action.kind == k_release_step && (!registration || !registration->watching) &&
+    if (kind == StepKind::release && (!registration || !registration->watching) &&
         held_by_plan(action)) {
         // Unregistered while the plan had the job held: hand it back released, not held
         // forever (a job the plan did not hold is left as it is).
@@ -101,7 +93,12 @@ bool ActionExecutor::execute(const state::Action& action,
         common::failpoint("after_intent");
     }
     const auto params = params_of(action);
-    if (is_environment_fix(action.kind)) {
+    if (!kind) {
+        finish(action, state::ActionStatus::refused,
+               "action " + action.kind + " is not carried out by this version", std::nullopt, true);
+        return true;
+    }
+    if (is_environment_fix(*kind)) {
         const auto detail = params.value("detail", std::string());
         finish(action, state::ActionStatus::done,
                "in the resume environment: " +
@@ -109,7 +106,7 @@ bool ActionExecutor::execute(const state::Action& action,
                std::nullopt, false);
         return true;
     }
-    if (action.kind == "drain_node") {
+    if (*kind == StepKind::drain_node) {
         return drain_nodes(action, params);
     }
     if (!job) {
@@ -117,30 +114,31 @@ bool ActionExecutor::execute(const state::Action& action,
                std::nullopt, true);
         return true;
     }
-    if (action.kind == "requeue") {
-        return requeue(action, params, *job);
+    switch (*kind) {
+        case StepKind::requeue:
+            return requeue(action, params, *job);
+        case StepKind::exclude_node:
+            return exclude_nodes(action, params);
+        case StepKind::extend_time_limit:
+            return extend_time_limit(action, params);
+        case StepKind::release:
+            return release(action, params);
+        case StepKind::resubmit:
+            return resubmit(action, params);
+        case StepKind::reduce_batch_size:
+        case StepKind::reduce_workers:
+        case StepKind::set_env:
+        case StepKind::restore_older_checkpoint:
+        case StepKind::drain_node:
+            break;  // done above
     }
-    if (action.kind == "exclude_node") {
-        return exclude_nodes(action, params);
-    }
-    if (action.kind == "extend_time_limit") {
-        return extend_time_limit(action, params);
-    }
-    if (action.kind == k_release_step) {
-        return release(action, params);
-    }
-    if (action.kind == "resubmit") {
-        return resubmit(action, params);
-    }
-    finish(action, state::ActionStatus::refused,
-           "action " + action.kind + " is not carried out by this version", std::nullopt, true);
     return true;
 }
 
 bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
     const auto actions = m_store.actions(release_step.job);
     return std::ranges::any_of(actions, [&](const state::Action& a) {
-        return a.attempt == release_step.attempt && a.kind == "requeue" &&
+        return a.attempt == release_step.attempt && step_kind_of(a) == StepKind::requeue &&
                a.status == state::ActionStatus::done && params_of(a).value("hold", false);
     });
 }

@@ -10,6 +10,7 @@
 #include "supervisor/action_executor.h"
 #include "supervisor/drain_limits.h"
 #include "supervisor/resume_env.h"
+#include "supervisor/step_kind.h"
 
 namespace supervisor {
 namespace {
@@ -222,7 +223,7 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::js
             // Without an exclusion in the same plan the job could land on the node again.
             const auto actions = m_store.actions(action.job);
             const bool excluded = std::ranges::any_of(actions, [&](const state::Action& a) {
-                return a.attempt == action.attempt && a.kind == "exclude_node";
+                return a.attempt == action.attempt && step_kind_of(a) == StepKind::exclude_node;
             });
             return slurm_failed(action, done.error(), "Slurm refused to drain " + node, !excluded);
         }

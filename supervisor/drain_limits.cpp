@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "supervisor/step_kind.h"
+
 namespace supervisor {
 
 std::vector<std::string> drained_by(const state::Action& action) {
@@ -29,12 +31,14 @@ DrainBudget drain_budget(const state::Store& store, const Config& config, const 
     }
     std::size_t for_job = 0;
     for (const auto& action : store.actions(job)) {
-        if (action.kind == "drain_node" && action.status == state::ActionStatus::done) {
+        if (step_kind_of(action) == StepKind::drain_node &&
+            action.status == state::ActionStatus::done) {
             for_job += drained_by(action).size();
         }
     }
     std::size_t this_hour = 0;
-    for (const auto& action : store.done_actions_since("drain_node", now - std::chrono::hours(1))) {
+    for (const auto& action : store.done_actions_since(
+             std::string(step_kind_text(StepKind::drain_node)), now - std::chrono::hours(1))) {
         this_hour += drained_by(action).size();
     }
     if (for_job >= config.drain_max_per_job) {

@@ -22,7 +22,11 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
         plan.actions, [](const auto& action) { return is_restart(action.kind); });
     const bool resubmit = restart != plan.actions.end() && restart->kind == ActionKind::resubmit;
     for (const auto& action : plan.actions) {
-        const std::string kind(recovery::to_string(action.kind));
+        const auto step_kind = step_kind_for(action.kind);
+        if (!step_kind) {
+            continue;  // cancel and escalate: no step of their own
+        }
+        const StepKind kind = *step_kind;
         nlohmann::json params = {{"argument", action.argument}, {"detail", action.detail}};
         switch (action.kind) {
             case ActionKind::exclude_node:
@@ -63,14 +67,14 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
         if (plan.time_limit_minutes) {
             params["time_limit_minutes"] = *plan.time_limit_minutes;
         }
-        steps.push_back({std::string(recovery::to_string(ActionKind::resubmit)), params});
+        steps.push_back({StepKind::resubmit, params});
         return steps;
     }
     params["hold"] = !while_held.empty();
-    steps.push_back({std::string(recovery::to_string(ActionKind::requeue)), params});
+    steps.push_back({StepKind::requeue, params});
     if (!while_held.empty()) {
         steps.insert(steps.end(), while_held.begin(), while_held.end());
-        steps.push_back({k_release_step,
+        steps.push_back({StepKind::release,
                          {{"start_delay_s", plan.start_delay.count()},
                           {"expected_restart_count", expected_restart_count}}});
     }

@@ -17,13 +17,12 @@
 #include "recovery/diagnosis.h"
 #include "recovery/planner.h"
 #include "state/records.h"
+#include "supervisor/step_kind.h"
 
 namespace supervisor {
 
-inline constexpr const char* k_release_step = "release";
-
 struct Step {
-    std::string kind;  // an action id, or k_release_step
+    StepKind kind = StepKind::requeue;
     nlohmann::json params = nlohmann::json::object();
 };
 

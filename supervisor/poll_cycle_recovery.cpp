@@ -133,12 +133,12 @@ nlohmann::json record_planned_steps(state::Store& store, const state::Registrati
         action.job = registration.job;
         action.attempt = attempt;
         action.step = step;
-        action.kind = planned[step].kind;
+        action.kind = std::string(step_kind_text(planned[step].kind));
         auto params = planned[step].params;
-        if (context.stall != nullptr && planned[step].kind == "requeue") {
+        if (context.stall != nullptr && planned[step].kind == StepKind::requeue) {
             params["stop_running"] = true;  // Slurm kills a running job it requeues
         }
-        if (context.stall != nullptr && planned[step].kind == "resubmit") {
+        if (context.stall != nullptr && planned[step].kind == StepKind::resubmit) {
             params["cancel_running"] = true;  // allowed: restrict_stall_plan kept the step
         }
         action.params_json = common::json_text(params);
