@@ -241,7 +241,8 @@ TEST(PrometheusSource, GarbageAnErrorStatusOrRefusedCredentialsAreOneNoteEach) {
         {{401, "", false}, "refused our credentials (HTTP 401)"}};
     for (const auto& [response, expected] : answers) {
         FakePrometheus prometheus;
-        prometheus.answer = [&response](const http::Request&) { return response; };
+        // An init-capture: clang before 16 cannot capture a structured binding.
+        prometheus.answer = [&response = response](const http::Request&) { return response; };
         PrometheusSource source(site_settings(), 60s, prometheus.transport());
         const auto found = source.gather(failed_run());
         ASSERT_EQ(found.notes.size(), 1U);
