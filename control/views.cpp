@@ -14,6 +14,7 @@
 #include "common/json_text.h"
 #include "common/printable.h"
 #include "common/time_text.h"
+#include "state/event_kind.h"
 
 namespace control {
 namespace {
@@ -52,13 +53,14 @@ class LastDecisions {
   public:
     LastDecisions(const state::Store& store, std::size_t jobs_shown) : m_store(store) {
         if (jobs_shown > 1) {
-            m_all = store.last_events_of_kind(k_kind);
+            m_all = store.last_events_of_kind(state::event_kind_text(state::EventKind::decision));
         }
     }
 
     nlohmann::json of(const state::JobId& job) const {
         if (!m_all) {
-            return decision_json(m_store.last_event_of_kind(job, k_kind));
+            return decision_json(m_store.last_event_of_kind(
+                job, state::event_kind_text(state::EventKind::decision)));
         }
         const auto it = m_all->find(job);
         return decision_json(it == m_all->end() ? std::nullopt
@@ -66,7 +68,6 @@ class LastDecisions {
     }
 
   private:
-    static constexpr std::string_view k_kind = "decision";
     const state::Store& m_store;
     std::optional<std::map<state::JobId, state::Event>> m_all;
 };

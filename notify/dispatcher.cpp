@@ -15,6 +15,7 @@
 #include "notify/backoff.h"
 #include "notify/message.h"
 #include "notify/target.h"
+#include "state/event_kind.h"
 
 namespace notify {
 namespace {
@@ -61,7 +62,7 @@ void record(state::Store& store, const Notification& row, common::TimePoint at,
     state::Event event;
     event.job = row.job;
     event.at = at;
-    event.kind = "notification";
+    event.kind = std::string(state::event_kind_text(state::EventKind::notification));
     event.message = message;
     event.data_json = common::json_text(data);
     store.append_event(event);

@@ -2,6 +2,7 @@
 // and makes the counts agree with `supervisor events`: a decision is counted when its event is
 // committed, whichever process wrote it.
 #include "ops/daemon_metrics.h"
+#include "state/event_kind.h"
 
 #include <algorithm>
 
@@ -43,14 +44,16 @@ void DaemonMetrics::catch_up(const state::Store& store) {
 }
 
 void DaemonMetrics::read_event(const state::Event& event, const state::Store& store) {
-    if (event.kind != "diagnosis" && event.kind != "decision" && event.kind != "action") {
+    using state::EventKind;
+    const auto kind = state::event_kind_of(event);
+    if (kind != EventKind::diagnosis && kind != EventKind::decision && kind != EventKind::action) {
         return;
     }
     const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
     if (!data.is_object()) {
         return;  // not ours to judge here; `supervisor events` shows it as written
     }
-    if (event.kind == "diagnosis") {
+    if (kind == EventKind::diagnosis) {
         m_last_cause[event.job] = data.value("cause", "unknown");
         const auto number = data.value("attempt", 0);
         for (const auto& attempt : store.attempts(event.job)) {
@@ -61,7 +64,7 @@ void DaemonMetrics::read_event(const state::Event& event, const state::Store& st
                 m_detection_latency.observe(std::max(0.0, latency));
             }
         }
-    } else if (event.kind == "decision") {
+    } else if (kind == EventKind::decision) {
         const auto cause = m_last_cause.contains(event.job) ? m_last_cause[event.job] : "unknown";
         ++m_recoveries[{cause, data.value("escalate", false) ? "escalated" : "restarted"}];
     } else if (data.contains("status")) {  // an action's end; its start has no status

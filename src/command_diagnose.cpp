@@ -28,6 +28,7 @@
 #include "recovery/hostlist.h"
 #include "session.h"
 #include "slurm/job_state.h"
+#include "state/event_kind.h"
 #include "supervisor/config.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
@@ -237,8 +238,9 @@ std::string dump(const nlohmann::json& value) {
 common::Result<int> print_last_diagnosis(const state::Store& store, const common::JobId& job,
                                          bool json) {
     const auto events = store.events(job);
-    const auto last = std::find_if(events.rbegin(), events.rend(),
-                                   [](const state::Event& e) { return e.kind == "diagnosis"; });
+    const auto last = std::find_if(events.rbegin(), events.rend(), [](const state::Event& e) {
+        return state::event_kind_of(e) == state::EventKind::diagnosis;
+    });
     if (last == events.rend()) {
         return common::fail("job " + job.to_string() +
                                 " is no longer known to slurmctld (purged after MinJobAge) and "

@@ -85,7 +85,7 @@ bool ActionExecutor::execute(const state::Action& action,
     if (action.status == state::ActionStatus::planned) {
         auto transaction = m_store.begin();
         m_store.set_action_status(action.id, state::ActionStatus::executing, "", now);
-        record_event(m_store, action.job, now, "action",
+        record_event(m_store, action.job, now, state::EventKind::action,
                      "starting " + action.kind + " (attempt " + std::to_string(action.attempt) +
                          ", step " + std::to_string(action.step) + ")",
                      {{"action_id", action.id}, {"kind", action.kind}});
@@ -184,7 +184,7 @@ void ActionExecutor::finish(const state::Action& action, state::ActionStatus sta
     auto transaction = m_store.begin();
     m_store.set_action_status(action.id, status, result, now);
     record_event(
-        m_store, action.job, now, "action",
+        m_store, action.job, now, state::EventKind::action,
         action.kind + " " + std::string(state::to_string(status)) + ": " + result,
         {{"action_id", action.id}, {"kind", action.kind}, {"status", state::to_string(status)}});
     if (auto registration = m_store.registration(action.job)) {

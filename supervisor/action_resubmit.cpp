@@ -185,7 +185,7 @@ void ActionExecutor::register_resubmitted(const state::Action& action, const sta
     auto copied = spec;
     copied.job = next;
     m_store.set_job_spec(copied);
-    record_event(m_store, next, now, "registered",
+    record_event(m_store, next, now, state::EventKind::registered,
                  "resubmitted as attempt " + std::to_string(fresh.attempt) + " of job " +
                      action.job.to_string() + " (" + fresh.job_name + ")",
                  {{"previous_job", action.job.to_string()}, {"attempt", fresh.attempt}});

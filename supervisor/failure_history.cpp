@@ -8,6 +8,7 @@
 
 #include "recovery/cause.h"
 #include "recovery/hostlist.h"
+#include "state/event_kind.h"
 
 namespace supervisor {
 namespace {

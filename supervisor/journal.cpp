@@ -40,11 +40,11 @@ void notify_owner(state::Store& store, const state::Registration& registration,
 }  // namespace
 
 void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
-                  const std::string& kind, const std::string& message, const nlohmann::json& data) {
+                  state::EventKind kind, const std::string& message, const nlohmann::json& data) {
     state::Event event;
     event.job = job;
     event.at = at;
-    event.kind = kind;
+    event.kind = std::string(state::event_kind_text(kind));
     event.message = message;
     event.data_json = common::json_text(data);
     store.append_event(event);
@@ -56,7 +56,7 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     const auto row = transition(registration.status, observation);
     const std::string from = status_text(registration);
     if (row.verdict == Verdict::reject) {
-        record_event(store, registration.job, at, "rejected",
+        record_event(store, registration.job, at, state::EventKind::rejected,
                      "observation " + std::string(to_string(observation)) + " is not expected in " +
                          from + " (ignored; please report this)",
                      {{"status", from}, {"observation", to_string(observation)}});
@@ -70,7 +70,8 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     registration.status_reason = reason;
     registration.updated_at = at;
     const std::string to = status_text(registration);
-    record_event(store, registration.job, at, "transition", from + " -> " + to + ": " + reason,
+    record_event(store, registration.job, at, state::EventKind::transition,
+                 from + " -> " + to + ": " + reason,
                  {{"from", from}, {"to", to}, {"observation", to_string(observation)}});
     if (row.to == state::Status::completed) {
         store.delete_job_spec(registration.job);  // its environment may hold the owner's tokens
@@ -95,7 +96,7 @@ void record_internal_error(state::Store& store, const state::Registration& regis
                            const std::string& what, int failures, int pause_cycles, bool tell_owner,
                            common::TimePoint at) {
     const std::string job = registration.job.to_string();
-    record_event(store, registration.job, at, "internal_error",
+    record_event(store, registration.job, at, state::EventKind::internal_error,
                  "handling this job failed (" + std::to_string(failures) +
                      " in a row); the other jobs are not affected; retrying in " +
                      std::to_string(pause_cycles) + " cycle(s): " + what,

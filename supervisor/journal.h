@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "notify/message.h"
+#include "state/event_kind.h"
 #include "state/store.h"
 #include "supervisor/failure_report.h"
 #include "supervisor/lifecycle.h"
@@ -24,7 +25,7 @@ namespace supervisor {
 }
 
 void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
-                  const std::string& kind, const std::string& message,
+                  state::EventKind kind, const std::string& message,
                   const nlohmann::json& data = nlohmann::json::object());
 
 // Looks up (registration.status, observation) in the lifecycle table and applies the row to

@@ -112,7 +112,7 @@ nlohmann::json accounting_json(const slurm::AccountingRecord& record) {
 void record_accounting(state::Store& store, state::Registration& registration,
                        const slurm::AccountingRecord& record, common::TimePoint now) {
     const std::string state(slurm::to_string(record.state));
-    record_event(store, registration.job, now, "observed",
+    record_event(store, registration.job, now, state::EventKind::observed,
                  "Slurm accounting: " + state +
                      (record.exit_code ? " exit " + std::to_string(*record.exit_code) + ":" +
                                              std::to_string(record.signal.value_or(0))
@@ -679,7 +679,7 @@ void PollCycle::look_at(state::Registration registration,
     }
     if (state_changed) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));
-        record_event(m_store, registration.job, now, "observed",
+        record_event(m_store, registration.job, now, state::EventKind::observed,
                      "Slurm state " + registration.last_slurm_state + exit_text(*job) +
                          (job->nodes.empty() ? "" : " on " + job->nodes) + ", restart count " +
                          std::to_string(job->restart_count),
@@ -689,8 +689,8 @@ void PollCycle::look_at(state::Registration registration,
                       {"step_status", step_status_text(*job)}});
     }
     if (failed_step) {
-        record_event(m_store, registration.job, now, "step_failed", failed_step->summary,
-                     {{"step_status", step_status_text(*job)}});
+        record_event(m_store, registration.job, now, state::EventKind::step_failed,
+                     failed_step->summary, {{"step_status", step_status_text(*job)}});
     }
     if (apply_transition(m_store, registration, observation, reason, now,
                          failed_step.value_or(FailureReport{})) == Verdict::move) {
@@ -731,7 +731,7 @@ bool PollCycle::record_unseen_requeue(state::Registration& registration,
     auto following = new_attempt(registration.job, registration.attempt, job.restart_count);
     following.resumed_from = registration.last_checkpoint;
     m_store.upsert_attempt(following);
-    record_event(m_store, registration.job, now, "observed",
+    record_event(m_store, registration.job, now, state::EventKind::observed,
                  "attempt " + std::to_string(ended.number) +
                      " was requeued by Slurm or an administrator (restart count " +
                      std::to_string(from) + " -> " + std::to_string(job.restart_count) +
@@ -817,7 +817,7 @@ void PollCycle::track_running(state::Registration& registration, const slurm::Jo
     attempt.nodes = job.nodes;
     attempt.restart_count = job.restart_count;
     m_store.upsert_attempt(attempt);
-    record_event(m_store, registration.job, now, "started",
+    record_event(m_store, registration.job, now, state::EventKind::started,
                  "attempt " + std::to_string(attempt.number) + " running on " + job.nodes +
                      (attempt.resumed_from.empty() ? ", from scratch"
                                                    : ", resuming from " + attempt.resumed_from),

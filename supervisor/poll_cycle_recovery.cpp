@@ -63,7 +63,7 @@ void record_findings(state::Store& store, const state::Registration& registratio
         observed["stall"] = stall_json(*stall);
     }
     record_event(
-        store, registration.job, context.now, "observed",
+        store, registration.job, context.now, state::EventKind::observed,
         "attempt " + std::to_string(attempt.number) +
             (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
             (context.slurm_requeued ? "" : detail::exit_text(job)) +
@@ -76,7 +76,7 @@ void record_findings(state::Store& store, const state::Registration& registratio
     auto diagnosis_data = diagnosis_json(analysis);
     diagnosis_data["attempt"] = attempt.number;
     diagnosis_data["correlation"] = correlation_json(analysis.correlation);
-    record_event(store, registration.job, context.now, "diagnosis",
+    record_event(store, registration.job, context.now, state::EventKind::diagnosis,
                  with_correlation(cause + ": " + analysis.diagnosis.summary, analysis.correlation),
                  diagnosis_data);
 }
@@ -242,7 +242,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
                                 {"would_have_done", analysis.plan.would_have_done},
                                 {"notes", analysis.plan.notes}};
     if (analysis.plan.escalate) {
-        record_event(m_store, registration.job, now, "decision",
+        record_event(m_store, registration.job, now, state::EventKind::decision,
                      "escalate: " + analysis.plan.reason, plan_data);
         apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
                          report);
@@ -255,8 +255,8 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         plan_data["actions"] = record_planned_steps(m_store, registration, analysis, attempt.number,
                                                     expected_restart_count, context);
         plan_data["start_delay_s"] = analysis.plan.start_delay.count();
-        record_event(m_store, registration.job, now, "decision", "plan: " + analysis.plan.reason,
-                     plan_data);
+        record_event(m_store, registration.job, now, state::EventKind::decision,
+                     "plan: " + analysis.plan.reason, plan_data);
         prepare_next_attempt(m_store, registration, analysis, attempt.number,
                              expected_restart_count, context);
     }

@@ -14,6 +14,7 @@
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
+#include "state/event_kind.h"
 #include "supervisor/array_summary.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/checkpoint_dir_pattern.h"
@@ -259,7 +260,7 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
     } else if (auto inserted = store.insert_registration(registration); !inserted) {
         return tl::unexpected(inserted.error());
     }
-    record_event(store, request.job, now, "registered",
+    record_event(store, request.job, now, state::EventKind::registered,
                  "registered " + request.job.to_string() + " (" + registration.job_name +
                      "), Slurm state " + registration.last_slurm_state,
                  {{"allowed_actions", request.allowed_actions},
@@ -285,7 +286,7 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
         for (const auto& option : prepared.not_carried) {
             options += (options.empty() ? "" : "; ") + option;
         }
-        record_event(store, request.job, now, "resubmit_limits",
+        record_event(store, request.job, now, state::EventKind::resubmit_limits,
                      "a resubmit of this job cannot carry: " + options,
                      {{k_not_carried_key, prepared.not_carried}});
     }
@@ -380,7 +381,7 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
 std::vector<std::string> resubmit_not_carried(const state::Store& store, const common::JobId& job) {
     const auto events = store.events(job);
     for (auto event = events.rbegin(); event != events.rend(); ++event) {
-        if (event->kind != "registered") {
+        if (state::event_kind_of(*event) != state::EventKind::registered) {
             continue;
         }
         const auto data = nlohmann::json::parse(event->data_json, nullptr, false);
@@ -547,7 +548,7 @@ common::Result<void> unregister_job(state::Store& store, const common::Clock& cl
     registration->updated_at = clock.now();
     store.update_registration(*registration);
     store.delete_job_spec(job);  // the stored environment goes with the registration
-    record_event(store, job, clock.now(), "unregistered",
+    record_event(store, job, clock.now(), state::EventKind::unregistered,
                  "no longer watched (history kept); status was " +
                      std::string(state::to_string(registration->status)));
     if (registration->whole_array && registration->status != state::Status::completed) {

@@ -8,6 +8,7 @@
 
 #include "notify/message.h"
 #include "recovery/node_signals.h"
+#include "state/event_kind.h"
 #include "supervisor/journal.h"
 
 namespace supervisor {
@@ -33,7 +34,7 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
             nodes.push_back(signal.node);
         }
     }
-    const std::string kind = straggling ? "straggler" : "gpu_idle";
+    const auto kind = straggling ? state::EventKind::straggler : state::EventKind::gpu_idle;
     std::string what;
     if (straggling) {
         what = "running slowly: " + rate_text(straggling->recent_steps_per_hour) +
@@ -74,9 +75,11 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
                               "away from it (`scontrol requeue` with --exclude) yourself"
                             : "check whether the slowdown is expected (evaluation, data "
                               "loading); if not, look at the job's nodes";
-    queue_owner_message(
-        store, registration, message,
-        registration.job.to_string() + ":" + kind + ":" + std::to_string(registration.attempt), at);
+    queue_owner_message(store, registration, message,
+                        registration.job.to_string() + ":" +
+                            std::string(state::event_kind_text(kind)) + ":" +
+                            std::to_string(registration.attempt),
+                        at);
 }
 
 }  // namespace supervisor

@@ -2,6 +2,7 @@
 // one run's failed step from an earlier run's, which the "observed" events already carry (each
 // records the step status Slurm showed), so no column is added for it.
 #include "supervisor/step_failure.h"
+#include "state/event_kind.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,7 @@ std::optional<FailureReport> failed_step_report(const slurm::JobSnapshot& job,
     }
     if (job.restart_count > 0) {
         for (const auto& event : journal) {
-            if (event.kind != "observed") {
+            if (state::event_kind_of(event) != state::EventKind::observed) {
                 continue;
             }
             const auto data = nlohmann::json::parse(event.data_json, nullptr, false);

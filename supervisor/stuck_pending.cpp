@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "state/event_kind.h"
 #include "supervisor/journal.h"
 #include "supervisor/stall.h"
 
@@ -43,7 +44,7 @@ void StuckPendingTracker::mark_reported(const common::JobId& job, std::uint32_t 
 
 bool stuck_pending_reported(const state::Store& store, const state::Registration& registration) {
     for (const auto& event : store.events(registration.job)) {
-        if (event.kind != k_stuck_pending_event) {
+        if (state::event_kind_of(event) != state::EventKind::stuck_pending) {
             continue;
         }
         const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
@@ -59,7 +60,7 @@ void record_stuck_pending(state::Store& store, const state::Registration& regist
                           common::TimePoint at) {
     const std::string job = registration.job.to_string();
     const std::string waited_text = format_stall_timeout(waited);
-    record_event(store, registration.job, at, std::string(k_stuck_pending_event),
+    record_event(store, registration.job, at, state::EventKind::stuck_pending,
                  "pending for " + waited_text + " (" + stuck.reason + "): " + stuck.meaning +
                      "; it will not start by itself",
                  {{"attempt", registration.attempt},

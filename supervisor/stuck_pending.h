@@ -46,8 +46,6 @@ class StuckPendingTracker {
     std::map<common::JobId, Entry> m_jobs;
 };
 
-inline constexpr std::string_view k_stuck_pending_event = "stuck_pending";
-
 // Whether the journal already holds a stuck-pending report for this attempt. Reads the job's
 // events (one query).
 [[nodiscard]] bool stuck_pending_reported(const state::Store& store,

@@ -30,7 +30,7 @@ void report_new_suspects(state::Store& store, const state::Registration& registr
                                  common::join(suspect.jobs) + ") within " + window;
         const bool drained = contains(plan.drain_nodes, suspect.node);
         const bool excluded = contains(plan.exclude_nodes, suspect.node);
-        record_event(store, registration.job, at, "suspect_node", what,
+        record_event(store, registration.job, at, state::EventKind::suspect_node, what,
                      {{"node", suspect.node},
                       {"failures", suspect.failures},
                       {"jobs", suspect.jobs},
