@@ -92,13 +92,18 @@ bool ActionExecutor::execute(const state::Action& action,
         transaction.commit();
         common::failpoint("after_intent");
     }
-    const auto params = params_of(action);
     if (!kind) {
         finish(action, state::ActionStatus::refused,
                "action " + action.kind + " is not carried out by this version", std::nullopt, true);
         return true;
     }
-    if (is_environment_fix(*kind)) {
+    return carry_out(action, *kind, job);
+}
+
+bool ActionExecutor::carry_out(const state::Action& action, StepKind kind,
+                               const std::optional<slurm::JobSnapshot>& job) {
+    const auto params = params_of(action);
+    if (is_environment_fix(kind)) {
         const auto detail = params.value("detail", std::string());
         finish(action, state::ActionStatus::done,
                "in the resume environment: " +
@@ -106,15 +111,15 @@ bool ActionExecutor::execute(const state::Action& action,
                std::nullopt, false);
         return true;
     }
-    if (*kind == StepKind::drain_node) {
-        return drain_nodes(action, params);
+    if (kind == StepKind::drain_node) {
+        return drain_nodes(action, params);  // nodes, not the job: done whatever Slurm shows of it
     }
     if (!job) {
         finish(action, state::ActionStatus::failed, "slurmctld no longer knows the job",
                std::nullopt, true);
         return true;
     }
-    switch (*kind) {
+    switch (kind) {
         case StepKind::requeue:
             return requeue(action, params, *job);
         case StepKind::exclude_node:

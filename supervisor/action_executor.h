@@ -27,6 +27,7 @@
 #include "slurm/client.h"
 #include "state/store.h"
 #include "supervisor/config.h"
+#include "supervisor/step_kind.h"
 
 namespace supervisor {
 
@@ -43,6 +44,10 @@ class ActionExecutor {
   private:
     // Each returns false to stop for this cycle (slurmctld unreachable).
     bool execute(const state::Action& action, const std::optional<slurm::JobSnapshot>& job);
+    // What a step of `kind` does, once execute() has found it is still ours and marked it
+    // executing; the same return as execute().
+    bool carry_out(const state::Action& action, StepKind kind,
+                   const std::optional<slurm::JobSnapshot>& job);
     // `snapshot` only when slurmctld no longer knows the job; it is read again first.
     bool requeue(const state::Action& action, const nlohmann::json& params,
                  const slurm::JobSnapshot& snapshot);
