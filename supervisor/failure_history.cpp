@@ -45,7 +45,7 @@ std::vector<std::string> expanded(const std::string& host_list) {
 
 std::optional<recovery::FailureRecord> failure_record_of(const state::Event& event,
                                                          int fallback_attempt) {
-    if (event.kind != "diagnosis") {
+    if (state::event_kind_of(event) != state::EventKind::diagnosis) {
         return std::nullopt;
     }
     const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
@@ -91,7 +91,7 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
         }
         int ordinal = 0;
         for (const auto& event : store.events(registration.job)) {
-            if (event.kind != "diagnosis") {
+            if (state::event_kind_of(event) != state::EventKind::diagnosis) {
                 continue;
             }
             ++ordinal;
