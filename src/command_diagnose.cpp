@@ -370,23 +370,11 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     }
     const auto nodes = loaded ? std::move(*loaded) : std::vector<slurm::NodeSnapshot>{};
 
-    const auto attempts = (*store)->attempts(*job_id);
-    const auto attempt = std::find_if(attempts.begin(), attempts.end(), [&](const auto& a) {
-        return a.number == registration->attempt;
-    });
-    supervisor::FailureContext context;
-    context.registration = &*registration;
-    context.job = &job;
-    context.nodes = &nodes;
-    context.run_nodes =
-        attempt != attempts.end() && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
-    context.slurm_requeued = job.state == slurm::JobState::pending &&
-                             job.restart_count > registration->seen_restart_count;
-    context.restart_delta =
-        job.restart_count - std::min(job.restart_count, registration->seen_restart_count);
-    context.store = &**store;  // analyse_failure correlates with the journal
     const common::SystemClock clock;
-    context.now = clock.now();
+    const bool slurm_requeued = job.state == slurm::JobState::pending &&
+                                job.restart_count > registration->seen_restart_count;
+    auto context = supervisor::failure_context_for(*registration, job, nodes, **store,
+                                                   slurm_requeued, clock.now());
     // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.
     auto& slurm = **client;
     const auto node_evidence = node_evidence::make_sources(config->evidence, [&slurm](uid_t uid) {

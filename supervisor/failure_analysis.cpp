@@ -329,6 +329,28 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
 
 }  // namespace
 
+FailureContext failure_context_for(const state::Registration& registration,
+                                   const slurm::JobSnapshot& job,
+                                   const std::vector<slurm::NodeSnapshot>& nodes,
+                                   const state::Store& store, bool slurm_requeued,
+                                   common::TimePoint now) {
+    FailureContext context;
+    context.registration = &registration;
+    context.job = &job;
+    context.nodes = &nodes;
+    const auto attempts = store.attempts(registration.job);
+    const auto attempt = std::ranges::find(attempts, registration.attempt, &state::Attempt::number);
+    context.run_nodes =
+        attempt != attempts.end() && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
+    context.slurm_requeued = slurm_requeued;
+    context.restart_delta =
+        job.restart_count - std::min(job.restart_count, registration.seen_restart_count);
+    context.store = &store;
+    context.now = now;
+    context.can_resubmit = store.job_spec(registration.job).has_value();
+    return context;
+}
+
 FailureAnalysis analyse_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
                                 const Config& config) {
     FailureAnalysis analysis;

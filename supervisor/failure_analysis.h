@@ -57,6 +57,19 @@ struct FailureContext {
     node_evidence::Source* node_evidence = nullptr;
 };
 
+// The part of a FailureContext that the daemon and `supervisor diagnose JOBID` build alike, so
+// that diagnose shows the plan the daemon would make: the run's nodes (the attempt's own when
+// recorded, else the job's), whether Slurm requeued the job itself, the restarts since the last
+// look, whether a resubmit is possible (a job spec is stored), and the store for the journal.
+// The caller adds what only it knows: a stall, the owner's credentials, the node evidence,
+// whether we are a Slurm operator. Reads the store (two queries); `nodes` and `store` must
+// outlive the context.
+[[nodiscard]] FailureContext failure_context_for(const state::Registration& registration,
+                                                 const slurm::JobSnapshot& job,
+                                                 const std::vector<slurm::NodeSnapshot>& nodes,
+                                                 const state::Store& store, bool slurm_requeued,
+                                                 common::TimePoint now);
+
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,
                                               const recovery::Catalogue& catalogue,
                                               const Config& config);

@@ -102,11 +102,12 @@ class PollCycle {
     bool record_unseen_requeue(state::Registration& registration, const slurm::JobSnapshot& job);
     void track_running(state::Registration& registration, const slurm::JobSnapshot& job,
                        common::TimePoint now);
-    // What analyse_failure() needs to look at this failure (asks slurmctld whether we are an
-    // operator only when the job allows drain_node).
+    // What analyse_failure() needs to look at this failure: failure_context_for() (shared with
+    // `supervisor diagnose`), plus the stall, the owner's credentials, the node evidence and
+    // whether we are an operator (an RPC, asked only when the job allows drain_node).
     FailureContext failure_context(const state::Registration& registration,
-                                   const slurm::JobSnapshot& job, const state::Attempt& attempt,
-                                   Observation observation, const Stall* stall);
+                                   const slurm::JobSnapshot& job, Observation observation,
+                                   const Stall* stall);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation, const Stall* stall = nullptr);
     // The timed looks of `due` (jobs that changed, or whose timer came due): stall, straggler,

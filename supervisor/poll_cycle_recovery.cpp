@@ -181,20 +181,10 @@ void prepare_next_attempt(state::Store& store, state::Registration& registration
 using detail::find_attempt;
 
 FailureContext PollCycle::failure_context(const state::Registration& registration,
-                                          const slurm::JobSnapshot& job,
-                                          const state::Attempt& attempt, Observation observation,
+                                          const slurm::JobSnapshot& job, Observation observation,
                                           const Stall* stall) {
-    FailureContext context;
-    context.registration = &registration;
-    context.job = &job;
-    context.nodes = &nodes();
-    context.run_nodes = !attempt.nodes.empty() ? attempt.nodes : job.nodes;
-    context.slurm_requeued = observation == Observation::slurm_requeued;
-    context.restart_delta =
-        job.restart_count - std::min(job.restart_count, registration.seen_restart_count);
-    context.store = &m_store;
-    context.now = m_clock.now();
-    context.can_resubmit = m_store.job_spec(registration.job).has_value();
+    auto context = failure_context_for(registration, job, nodes(), m_store,
+                                       observation == Observation::slurm_requeued, m_clock.now());
     context.stall = stall;
     context.read_as = m_owners.of(registration, job);
     context.node_evidence = m_node_evidence;
@@ -210,7 +200,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
     auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
-    const auto context = failure_context(registration, job, attempt, observation, stall);
+    const auto context = failure_context(registration, job, observation, stall);
     const auto now = context.now;
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));

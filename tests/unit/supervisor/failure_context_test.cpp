@@ -1,0 +1,90 @@
+// failure_context_for(): the part of a failure's context the daemon and `supervisor diagnose`
+// share, over a real SQLite file in a temp dir: the run's nodes, the restarts since the last
+// look, and whether a resubmit is possible.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "supervisor/failure_analysis.h"
+#include "supervisor/journal.h"
+#include "tests/support/job_ids.h"
+#include "tests/support/temp_dir.h"
+
+namespace supervisor {
+namespace {
+
+using test_support::job;
+
+class FailureContextTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        auto store = state::Store::open(m_dir.path() / state::k_database_file_name);
+        ASSERT_TRUE(store) << store.error().message;
+        m_store = std::move(*store);
+        m_registration.job = job(42);
+        m_registration.attempt = 2;
+        m_registration.seen_restart_count = 1;
+        ASSERT_TRUE(m_store->insert_registration(m_registration));
+        m_job.id = job(42);
+        m_job.nodes = "n1";
+        m_job.restart_count = 3;
+    }
+
+    FailureContext context(bool slurm_requeued = false) {
+        return failure_context_for(m_registration, m_job, m_nodes, *m_store, slurm_requeued,
+                                   common::TimePoint{std::chrono::seconds{1'800'000'000}});
+    }
+
+    test_support::TempDir m_dir{"failure-context"};
+    std::unique_ptr<state::Store> m_store;
+    state::Registration m_registration;
+    slurm::JobSnapshot m_job;
+    std::vector<slurm::NodeSnapshot> m_nodes;
+};
+
+TEST_F(FailureContextTest, TheRunsNodesAreTheAttemptsOwnWhenRecordedElseTheJobs) {
+    EXPECT_EQ(context().run_nodes, "n1") << "no attempt row: the job's nodes";
+    auto attempt = new_attempt(job(42), 2);
+    attempt.nodes = "n3";
+    m_store->upsert_attempt(attempt);
+    EXPECT_EQ(context().run_nodes, "n3");
+    auto earlier = new_attempt(job(42), 1);
+    earlier.nodes = "n9";
+    m_store->upsert_attempt(earlier);
+    EXPECT_EQ(context().run_nodes, "n3") << "the registration's attempt, not another";
+}
+
+TEST_F(FailureContextTest, RestartsAreCountedSinceTheLastLookAndNeverBelowZero) {
+    EXPECT_EQ(context().restart_delta, 2U);
+    m_job.restart_count = 0;
+    EXPECT_EQ(context().restart_delta, 0U);
+}
+
+// `supervisor diagnose` used to leave can_resubmit unset, so for a job Slurm will not requeue
+// it showed an escalation where the daemon resubmits.
+TEST_F(FailureContextTest, AResubmitIsPossibleExactlyWhenAJobSpecIsStored) {
+    EXPECT_FALSE(context().can_resubmit);
+    state::JobSpec spec;
+    spec.job = job(42);
+    spec.script = "#!/bin/bash\n";
+    m_store->set_job_spec(spec);
+    EXPECT_TRUE(context().can_resubmit);
+}
+
+TEST_F(FailureContextTest, WhatOnlyTheCallerKnowsIsLeftToIt) {
+    const auto made = context(true);
+    EXPECT_TRUE(made.slurm_requeued);
+    EXPECT_EQ(made.registration, &m_registration);
+    EXPECT_EQ(made.job, &m_job);
+    EXPECT_EQ(made.store, m_store.get());
+    EXPECT_EQ(made.now, common::TimePoint{std::chrono::seconds{1'800'000'000}});
+    EXPECT_EQ(made.stall, nullptr);
+    EXPECT_FALSE(made.read_as);
+    EXPECT_EQ(made.node_evidence, nullptr);
+    EXPECT_FALSE(made.is_operator);
+}
+
+}  // namespace
+}  // namespace supervisor
