@@ -30,7 +30,9 @@ enum class EventKind {
     straggler,        // a running job slowed down against its own pace
     gpu_idle,         // a GPU of a running job stayed idle
     stuck_pending,    // a job pending for a reason that will not pass
+    // A new kind goes above this line, and k_last_event_kind names it.
 };
+inline constexpr EventKind k_last_event_kind = EventKind::stuck_pending;
 
 [[nodiscard]] std::string_view event_kind_text(EventKind kind);
 [[nodiscard]] std::optional<EventKind> event_kind_of(std::string_view text);

@@ -1,8 +1,5 @@
 #include "supervisor/step_kind.h"
 
-#include <algorithm>
-#include <array>
-
 namespace supervisor {
 namespace {
 
@@ -12,28 +9,39 @@ using recovery::ActionKind;
 // rows written before StepKind existed read back the same.
 constexpr std::string_view k_release_text = "release";
 
-struct StepAction {
-    StepKind step;
-    ActionKind action;
-};
-
-constexpr std::array k_step_actions{
-    StepAction{StepKind::requeue, ActionKind::requeue},
-    StepAction{StepKind::exclude_node, ActionKind::exclude_node},
-    StepAction{StepKind::reduce_batch_size, ActionKind::reduce_batch_size},
-    StepAction{StepKind::reduce_workers, ActionKind::reduce_workers},
-    StepAction{StepKind::set_env, ActionKind::set_env},
-    StepAction{StepKind::restore_older_checkpoint, ActionKind::restore_older_checkpoint},
-    StepAction{StepKind::extend_time_limit, ActionKind::extend_time_limit},
-    StepAction{StepKind::drain_node, ActionKind::drain_node},
-    StepAction{StepKind::resubmit, ActionKind::resubmit},
-};
+// The action a step carries out; nullopt for the release step. A switch, so that a new kind
+// without its action is a compiler error (-Wswitch), not a step written under another's name.
+std::optional<ActionKind> action_of(StepKind kind) {
+    switch (kind) {
+        case StepKind::requeue:
+            return ActionKind::requeue;
+        case StepKind::exclude_node:
+            return ActionKind::exclude_node;
+        case StepKind::reduce_batch_size:
+            return ActionKind::reduce_batch_size;
+        case StepKind::reduce_workers:
+            return ActionKind::reduce_workers;
+        case StepKind::set_env:
+            return ActionKind::set_env;
+        case StepKind::restore_older_checkpoint:
+            return ActionKind::restore_older_checkpoint;
+        case StepKind::extend_time_limit:
+            return ActionKind::extend_time_limit;
+        case StepKind::drain_node:
+            return ActionKind::drain_node;
+        case StepKind::resubmit:
+            return ActionKind::resubmit;
+        case StepKind::release:
+            return std::nullopt;
+    }
+    return std::nullopt;  // not reached: every kind is a case above
+}
 
 }  // namespace
 
 std::string_view step_kind_text(StepKind kind) {
-    const auto it = std::ranges::find(k_step_actions, kind, &StepAction::step);
-    return it == k_step_actions.end() ? k_release_text : recovery::to_string(it->action);
+    const auto action = action_of(kind);
+    return action ? recovery::to_string(*action) : k_release_text;
 }
 
 std::optional<StepKind> step_kind_of(std::string_view text) {
@@ -49,8 +57,30 @@ std::optional<StepKind> step_kind_of(const state::Action& action) {
 }
 
 std::optional<StepKind> step_kind_for(ActionKind kind) {
-    const auto it = std::ranges::find(k_step_actions, kind, &StepAction::action);
-    return it == k_step_actions.end() ? std::nullopt : std::optional(it->step);
+    switch (kind) {
+        case ActionKind::requeue:
+            return StepKind::requeue;
+        case ActionKind::exclude_node:
+            return StepKind::exclude_node;
+        case ActionKind::reduce_batch_size:
+            return StepKind::reduce_batch_size;
+        case ActionKind::reduce_workers:
+            return StepKind::reduce_workers;
+        case ActionKind::set_env:
+            return StepKind::set_env;
+        case ActionKind::restore_older_checkpoint:
+            return StepKind::restore_older_checkpoint;
+        case ActionKind::extend_time_limit:
+            return StepKind::extend_time_limit;
+        case ActionKind::drain_node:
+            return StepKind::drain_node;
+        case ActionKind::resubmit:
+            return StepKind::resubmit;
+        case ActionKind::cancel:
+        case ActionKind::escalate:
+            return std::nullopt;
+    }
+    return std::nullopt;  // not reached: every action is a case above
 }
 
 bool is_environment_fix(StepKind kind) {
