@@ -1,0 +1,191 @@
+// Step 5 of the poll cycle (ARCHITECTURE.md): the looks a timer brings, not a change in Slurm.
+// A running job is checked for a stall (no log activity for its stall timeout: recovered as a
+// failure, stall.h), for a slowdown or an idle GPU (reported once per run,
+// running_job_report.h); a pending one for a reason that will not pass (stuck_pending.h). Each
+// look schedules the job's next one (JobTimers), so a quiet cycle touches only the jobs due.
+#include <algorithm>
+#include <set>
+
+#include "recovery/hostlist.h"
+#include "supervisor/journal.h"
+#include "supervisor/poll_cycle.h"
+#include "supervisor/running_job_report.h"
+
+namespace supervisor {
+
+int PollCycle::timed_looks(const std::set<common::JobId>& changed,
+                           const std::map<common::JobId, slurm::JobSnapshot>& jobs,
+                           CycleReport& report) {
+    std::set<common::JobId> due(changed);
+    for (auto& job : m_timers.take_due(m_clock.monotonic())) {
+        due.insert(std::move(job));
+    }
+    int begun = 0;
+    for (const auto& id : due) {
+        const auto* registration = m_watched.find(id);
+        const auto it = jobs.find(id);
+        // Only an enabled job: a pending one is not validated yet, a recovering one is ours.
+        if (registration == nullptr || it == jobs.end() ||
+            registration->status != state::Status::enabled) {
+            m_timers.cancel(id);
+            m_stalls.forget(id);
+            m_idle_gpus.forget(id);
+            m_stuck_pending.forget(id);
+            continue;
+        }
+        const auto& job = it->second;
+        // Watched while running: for a stall (a timeout), a slowdown (a progress pattern) or
+        // an idle GPU (node evidence configured).
+        const bool watched_running = registration->stall_timeout_s > 0 ||
+                                     !registration->progress_pattern.empty() ||
+                                     m_node_evidence != nullptr;
+        if (watched_running && job.state == slurm::JobState::running && !job.completing) {
+            if (check_stall(*registration, job, report)) {
+                ++begun;
+                continue;  // recovering now: no more timed looks for this run
+            }
+        } else {
+            m_stalls.forget(id);
+            m_idle_gpus.forget(id);
+        }
+        if (job.state == slurm::JobState::pending) {
+            check_stuck_pending(*registration, job, report);
+        } else {
+            m_stuck_pending.forget(id);
+        }
+        schedule_timed_look(*registration, &job);
+    }
+    return begun;
+}
+
+void PollCycle::schedule_timed_look(const state::Registration& registration,
+                                    const slurm::JobSnapshot* job) {
+    std::optional<common::MonotonicPoint> next = m_stalls.next_look(registration.job);
+    const auto earliest = [&next](common::MonotonicPoint when) {
+        next = next ? std::min(*next, when) : when;
+    };
+    if (m_node_evidence != nullptr) {
+        if (const auto idle = m_idle_gpus.next(registration.job)) {
+            earliest(*idle);
+        }
+    }
+    if (const auto since =
+            m_stuck_pending.stuck_unreported_since(registration.job, registration.attempt)) {
+        // The wait is measured on the wall clock (a person's "stuck for 10 minutes"); the
+        // timer runs on the monotonic one, from now.
+        const auto left = *since + m_config.stuck_pending_after - m_clock.now();
+        earliest(m_clock.monotonic() +
+                 std::max(std::chrono::duration_cast<std::chrono::seconds>(left),
+                          std::chrono::seconds(0)));
+    }
+    if (!next && job != nullptr && m_stalls.needs_look(registration, *job)) {
+        // Running and watched, but its logs could not be looked at (the owner's credentials
+        // could not be taken): tried again next cycle, as if due.
+        next = m_clock.monotonic() +
+               std::chrono::duration_cast<std::chrono::seconds>(m_config.poll_interval);
+    }
+    if (next) {
+        m_timers.schedule(registration.job, *next);
+    }
+}
+
+void PollCycle::check_stuck_pending(const state::Registration& registration,
+                                    const slurm::JobSnapshot& job, CycleReport& report) {
+    const auto now = m_clock.now();
+    const auto waited = m_stuck_pending.seen(registration.job, job.state_reason, now);
+    if (!waited || *waited < m_config.stuck_pending_after ||
+        m_stuck_pending.reported(registration.job, registration.attempt)) {
+        return;
+    }
+    contain(registration, report, [&] {
+        auto transaction = m_store.begin();
+        if (!stuck_pending_reported(m_store, registration)) {
+            const auto stuck = stuck_pending_reason(job.state_reason);
+            record_stuck_pending(m_store, registration, *stuck, *waited, now);
+            ++report.stuck_pending;
+        }
+        transaction.commit();
+        m_stuck_pending.mark_reported(registration.job, registration.attempt);
+    });
+}
+
+bool PollCycle::check_stall(const state::Registration& registration, const slurm::JobSnapshot& job,
+                            CycleReport& report) {
+    bool begun = false;
+    contain(registration, report, [&] {
+        std::optional<Stall> stall;
+        // Only a stall timeout or a progress pattern reads the logs (an idle-GPU look does
+        // not), and only a look that is due pays for switching to the owner's credentials.
+        if (m_stalls.needs_look(registration, job)) {
+            // The logs are stat'ed and read as the job's owner; when that is impossible they
+            // are not looked at (no verdict without evidence), and never with our own rights.
+            auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job));
+            if (!as_owner) {
+                return;
+            }
+            stall = m_stalls.check(registration, job);
+            as_owner->restore();  // the recovery below writes the store with our own rights
+        }
+        if (!stall) {
+            check_running(registration, job);
+            return;
+        }
+        ++report.stalls;
+        auto current = registration;
+        begin_recovery(current, job, Observation::job_failed, &*stall);
+        if (current.status != registration.status) {
+            ++report.transitions;
+            begun = true;
+        }
+    });
+    return begun;
+}
+
+void PollCycle::check_running(const state::Registration& registration,
+                              const slurm::JobSnapshot& job) {
+    if (job.state != slurm::JobState::running || job.completing) {
+        return;
+    }
+    recovery::StepRateOptions options;
+    options.below_fraction = static_cast<double>(m_config.straggler_below_percent) / 100.0;
+    options.sustained = m_config.straggler_after;
+    const auto straggling = m_stalls.straggling(registration.job, options);
+    const bool look_at_gpus =
+        m_node_evidence != nullptr &&
+        (straggling || m_idle_gpus.due(registration.job, job.restart_count, m_clock.monotonic(),
+                                       m_config.straggler_after));
+    std::vector<recovery::NodeSignal> signals;
+    if (look_at_gpus) {
+        node_evidence::Request request;
+        request.job = registration.job.to_string();
+        request.slowdown_only = true;
+        request.run_ended = false;
+        if (auto nodes = recovery::expand_hostlist(job.nodes)) {
+            request.nodes = std::move(*nodes);
+        }
+        request.end = m_clock.now();
+        request.start = request.end - (straggling ? straggling->over : m_config.straggler_after);
+        for (auto& signal : m_node_evidence->gather(request).signals) {
+            // A straggler's node is what its telemetry shows wrong; alone, only idle GPUs.
+            if (signal.kind == recovery::NodeSignalKind::gpu_idle ||
+                (straggling && (signal.kind == recovery::NodeSignalKind::thermal_throttle ||
+                                signal.kind == recovery::NodeSignalKind::temperature ||
+                                signal.kind == recovery::NodeSignalKind::nvlink_errors ||
+                                signal.kind == recovery::NodeSignalKind::pcie_replays))) {
+                signals.push_back(std::move(signal));
+            }
+        }
+    }
+    const bool idle = std::ranges::any_of(signals, [](const recovery::NodeSignal& signal) {
+        return signal.kind == recovery::NodeSignalKind::gpu_idle;
+    });
+    if (!straggling && !idle) {
+        return;
+    }
+    auto transaction = m_store.begin();
+    report_running_trouble(m_store, registration, straggling, signals, m_clock.now());
+    transaction.commit();
+    m_idle_gpus.told(registration.job);
+}
+
+}  // namespace supervisor
