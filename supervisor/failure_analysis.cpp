@@ -294,7 +294,8 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
         request.knobs = std::move(*knobs);
     } else {
         // A damaged row must not stop the recovery: it goes on without knobs, and says so.
-        analysis.notes.push_back(knobs.error().message + "; no knob is changed");
+        analysis.notes.push_back(knobs.error().message +
+                                 "; no knob is changed (to fix: " + knobs.error().hint + ")");
     }
     if (context.store != nullptr) {
         const auto env = context.store->resume_env(registration.job);
