@@ -15,6 +15,7 @@
 #include "common/printable.h"
 #include "common/time_text.h"
 #include "state/event_kind.h"
+#include "supervisor/journal_events.h"
 
 namespace control {
 namespace {
@@ -33,15 +34,14 @@ std::string status_text(const state::Registration& registration) {
     return text;
 }
 
-// An event's data as JSON with its time as "at"; null for no event or unreadable data.
+// A decision event's data with its time as "at"; null for no event or unreadable data.
 nlohmann::json decision_json(const std::optional<state::Event>& event) {
-    if (!event) {
+    const auto decision =
+        event ? supervisor::decode<supervisor::DecisionEvent>(*event) : std::nullopt;
+    if (!decision) {
         return nullptr;
     }
-    auto data = nlohmann::json::parse(event->data_json, nullptr, false);
-    if (!data.is_object()) {
-        return nullptr;
-    }
+    auto data = supervisor::encode(*decision);
     data["at"] = format_time(event->at);
     return data;
 }

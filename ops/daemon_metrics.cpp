@@ -2,11 +2,9 @@
 // and makes the counts agree with `supervisor events`: a decision is counted when its event is
 // committed, whichever process wrote it.
 #include "ops/daemon_metrics.h"
-#include "state/event_kind.h"
+#include "supervisor/journal_events.h"
 
 #include <algorithm>
-
-#include <nlohmann/json.hpp>
 
 namespace ops {
 namespace {
@@ -44,31 +42,26 @@ void DaemonMetrics::catch_up(const state::Store& store) {
 }
 
 void DaemonMetrics::read_event(const state::Event& event, const state::Store& store) {
-    using state::EventKind;
-    const auto kind = state::event_kind_of(event);
-    if (kind != EventKind::diagnosis && kind != EventKind::decision && kind != EventKind::action) {
-        return;
-    }
-    const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
-    if (!data.is_object()) {
-        return;  // not ours to judge here; `supervisor events` shows it as written
-    }
-    if (kind == EventKind::diagnosis) {
-        m_last_cause[event.job] = data.value("cause", "unknown");
-        const auto number = data.value("attempt", 0);
+    // An event of another kind, or data that cannot be read, is not ours to judge here:
+    // `supervisor events` shows it as written.
+    if (const auto diagnosis = supervisor::decode<supervisor::DiagnosisEvent>(event)) {
+        m_last_cause[event.job] = std::string(recovery::to_string(diagnosis->diagnosis.cause));
         for (const auto& attempt : store.attempts(event.job)) {
-            if (attempt.number == static_cast<std::uint32_t>(number) && attempt.ended_at) {
+            if (attempt.number == diagnosis->attempt && attempt.ended_at) {
                 const auto latency =
                     std::chrono::duration<double>(event.at - *attempt.ended_at).count();
                 // slurmctld's clock and ours may disagree by a little.
                 m_detection_latency.observe(std::max(0.0, latency));
             }
         }
-    } else if (kind == EventKind::decision) {
+    } else if (const auto decision = supervisor::decode<supervisor::DecisionEvent>(event)) {
         const auto cause = m_last_cause.contains(event.job) ? m_last_cause[event.job] : "unknown";
-        ++m_recoveries[{cause, data.value("escalate", false) ? "escalated" : "restarted"}];
-    } else if (data.contains("status")) {  // an action's end; its start has no status
-        ++m_actions[{data.value("kind", "unknown"), data.value("status", "unknown")}];
+        ++m_recoveries[{cause, decision->escalate ? "escalated" : "restarted"}];
+    } else if (const auto action = supervisor::decode<supervisor::ActionEvent>(event)) {
+        if (action->status) {  // an action's end; its start has no status
+            ++m_actions[{action->step_kind.empty() ? "unknown" : action->step_kind,
+                         *action->status}];
+        }
     }
 }
 

@@ -44,6 +44,7 @@ struct Diagnosis {
     bool node_condemned = false;                // hardware verdict on `nodes`: exclude and drain
     std::optional<std::int64_t> step;           // last training step seen in the logs
     std::string summary;                        // one operator-style sentence
+    bool operator==(const Diagnosis&) const = default;
 };
 
 // Caps on what a Diagnosis repeats back; the counts behind them are in the summary.

@@ -19,19 +19,19 @@
 #include "common/clock.h"
 #include "common/json_text.h"
 #include "common/printable.h"
-#include "diagnosis_json.h"
 #include "diagnosis_text.h"
 #include "json_output.h"
 #include "node_evidence/sources.h"
 #include "recovery/catalogue.h"
 #include "recovery/diagnosis.h"
+#include "recovery/diagnosis_json.h"
 #include "recovery/hostlist.h"
 #include "session.h"
 #include "slurm/job_state.h"
-#include "state/event_kind.h"
 #include "supervisor/config.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
+#include "supervisor/journal_events.h"
 
 namespace cli {
 namespace {
@@ -238,38 +238,41 @@ std::string dump(const nlohmann::json& value) {
 common::Result<int> print_last_diagnosis(const state::Store& store, const common::JobId& job,
                                          bool json) {
     const auto events = store.events(job);
-    const auto last = std::find_if(events.rbegin(), events.rend(), [](const state::Event& e) {
-        return state::event_kind_of(e) == state::EventKind::diagnosis;
-    });
-    if (last == events.rend()) {
+    std::optional<supervisor::DiagnosisEvent> recorded;
+    const state::Event* recorded_by = nullptr;  // the newest diagnosis event that can be read
+    for (auto it = events.rbegin(); it != events.rend() && !recorded; ++it) {
+        recorded = supervisor::decode<supervisor::DiagnosisEvent>(*it);
+        recorded_by = &*it;
+    }
+    if (!recorded) {
         return common::fail("job " + job.to_string() +
                                 " is no longer known to slurmctld (purged after MinJobAge) and "
                                 "the supervisor recorded no diagnosis of it",
                             "diagnose its logs directly: supervisor diagnose --log FILE "
                             "[--slurm-state STATE] [--nodes LIST]");
     }
-    const auto data = nlohmann::json::parse(last->data_json, nullptr, false);
+    const state::Event& event = *recorded_by;
     if (json) {
-        std::cout << dump({{"job", job.to_string()},
-                           {"purged", true},
-                           {"recorded_at", format_time(last->at)},
-                           {"message", last->message},
-                           {"diagnosis", data}})
-                  << '\n';
+        // The diagnosis in the form a live job's has, whatever form the journal kept it in.
+        auto out = supervisor::encode(*recorded);
+        out["job"] = job.to_string();
+        out["purged"] = true;
+        out["recorded_at"] = format_time(event.at);
+        out["message"] = event.message;
+        std::cout << dump(out) << '\n';
         return 0;
     }
     std::cout << "Job " << job.to_string()
               << " is no longer known to slurmctld (purged); the supervisor's last diagnosis, "
                  "recorded "
-              << format_time(last->at) << ":\n"
-              << common::printable(last->message) << '\n';
-    if (data.is_object() && data.contains("evidence") && data["evidence"].is_array()) {
+              << format_time(event.at) << ":\n"
+              << common::printable(event.message) << '\n';
+    if (!recorded->diagnosis.evidence.empty()) {
         std::cout << "Evidence:\n";
-        for (const auto& line : data["evidence"]) {
-            if (line.value("supports_cause", false)) {
-                std::cout << "  " << common::printable(line.value("file", "")) << ":"
-                          << line.value("line", 0) << ": "
-                          << common::printable(line.value("text", "")) << '\n';
+        for (const auto& line : recorded->diagnosis.evidence) {
+            if (line.supports_cause) {
+                std::cout << "  " << common::printable(line.file) << ":" << line.line << ": "
+                          << common::printable(line.text) << '\n';
             }
         }
     }
@@ -388,16 +391,13 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     const bool running = job.state == slurm::JobState::running;
 
     if (options.json) {
-        auto out = to_json(analysis.diagnosis);
+        // The journal's form of a diagnosis (journal_events.h), and what only a live look has.
+        auto out = supervisor::encode(supervisor::diagnosis_event(analysis, registration->attempt));
         out["job"] = job_id->to_string();
-        out["attempt"] = registration->attempt;
         out["slurm_state"] = analysis.slurm_state;
         out["running"] = running;
         out["run_nodes"] = context.run_nodes;
-        out["checkpoint"] =
-            analysis.checkpoint ? nlohmann::json(*analysis.checkpoint) : nlohmann::json(nullptr);
         out["plan"] = plan_json(analysis.plan);
-        out["correlation"] = supervisor::correlation_json(correlation);
         out["notes"] = notes;
         std::cout << dump(out) << '\n';
         return 0;

@@ -15,14 +15,7 @@
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
-namespace {
-
-nlohmann::json params_of(const state::Action& action) {
-    auto json = nlohmann::json::parse(action.params_json, nullptr, false);
-    return json.is_object() ? json : nlohmann::json::object();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int ActionExecutor::run(const std::map<common::JobId, slurm::JobSnapshot>& jobs) {
     int finished = 0;
@@ -53,18 +46,28 @@ bool ActionExecutor::execute(const state::Action& action,
     const auto now = m_clock.now();
     const auto registration = m_store.registration(action.job);
     const auto kind = step_kind_of(action);
+    const auto params = step_params_of(action);
+    if (!params) {
+        // Never run on guessed parameters (step_params.h): the step fails, and a person is told.
+        finish(action, state::ActionStatus::failed,
+               "the step's stored parameters cannot be read (" + params.error().message +
+                   "); it was not carried out: `supervisor events " + action.job.to_string() +
+                   "` shows the plan, to finish by hand",
+               std::nullopt, true);
+        return true;
+    }
     if (kind == StepKind::resubmit && action.status == state::ActionStatus::executing &&
         registration && registration->outcome == state::Outcome::resubmitted &&
         !registration->next_job.empty()) {
         // Killed after the new job was committed, before it was released: finish that, or the
         // new job would stay held while `status` says it is watched.
-        return finish_resubmit(action, params_of(action), registration->next_job);
+        return finish_resubmit(action, *params, registration->next_job);
     }
     if (kind == StepKind::release && (!registration || !registration->watching) &&
         held_by_plan(action)) {
         // Unregistered while the plan had the job held: hand it back released, not held
         // forever (a job the plan did not hold is left as it is).
-        return release(action, params_of(action), false);
+        return release(action, *params, false);
     }
     if (!registration || !registration->watching ||
         registration->status == state::Status::completed) {
@@ -85,10 +88,10 @@ bool ActionExecutor::execute(const state::Action& action,
     if (action.status == state::ActionStatus::planned) {
         auto transaction = m_store.begin();
         m_store.set_action_status(action.id, state::ActionStatus::executing, "", now);
-        record_event(m_store, action.job, now, state::EventKind::action,
+        record_event(m_store, action.job, now,
                      "starting " + action.kind + " (attempt " + std::to_string(action.attempt) +
                          ", step " + std::to_string(action.step) + ")",
-                     {{"action_id", action.id}, {"kind", action.kind}});
+                     ActionEvent{action.id, action.kind, std::nullopt});
         transaction.commit();
         common::failpoint("after_intent");
     }
@@ -97,17 +100,15 @@ bool ActionExecutor::execute(const state::Action& action,
                "action " + action.kind + " is not carried out by this version", std::nullopt, true);
         return true;
     }
-    return carry_out(action, *kind, job);
+    return carry_out(action, *kind, *params, job);
 }
 
-bool ActionExecutor::carry_out(const state::Action& action, StepKind kind,
+bool ActionExecutor::carry_out(const state::Action& action, StepKind kind, const StepParams& params,
                                const std::optional<slurm::JobSnapshot>& job) {
-    const auto params = params_of(action);
     if (is_environment_fix(kind)) {
-        const auto detail = params.value("detail", std::string());
         finish(action, state::ActionStatus::done,
                "in the resume environment: " +
-                   (detail.empty() ? params.value("argument", std::string()) : detail),
+                   (params.detail.empty() ? params.argument : params.detail),
                std::nullopt, false);
         return true;
     }
@@ -144,7 +145,8 @@ bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
     const auto actions = m_store.actions(release_step.job);
     return std::ranges::any_of(actions, [&](const state::Action& a) {
         return a.attempt == release_step.attempt && step_kind_of(a) == StepKind::requeue &&
-               a.status == state::ActionStatus::done && params_of(a).value("hold", false);
+               a.status == state::ActionStatus::done &&
+               step_params_of(a).value_or(StepParams{}).hold;
     });
 }
 
@@ -161,10 +163,10 @@ slurm::Result<slurm::JobSnapshot> ActionExecutor::fresh(const common::JobId& job
     return query->jobs.front();
 }
 
-std::string ActionExecutor::set_start(const common::JobId& job, const nlohmann::json& params) {
+std::string ActionExecutor::set_start(const common::JobId& job, const StepParams& params) {
     // Slurm holds a requeued job back ~120 s; now + the plan's delay instead, at least 2 s:
     // slurmd refuses to relaunch a job in the same second it ended.
-    const auto delay = std::max<std::int64_t>(2, params.value("start_delay_s", std::int64_t{2}));
+    const auto delay = std::max<std::int64_t>(2, params.start_delay_s);
     const auto start = m_client.set_start_time(job, m_clock.now() + std::chrono::seconds(delay));
     return start ? ", starts in " + std::to_string(delay) + " s"
                  : ", start delay kept (" + start.error().message + ")";
@@ -188,10 +190,9 @@ void ActionExecutor::finish(const state::Action& action, state::ActionStatus sta
     const auto now = m_clock.now();
     auto transaction = m_store.begin();
     m_store.set_action_status(action.id, status, result, now);
-    record_event(
-        m_store, action.job, now, state::EventKind::action,
-        action.kind + " " + std::string(state::to_string(status)) + ": " + result,
-        {{"action_id", action.id}, {"kind", action.kind}, {"status", state::to_string(status)}});
+    record_event(m_store, action.job, now,
+                 action.kind + " " + std::string(state::to_string(status)) + ": " + result,
+                 ActionEvent{action.id, action.kind, std::string(state::to_string(status))});
     if (auto registration = m_store.registration(action.job)) {
         if (seen_restart_count && *seen_restart_count > registration->seen_restart_count) {
             registration->seen_restart_count = *seen_restart_count;

@@ -21,13 +21,12 @@
 #include <map>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "common/clock.h"
 #include "slurm/client.h"
 #include "state/store.h"
 #include "supervisor/config.h"
 #include "supervisor/step_kind.h"
+#include "supervisor/step_params.h"
 
 namespace supervisor {
 
@@ -46,17 +45,17 @@ class ActionExecutor {
     bool execute(const state::Action& action, const std::optional<slurm::JobSnapshot>& job);
     // What a step of `kind` does, once execute() has found it is still ours and marked it
     // executing; the same return as execute().
-    bool carry_out(const state::Action& action, StepKind kind,
+    bool carry_out(const state::Action& action, StepKind kind, const StepParams& params,
                    const std::optional<slurm::JobSnapshot>& job);
     // `snapshot` only when slurmctld no longer knows the job; it is read again first.
-    bool requeue(const state::Action& action, const nlohmann::json& params,
+    bool requeue(const state::Action& action, const StepParams& params,
                  const slurm::JobSnapshot& snapshot);
-    bool exclude_nodes(const state::Action& action, const nlohmann::json& params);
-    bool extend_time_limit(const state::Action& action, const nlohmann::json& params);
+    bool exclude_nodes(const state::Action& action, const StepParams& params);
+    bool extend_time_limit(const state::Action& action, const StepParams& params);
     // `watched` false: the registration is gone; nothing is escalated.
-    bool release(const state::Action& action, const nlohmann::json& params, bool watched = true);
-    bool drain_nodes(const state::Action& action, const nlohmann::json& params);
-    bool resubmit(const state::Action& action, const nlohmann::json& params);
+    bool release(const state::Action& action, const StepParams& params, bool watched = true);
+    bool drain_nodes(const state::Action& action, const StepParams& params);
+    bool resubmit(const state::Action& action, const StepParams& params);
     // Step 2 of a resubmit, inside its transaction, once `fresh` (the new job's registration)
     // is inserted: its attempt, resume environment, job spec and event, and `old` completed as
     // resubmitted. Throws only DatabaseError.
@@ -64,7 +63,7 @@ class ActionExecutor {
                               state::Registration& old, const state::Registration& fresh,
                               common::TimePoint now);
     // Step 3 of a resubmit (action_resubmit.cpp): env file, release, start time.
-    bool finish_resubmit(const state::Action& action, const nlohmann::json& params,
+    bool finish_resubmit(const state::Action& action, const StepParams& params,
                          const std::string& next_job);
     // The plan of `release_step` requeued its job held (so releasing gives back what we took).
     [[nodiscard]] bool held_by_plan(const state::Action& release_step) const;
@@ -73,7 +72,7 @@ class ActionExecutor {
     // slurmctld cannot be reached or no longer knows it.
     [[nodiscard]] slurm::Result<slurm::JobSnapshot> fresh(const common::JobId& job);
     // "start delay removed" / "kept (...)": StartTime = now + the plan's backoff.
-    std::string set_start(const common::JobId& job, const nlohmann::json& params);
+    std::string set_start(const common::JobId& job, const StepParams& params);
     // Stops the cycle for an unreachable slurmctld (false), else fails the action (true).
     bool slurm_failed(const state::Action& action, const slurm::Error& error,
                       const std::string& what, bool escalate);

@@ -53,7 +53,7 @@ std::optional<std::string> replacement_of(const state::Store& store, std::string
 
 }  // namespace
 
-bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json& params) {
+bool ActionExecutor::resubmit(const state::Action& action, const StepParams& params) {
     const auto spec = m_store.job_spec(action.job);
     if (!spec) {
         finish(action, state::ActionStatus::failed,
@@ -97,12 +97,11 @@ bool ActionExecutor::resubmit(const state::Action& action, const nlohmann::json&
     // jobs (the old ones ended, failed, and would never satisfy it).
     request->dependency = slurm::repoint_dependency(
         request->dependency, [&](std::string_view job) { return replacement_of(m_store, job); });
-    const auto excluded = params.value("exclude_nodes", std::vector<std::string>{});
-    for (const auto& node : excluded) {
+    for (const auto& node : params.exclude_nodes) {
         request->excluded_nodes += (request->excluded_nodes.empty() ? "" : ",") + node;
     }
-    if (params.contains("time_limit_minutes")) {
-        request->time_limit = params["time_limit_minutes"].get<std::uint32_t>();
+    if (params.time_limit_minutes) {
+        request->time_limit = static_cast<std::uint32_t>(*params.time_limit_minutes);
     }
     // A new job submitted by an earlier run of this action that was killed before it
     // registered it: that held job continues the work, no second one is submitted.
@@ -185,10 +184,13 @@ void ActionExecutor::register_resubmitted(const state::Action& action, const sta
     auto copied = spec;
     copied.job = next;
     m_store.set_job_spec(copied);
-    record_event(m_store, next, now, state::EventKind::registered,
+    RegisteredEvent registered;
+    registered.previous_job = action.job.to_string();
+    registered.attempt = fresh.attempt;
+    record_event(m_store, next, now,
                  "resubmitted as attempt " + std::to_string(fresh.attempt) + " of job " +
                      action.job.to_string() + " (" + fresh.job_name + ")",
-                 {{"previous_job", action.job.to_string()}, {"attempt", fresh.attempt}});
+                 registered);
 
     old.next_job = next.to_string();
     apply_transition(m_store, old, Observation::resubmitted,
@@ -197,7 +199,7 @@ void ActionExecutor::register_resubmitted(const state::Action& action, const sta
     m_store.update_registration(old);
 }
 
-bool ActionExecutor::finish_resubmit(const state::Action& action, const nlohmann::json& params,
+bool ActionExecutor::finish_resubmit(const state::Action& action, const StepParams& params,
                                      const std::string& next_text) {
     const auto next = common::JobId::parse(next_text);
     if (!next) {
@@ -206,7 +208,7 @@ bool ActionExecutor::finish_resubmit(const state::Action& action, const nlohmann
         return true;
     }
     std::string result = "resubmitted as job " + next->to_string();
-    if (params.value("cancel_running", false)) {
+    if (params.cancel_running) {
         // A hung run Slurm will not requeue: it is cancelled before the new job is released, so
         // the two never run at once. The old registration is already `resubmitted` (step 2), so
         // its CANCELLED state is not read as a person's cancel. Cancelling a job that has ended

@@ -37,7 +37,7 @@ constexpr const char* k_held_hint =
 // job (`stop_running`, stall.h): Slurm kills a running job it requeues, and queues it again.
 // The job is read again right before: the cycle's snapshot was taken before the analysis, and
 // a person may have cancelled the job since.
-bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& params,
+bool ActionExecutor::requeue(const state::Action& action, const StepParams& params,
                              const slurm::JobSnapshot& snapshot) {
     const auto reread = fresh(action.job);
     if (!reread && reread.error().kind != slurm::ErrorKind::job_not_found) {
@@ -52,8 +52,8 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
                std::nullopt, false);
         return true;
     }
-    const auto expected = params.value("expected_restart_count", std::uint32_t{0});
-    const bool hold = params.value("hold", false);
+    const auto expected = params.expected_restart_count;
+    const bool hold = params.hold;
     if (job.state == slurm::JobState::cancelled && job.restart_count <= expected) {
         // A person cancelled the job after the failure was seen: never fight them.
         finish(action, state::ActionStatus::refused, "the job was cancelled by a person",
@@ -73,7 +73,7 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
         result = "already requeued (Slurm's restart count is " + std::to_string(job.restart_count) +
                  ", was " + std::to_string(expected) + " when planned)";
     } else if (!slurm::is_finished(job.state) &&
-               !(params.value("stop_running", false) && job.state == slurm::JobState::running)) {
+               !(params.stop_running && job.state == slurm::JobState::running)) {
         result = "the job is already " + std::string(slurm::to_string(job.state)) +
                  "; nothing to requeue";
     } else {
@@ -98,14 +98,14 @@ bool ActionExecutor::requeue(const state::Action& action, const nlohmann::json& 
     return true;
 }
 
-bool ActionExecutor::exclude_nodes(const state::Action& action, const nlohmann::json& params) {
+bool ActionExecutor::exclude_nodes(const state::Action& action, const StepParams& params) {
     const auto job = fresh(action.job);
     if (!job) {
         return slurm_failed(action, job.error(), "cannot read the job", true);
     }
     auto excluded = expanded(job->excluded_nodes);
     std::set<std::string> fresh_nodes;
-    for (const auto& node : params.value("nodes", std::vector<std::string>{})) {
+    for (const auto& node : params.nodes) {
         excluded.insert(node);
         fresh_nodes.insert(node);
     }
@@ -132,8 +132,8 @@ bool ActionExecutor::exclude_nodes(const state::Action& action, const nlohmann::
     return true;
 }
 
-bool ActionExecutor::extend_time_limit(const state::Action& action, const nlohmann::json& params) {
-    const auto minutes = params.value("minutes", std::int64_t{0});
+bool ActionExecutor::extend_time_limit(const state::Action& action, const StepParams& params) {
+    const auto minutes = params.minutes;
     if (minutes <= 0) {
         finish(action, state::ActionStatus::failed, "no time limit in the plan", std::nullopt,
                false);
@@ -150,8 +150,7 @@ bool ActionExecutor::extend_time_limit(const state::Action& action, const nlohma
     return true;
 }
 
-bool ActionExecutor::release(const state::Action& action, const nlohmann::json& params,
-                             bool watched) {
+bool ActionExecutor::release(const state::Action& action, const StepParams& params, bool watched) {
     const auto job = fresh(action.job);
     if (!job) {
         return slurm_failed(action, job.error(), "cannot read the job", watched);
@@ -178,15 +177,12 @@ bool ActionExecutor::release(const state::Action& action, const nlohmann::json& 
 // drains in one cycle, and the stored plan is only as trustworthy as the database. A node is
 // drained only when the failed attempt ran on it, within the site's limits, with the
 // supervisor's own reason (drain_limits.h).
-bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::json& params) {
+bool ActionExecutor::drain_nodes(const state::Action& action, const StepParams& params) {
     // Only words of our own vocabulary go into the reason, whatever the row says.
-    const auto cause = recovery::cause_from_string(params.value("cause", std::string()));
-    const auto xid = params.contains("xid") && params["xid"].is_number_integer()
-                         ? std::optional<int>(params["xid"].get<int>())
-                         : std::nullopt;
+    const auto cause = recovery::cause_from_string(params.cause);
     const auto reason = drain_reason(
         action.job, cause ? recovery::to_string(*cause) : std::string_view("a hardware fault"),
-        xid);
+        params.xid);
     std::set<std::string> allocation;
     for (const auto& attempt : m_store.attempts(action.job)) {
         if (attempt.number == action.attempt) {
@@ -196,7 +192,7 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const nlohmann::js
     auto budget = drain_budget(m_store, m_config, action.job, m_clock.now());
     std::vector<std::string> refused;
     std::vector<std::string> wanted;
-    for (const auto& node : params.value("nodes", std::vector<std::string>{})) {
+    for (const auto& node : params.nodes) {
         if (!allocation.contains(node)) {
             refused.push_back(node + " (not a node of attempt " + std::to_string(action.attempt) +
                               ")");

@@ -91,9 +91,9 @@ void tell_array_end_if_last(state::Store& store, const state::Registration& task
         return;  // not saved as part of its array (cannot happen for a whole_array task)
     }
     const auto message = array_summary(tasks);
-    record_event(store, task.job, at, state::EventKind::array_summary,
+    record_event(store, task.job, at,
                  "the last task of job array " + message.job + " ended: " + message.reason,
-                 {{"array", message.job}, {"tasks", tasks.size()}, {"outcomes", message.reason}});
+                 ArraySummaryEvent{message.job, tasks.size(), message.reason});
     queue_owner_message(store, task, message, message.job + ":array_summary", at);
 }
 

@@ -2,26 +2,15 @@
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
 #include "supervisor/step_kind.h"
+#include "supervisor/step_params.h"
 
 namespace supervisor {
 
 std::vector<std::string> drained_by(const state::Action& action) {
-    const auto params = nlohmann::json::parse(action.params_json, nullptr, false);
-    std::vector<std::string> nodes;
-    if (!params.is_object()) {
-        return nodes;
-    }
-    if (const auto it = params.find("nodes"); it != params.end() && it->is_array()) {
-        for (const auto& node : *it) {
-            if (node.is_string()) {
-                nodes.push_back(node.get<std::string>());
-            }
-        }
-    }
-    return nodes;
+    // Parameters that cannot be read (a row damaged since) name no node.
+    const auto params = step_params_of(action);
+    return params ? params->nodes : std::vector<std::string>{};
 }
 
 DrainBudget drain_budget(const state::Store& store, const Config& config, const common::JobId& job,

@@ -381,4 +381,15 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     return analysis;
 }
 
+DiagnosisEvent diagnosis_event(const FailureAnalysis& analysis, std::uint32_t attempt) {
+    DiagnosisEvent event;
+    event.attempt = attempt;
+    event.diagnosis = analysis.diagnosis;
+    event.checkpoint = analysis.checkpoint;
+    event.rejected_checkpoints = analysis.rejected_checkpoints;
+    event.notes = analysis.notes;
+    event.correlation = correlation_json(analysis.correlation);
+    return event;
+}
+
 }  // namespace supervisor

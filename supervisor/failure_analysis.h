@@ -19,6 +19,7 @@
 #include "state/store.h"
 #include "supervisor/config.h"
 #include "supervisor/failure_history.h"
+#include "supervisor/journal_events.h"
 #include "supervisor/stall.h"
 
 namespace supervisor {
@@ -73,5 +74,10 @@ struct FailureContext {
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,
                                               const recovery::Catalogue& catalogue,
                                               const Config& config);
+
+// The analysis as the journal's "diagnosis" event of `attempt` records it, and as `supervisor
+// diagnose JOBID --json` prints it. Cannot fail.
+[[nodiscard]] DiagnosisEvent diagnosis_event(const FailureAnalysis& analysis,
+                                             std::uint32_t attempt);
 
 }  // namespace supervisor

@@ -9,6 +9,7 @@
 #include "recovery/cause.h"
 #include "recovery/hostlist.h"
 #include "state/event_kind.h"
+#include "supervisor/journal_events.h"
 
 namespace supervisor {
 namespace {
@@ -45,32 +46,18 @@ std::vector<std::string> expanded(const std::string& host_list) {
 
 std::optional<recovery::FailureRecord> failure_record_of(const state::Event& event,
                                                          int fallback_attempt) {
-    if (state::event_kind_of(event) != state::EventKind::diagnosis) {
-        return std::nullopt;
-    }
-    const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
-    if (!data.is_object() || !data.contains("cause") || !data["cause"].is_string()) {
+    const auto diagnosis = decode<DiagnosisEvent>(event);
+    if (!diagnosis) {
         return std::nullopt;
     }
     recovery::FailureRecord record;
     record.time = event.at;
     record.job = event.job.to_string();
-    record.attempt = fallback_attempt;
-    if (const auto it = data.find("attempt"); it != data.end() && it->is_number_integer()) {
-        record.attempt = it->get<int>();
-    }
-    record.cause = recovery::cause_from_string(data["cause"].get<std::string>())
-                       .value_or(recovery::Cause::unknown);
-    if (const auto it = data.find("nodes"); it != data.end() && it->is_array()) {
-        for (const auto& node : *it) {
-            if (node.is_string()) {
-                record.nodes.push_back(node.get<std::string>());
-            }
-        }
-    }
-    if (const auto it = data.find("step"); it != data.end() && it->is_number_integer()) {
-        record.step = it->get<std::int64_t>();
-    }
+    record.attempt =
+        diagnosis->attempt > 0 ? static_cast<int>(diagnosis->attempt) : fallback_attempt;
+    record.cause = diagnosis->diagnosis.cause;
+    record.nodes = diagnosis->diagnosis.nodes;
+    record.step = diagnosis->diagnosis.step;
     return record;
 }
 

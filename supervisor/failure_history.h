@@ -43,8 +43,9 @@ struct CorrelationOptions {
     std::int64_t step_tolerance = 0;
 };
 
-// One "diagnosis" event as a failure record; nullopt for another kind of event or data that
-// is not a diagnosis. The attempt is data["attempt"] when recorded, else `fallback_attempt`.
+// One "diagnosis" event as a failure record; nullopt for another kind of event or data that is
+// not a JSON object (a cause it cannot read is unknown). The attempt is the one recorded, else
+// `fallback_attempt`.
 [[nodiscard]] std::optional<recovery::FailureRecord> failure_record_of(const state::Event& event,
                                                                        int fallback_attempt);
 

@@ -39,7 +39,9 @@ void notify_owner(state::Store& store, const state::Registration& registration,
 
 }  // namespace
 
-void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
+namespace detail {
+
+void append_event(state::Store& store, const common::JobId& job, common::TimePoint at,
                   state::EventKind kind, const std::string& message, const nlohmann::json& data) {
     state::Event event;
     event.job = job;
@@ -50,16 +52,18 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
     store.append_event(event);
 }
 
+}  // namespace detail
+
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
                          const FailureReport& report) {
     const auto row = transition(registration.status, observation);
     const std::string from = status_text(registration);
     if (row.verdict == Verdict::reject) {
-        record_event(store, registration.job, at, state::EventKind::rejected,
+        record_event(store, registration.job, at,
                      "observation " + std::string(to_string(observation)) + " is not expected in " +
                          from + " (ignored; please report this)",
-                     {{"status", from}, {"observation", to_string(observation)}});
+                     RejectedEvent{from, std::string(to_string(observation))});
         return row.verdict;
     }
     if (row.verdict == Verdict::stay) {
@@ -70,9 +74,8 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     registration.status_reason = reason;
     registration.updated_at = at;
     const std::string to = status_text(registration);
-    record_event(store, registration.job, at, state::EventKind::transition,
-                 from + " -> " + to + ": " + reason,
-                 {{"from", from}, {"to", to}, {"observation", to_string(observation)}});
+    record_event(store, registration.job, at, from + " -> " + to + ": " + reason,
+                 TransitionEvent{from, to, std::string(to_string(observation))});
     if (row.to == state::Status::completed) {
         store.delete_job_spec(registration.job);  // its environment may hold the owner's tokens
     }
@@ -96,11 +99,11 @@ void record_internal_error(state::Store& store, const state::Registration& regis
                            const std::string& what, int failures, int pause_cycles, bool tell_owner,
                            common::TimePoint at) {
     const std::string job = registration.job.to_string();
-    record_event(store, registration.job, at, state::EventKind::internal_error,
+    record_event(store, registration.job, at,
                  "handling this job failed (" + std::to_string(failures) +
                      " in a row); the other jobs are not affected; retrying in " +
                      std::to_string(pause_cycles) + " cycle(s): " + what,
-                 {{"error", what}, {"failures", failures}, {"pause_cycles", pause_cycles}});
+                 InternalErrorEvent{what, failures, pause_cycles});
     if (!tell_owner) {
         return;
     }

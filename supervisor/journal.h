@@ -10,6 +10,7 @@
 #include "state/event_kind.h"
 #include "state/store.h"
 #include "supervisor/failure_report.h"
+#include "supervisor/journal_events.h"
 #include "supervisor/lifecycle.h"
 
 namespace supervisor {
@@ -24,9 +25,19 @@ namespace supervisor {
     return attempt;
 }
 
+namespace detail {
+void append_event(state::Store& store, const common::JobId& job, common::TimePoint at,
+                  state::EventKind kind, const std::string& message, const nlohmann::json& data);
+}  // namespace detail
+
+// Appends an event of the payload's kind (journal_events.h) to `job`'s journal: `message` for a
+// person, the payload's data for a program. Call inside a transaction; throws what the store
+// throws.
+template <typename Payload>
 void record_event(state::Store& store, const common::JobId& job, common::TimePoint at,
-                  state::EventKind kind, const std::string& message,
-                  const nlohmann::json& data = nlohmann::json::object());
+                  const std::string& message, const Payload& payload) {
+    detail::append_event(store, job, at, Payload::kind, message, encode(payload));
+}
 
 // Looks up (registration.status, observation) in the lifecycle table and applies the row to
 // `registration` (status, outcome, reason; not yet saved). A move records a "transition"

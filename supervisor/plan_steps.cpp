@@ -27,26 +27,26 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
             continue;  // cancel and escalate: no step of their own
         }
         const StepKind kind = *step_kind;
-        nlohmann::json params = {{"argument", action.argument}, {"detail", action.detail}};
+        StepParams params;
+        params.argument = action.argument;
+        params.detail = action.detail;
         switch (action.kind) {
             case ActionKind::exclude_node:
             case ActionKind::extend_time_limit:
                 if (!resubmit) {
                     if (action.kind == ActionKind::exclude_node) {
-                        params["nodes"] = plan.exclude_nodes;
+                        params.nodes = plan.exclude_nodes;
                     } else {
-                        params["minutes"] = plan.time_limit_minutes.value_or(0);
+                        params.minutes = plan.time_limit_minutes.value_or(0);
                     }
                     while_held.push_back({kind, params});
                 }
                 continue;  // with resubmit: part of the new job's options
             case ActionKind::drain_node:
-                params["nodes"] = plan.drain_nodes;
+                params.nodes = plan.drain_nodes;
                 // The executor words the drain reason from these (drain_limits.h).
-                params["cause"] = recovery::to_string(diagnosis.cause);
-                if (diagnosis.xid) {
-                    params["xid"] = *diagnosis.xid;
-                }
+                params.cause = std::string(recovery::to_string(diagnosis.cause));
+                params.xid = diagnosis.xid;
                 break;
             case ActionKind::requeue:
             case ActionKind::resubmit:
@@ -59,24 +59,24 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
     if (restart == plan.actions.end()) {
         return steps;
     }
-    nlohmann::json params = {{"argument", restart->argument},
-                             {"expected_restart_count", expected_restart_count},
-                             {"start_delay_s", plan.start_delay.count()}};
+    StepParams params;
+    params.argument = restart->argument;
+    params.expected_restart_count = expected_restart_count;
+    params.start_delay_s = plan.start_delay.count();
     if (resubmit) {
-        params["exclude_nodes"] = registration.excluded_nodes;
-        if (plan.time_limit_minutes) {
-            params["time_limit_minutes"] = *plan.time_limit_minutes;
-        }
+        params.exclude_nodes = registration.excluded_nodes;
+        params.time_limit_minutes = plan.time_limit_minutes;
         steps.push_back({StepKind::resubmit, params});
         return steps;
     }
-    params["hold"] = !while_held.empty();
+    params.hold = !while_held.empty();
     steps.push_back({StepKind::requeue, params});
     if (!while_held.empty()) {
         steps.insert(steps.end(), while_held.begin(), while_held.end());
-        steps.push_back({StepKind::release,
-                         {{"start_delay_s", plan.start_delay.count()},
-                          {"expected_restart_count", expected_restart_count}}});
+        StepParams release;
+        release.start_delay_s = plan.start_delay.count();
+        release.expected_restart_count = expected_restart_count;
+        steps.push_back({StepKind::release, release});
     }
     return steps;
 }

@@ -12,18 +12,17 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "recovery/diagnosis.h"
 #include "recovery/planner.h"
 #include "state/records.h"
 #include "supervisor/step_kind.h"
+#include "supervisor/step_params.h"
 
 namespace supervisor {
 
 struct Step {
     StepKind kind = StepKind::requeue;
-    nlohmann::json params = nlohmann::json::object();
+    StepParams params;
 };
 
 [[nodiscard]] std::vector<Step> steps_for(const recovery::Plan& plan,

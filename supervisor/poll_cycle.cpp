@@ -110,14 +110,17 @@ nlohmann::json accounting_json(const slurm::AccountingRecord& record) {
 void record_accounting(state::Store& store, state::Registration& registration,
                        const slurm::AccountingRecord& record, common::TimePoint now) {
     const std::string state(slurm::to_string(record.state));
-    record_event(store, registration.job, now, state::EventKind::observed,
+    ObservedEvent observed;
+    observed.source = "accounting";
+    observed.accounting = accounting_json(record);
+    record_event(store, registration.job, now,
                  "Slurm accounting: " + state +
                      (record.exit_code ? " exit " + std::to_string(*record.exit_code) + ":" +
                                              std::to_string(record.signal.value_or(0))
                                        : "") +
                      (record.nodes.empty() ? "" : " on " + record.nodes) + ", " +
                      std::to_string(record.record_count) + " record(s)",
-                 {{"source", "accounting"}, {"accounting", accounting_json(record)}});
+                 observed);
     if (!slurm::is_finished(record.state)) {
         return;
     }
@@ -502,18 +505,20 @@ void PollCycle::look_at(state::Registration registration,
     }
     if (state_changed) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));
-        record_event(m_store, registration.job, now, state::EventKind::observed,
+        ObservedEvent observed;
+        observed.state = registration.last_slurm_state;
+        observed.restart_count = job->restart_count;
+        observed.reason = job->state_reason;
+        observed.step_status = step_status_text(*job);
+        record_event(m_store, registration.job, now,
                      "Slurm state " + registration.last_slurm_state + exit_text(*job) +
                          (job->nodes.empty() ? "" : " on " + job->nodes) + ", restart count " +
                          std::to_string(job->restart_count),
-                     {{"state", registration.last_slurm_state},
-                      {"restart_count", job->restart_count},
-                      {"reason", job->state_reason},
-                      {"step_status", step_status_text(*job)}});
+                     observed);
     }
     if (failed_step) {
-        record_event(m_store, registration.job, now, state::EventKind::step_failed,
-                     failed_step->summary, {{"step_status", step_status_text(*job)}});
+        record_event(m_store, registration.job, now, failed_step->summary,
+                     StepFailedEvent{step_status_text(*job)});
     }
     if (apply_transition(m_store, registration, observation, reason, now,
                          failed_step.value_or(FailureReport{})) == Verdict::move) {
@@ -554,7 +559,11 @@ bool PollCycle::record_unseen_requeue(state::Registration& registration,
     auto following = new_attempt(registration.job, registration.attempt, job.restart_count);
     following.resumed_from = registration.last_checkpoint;
     m_store.upsert_attempt(following);
-    record_event(m_store, registration.job, now, state::EventKind::observed,
+    ObservedEvent observed;
+    observed.requeued_by = "other";
+    observed.restart_count = job.restart_count;
+    observed.outside_requeues = registration.outside_requeues;
+    record_event(m_store, registration.job, now,
                  "attempt " + std::to_string(ended.number) +
                      " was requeued by Slurm or an administrator (restart count " +
                      std::to_string(from) + " -> " + std::to_string(job.restart_count) +
@@ -562,9 +571,7 @@ bool PollCycle::record_unseen_requeue(state::Registration& registration,
                      "--max-attempts (" +
                      std::to_string(registration.outside_requeues) + " of at most " +
                      std::to_string(m_config.outside_requeue_limit) + " such requeues)",
-                 {{"requeued_by", "other"},
-                  {"restart_count", job.restart_count},
-                  {"outside_requeues", registration.outside_requeues}});
+                 observed);
     registration.updated_at = now;
     m_store.update_registration(registration);
     transaction.commit();
@@ -640,11 +647,11 @@ void PollCycle::track_running(state::Registration& registration, const slurm::Jo
     attempt.nodes = job.nodes;
     attempt.restart_count = job.restart_count;
     m_store.upsert_attempt(attempt);
-    record_event(m_store, registration.job, now, state::EventKind::started,
+    record_event(m_store, registration.job, now,
                  "attempt " + std::to_string(attempt.number) + " running on " + job.nodes +
                      (attempt.resumed_from.empty() ? ", from scratch"
                                                    : ", resuming from " + attempt.resumed_from),
-                 {{"attempt", attempt.number}, {"nodes", job.nodes}});
+                 StartedEvent{attempt.number, job.nodes});
 }
 
 }  // namespace supervisor

@@ -22,48 +22,20 @@
 namespace supervisor {
 namespace {
 
-nlohmann::json diagnosis_json(const FailureAnalysis& analysis) {
-    nlohmann::json evidence = nlohmann::json::array();
-    for (const auto& line : analysis.diagnosis.evidence) {
-        evidence.push_back({{"file", line.file},
-                            {"line", line.line},
-                            {"text", line.text},
-                            {"rule", line.rule_id},
-                            {"supports_cause", line.supports_cause}});
-    }
-    nlohmann::json actions = nlohmann::json::array();
-    for (const auto& action : analysis.diagnosis.suggested_actions) {
-        actions.push_back(recovery::to_string(action));
-    }
-    return {{"cause", recovery::to_string(analysis.diagnosis.cause)},
-            {"confidence", analysis.diagnosis.confidence},
-            {"nodes", analysis.diagnosis.nodes},
-            {"node_condemned", analysis.diagnosis.node_condemned},
-            {"node_attribution", analysis.diagnosis.node_attribution},
-            {"step", analysis.diagnosis.step ? nlohmann::json(*analysis.diagnosis.step)
-                                             : nlohmann::json(nullptr)},
-            {"evidence", evidence},
-            {"suggested_actions", actions},
-            {"slurm_facts", analysis.diagnosis.slurm_facts_used},
-            {"checkpoint",
-             analysis.checkpoint ? nlohmann::json(*analysis.checkpoint) : nlohmann::json(nullptr)},
-            {"rejected_checkpoints", analysis.rejected_checkpoints},
-            {"notes", analysis.notes}};
-}
-
 // The "observed" event (how the attempt ended or hung, where) and the "diagnosis" event.
 void record_findings(state::Store& store, const state::Registration& registration,
                      const state::Attempt& attempt, const FailureContext& context,
                      const FailureAnalysis& analysis, const std::string& cause) {
     const auto& job = *context.job;
     const Stall* stall = context.stall;
-    nlohmann::json observed = {{"state", analysis.slurm_state},
-                               {"restart_count", job.restart_count}};
+    ObservedEvent observed;
+    observed.state = analysis.slurm_state;
+    observed.restart_count = job.restart_count;
     if (stall != nullptr) {
-        observed["stall"] = stall_json(*stall);
+        observed.stall = stall_json(*stall);
     }
     record_event(
-        store, registration.job, context.now, state::EventKind::observed,
+        store, registration.job, context.now,
         "attempt " + std::to_string(attempt.number) +
             (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
             (context.slurm_requeued ? "" : detail::exit_text(job)) +
@@ -73,12 +45,9 @@ void record_findings(state::Store& store, const state::Registration& registratio
                                     : "") +
             (stall != nullptr ? ", " + stall->summary : ""),
         observed);
-    auto diagnosis_data = diagnosis_json(analysis);
-    diagnosis_data["attempt"] = attempt.number;
-    diagnosis_data["correlation"] = correlation_json(analysis.correlation);
-    record_event(store, registration.job, context.now, state::EventKind::diagnosis,
+    record_event(store, registration.job, context.now,
                  with_correlation(cause + ": " + analysis.diagnosis.summary, analysis.correlation),
-                 diagnosis_data);
+                 diagnosis_event(analysis, attempt.number));
 }
 
 // The attempt that failed, closed with how and where it ended.
@@ -121,11 +90,10 @@ std::string count_the_end(state::Registration& registration, const FailureContex
 
 // The plan's steps as the intent log (state::Action rows, executed after the commit), and
 // their kinds for the decision event.
-nlohmann::json record_planned_steps(state::Store& store, const state::Registration& registration,
-                                    const FailureAnalysis& analysis, std::uint32_t attempt,
-                                    std::uint32_t expected_restart_count,
-                                    const FailureContext& context) {
-    nlohmann::json kinds = nlohmann::json::array();
+std::vector<std::string> record_planned_steps(
+    state::Store& store, const state::Registration& registration, const FailureAnalysis& analysis,
+    std::uint32_t attempt, std::uint32_t expected_restart_count, const FailureContext& context) {
+    std::vector<std::string> kinds;
     const auto planned =
         steps_for(analysis.plan, analysis.diagnosis, registration, expected_restart_count);
     for (std::uint32_t step = 0; step < planned.size(); ++step) {
@@ -136,12 +104,12 @@ nlohmann::json record_planned_steps(state::Store& store, const state::Registrati
         action.kind = std::string(step_kind_text(planned[step].kind));
         auto params = planned[step].params;
         if (context.stall != nullptr && planned[step].kind == StepKind::requeue) {
-            params["stop_running"] = true;  // Slurm kills a running job it requeues
+            params.stop_running = true;  // Slurm kills a running job it requeues
         }
         if (context.stall != nullptr && planned[step].kind == StepKind::resubmit) {
-            params["cancel_running"] = true;  // allowed: restrict_stall_plan kept the step
+            params.cancel_running = true;  // allowed: restrict_stall_plan kept the step
         }
-        action.params_json = common::json_text(params);
+        action.params_json = common::json_text(step_params_json(params));
         action.created_at = action.updated_at = context.now;
         store.insert_action(action);
         kinds.push_back(action.kind);
@@ -227,13 +195,13 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
                      "attempt " + std::to_string(attempt.number) + ended, now, report);
 
     // 4. The decision: escalate, or the plan's effects, its steps and the next attempt.
-    nlohmann::json plan_data = {{"escalate", analysis.plan.escalate},
-                                {"reason", analysis.plan.reason},
-                                {"would_have_done", analysis.plan.would_have_done},
-                                {"notes", analysis.plan.notes}};
+    DecisionEvent decision;
+    decision.escalate = analysis.plan.escalate;
+    decision.reason = analysis.plan.reason;
+    decision.would_have_done = analysis.plan.would_have_done;
+    decision.notes = analysis.plan.notes;
     if (analysis.plan.escalate) {
-        record_event(m_store, registration.job, now, state::EventKind::decision,
-                     "escalate: " + analysis.plan.reason, plan_data);
+        record_event(m_store, registration.job, now, "escalate: " + analysis.plan.reason, decision);
         apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
                          report);
     } else {
@@ -242,11 +210,10 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
             registration.excluded_nodes.push_back(node);
         }
         registration.knobs_json = knobs_to_json(analysis.plan.knobs);
-        plan_data["actions"] = record_planned_steps(m_store, registration, analysis, attempt.number,
-                                                    expected_restart_count, context);
-        plan_data["start_delay_s"] = analysis.plan.start_delay.count();
-        record_event(m_store, registration.job, now, state::EventKind::decision,
-                     "plan: " + analysis.plan.reason, plan_data);
+        decision.actions = record_planned_steps(m_store, registration, analysis, attempt.number,
+                                                expected_restart_count, context);
+        decision.start_delay_s = analysis.plan.start_delay.count();
+        record_event(m_store, registration.job, now, "plan: " + analysis.plan.reason, decision);
         prepare_next_attempt(m_store, registration, analysis, attempt.number,
                              expected_restart_count, context);
     }

@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include <spdlog/spdlog.h>
-#include <nlohmann/json.hpp>
 
 #include "common/file_identity.h"
 #include "common/try.h"
@@ -14,7 +13,6 @@
 #include "recovery/cause.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
-#include "state/event_kind.h"
 #include "supervisor/array_summary.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/checkpoint_dir_pattern.h"
@@ -25,8 +23,6 @@
 
 namespace supervisor {
 namespace {
-
-constexpr const char* k_not_carried_key = "resubmit_not_carried";
 
 common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::string>& specs) {
     std::vector<recovery::Knob> knobs;
@@ -260,17 +256,19 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
     } else if (auto inserted = store.insert_registration(registration); !inserted) {
         return tl::unexpected(inserted.error());
     }
-    record_event(store, request.job, now, state::EventKind::registered,
+    RegisteredEvent registered;
+    registered.allowed_actions = request.allowed_actions;
+    registered.max_attempts = request.max_attempts;
+    registered.checkpoint_dir = registration.checkpoint_dir;
+    registered.knobs = request.knobs;
+    registered.resubmit_spec_stored = prepared.spec.has_value();
+    registered.resubmit_not_carried = prepared.not_carried;
+    registered.stall_timeout_s = request.stall_timeout_s;
+    registered.progress_pattern = request.progress_pattern;
+    record_event(store, request.job, now,
                  "registered " + request.job.to_string() + " (" + registration.job_name +
                      "), Slurm state " + registration.last_slurm_state,
-                 {{"allowed_actions", request.allowed_actions},
-                  {"max_attempts", request.max_attempts},
-                  {"checkpoint_dir", registration.checkpoint_dir},
-                  {"knobs", request.knobs},
-                  {"resubmit_spec_stored", prepared.spec.has_value()},
-                  {k_not_carried_key, prepared.not_carried},
-                  {"stall_timeout_s", request.stall_timeout_s},
-                  {"progress_pattern", request.progress_pattern}});
+                 registered);
     if (!prepared.existed) {
         store.upsert_attempt(new_attempt(request.job, 1, prepared.job->restart_count));
     }
@@ -286,9 +284,8 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
         for (const auto& option : prepared.not_carried) {
             options += (options.empty() ? "" : "; ") + option;
         }
-        record_event(store, request.job, now, state::EventKind::resubmit_limits,
-                     "a resubmit of this job cannot carry: " + options,
-                     {{k_not_carried_key, prepared.not_carried}});
+        record_event(store, request.job, now, "a resubmit of this job cannot carry: " + options,
+                     ResubmitLimitsEvent{prepared.not_carried});
     }
     return {};
 }
@@ -381,20 +378,9 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
 std::vector<std::string> resubmit_not_carried(const state::Store& store, const common::JobId& job) {
     const auto events = store.events(job);
     for (auto event = events.rbegin(); event != events.rend(); ++event) {
-        if (state::event_kind_of(*event) != state::EventKind::registered) {
-            continue;
+        if (const auto registered = decode<RegisteredEvent>(*event)) {
+            return registered->resubmit_not_carried;
         }
-        const auto data = nlohmann::json::parse(event->data_json, nullptr, false);
-        std::vector<std::string> options;
-        if (data.is_object() && data.contains(k_not_carried_key) &&
-            data[k_not_carried_key].is_array()) {
-            for (const auto& option : data[k_not_carried_key]) {
-                if (option.is_string()) {
-                    options.push_back(option.get<std::string>());
-                }
-            }
-        }
-        return options;
     }
     return {};
 }
@@ -548,9 +534,10 @@ common::Result<void> unregister_job(state::Store& store, const common::Clock& cl
     registration->updated_at = clock.now();
     store.update_registration(*registration);
     store.delete_job_spec(job);  // the stored environment goes with the registration
-    record_event(store, job, clock.now(), state::EventKind::unregistered,
+    record_event(store, job, clock.now(),
                  "no longer watched (history kept); status was " +
-                     std::string(state::to_string(registration->status)));
+                     std::string(state::to_string(registration->status)),
+                 UnregisteredEvent{});
     if (registration->whole_array && registration->status != state::Status::completed) {
         // The last task of its array to end may be one its owner stopped watching.
         tell_array_end_if_last(store, *registration, clock.now());

@@ -34,7 +34,6 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
             nodes.push_back(signal.node);
         }
     }
-    const auto kind = straggling ? state::EventKind::straggler : state::EventKind::gpu_idle;
     std::string what;
     if (straggling) {
         what = "running slowly: " + rate_text(straggling->recent_steps_per_hour) +
@@ -50,13 +49,17 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
         }
         what += "; the telemetry points at " + list;
     }
-    nlohmann::json data = {{"nodes", nodes}, {"signals", seen}, {"attempt", registration.attempt}};
+    const auto kind = straggling ? StragglerEvent::kind : GpuIdleEvent::kind;
+    const RunningTrouble trouble{nodes, seen, registration.attempt};
     if (straggling) {
-        data["recent_steps_per_hour"] = straggling->recent_steps_per_hour;
-        data["median_steps_per_hour"] = straggling->median_steps_per_hour;
-        data["over_s"] = straggling->over.count();
+        StragglerEvent event{trouble};
+        event.recent_steps_per_hour = straggling->recent_steps_per_hour;
+        event.median_steps_per_hour = straggling->median_steps_per_hour;
+        event.over_s = straggling->over.count();
+        record_event(store, registration.job, at, what, event);
+    } else {
+        record_event(store, registration.job, at, what, GpuIdleEvent{trouble});
     }
-    record_event(store, registration.job, at, kind, what, data);
 
     notify::Message message;
     message.job = registration.job.to_string();

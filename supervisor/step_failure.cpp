@@ -2,9 +2,7 @@
 // one run's failed step from an earlier run's, which the "observed" events already carry (each
 // records the step status Slurm showed), so no column is added for it.
 #include "supervisor/step_failure.h"
-#include "state/event_kind.h"
-
-#include <nlohmann/json.hpp>
+#include "supervisor/journal_events.h"
 
 namespace supervisor {
 
@@ -24,11 +22,8 @@ std::optional<FailureReport> failed_step_report(const slurm::JobSnapshot& job,
     }
     if (job.restart_count > 0) {
         for (const auto& event : journal) {
-            if (state::event_kind_of(event) != state::EventKind::observed) {
-                continue;
-            }
-            const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
-            if (data.is_object() && data.value("step_status", std::string()) == status) {
+            const auto observed = decode<ObservedEvent>(event);
+            if (observed && observed->step_status == status) {
                 return std::nullopt;  // an earlier run's step, already seen
             }
         }

@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "state/event_kind.h"
 #include "supervisor/journal.h"
 #include "supervisor/stall.h"
 
@@ -44,11 +43,8 @@ void StuckPendingTracker::mark_reported(const common::JobId& job, std::uint32_t 
 
 bool stuck_pending_reported(const state::Store& store, const state::Registration& registration) {
     for (const auto& event : store.events(registration.job)) {
-        if (state::event_kind_of(event) != state::EventKind::stuck_pending) {
-            continue;
-        }
-        const auto data = nlohmann::json::parse(event.data_json, nullptr, false);
-        if (data.is_object() && data.value("attempt", std::uint32_t{0}) == registration.attempt) {
+        const auto stuck = decode<StuckPendingEvent>(event);
+        if (stuck && stuck->attempt == registration.attempt) {
             return true;
         }
     }
@@ -60,12 +56,10 @@ void record_stuck_pending(state::Store& store, const state::Registration& regist
                           common::TimePoint at) {
     const std::string job = registration.job.to_string();
     const std::string waited_text = format_stall_timeout(waited);
-    record_event(store, registration.job, at, state::EventKind::stuck_pending,
+    record_event(store, registration.job, at,
                  "pending for " + waited_text + " (" + stuck.reason + "): " + stuck.meaning +
                      "; it will not start by itself",
-                 {{"attempt", registration.attempt},
-                  {"reason", stuck.reason},
-                  {"waited_s", waited.count()}});
+                 StuckPendingEvent{registration.attempt, stuck.reason, waited.count()});
     notify::Message message;
     message.job = job;
     message.job_name = registration.job_name;

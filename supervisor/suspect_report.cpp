@@ -30,12 +30,9 @@ void report_new_suspects(state::Store& store, const state::Registration& registr
                                  common::join(suspect.jobs) + ") within " + window;
         const bool drained = contains(plan.drain_nodes, suspect.node);
         const bool excluded = contains(plan.exclude_nodes, suspect.node);
-        record_event(store, registration.job, at, state::EventKind::suspect_node, what,
-                     {{"node", suspect.node},
-                      {"failures", suspect.failures},
-                      {"jobs", suspect.jobs},
-                      {"drained", drained},
-                      {"window_hours", correlation.window.count()}});
+        record_event(store, registration.job, at, what,
+                     SuspectNodeEvent{suspect.node, suspect.failures, suspect.jobs, drained,
+                                      correlation.window.count()});
 
         notify::Message message;
         message.job = registration.job.to_string();

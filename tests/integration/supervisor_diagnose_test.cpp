@@ -6,6 +6,9 @@
 #include <chrono>
 #include <thread>
 
+#include <unistd.h>
+
+#include "state/store.h"
 #include "tests/integration/supervisor_harness.h"
 
 namespace {
@@ -84,6 +87,53 @@ TEST_F(SupervisorDiagnose, UnregisteredJobIsAClearError) {
     EXPECT_NE(result.exit_status, 0) << result.output;
     EXPECT_NE(result.output.find("999999 is not registered"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("supervisor register 999999"), std::string::npos) << result.output;
+}
+
+// A job slurmctld no longer knows: diagnose shows the last diagnosis the journal recorded, in the
+// same form as a live job's, even when an earlier version wrote it in its own form.
+TEST_F(SupervisorDiagnose, PurgedJobShowsItsRecordedDiagnosisInTheLiveForm) {
+    SupervisorHarness h("diagnose-purged");
+    const auto purged = common::JobId::parse("999998").value();  // never given out on the cluster
+    {
+        std::filesystem::create_directories(h.dir() / "state");
+        auto store = state::Store::open(h.dir() / "state" / state::k_database_file_name);
+        ASSERT_TRUE(store) << store.error().message;
+        state::Registration registration;
+        registration.job = purged;
+        registration.owner_uid = ::getuid();
+        ASSERT_TRUE((*store)->insert_registration(registration));
+        state::Event event;
+        event.job = purged;
+        event.kind = "diagnosis";
+        event.message = "gpu_xid: the GPU of n2 fell off the bus";
+        event.data_json =  // the journal's form before the diagnosis had one JSON form
+            R"({"cause":"gpu_xid","confidence":0.9,"nodes":["n2"],"node_condemned":true,)"
+            R"("step":15,"evidence":[{"file":"slurm.out","line":-2,"text":"NVRM: Xid 79",)"
+            R"("rule":"xid79","supports_cause":true}],"suggested_actions":["exclude_node:n2"],)"
+            R"("slurm_facts":[],"checkpoint":"/ckpt/step_10","rejected_checkpoints":[],)"
+            R"("notes":[],"attempt":2})";
+        (*store)->append_event(event);
+    }
+
+    const auto result = h.cli("diagnose " + purged.to_string() + " --json");
+    ASSERT_EQ(result.exit_status, 0) << result.output;
+    const auto shown = json_of(result.output);
+    ASSERT_TRUE(shown.is_object()) << result.output;
+    EXPECT_TRUE(shown.value("purged", false)) << result.output;
+    EXPECT_FALSE(shown.contains("diagnosis")) << result.output;  // not nested in another shape
+    EXPECT_EQ(shown.value("cause", ""), "gpu_xid") << result.output;
+    EXPECT_EQ(shown.value("attempt", 0), 2) << result.output;
+    EXPECT_EQ(shown.value("checkpoint", ""), "/ckpt/step_10") << result.output;
+    EXPECT_EQ(shown["actions"],
+              nlohmann::json::parse(R"([{"action":"exclude_node","argument":"n2"}])"))
+        << result.output;
+    EXPECT_FALSE(shown.contains("suggested_actions")) << result.output;
+    ASSERT_EQ(shown["evidence"].size(), 1U) << result.output;
+    EXPECT_EQ(shown["evidence"][0].value("text", ""), "NVRM: Xid 79") << result.output;
+
+    const auto note = h.cli("diagnose " + purged.to_string());
+    EXPECT_EQ(note.exit_status, 0) << note.output;
+    EXPECT_NE(note.output.find("slurm.out:-2: NVRM: Xid 79"), std::string::npos) << note.output;
 }
 
 }  // namespace

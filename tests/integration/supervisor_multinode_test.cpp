@@ -248,7 +248,8 @@ TEST_F(SupervisorMultiNode, AnExceptionOnOneRankIsACodeBugNotTheNetwork) {
     ASSERT_EQ(found.size(), 1U) << dump(events);
     EXPECT_EQ(found[0]["cause"], "code_bug");
     EXPECT_EQ(found[0]["nodes"], nlohmann::json::array({raised->host})) << dump(found[0]);
-    EXPECT_EQ(found[0]["suggested_actions"], nlohmann::json::array({"escalate"}));
+    EXPECT_EQ(found[0]["actions"],
+              nlohmann::json::parse(R"([{"action":"escalate","argument":""}])"));
     bool network_symptom = false;
     for (const auto& line : found[0]["evidence"]) {
         if (line.value("supports_cause", true)) {

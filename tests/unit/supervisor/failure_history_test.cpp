@@ -92,8 +92,11 @@ TEST_F(FailureHistoryTest, ReadsDiagnosisEventsOnly) {
 
     event.data_json = "not json";
     EXPECT_FALSE(supervisor::failure_record_of(event, 1));
-    event.data_json = R"({"state":"FAILED"})";
-    EXPECT_FALSE(supervisor::failure_record_of(event, 1));
+    event.data_json = R"({"cause":7,"nodes":"n1"})";  // damaged inside: a failure all the same
+    const auto damaged = supervisor::failure_record_of(event, 1);
+    ASSERT_TRUE(damaged);
+    EXPECT_EQ(damaged->cause, Cause::unknown);
+    EXPECT_TRUE(damaged->nodes.empty());
     event.kind = "observed";
     event.data_json = R"({"cause":"gpu_xid"})";
     EXPECT_FALSE(supervisor::failure_record_of(event, 1));

@@ -133,7 +133,8 @@ TEST_F(PollCycleTest, AFailureWhileHandlingOneJobIsContainedToThatJob) {
 }
 
 // An action whose stored parameters do not have the expected types (a row edited by hand, or
-// written by another version) fails on its own; it neither stops the cycle nor blocks the
+// written by another version) fails on its own, saying which field, without touching the job
+// (a guessed restart count could requeue it twice); it neither stops the cycle nor blocks the
 // actions queued behind it.
 TEST_F(PollCycleTest, AnActionThatCannotBeCarriedOutFailsAloneAndTheCycleGoesOn) {
     const auto id = submit();
@@ -152,7 +153,13 @@ TEST_F(PollCycleTest, AnActionThatCannotBeCarriedOutFailsAloneAndTheCycleGoesOn)
     const auto actions = m_store->actions(id);
     ASSERT_EQ(actions.size(), 1U);
     EXPECT_EQ(actions[0].status, state::ActionStatus::failed);
-    EXPECT_NE(actions[0].result.find("internal error"), std::string::npos) << actions[0].result;
+    EXPECT_NE(actions[0].result.find("stored parameters cannot be read (\"expected_restart_count\" "
+                                     "is a string"),
+              std::string::npos)
+        << actions[0].result;
+    for (const auto& call : m_slurm.calls()) {
+        EXPECT_EQ(call.find("requeue"), std::string::npos) << call;
+    }
     EXPECT_TRUE(m_store->unfinished_actions().empty());
 }
 

@@ -1,0 +1,102 @@
+// Reading the fields of JSON the program wrote earlier and may find damaged, or written by an
+// older or newer version (journal payloads, the intent log's step parameters). nlohmann's own
+// `get<T>()` throws on a field of another type, and converts a floating-point number to an
+// integer type unchecked (undefined for 1e400); these readers do neither.
+//
+// read_field() is lenient, for what is only shown or counted: a field that is missing, null or
+// of another type leaves the target as it was, so the reader keeps its default.
+// read_field_strictly() is for what is acted on: a missing or null field keeps the default, but
+// a field of another type is an Error naming it. Neither throws.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace common {
+namespace detail {
+
+// `value` converted to T, or nullopt when it is of another type (an integer type takes only
+// an integer, whatever its size: a larger one is cut as C++ converts integers).
+template <typename T>
+std::optional<T> json_as(const nlohmann::json& value) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if (!value.is_number_integer()) {
+            return std::nullopt;
+        }
+    }
+    try {
+        return value.template get<T>();
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
+}
+
+// The field, or null when `data` is not an object or has no such field.
+inline const nlohmann::json* json_field(const nlohmann::json& data, std::string_view key) {
+    if (!data.is_object()) {
+        return nullptr;
+    }
+    const auto it = data.find(key);
+    return it == data.end() || it->is_null() ? nullptr : &*it;
+}
+
+template <typename T>
+struct OptionalValue {
+    using type = T;
+};
+template <typename T>
+struct OptionalValue<std::optional<T>> {
+    using type = T;
+};
+
+}  // namespace detail
+
+// Sets `out` from data[key] when the field is there and of out's type (for a std::optional,
+// of its value's type); a list with one element of another type is of another type.
+template <typename T>
+void read_field(const nlohmann::json& data, std::string_view key, T& out) {
+    if (const auto* field = detail::json_field(data, key)) {
+        if (auto value = detail::json_as<typename detail::OptionalValue<T>::type>(*field)) {
+            out = std::move(*value);
+        }
+    }
+}
+
+// As read_field(), but a field of another type is an Error naming it.
+template <typename T>
+[[nodiscard]] Result<void> read_field_strictly(const nlohmann::json& data, std::string_view key,
+                                               T& out) {
+    const auto* field = detail::json_field(data, key);
+    if (field == nullptr) {
+        return {};
+    }
+    auto value = detail::json_as<typename detail::OptionalValue<T>::type>(*field);
+    if (!value) {
+        return fail("\"" + std::string(key) + "\" is a " + field->type_name() +
+                    ", not what this version writes");
+    }
+    out = std::move(*value);
+    return {};
+}
+
+// Sets data[key] only when `value` is set: an absent optional field is not written.
+template <typename T>
+void put_if_set(nlohmann::json& data, const char* key, const std::optional<T>& value) {
+    if (value) {
+        data[key] = *value;
+    }
+}
+
+// `value` as JSON, null for nullopt.
+template <typename T>
+[[nodiscard]] nlohmann::json json_or_null(const std::optional<T>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+}  // namespace common

@@ -1,0 +1,121 @@
+#include "recovery/diagnosis_json.h"
+
+#include <string>
+
+#include "common/json_fields.h"
+
+namespace recovery {
+namespace {
+
+nlohmann::json to_json(const EvidenceLine& line) {
+    return {
+        {"file", line.file},
+        {"line", line.line},
+        {"text", line.text},
+        {"rule", line.rule_id},
+        {"cause", std::string(to_string(line.cause))},
+        {"supports_cause", line.supports_cause},
+    };
+}
+
+nlohmann::json to_json(const Action& action) {
+    return {
+        {"action", std::string(to_string(action.kind))},
+        {"argument", action.argument},
+    };
+}
+
+Cause cause_of(const nlohmann::json& data, std::string_view key) {
+    std::string id;
+    common::read_field(data, key, id);
+    return cause_from_string(id).value_or(Cause::unknown);
+}
+
+EvidenceLine evidence_line_from_json(const nlohmann::json& data) {
+    EvidenceLine line;
+    common::read_field(data, "file", line.file);
+    common::read_field(data, "line", line.line);
+    common::read_field(data, "text", line.text);
+    common::read_field(data, "rule", line.rule_id);
+    line.cause = cause_of(data, "cause");
+    common::read_field(data, "supports_cause", line.supports_cause);
+    return line;
+}
+
+// Actions as this form writes them, or as the journal wrote them before ("set_env:NAME").
+std::vector<Action> actions_from_json(const nlohmann::json& data) {
+    std::vector<Action> actions;
+    if (const auto it = data.find("actions"); it != data.end() && it->is_array()) {
+        for (const auto& item : *it) {
+            std::string id;
+            common::read_field(item, "action", id);
+            if (const auto kind = action_from_string(id)) {
+                Action action{*kind, {}};
+                common::read_field(item, "argument", action.argument);
+                actions.push_back(std::move(action));
+            }
+        }
+        return actions;
+    }
+    std::vector<std::string> earlier;
+    common::read_field(data, "suggested_actions", earlier);
+    for (const auto& text : earlier) {
+        if (auto action = parse_action(text)) {
+            actions.push_back(std::move(*action));
+        }
+    }
+    return actions;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Diagnosis& diagnosis) {
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const auto& line : diagnosis.evidence) {
+        evidence.push_back(to_json(line));
+    }
+    nlohmann::json actions = nlohmann::json::array();
+    for (const auto& action : diagnosis.suggested_actions) {
+        actions.push_back(to_json(action));
+    }
+    return {
+        {"cause", std::string(to_string(diagnosis.cause))},
+        {"confidence", diagnosis.confidence},
+        {"nodes", diagnosis.nodes},
+        {"node_condemned", diagnosis.node_condemned},
+        {"node_attribution", diagnosis.node_attribution},
+        {"xid", common::json_or_null(diagnosis.xid)},
+        {"step", common::json_or_null(diagnosis.step)},
+        {"evidence", std::move(evidence)},
+        {"actions", std::move(actions)},
+        {"slurm_facts", diagnosis.slurm_facts_used},
+        {"summary", diagnosis.summary},
+    };
+}
+
+Diagnosis diagnosis_from_json(const nlohmann::json& data) {
+    Diagnosis diagnosis;
+    if (!data.is_object()) {
+        return diagnosis;
+    }
+    diagnosis.cause = cause_of(data, "cause");
+    common::read_field(data, "confidence", diagnosis.confidence);
+    common::read_field(data, "nodes", diagnosis.nodes);
+    common::read_field(data, "node_condemned", diagnosis.node_condemned);
+    common::read_field(data, "node_attribution", diagnosis.node_attribution);
+    common::read_field(data, "xid", diagnosis.xid);
+    common::read_field(data, "step", diagnosis.step);
+    if (const auto it = data.find("evidence"); it != data.end() && it->is_array()) {
+        for (const auto& line : *it) {
+            if (line.is_object()) {
+                diagnosis.evidence.push_back(evidence_line_from_json(line));
+            }
+        }
+    }
+    diagnosis.suggested_actions = actions_from_json(data);
+    common::read_field(data, "slurm_facts", diagnosis.slurm_facts_used);
+    common::read_field(data, "summary", diagnosis.summary);
+    return diagnosis;
+}
+
+}  // namespace recovery

@@ -1,0 +1,235 @@
+// What each journal event says to a program (state::Event::data_json), as one struct per
+// state::EventKind: encode() is the one writer of a kind's data and decode<T>() its one reader.
+// record_event() (journal.h) takes one of these, so the kind and the data of an event cannot
+// disagree. The stored field names are those rows were written with before these types, so
+// older journals read back unchanged; `supervisor events --json` shows the data as written.
+//
+// decode<T>(event) is nullopt when the event is of another kind or its data is not a JSON
+// object (a damaged row); it never fails otherwise: data of an older or newer version, or
+// damaged inside, reads what it can, a field missing or of another type keeping its default
+// (common/json_fields.h). A reader that must tell "absent" from a default uses a field that is
+// std::optional here, or 0 where 0 is never written (an attempt number).
+//
+// The "notification" event is written by notify::Dispatcher, below this layer, and read by no
+// program; its data is the outbox row's status and tries.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "recovery/diagnosis.h"
+#include "state/event_kind.h"
+#include "state/records.h"
+
+namespace supervisor {
+
+// A person registered the job, or a resubmit registered its next job (then only
+// `previous_job` and `attempt` are set).
+struct RegisteredEvent {
+    static constexpr state::EventKind kind = state::EventKind::registered;
+    std::vector<std::string> allowed_actions;
+    std::uint32_t max_attempts = 0;
+    std::string checkpoint_dir;
+    std::vector<std::string> knobs;  // as declared: "batch_size=64:env=BATCH_SIZE:min=8"
+    bool resubmit_spec_stored = false;
+    std::vector<std::string> resubmit_not_carried;  // options a resubmit cannot carry
+    std::int64_t stall_timeout_s = 0;
+    std::string progress_pattern;
+    // A resubmit's next job:
+    std::string previous_job;
+    std::uint32_t attempt = 0;
+
+    bool operator==(const RegisteredEvent&) const = default;
+};
+
+// A person stopped watching the job; the message says its status then.
+struct UnregisteredEvent {
+    static constexpr state::EventKind kind = state::EventKind::unregistered;
+
+    bool operator==(const UnregisteredEvent&) const = default;
+};
+
+struct StartedEvent {
+    static constexpr state::EventKind kind = state::EventKind::started;
+    std::uint32_t attempt = 0;
+    std::string nodes;  // Slurm's host list
+
+    bool operator==(const StartedEvent&) const = default;
+};
+
+// What Slurm showed, from one of four looks: a poll (state, restart_count, reason,
+// step_status), an attempt's end or hang (state, restart_count, stall), accounting after the
+// job left slurmctld (source "accounting", accounting) or a requeue by another hand whose run
+// already ended (requeued_by "other", restart_count, outside_requeues).
+struct ObservedEvent {
+    static constexpr state::EventKind kind = state::EventKind::observed;
+    std::optional<std::string> state;  // Slurm's state name
+    std::optional<std::uint32_t> restart_count;
+    std::optional<std::string> reason;       // Slurm's state reason
+    std::optional<std::string> step_status;  // worst failed step "exit:signal", or ""
+    std::optional<nlohmann::json> stall;     // as stall_json() writes it
+    std::optional<std::string> source;       // "accounting"
+    std::optional<nlohmann::json> accounting;
+    std::optional<std::string> requeued_by;  // "other"
+    std::optional<std::uint32_t> outside_requeues;
+
+    bool operator==(const ObservedEvent&) const = default;
+};
+
+struct TransitionEvent {
+    static constexpr state::EventKind kind = state::EventKind::transition;
+    std::string from;  // "enabled", "completed/failed"
+    std::string to;
+    std::string observation;
+
+    bool operator==(const TransitionEvent&) const = default;
+};
+
+// The diagnosis of a failed attempt. Its data is recovery/diagnosis_json.h's form with the
+// fields below added, which `supervisor diagnose JOBID --json` prints too.
+struct DiagnosisEvent {
+    static constexpr state::EventKind kind = state::EventKind::diagnosis;
+    std::uint32_t attempt = 0;  // 0: not recorded (early versions)
+    recovery::Diagnosis diagnosis;
+    std::optional<std::string> checkpoint;          // the checkpoint to resume from
+    std::vector<std::string> rejected_checkpoints;  // "path: why"
+    std::vector<std::string> notes;                 // what could not be looked at, and why
+    nlohmann::json correlation;                     // as correlation_json() writes it
+
+    bool operator==(const DiagnosisEvent&) const = default;
+};
+
+// The plan, or the escalation (then `actions` and `start_delay_s` are absent).
+struct DecisionEvent {
+    static constexpr state::EventKind kind = state::EventKind::decision;
+    bool escalate = false;
+    std::string reason;
+    std::vector<std::string> would_have_done;
+    std::vector<std::string> notes;
+    std::optional<std::vector<std::string>> actions;  // the planned steps' kinds, in order
+    std::optional<std::int64_t> start_delay_s;
+
+    bool operator==(const DecisionEvent&) const = default;
+};
+
+// A step of the plan starting (no status) or ending.
+struct ActionEvent {
+    static constexpr state::EventKind kind = state::EventKind::action;
+    std::int64_t action_id = 0;
+    std::string step_kind;              // StepKind's text ("requeue"), stored as "kind"
+    std::optional<std::string> status;  // state::ActionStatus's text, once it ended
+
+    bool operator==(const ActionEvent&) const = default;
+};
+
+struct InternalErrorEvent {
+    static constexpr state::EventKind kind = state::EventKind::internal_error;
+    std::string error;
+    int failures = 0;  // in a row
+    int pause_cycles = 0;
+
+    bool operator==(const InternalErrorEvent&) const = default;
+};
+
+struct RejectedEvent {
+    static constexpr state::EventKind kind = state::EventKind::rejected;
+    std::string status;
+    std::string observation;
+
+    bool operator==(const RejectedEvent&) const = default;
+};
+
+struct ResubmitLimitsEvent {
+    static constexpr state::EventKind kind = state::EventKind::resubmit_limits;
+    std::vector<std::string> resubmit_not_carried;
+
+    bool operator==(const ResubmitLimitsEvent&) const = default;
+};
+
+struct StepFailedEvent {
+    static constexpr state::EventKind kind = state::EventKind::step_failed;
+    std::string step_status;  // "exit:signal"
+
+    bool operator==(const StepFailedEvent&) const = default;
+};
+
+struct SuspectNodeEvent {
+    static constexpr state::EventKind kind = state::EventKind::suspect_node;
+    std::string node;
+    std::size_t failures = 0;
+    std::vector<std::string> jobs;
+    bool drained = false;
+    std::int64_t window_hours = 0;
+
+    bool operator==(const SuspectNodeEvent&) const = default;
+};
+
+struct ArraySummaryEvent {
+    static constexpr state::EventKind kind = state::EventKind::array_summary;
+    std::string array;
+    std::size_t tasks = 0;
+    std::string outcomes;
+
+    bool operator==(const ArraySummaryEvent&) const = default;
+};
+
+// What the node telemetry showed beside a slow or idle running job.
+struct RunningTrouble {
+    std::vector<std::string> nodes;
+    std::vector<std::string> signals;  // recovery::describe() of each
+    std::uint32_t attempt = 0;
+
+    bool operator==(const RunningTrouble&) const = default;
+};
+
+struct GpuIdleEvent : RunningTrouble {
+    static constexpr state::EventKind kind = state::EventKind::gpu_idle;
+
+    bool operator==(const GpuIdleEvent&) const = default;
+};
+
+struct StragglerEvent : RunningTrouble {
+    static constexpr state::EventKind kind = state::EventKind::straggler;
+    double recent_steps_per_hour = 0;
+    double median_steps_per_hour = 0;
+    std::int64_t over_s = 0;
+
+    bool operator==(const StragglerEvent&) const = default;
+};
+
+struct StuckPendingEvent {
+    static constexpr state::EventKind kind = state::EventKind::stuck_pending;
+    std::uint32_t attempt = 0;
+    std::string reason;  // Slurm's pending reason
+    std::int64_t waited_s = 0;
+
+    bool operator==(const StuckPendingEvent&) const = default;
+};
+
+[[nodiscard]] nlohmann::json encode(const RegisteredEvent& event);
+[[nodiscard]] nlohmann::json encode(const UnregisteredEvent& event);
+[[nodiscard]] nlohmann::json encode(const StartedEvent& event);
+[[nodiscard]] nlohmann::json encode(const ObservedEvent& event);
+[[nodiscard]] nlohmann::json encode(const TransitionEvent& event);
+[[nodiscard]] nlohmann::json encode(const DiagnosisEvent& event);
+[[nodiscard]] nlohmann::json encode(const DecisionEvent& event);
+[[nodiscard]] nlohmann::json encode(const ActionEvent& event);
+[[nodiscard]] nlohmann::json encode(const InternalErrorEvent& event);
+[[nodiscard]] nlohmann::json encode(const RejectedEvent& event);
+[[nodiscard]] nlohmann::json encode(const ResubmitLimitsEvent& event);
+[[nodiscard]] nlohmann::json encode(const StepFailedEvent& event);
+[[nodiscard]] nlohmann::json encode(const SuspectNodeEvent& event);
+[[nodiscard]] nlohmann::json encode(const ArraySummaryEvent& event);
+[[nodiscard]] nlohmann::json encode(const GpuIdleEvent& event);
+[[nodiscard]] nlohmann::json encode(const StragglerEvent& event);
+[[nodiscard]] nlohmann::json encode(const StuckPendingEvent& event);
+
+// Defined (explicitly instantiated) for each struct above.
+template <typename Payload>
+[[nodiscard]] std::optional<Payload> decode(const state::Event& event);
+
+}  // namespace supervisor

@@ -1,0 +1,183 @@
+// The journal's typed payloads: each reads back as written; the rows earlier versions wrote
+// (their field names, pinned here as text) read into the same structs; and a reader asking for
+// one kind is never handed another's data.
+#include "supervisor/journal_events.h"
+
+#include <gtest/gtest.h>
+
+#include "common/json_text.h"
+
+namespace {
+
+using namespace supervisor;
+
+template <typename Payload>
+state::Event event_of(const Payload& payload) {
+    state::Event event;
+    event.kind = std::string(state::event_kind_text(Payload::kind));
+    event.data_json = common::json_text(encode(payload));
+    return event;
+}
+
+state::Event row(state::EventKind kind, const std::string& data_json) {
+    state::Event event;
+    event.kind = std::string(state::event_kind_text(kind));
+    event.data_json = data_json;
+    return event;
+}
+
+template <typename Payload>
+void expect_round_trip(const Payload& payload) {
+    const auto read = decode<Payload>(event_of(payload));
+    ASSERT_TRUE(read) << event_of(payload).data_json;
+    EXPECT_EQ(*read, payload) << event_of(payload).data_json;
+}
+
+TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
+    RegisteredEvent registered;
+    registered.allowed_actions = {"requeue", "exclude_node"};
+    registered.max_attempts = 4;
+    registered.checkpoint_dir = "/ckpt";
+    registered.knobs = {"batch_size=64:env=BATCH_SIZE:min=8"};
+    registered.resubmit_spec_stored = true;
+    registered.resubmit_not_carried = {"--dependency"};
+    registered.stall_timeout_s = 1800;
+    registered.progress_pattern = "step (\\d+)";
+    expect_round_trip(registered);
+    RegisteredEvent resubmitted;
+    resubmitted.previous_job = "41";
+    resubmitted.attempt = 3;
+    expect_round_trip(resubmitted);
+    expect_round_trip(UnregisteredEvent{});
+    expect_round_trip(StartedEvent{2, "n[1-2]"});
+
+    ObservedEvent polled;
+    polled.state = "RUNNING";
+    polled.restart_count = 1;
+    polled.reason = "None";
+    polled.step_status = "1:0";
+    expect_round_trip(polled);
+    ObservedEvent hung;
+    hung.state = "RUNNING";
+    hung.stall = nlohmann::json{{"timeout_s", 60}};
+    expect_round_trip(hung);
+    ObservedEvent accounted;
+    accounted.source = "accounting";
+    accounted.accounting = nlohmann::json{{"state", "FAILED"}};
+    expect_round_trip(accounted);
+    ObservedEvent outside;
+    outside.requeued_by = "other";
+    outside.restart_count = 2;
+    outside.outside_requeues = 1;
+    expect_round_trip(outside);
+
+    expect_round_trip(TransitionEvent{"enabled", "recovering", "job_failed"});
+    DiagnosisEvent diagnosis;
+    diagnosis.attempt = 2;
+    diagnosis.diagnosis.cause = recovery::Cause::cuda_oom;
+    diagnosis.diagnosis.nodes = {"n1"};
+    diagnosis.diagnosis.step = 12;
+    diagnosis.diagnosis.suggested_actions = {{recovery::ActionKind::requeue, ""}};
+    diagnosis.checkpoint = "/ckpt/step_10";
+    diagnosis.rejected_checkpoints = {"/ckpt/step_12: truncated"};
+    diagnosis.notes = {"the node's kernel log could not be read"};
+    diagnosis.correlation = nlohmann::json{{"repeated", nlohmann::json::array()}};
+    expect_round_trip(diagnosis);
+    DecisionEvent escalation;
+    escalation.escalate = true;
+    escalation.reason = "a code bug is not retried";
+    escalation.would_have_done = {"requeue: not allowed"};
+    expect_round_trip(escalation);
+    DecisionEvent plan;
+    plan.reason = "requeue";
+    plan.actions = std::vector<std::string>{"release", "requeue"};
+    plan.start_delay_s = 30;
+    expect_round_trip(plan);
+    expect_round_trip(ActionEvent{7, "requeue", std::nullopt});
+    expect_round_trip(ActionEvent{7, "requeue", std::string("done")});
+    expect_round_trip(InternalErrorEvent{"database is locked", 2, 4});
+    expect_round_trip(RejectedEvent{"completed/failed", "job_running"});
+    expect_round_trip(ResubmitLimitsEvent{{"--dependency", "--export"}});
+    expect_round_trip(StepFailedEvent{"1:0"});
+    expect_round_trip(SuspectNodeEvent{"n2", 3, {"40", "41"}, true, 24});
+    expect_round_trip(ArraySummaryEvent{"50", 8, "7 completed, 1 failed"});
+    expect_round_trip(GpuIdleEvent{{{"n1"}, {"GPU 0 of n1 idle"}, 1}});
+    StragglerEvent straggler{{{"n1"}, {"slow"}, 1}};
+    straggler.recent_steps_per_hour = 100;
+    straggler.median_steps_per_hour = 400;
+    straggler.over_s = 1800;
+    expect_round_trip(straggler);
+    expect_round_trip(StuckPendingEvent{1, "ReqNodeNotAvail", 3600});
+}
+
+TEST(JournalEvents, OptionalFieldsAbsentAreNotWritten) {
+    ObservedEvent accounted;
+    accounted.source = "accounting";
+    EXPECT_EQ(encode(accounted), nlohmann::json({{"source", "accounting"}}));
+    DecisionEvent escalation;
+    escalation.escalate = true;
+    EXPECT_FALSE(encode(escalation).contains("actions"));
+    EXPECT_FALSE(encode(ActionEvent{1, "requeue", std::nullopt}).contains("status"));
+}
+
+// Rows as the code before these types wrote them: the same field names must still read.
+TEST(JournalEvents, RowsOfEarlierVersionsRead) {
+    const auto registered = decode<RegisteredEvent>(
+        row(state::EventKind::registered,
+            R"({"allowed_actions":["requeue"],"max_attempts":3,"checkpoint_dir":"/c",)"
+            R"("knobs":[],"resubmit_spec_stored":false,"resubmit_not_carried":["--mem-bind"],)"
+            R"("stall_timeout_s":0,"progress_pattern":""})"));
+    ASSERT_TRUE(registered);
+    EXPECT_EQ(registered->resubmit_not_carried, std::vector<std::string>{"--mem-bind"});
+    EXPECT_EQ(registered->max_attempts, 3U);
+
+    const auto diagnosis = decode<DiagnosisEvent>(row(
+        state::EventKind::diagnosis,
+        R"({"cause":"gpu_xid","confidence":0.9,"nodes":["n2"],"node_condemned":true,)"
+        R"("node_attribution":"","step":15,"evidence":[],"suggested_actions":["exclude_node:n2"],)"
+        R"("slurm_facts":[],"checkpoint":null,"rejected_checkpoints":[],"notes":[],"attempt":2})"));
+    ASSERT_TRUE(diagnosis);
+    EXPECT_EQ(diagnosis->attempt, 2U);
+    EXPECT_EQ(diagnosis->diagnosis.cause, recovery::Cause::gpu_xid);
+    EXPECT_EQ(diagnosis->diagnosis.suggested_actions,
+              (std::vector<recovery::Action>{{recovery::ActionKind::exclude_node, "n2"}}));
+    EXPECT_FALSE(diagnosis->checkpoint);
+
+    const auto action = decode<ActionEvent>(
+        row(state::EventKind::action, R"({"action_id":9,"kind":"exclude_node","status":"done"})"));
+    ASSERT_TRUE(action);
+    EXPECT_EQ(*action, (ActionEvent{9, "exclude_node", std::string("done")}));
+
+    const auto observed = decode<ObservedEvent>(
+        row(state::EventKind::observed,
+            R"({"state":"RUNNING","restart_count":0,"reason":"None","step_status":""})"));
+    ASSERT_TRUE(observed);
+    EXPECT_EQ(observed->step_status, std::string());
+    EXPECT_FALSE(observed->requeued_by);
+}
+
+TEST(JournalEvents, AReaderIsNeverHandedAnotherKindsData) {
+    const auto stuck = event_of(StuckPendingEvent{4, "ReqNodeNotAvail", 60});
+    EXPECT_FALSE(decode<StartedEvent>(stuck));  // both have an "attempt"
+    EXPECT_FALSE(decode<StragglerEvent>(event_of(GpuIdleEvent{{{"n1"}, {}, 1}})));
+    EXPECT_FALSE(decode<StuckPendingEvent>(row(state::EventKind::stuck_pending, "not json")));
+    EXPECT_FALSE(decode<StuckPendingEvent>(row(state::EventKind::stuck_pending, "[4]")));
+    state::Event unknown = stuck;
+    unknown.kind = "written_by_a_newer_version";
+    EXPECT_FALSE(decode<StuckPendingEvent>(unknown));
+}
+
+TEST(JournalEvents, AFieldOfTheWrongTypeKeepsItsDefault) {
+    const auto stuck = decode<StuckPendingEvent>(
+        row(state::EventKind::stuck_pending, R"({"attempt":"4","reason":"Priority"})"));
+    ASSERT_TRUE(stuck);
+    EXPECT_EQ(stuck->attempt, 0U);
+    EXPECT_EQ(stuck->reason, "Priority");
+    const auto huge = decode<StuckPendingEvent>(
+        row(state::EventKind::stuck_pending, R"({"attempt":1e300,"waited_s":2.5})"));
+    ASSERT_TRUE(huge);
+    EXPECT_EQ(huge->attempt, 0U);  // not an integer: not converted (that would be undefined)
+    EXPECT_EQ(huge->waited_s, 0);
+}
+
+}  // namespace
