@@ -494,9 +494,35 @@ def value_seeds():
     write("notify_message", "raw_bytes", b"\x00\x1b[31m\xc2\x85\xe2\x80\xae\xff\xfe\\x41\t\n")
 
 
+def journal_payload_seeds():
+    """Event data and step parameters as the daemon writes them, in earlier forms, damaged."""
+    write("journal_payload", "diagnosis.json", json.dumps({
+        "cause": "gpu_xid", "confidence": 0.99, "nodes": ["n2"], "node_condemned": True,
+        "node_attribution": "", "xid": 79, "step": 90210,
+        "evidence": [{"file": "slurm.out", "line": -3, "text": "NVRM: Xid 79", "rule": "x",
+                      "cause": "gpu_xid", "supports_cause": True}],
+        "actions": [{"action": "exclude_node", "argument": "n2"}],
+        "slurm_facts": ["state FAILED"], "summary": "s", "attempt": 2,
+        "checkpoint": "/ckpt/step_9000", "rejected_checkpoints": [], "notes": [],
+        "correlation": {"repeated": []}}))
+    write("journal_payload", "diagnosis_earlier.json", json.dumps({
+        "cause": "nccl_timeout", "suggested_actions": ["set_env:NCCL_SOCKET_IFNAME", "requeue"],
+        "attempt": 1}))
+    write("journal_payload", "requeue_step.json", json.dumps({
+        "argument": "", "expected_restart_count": 2, "start_delay_s": 30, "hold": True}))
+    write("journal_payload", "resubmit_step.json", json.dumps({
+        "exclude_nodes": ["n1"], "time_limit_minutes": 120, "cancel_running": True}))
+    write("journal_payload", "observed.json", json.dumps({
+        "state": "RUNNING", "restart_count": 0, "stall": {"timeout_s": 60}}))
+    write("journal_payload", "wrong_types.json",
+          json.dumps({"attempt": 1e400, "expected_restart_count": 2.5, "nodes": ["n1", 2],
+                      "xid": "79", "minutes": -1e300, "hold": "yes"}).replace("Infinity", "1e400"))
+
+
 def main():
     for seeds in (zip_seeds, safetensors_seeds, checkpoint_dir_seeds, log_seeds,
-                  rules_toml_seeds, config_toml_seeds, sbatch_seeds, value_seeds):
+                  rules_toml_seeds, config_toml_seeds, sbatch_seeds, value_seeds,
+                  journal_payload_seeds):
         if seeds is zip_seeds:
             os.makedirs(os.path.join(CORPUS, "zip"), exist_ok=True)
         seeds()
