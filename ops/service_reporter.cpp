@@ -51,11 +51,14 @@ void ServiceReporter::cycle_finished(const supervisor::CycleReport& report,
     write_metrics();
 }
 
-void ServiceReporter::cycle_failed(const std::string& error) {
+void ServiceReporter::cycle_failed(supervisor::CycleFailure failure, const std::string& error) {
     m_metrics.record_cycle_failure(m_clock.now());
     // Not ready on a failed cycle: a database that stays unusable should fail the start
     // (TimeoutStartSec) rather than look healthy.
-    tell("database error, retrying after the poll interval: " + error, false);
+    const char* what = failure == supervisor::CycleFailure::database
+                           ? "database error"
+                           : "internal error (please report it)";
+    tell(std::string(what) + ", retrying after the poll interval: " + error, false);
     write_metrics();
 }
 

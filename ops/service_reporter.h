@@ -30,7 +30,7 @@ class ServiceReporter final : public supervisor::DaemonObserver {
     void started(const supervisor::Config& config) override;
     void cycle_finished(const supervisor::CycleReport& report,
                         std::chrono::steady_clock::duration took) override;
-    void cycle_failed(const std::string& error) override;
+    void cycle_failed(supervisor::CycleFailure failure, const std::string& error) override;
     void alive() override;
     void reloaded(const supervisor::Config& config) override;
     void stopping() override;

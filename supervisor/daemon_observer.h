@@ -11,6 +11,10 @@
 
 namespace supervisor {
 
+// What aborted a cycle: the database (nothing of the cycle was recorded), or an internal error
+// of the cycle's own steps, a bug (the transaction in progress rolled back).
+enum class CycleFailure { database, internal };
+
 class DaemonObserver {
   public:
     virtual ~DaemonObserver() = default;
@@ -19,9 +23,8 @@ class DaemonObserver {
     // A cycle ran to its end (slurmctld reachable or not); `took` is its wall time.
     virtual void cycle_finished(const CycleReport& report,
                                 std::chrono::steady_clock::duration took) = 0;
-    // A cycle was aborted: by a database error (nothing of it recorded), or by an internal
-    // error of the cycle's own steps (the transaction in progress rolled back).
-    virtual void cycle_failed(const std::string& error) = 0;
+    // A cycle was aborted by `failure`; `error` says what failed.
+    virtual void cycle_failed(CycleFailure failure, const std::string& error) = 0;
     // The loop is alive and between cycles: called every sleep slice (about every 50 ms),
     // never from inside a cycle, so a hung cycle stops these calls.
     virtual void alive() = 0;

@@ -44,9 +44,13 @@ TEST_F(ServiceReporterTest, AFailedFirstCycleIsNotReady) {
     ServiceReporter reporter(*m_store, m_clock);
     reporter.started(m_config);
     (void)socket.next();
-    reporter.cycle_failed("database is locked");
+    reporter.cycle_failed(supervisor::CycleFailure::database, "database is locked");
     EXPECT_EQ(socket.next(),
               "STATUS=database error, retrying after the poll interval: database is locked");
+    reporter.cycle_failed(supervisor::CycleFailure::internal, "vector::at");
+    EXPECT_EQ(socket.next(),
+              "STATUS=internal error (please report it), retrying after the poll "
+              "interval: vector::at");
     reporter.cycle_finished({}, 10ms);
     EXPECT_EQ(socket.next()->rfind("READY=1\n", 0), 0U);
 }
