@@ -412,29 +412,13 @@ bool a_bug_can_look_like(const Diagnosis& diagnosis) {
     return xid && xid->severity == XidSeverity::application;
 }
 
-}  // namespace
-
-bool Plan::has(ActionKind kind) const {
-    return std::ranges::any_of(actions, [kind](const auto& a) { return a.kind == kind; });
-}
-
-std::string describe(const PlannedAction& action) {
-    std::string text(to_string(action.kind));
-    if (!action.detail.empty()) {
-        return text + " (" + action.detail + ")";
-    }
-    if (!action.argument.empty()) {
-        text += " " + action.argument;
-    }
-    return text;
-}
-
-Plan plan_recovery(const PlanRequest& request) {
+// Requeues by other hands come first: too many are a loop the supervisor does not feed
+// (escalated), and Slurm's own requeue is followed, not charged to the attempt budget
+// (preemption would otherwise end a long job after max_attempts preemptions). Nullopt for a
+// failure of the job's own.
+std::optional<Plan> plan_for_outside_requeue(const PlanRequest& request) {
     const auto& diagnosis = *request.diagnosis;
     const std::string cause(to_string(diagnosis.cause));
-    const std::string attempts =
-        std::to_string(request.failed_attempt) + " of " + std::to_string(request.max_attempts);
-
     if (request.outside_requeues > request.outside_requeue_limit) {
         return escalate(
             "Slurm or an administrator requeued this job " +
@@ -445,40 +429,45 @@ Plan plan_recovery(const PlanRequest& request) {
                                              "recovering it"
                                            : "the supervisor stops recovering it"));
     }
-    if (request.slurm_requeued_itself) {
-        // Not the job's failure, so not charged to the attempt budget (preemption would
-        // otherwise end a long job after max_attempts preemptions).
-        Plan plan;
-        plan.knobs = request.knobs;
-        plan.reason = "Slurm requeued the job itself after " + cause;
-        plan.resume_from = request.checkpoint;
-        if (diagnosis.cause == Cause::node_failure && diagnosis.node_condemned &&
-            request.whitelist.allows(ActionKind::requeue)) {
-            // Slurm moved the job off a node it marked down, but the node returns by itself
-            // once its slurmd answers again (ReturnToService): keep the job off it.
-            FixChooser(request, plan).consider(ActionKind::exclude_node, "");
-        }
-        if (request.whitelist.allows(ActionKind::requeue)) {
-            FixChooser(request, plan).avoid_suspects();
-            // The requeue already happened; the action only removes Slurm's start delay and
-            // points the job at its checkpoint.
-            plan.actions.push_back({ActionKind::requeue, "already requeued by Slurm", ""});
-        }
-        plan.start_delay = backoff_for(request);
-        return plan;
+    if (!request.slurm_requeued_itself) {
+        return std::nullopt;
     }
+    Plan plan;
+    plan.knobs = request.knobs;
+    plan.reason = "Slurm requeued the job itself after " + cause;
+    plan.resume_from = request.checkpoint;
+    if (diagnosis.cause == Cause::node_failure && diagnosis.node_condemned &&
+        request.whitelist.allows(ActionKind::requeue)) {
+        // Slurm moved the job off a node it marked down, but the node returns by itself once
+        // its slurmd answers again (ReturnToService): keep the job off it.
+        FixChooser(request, plan).consider(ActionKind::exclude_node, "");
+    }
+    if (request.whitelist.allows(ActionKind::requeue)) {
+        FixChooser(request, plan).avoid_suspects();
+        // The requeue already happened; the action only removes Slurm's start delay and points
+        // the job at its checkpoint.
+        plan.actions.push_back({ActionKind::requeue, "already requeued by Slurm", ""});
+    }
+    plan.start_delay = backoff_for(request);
+    return plan;
+}
+
+// What rules a restart out whatever the fixes, as the escalation: a cause never fixed
+// automatically, a diagnosis that asks for a person, the attempt budget spent, a failure that
+// repeats at one step, no complete checkpoint. Nullopt when a restart may help.
+std::optional<Plan> escalation_before_fixes(const PlanRequest& request) {
+    const auto& diagnosis = *request.diagnosis;
+    const std::string cause(to_string(diagnosis.cause));
     if (!is_auto_fixable(diagnosis.cause)) {
         return escalate("cause " + cause + " is never fixed automatically: a person must look");
     }
-    const bool diagnosis_escalates =
-        std::ranges::any_of(diagnosis.suggested_actions,
-                            [](const Action& a) { return a.kind == ActionKind::escalate; });
-    if (diagnosis_escalates) {
-        auto plan = escalate("a " + cause + " failure needs a person (" + diagnosis.summary + ")");
-        return plan;
+    if (std::ranges::any_of(diagnosis.suggested_actions,
+                            [](const Action& a) { return a.kind == ActionKind::escalate; })) {
+        return escalate("a " + cause + " failure needs a person (" + diagnosis.summary + ")");
     }
     if (request.failed_attempt >= request.max_attempts) {
-        return escalate("attempt budget spent (" + attempts + ")");
+        return escalate("attempt budget spent (" + std::to_string(request.failed_attempt) + " of " +
+                        std::to_string(request.max_attempts) + ")");
     }
     // A failure a bug can look like that comes back at the very step it happened before is
     // deterministic, so the program's own: a second restart would only burn another allocation.
@@ -503,11 +492,14 @@ Plan plan_recovery(const PlanRequest& request) {
         plan.would_have_done.push_back("requeue from scratch (no checkpoint to resume from)");
         return plan;
     }
+    return std::nullopt;
+}
 
-    Plan plan;
-    plan.resume_from = request.checkpoint;
-    FixChooser chooser(request, plan);
-    const auto required = required_fixes(diagnosis);
+// The fixes the diagnosis suggests and its cause requires, each once, as far as the whitelist
+// and the safety limits allow (FixChooser), and the known environment fixes of the cause.
+void choose_fixes(const PlanRequest& request, const std::vector<ActionKind>& required,
+                  FixChooser& chooser) {
+    const auto& diagnosis = *request.diagnosis;
     std::set<std::string> considered;
     auto consider = [&](ActionKind kind, const std::string& argument) {
         if (!fix_applies(kind, diagnosis.cause)) {
@@ -526,60 +518,112 @@ Plan plan_recovery(const PlanRequest& request) {
         consider(kind, "");
     }
     chooser.consider_env_fixes_for(diagnosis.cause);
+}
 
+// How the job can start again: requeue, else resubmit; `blocked` says why neither is possible
+// (empty when one is), with `kind` the one that would have been used.
+struct Restart {
+    ActionKind kind = ActionKind::requeue;
+    std::string blocked;
+};
+
+Restart choose_restart(const PlanRequest& request) {
+    if (request.requeueable && request.whitelist.allows(ActionKind::requeue)) {
+        return {ActionKind::requeue, ""};
+    }
+    if (request.whitelist.allows(ActionKind::resubmit) && request.can_resubmit) {
+        return {ActionKind::resubmit, ""};
+    }
+    if (!request.requeueable) {
+        return {ActionKind::resubmit,
+                request.whitelist.allows(ActionKind::resubmit)
+                    ? "the job is not requeueable and its script was not stored at registration, "
+                      "so it cannot be resubmitted"
+                    : "the job is not requeueable (sbatch --no-requeue) and resubmit is not "
+                      "whitelisted"};
+    }
+    return {ActionKind::requeue, "requeue is not whitelisted for this job"};
+}
+
+// `plan` turned into an escalation that says what it would have done: the fixes chosen are
+// not taken (`why_not`), and the restart is listed with `because` when given.
+void escalate_instead(Plan& plan, const PlanRequest& request, const Restart& restart,
+                      const std::string& why_not, const std::string& reason,
+                      const std::string& because) {
+    fixes_not_taken(plan, why_not);
+    plan.would_have_done.push_back(std::string(to_string(restart.kind)) +
+                                   (request.checkpoint ? " from " + *request.checkpoint : "") +
+                                   (because.empty() ? "" : " (" + because + ")"));
+    plan.escalate = true;
+    plan.reason = reason;
+}
+
+}  // namespace
+
+bool Plan::has(ActionKind kind) const {
+    return std::ranges::any_of(actions, [kind](const auto& a) { return a.kind == kind; });
+}
+
+std::string describe(const PlannedAction& action) {
+    std::string text(to_string(action.kind));
+    if (!action.detail.empty()) {
+        return text + " (" + action.detail + ")";
+    }
+    if (!action.argument.empty()) {
+        text += " " + action.argument;
+    }
+    return text;
+}
+
+Plan plan_recovery(const PlanRequest& request) {
+    // 1. A requeue by Slurm or an administrator.
+    if (auto plan = plan_for_outside_requeue(request)) {
+        return *plan;
+    }
+    // 2. What no fix can help.
+    if (auto plan = escalation_before_fixes(request)) {
+        return *plan;
+    }
+    // 3. The fixes, then the restart, or an escalation that says what it would have done.
+    const auto& diagnosis = *request.diagnosis;
+    const std::string cause(to_string(diagnosis.cause));
+    Plan plan;
+    plan.resume_from = request.checkpoint;
+    const auto required = required_fixes(diagnosis);
+    FixChooser chooser(request, plan);  // sets the plan's knobs: one chooser for the whole plan
+    choose_fixes(request, required, chooser);
+    const auto restart = choose_restart(request);
     const bool required_met = required.empty() || std::ranges::any_of(required, [&](ActionKind k) {
                                   return plan.has(k);
                               });
-    std::string restart_blocked;
-    ActionKind restart = ActionKind::requeue;
-    if (request.requeueable && request.whitelist.allows(ActionKind::requeue)) {
-        restart = ActionKind::requeue;
-    } else if (request.whitelist.allows(ActionKind::resubmit) && request.can_resubmit) {
-        restart = ActionKind::resubmit;
-    } else if (!request.requeueable) {
-        restart = ActionKind::resubmit;
-        restart_blocked = request.whitelist.allows(ActionKind::resubmit)
-                              ? "the job is not requeueable and its script was not stored at "
-                                "registration, so it cannot be resubmitted"
-                              : "the job is not requeueable (sbatch --no-requeue) and resubmit "
-                                "is not whitelisted";
-    } else {
-        restart_blocked = "requeue is not whitelisted for this job";
-    }
-
     if (!required_met) {
         std::vector<std::string> names;
         for (const auto kind : required) {
             names.emplace_back(to_string(kind));
         }
-        const auto reason = "a " + cause + " failure needs " + join(names, " or ") +
-                            " before a restart can help, and it cannot be done here";
-        fixes_not_taken(plan, "not done: the failure needs " + join(names, " or ") + " first");
-        plan.would_have_done.push_back(std::string(to_string(restart)) +
-                                       (request.checkpoint ? " from " + *request.checkpoint : ""));
-        plan.escalate = true;
-        plan.reason = reason;
+        escalate_instead(plan, request, restart,
+                         "not done: the failure needs " + join(names, " or ") + " first",
+                         "a " + cause + " failure needs " + join(names, " or ") +
+                             " before a restart can help, and it cannot be done here",
+                         "");
         return plan;
     }
-    if (!restart_blocked.empty()) {
-        fixes_not_taken(plan, "not done: no restart possible");
-        plan.would_have_done.push_back(std::string(to_string(restart)) +
-                                       (request.checkpoint ? " from " + *request.checkpoint : "") +
-                                       " (" + restart_blocked + ")");
-        plan.escalate = true;
-        plan.reason = restart_blocked;
+    if (!restart.blocked.empty()) {
+        escalate_instead(plan, request, restart, "not done: no restart possible", restart.blocked,
+                         restart.blocked);
         return plan;
     }
 
     chooser.avoid_suspects();  // after required_met: a suspect's exclusion is no fix of this cause
     const auto fixes = plan.actions.empty() ? std::string() : "; " + actions_text(plan);
-    plan.actions.push_back({restart, "", ""});
+    plan.actions.push_back({restart.kind, "", ""});
     plan.start_delay = backoff_for(request);
     const auto from = plan.resume_from ? ", resuming from " + *plan.resume_from
                                        : std::string(", starting from scratch");
-    plan.reason = std::string(to_string(restart)) + " after " + cause + " (attempt " + attempts +
-                  ")" + from + fixes + ", start in " + std::to_string(plan.start_delay.count()) +
-                  " s";
+    plan.reason = std::string(to_string(restart.kind)) + " after " + cause + " (attempt " +
+                  std::to_string(request.failed_attempt) + " of " +
+                  std::to_string(request.max_attempts) + ")" + from + fixes + ", start in " +
+                  std::to_string(plan.start_delay.count()) + " s";
     return plan;
 }
 
