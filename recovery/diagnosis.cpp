@@ -11,6 +11,7 @@
 
 #include <re2/re2.h>
 
+#include "common/try.h"
 #include "recovery/attribution.h"
 #include "recovery/detail/pattern_set.h"
 #include "recovery/finding.h"
@@ -606,14 +607,14 @@ std::optional<Finding> quiet_end_finding(const Evidence& evidence,
     return finding;
 }
 
-}  // namespace
-
-common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
-    auto expanded = expand_hostlist(evidence.slurm.node_list);
-    const std::vector<std::string> job_nodes = expanded ? *expanded : std::vector<std::string>{};
-
+// Every finding of the evidence: Slurm's facts, each log's rule hits, its exceptions and
+// structure (`layout`: ranks, steps, markers), a quiet end, and the nodes' telemetry. Fails
+// only when a log cannot be scanned.
+common::Result<std::vector<Finding>> gather_findings(const Evidence& evidence,
+                                                     const Catalogue& catalogue,
+                                                     const std::vector<std::string>& job_nodes,
+                                                     Layout& layout) {
     std::vector<Finding> findings = findings_from_slurm(evidence.slurm, job_nodes);
-    Layout layout;
     std::vector<ExceptionLine> exceptions;
     for (const auto& log : evidence.logs) {
         auto scanned = catalogue.scan(log);
@@ -642,64 +643,71 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     auto from_nodes = findings_from_signals(evidence.node_signals, job_nodes);
     findings.insert(findings.end(), std::make_move_iterator(from_nodes.begin()),
                     std::make_move_iterator(from_nodes.end()));
+    return findings;
+}
 
-    Diagnosis diagnosis;
-    diagnosis.step = layout.last_step;
-    diagnosis.slurm_facts_used = facts_used(evidence.slurm, findings, expanded.has_value());
+// The winning cause: highest priority; among equals, the cause with more findings, then the
+// earlier one in vocabulary order (deterministic). `tied`: another cause reached the same
+// priority. No cause when there is no finding.
+struct Winner {
+    std::optional<Cause> cause;
+    bool tied = false;
+};
 
-    // The winner: highest priority; among equals, the cause with more findings, then the
-    // earlier one in vocabulary order (deterministic).
+Winner pick_cause(const std::vector<Finding>& findings) {
     std::map<Cause, std::pair<int, std::size_t>> rank_of;  // cause -> (max priority, count)
     for (const auto& finding : findings) {
         auto& [priority, count] = rank_of[finding.cause];
         priority = std::max(priority, finding.priority);
         ++count;
     }
-    std::optional<Cause> winner;
-    bool tied = false;
+    Winner verdict;
     for (const auto& [cause, score] : rank_of) {
-        if (!winner) {
-            winner = cause;
+        if (!verdict.cause) {
+            verdict.cause = cause;
             continue;
         }
-        const auto& best = rank_of[*winner];
+        const auto& best = rank_of[*verdict.cause];
         if (score.first > best.first || (score.first == best.first && score.second > best.second)) {
-            winner = cause;
+            verdict.cause = cause;
         }
     }
-    if (!winner) {
-        diagnosis.cause = Cause::unknown;
-        diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
-        diagnosis.summary = summarise(diagnosis, 0);
-        return diagnosis;
-    }
     for (const auto& [cause, score] : rank_of) {
-        tied = tied || (cause != *winner && score.first == rank_of[*winner].first);
+        verdict.tied = verdict.tied ||
+                       (cause != verdict.cause && score.first == rank_of[*verdict.cause].first);
     }
+    return verdict;
+}
 
-    // Winning findings, strongest first (priority, then line order as found).
+// The findings of `cause`, strongest first (priority, then line order as found); among
+// equals, a finding that condemns its node first: its actions (exclude the node) are the more
+// specific ones for the same evidence.
+std::vector<const Finding*> findings_of(const std::vector<Finding>& findings, Cause cause) {
     std::vector<const Finding*> winners;
     for (const auto& finding : findings) {
-        if (finding.cause == *winner) {
+        if (finding.cause == cause) {
             winners.push_back(&finding);
         }
     }
-    // Among equals, a finding that condemns its node first: its actions (exclude the node) are
-    // the more specific ones for the same evidence.
     std::stable_sort(winners.begin(), winners.end(), [](const Finding* a, const Finding* b) {
         return a->priority != b->priority ? a->priority > b->priority
                                           : a->condemns_node && !b->condemns_node;
     });
+    return winners;
+}
 
-    diagnosis.cause = *winner;
-    diagnosis.nodes = implicated_nodes(*winner, winners, findings, layout, job_nodes);
+// The nodes the winning findings implicate (or the one guessed for them), whether their
+// hardware is condemned, and the deciding Xid.
+void judge_nodes(Diagnosis& diagnosis, const std::vector<const Finding*>& winners,
+                 const std::vector<Finding>& findings, const Layout& layout,
+                 const std::vector<std::string>& job_nodes, const SlurmFacts& slurm) {
+    diagnosis.nodes = implicated_nodes(diagnosis.cause, winners, findings, layout, job_nodes);
     if (diagnosis.nodes.empty()) {
-        if (auto guessed = attribute_without_host(*winner, winners, job_nodes, evidence.slurm)) {
+        if (auto guessed = attribute_without_host(diagnosis.cause, winners, job_nodes, slurm)) {
             diagnosis.nodes = {guessed->first};
             diagnosis.node_attribution = std::move(guessed->second);
         }
     }
-    diagnosis.confidence = confidence_of(winners, tied);
     diagnosis.node_condemned =
         !diagnosis.nodes.empty() && std::any_of(winners.begin(), winners.end(),
                                                 [](const Finding* f) { return f->condemns_node; });
@@ -711,11 +719,18 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             }
         }
     }
-    diagnosis.suggested_actions = choose_actions(*winner, winners, diagnosis.nodes);
+}
 
+// The evidence shown: the winning findings' lines, then as context the first line of each
+// other cause and what the nodes' telemetry saw without deciding anything (a correctable ECC
+// error, heat). Returns how many distinct lines showed other causes (symptoms, for the
+// summary).
+std::size_t show_evidence(Diagnosis& diagnosis, const std::vector<const Finding*>& winners,
+                          const std::vector<Finding>& findings, const Evidence& evidence,
+                          const std::vector<std::string>& job_nodes) {
     // A line that several rules match is evidence once (the first rule's view of it): the
     // reader of a notification wants lines, not rules. Confidence was combined over the
-    // findings above, so this changes only what is shown.
+    // findings, so this changes only what is shown.
     const auto already_shown = [&diagnosis](const EvidenceLine& line) {
         return std::ranges::any_of(diagnosis.evidence, [&line](const EvidenceLine& shown) {
             return shown.file == line.file && shown.line == line.line;
@@ -727,11 +742,10 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             diagnosis.evidence.push_back(*finding->line);
         }
     }
-    // Context: the first line of each other cause, so a reader sees what was outranked.
     std::set<std::pair<std::string, std::int64_t>> symptom_lines;
     std::set<Cause> shown;
     for (const auto& finding : findings) {
-        if (finding.cause == *winner || !finding.line) {
+        if (finding.cause == diagnosis.cause || !finding.line) {
             continue;
         }
         symptom_lines.emplace(finding.line->file, finding.line->line);
@@ -742,7 +756,6 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
             diagnosis.evidence.push_back(std::move(line));
         }
     }
-    // What the nodes' telemetry saw without deciding anything (a correctable ECC error, heat).
     std::size_t context_shown = shown.size();
     for (auto& line : context_lines(evidence.node_signals, job_nodes)) {
         if (context_shown++ >= k_max_context_lines) {
@@ -750,7 +763,34 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         }
         diagnosis.evidence.push_back(std::move(line));
     }
-    diagnosis.summary = summarise(diagnosis, symptom_lines.size());
+    return symptom_lines.size();
+}
+
+}  // namespace
+
+common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
+    auto expanded = expand_hostlist(evidence.slurm.node_list);
+    const std::vector<std::string> job_nodes = expanded ? *expanded : std::vector<std::string>{};
+    Layout layout;
+    const auto findings = TRY(gather_findings(evidence, catalogue, job_nodes, layout));
+
+    Diagnosis diagnosis;
+    diagnosis.step = layout.last_step;
+    diagnosis.slurm_facts_used = facts_used(evidence.slurm, findings, expanded.has_value());
+    const auto verdict = pick_cause(findings);
+    if (!verdict.cause) {
+        diagnosis.cause = Cause::unknown;
+        diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
+        diagnosis.summary = summarise(diagnosis, 0);
+        return diagnosis;
+    }
+    diagnosis.cause = *verdict.cause;
+    const auto winners = findings_of(findings, diagnosis.cause);
+    judge_nodes(diagnosis, winners, findings, layout, job_nodes, evidence.slurm);
+    diagnosis.confidence = confidence_of(winners, verdict.tied);
+    diagnosis.suggested_actions = choose_actions(diagnosis.cause, winners, diagnosis.nodes);
+    const auto symptoms = show_evidence(diagnosis, winners, findings, evidence, job_nodes);
+    diagnosis.summary = summarise(diagnosis, symptoms);
     return diagnosis;
 }
 
