@@ -431,15 +431,7 @@ TEST_F(PollCycleTest, OptionsAResubmitCannotCarryAreNamedAtRegistration) {
 // released (as a kill at that point would leave it): the next cycle releases it. Before, the
 // action was closed as done with the new job held forever while `status` said it was watched.
 TEST_F(PollCycleTest, ANewJobLeftHeldByAResubmitIsReleasedNextCycle) {
-    checkpoint("step_000020.pt");
-    const auto id = submit(false);
-    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
-    auto r = request(id);
-    r.allowed_actions = {"requeue", "resubmit"};
-    r.environment = {"HOME=/home/owner"};
-    register_job(r);
-    run_on(id, "n1");
-    fail(id, k_nccl_log);
+    const auto id = failed_job_to_resubmit();
     m_slurm.before_call("release", [&] { m_slurm.set_unreachable(true); });
     cycle();
     ASSERT_FALSE(registration(id).next_job.empty())
@@ -464,15 +456,7 @@ TEST_F(PollCycleTest, ANewJobLeftHeldByAResubmitIsReleasedNextCycle) {
 // (possible when a run of ours was killed in between): the action fails, as a value, naming the
 // held job and what to do with it, and nothing of the half-done registration is kept.
 TEST_F(PollCycleTest, ANewJobRegisteredByAnotherHandBeforeTheResubmitRegistersItIsNamed) {
-    checkpoint("step_000020.pt");
-    const auto id = submit(false);
-    m_slurm.set_script(id, "#!/bin/bash\necho train\n");
-    auto r = request(id);
-    r.allowed_actions = {"requeue", "resubmit"};
-    r.environment = {"HOME=/home/owner"};
-    register_job(r);
-    run_on(id, "n1");
-    fail(id, k_nccl_log);
+    const auto id = failed_job_to_resubmit();
     // The fake numbers jobs in order: the resubmit's job is the next number.
     const common::JobId next{id.job + 1, std::nullopt};
     m_slurm.before_call("submit", [&] {

@@ -178,6 +178,22 @@ class PollCycleTest : public ::testing::Test {
         m_slurm.finish(id, JobState::failed, exit_code);
     }
 
+    // A job Slurm will not requeue (sbatch --no-requeue), its script stored and resubmit
+    // allowed, that ran on n1 and has just failed of an NCCL timeout after a checkpoint: the
+    // next cycle resubmits it.
+    common::JobId failed_job_to_resubmit() {
+        checkpoint("step_000020.pt");
+        const auto id = submit(false);
+        m_slurm.set_script(id, "#!/bin/bash\necho train\n");
+        auto r = request(id);
+        r.allowed_actions = {"requeue", "resubmit"};
+        r.environment = {"HOME=/home/owner"};
+        register_job(r);
+        run_on(id, "n1");
+        fail(id, k_nccl_log);
+        return id;
+    }
+
     // The state a requeue of ours leaves (Slurm's view), without a call through the client.
     void requeued_behind_our_back(const common::JobId& id) {
         auto job = m_slurm.job(id);
