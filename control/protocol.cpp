@@ -194,14 +194,11 @@ std::string encode(const Request& request) {
 }
 
 common::Result<Request> decode_request(std::string_view payload) {
-    auto value = from_bytes(payload, "request", k_max_request_bytes);
-    if (!value) {
-        return tl::unexpected(value.error());
-    }
+    auto value = TRY(from_bytes(payload, "request", k_max_request_bytes));
     Request request;
     std::string operation;
     std::uint32_t version = 0;
-    Fields fields(*value, "request");
+    Fields fields(value, "request");
     fields.read("version", version);
     fields.read("operation", operation);
     fields.read("job", request.job);
@@ -222,14 +219,14 @@ common::Result<Request> decode_request(std::string_view payload) {
     }
     request.operation = known->first;
     if (request.operation == Operation::register_many) {
-        Fields many(*value, "register_many request");
+        Fields many(value, "register_many request");
         many.read("jobs", request.jobs);
         many.read("keep_watched", request.keep_watched);
         TRY(many.result());
     }
     if (carries_registration(request.operation)) {
-        const auto it = value->find("registration");
-        if (it == value->end() || !it->is_object()) {
+        const auto it = value.find("registration");
+        if (it == value.end() || !it->is_object()) {
             return common::fail("register request without its options");
         }
         auto& r = request.registration;
@@ -275,25 +272,22 @@ std::string encode(const Reply& reply) {
 }
 
 common::Result<Reply> decode_reply(std::string_view payload) {
-    auto value = from_bytes(payload, "the daemon's reply", k_max_reply_bytes);
-    if (!value) {
-        return tl::unexpected(value.error());
-    }
+    auto value = TRY(from_bytes(payload, "the daemon's reply", k_max_reply_bytes));
     Reply reply;
-    Fields fields(*value, "the daemon's reply");
+    Fields fields(value, "the daemon's reply");
     fields.read("exit_status", reply.exit_status);
     fields.read("output", reply.output);
     fields.read("error", reply.error.message);
     fields.read("hint", reply.error.hint);
     fields.read("job_known", reply.job_known);
-    if (const auto it = value->find("registered"); it != value->end() && it->is_object()) {
+    if (const auto it = value.find("registered"); it != value.end() && it->is_object()) {
         auto registered = registered_from_json(*it);
         if (!registered) {
             return tl::unexpected(registered.error());
         }
         reply.registered = std::move(*registered);
     }
-    if (const auto it = value->find("each"); it != value->end()) {
+    if (const auto it = value.find("each"); it != value.end()) {
         if (!it->is_array()) {
             return common::fail("the daemon's reply: field 'each' has the wrong type",
                                 "use a `supervisor` of the daemon's version");
@@ -311,11 +305,8 @@ common::Result<Reply> decode_reply(std::string_view payload) {
             one.read("already_watched", item.already_watched);
             TRY(one.result());
             if (const auto r = entry.find("registered"); r != entry.end() && r->is_object()) {
-                auto registered = registered_from_json(*r);
-                if (!registered) {
-                    return tl::unexpected(registered.error());
-                }
-                item.registered = std::move(*registered);
+                auto registered = TRY(registered_from_json(*r));
+                item.registered = std::move(registered);
             }
             reply.each.push_back(std::move(item));
         }

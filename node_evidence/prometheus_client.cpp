@@ -7,6 +7,7 @@
 #include <array>
 
 #include "common/secrets_file.h"
+#include "common/try.h"
 #include "http/url.h"
 
 namespace node_evidence {
@@ -111,11 +112,8 @@ Answer<std::vector<Sample>> PrometheusClient::query(const std::string& promql, s
     request.url = m_base + "/api/v1/query";
     request.headers = {"Content-Type: application/x-www-form-urlencoded"};
     request.body = "query=" + http::percent_encode(promql) + "&time=" + std::to_string(at);
-    auto body = exchange(std::move(request));
-    if (!body) {
-        return tl::unexpected(body.error());
-    }
-    auto samples = parse_vector(*body);
+    auto body = TRY(exchange(std::move(request)));
+    auto samples = parse_vector(body);
     if (!samples) {
         return tl::unexpected(Failure{samples.error().message, true});
     }
@@ -136,11 +134,8 @@ Answer<std::vector<std::string>> PrometheusClient::label_values(
     const std::string& label, const std::string& match, const std::optional<QueryWindow>& window) {
     http::Request request;
     request.url = label_values_url(label, match, window);
-    auto body = exchange(std::move(request));
-    if (!body) {
-        return tl::unexpected(body.error());
-    }
-    auto values = parse_label_values(*body);
+    auto body = TRY(exchange(std::move(request)));
+    auto values = parse_label_values(body);
     if (!values) {
         return tl::unexpected(Failure{values.error().message, true});
     }

@@ -1,5 +1,6 @@
 #include "node_evidence/prometheus_probe.h"
 
+#include "common/try.h"
 #include "http/url.h"
 #include "node_evidence/promql.h"
 
@@ -7,11 +8,8 @@ namespace node_evidence {
 
 common::Result<ProbeFacts> probe_prometheus(const PrometheusSettings& settings,
                                             Transport transport) {
-    auto auth = read_prometheus_auth(settings);
-    if (!auth) {
-        return tl::unexpected(auth.error());
-    }
-    PrometheusClient client(settings, std::move(*auth), std::move(transport));
+    auto auth = TRY(read_prometheus_auth(settings));
+    PrometheusClient client(settings, std::move(auth), std::move(transport));
     const std::string match = "{__name__=" + promql_string(settings.metrics.xid) + "}";
     const auto names = client.label_values("__name__", match, std::nullopt);
     if (!names) {

@@ -3,6 +3,7 @@
 // inside strings do not count), and anything deeper than an answer of these endpoints is
 // refused before a tree exists. Values are read with nlohmann's non-throwing accessors only.
 #include "node_evidence/prometheus_response.h"
+#include "common/try.h"
 
 #include <algorithm>
 #include <charconv>
@@ -102,15 +103,12 @@ common::Result<double> number_of(const nlohmann::json& text) {
 }  // namespace
 
 common::Result<std::vector<Sample>> parse_vector(std::string_view body) {
-    auto data = data_of(body);
-    if (!data) {
-        return tl::unexpected(data.error());
-    }
-    if (!data->is_object() || data->value("resultType", std::string()) != "vector") {
+    auto data = TRY(data_of(body));
+    if (!data.is_object() || data.value("resultType", std::string()) != "vector") {
         return common::fail("Prometheus answered something other than an instant vector", "");
     }
-    const auto result = data->find("result");
-    if (result == data->end() || !result->is_array()) {
+    const auto result = data.find("result");
+    if (result == data.end() || !result->is_array()) {
         return common::fail("Prometheus' answer has no result list", "");
     }
     std::vector<Sample> samples;
@@ -139,15 +137,12 @@ common::Result<std::vector<Sample>> parse_vector(std::string_view body) {
 }
 
 common::Result<std::vector<std::string>> parse_label_values(std::string_view body) {
-    auto data = data_of(body);
-    if (!data) {
-        return tl::unexpected(data.error());
-    }
-    if (!data->is_array()) {
+    auto data = TRY(data_of(body));
+    if (!data.is_array()) {
         return common::fail("Prometheus answered something other than a list of label values", "");
     }
     std::vector<std::string> values;
-    for (const auto& value : *data) {
+    for (const auto& value : data) {
         if (!value.is_string()) {
             return common::fail("Prometheus' list of label values has a non-string", "");
         }

@@ -5,20 +5,18 @@
 #include <array>
 
 #include "common/secrets_file.h"
+#include "common/try.h"
 
 namespace notify {
 
 common::Result<Credentials> read_secrets(const std::filesystem::path& file) {
     static constexpr std::array<std::string_view, 2> k_keys{"user", "password"};
-    auto secrets = common::read_secrets_file(file, k_keys);
-    if (!secrets) {
-        return tl::unexpected(secrets.error());
-    }
+    auto secrets = TRY(common::read_secrets_file(file, k_keys));
     Credentials credentials;
-    if (const auto user = secrets->find("user"); user != secrets->end()) {
+    if (const auto user = secrets.find("user"); user != secrets.end()) {
         credentials.user = user->second;
     }
-    if (const auto password = secrets->find("password"); password != secrets->end()) {
+    if (const auto password = secrets.find("password"); password != secrets.end()) {
         credentials.password = password->second;
     }
     return credentials;

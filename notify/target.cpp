@@ -3,6 +3,7 @@
 // CR/LF in an address would inject SMTP commands or mail headers), one '@' in a mail address,
 // E.164 digits for SMS.
 #include "notify/target.h"
+#include "common/try.h"
 
 #include <algorithm>
 
@@ -93,11 +94,8 @@ common::Result<Target> parse_target(std::string_view text) {
 common::Result<std::vector<Target>> parse_targets(const std::vector<std::string>& texts) {
     std::vector<Target> targets;
     for (const auto& text : texts) {
-        auto target = parse_target(text);
-        if (!target) {
-            return tl::unexpected(target.error());
-        }
-        targets.push_back(std::move(*target));
+        auto target = TRY(parse_target(text));
+        targets.push_back(std::move(target));
     }
     return targets;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/printable.h"
+#include "common/try.h"
 #include "ops/doctor.h"
 #include "recovery/checkpoints/scan.h"
 
@@ -20,15 +21,12 @@ common::Result<std::string> checkpoint_layout_line(const std::string& directory,
     options.pattern = pattern;
     options.marker = marker;
     options.settled_before = settled_before;
-    auto scan = recovery::checkpoints::scan(directory, options);
-    if (!scan) {
-        return tl::unexpected(scan.error());
-    }
-    std::string line = recovery::checkpoints::describe_layout(*scan);
-    if (scan->chosen) {
+    auto scan = TRY(recovery::checkpoints::scan(directory, options));
+    std::string line = recovery::checkpoints::describe_layout(scan);
+    if (scan.chosen) {
         line += "; would resume from " +
-                common::printable(scan->candidates[*scan->chosen].path.filename().string());
-    } else if (!scan->candidates.empty()) {
+                common::printable(scan.candidates[*scan.chosen].path.filename().string());
+    } else if (!scan.candidates.empty()) {
         line += "; none usable now";
     }
     return line;

@@ -23,6 +23,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "common/printable.h"
+#include "common/try.h"
 
 namespace ops {
 namespace {
@@ -165,10 +166,7 @@ std::unique_ptr<spdlog::formatter> make_formatter(bool journal) {
 }
 
 common::Result<void> setup_logging(const LogSettings& settings) {
-    const auto level = parse_log_level(settings.level);
-    if (!level) {
-        return tl::unexpected(level.error());
-    }
+    const auto level = TRY(parse_log_level(settings.level));
     const bool journal = is_journal_stream(std::getenv("JOURNAL_STREAM"), 2);
     std::vector<spdlog::sink_ptr> sinks;
     if (journal) {
@@ -190,9 +188,9 @@ common::Result<void> setup_logging(const LogSettings& settings) {
         sinks.push_back(g_file_sink);
     }
     auto logger = std::make_shared<spdlog::logger>("supervisor", sinks.begin(), sinks.end());
-    logger->set_level(*level);
+    logger->set_level(level);
     // A line per event, not per buffer: the file must be current when someone tails it.
-    logger->flush_on(*level);
+    logger->flush_on(level);
     spdlog::set_default_logger(logger);
     return {};
 }

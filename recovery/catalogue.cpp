@@ -109,13 +109,10 @@ common::Result<Catalogue> Catalogue::from_rules(std::vector<Rule> rules) {
     for (const auto& marker : marker_patterns()) {
         patterns.emplace_back(marker.pattern);
     }
-    auto compiled = detail::PatternSet::compile(patterns);
-    if (!compiled) {
-        return tl::unexpected(compiled.error());
-    }
+    auto compiled = TRY(detail::PatternSet::compile(patterns));
     Catalogue catalogue;
     catalogue.m_rules = std::move(rules);
-    catalogue.m_patterns = std::move(*compiled);
+    catalogue.m_patterns = std::move(compiled);
     return catalogue;
 }
 
@@ -190,16 +187,13 @@ common::Result<ScanResult> Catalogue::scan(const LogExcerpt& log) const {
         }
     };
     TRY(m_patterns->scan(log.text(), on_line));
-    auto wrapped = scan_wrapped_lines(log, result.hits, hit_line_index);
-    if (!wrapped) {
-        return tl::unexpected(wrapped.error());
-    }
-    if (!wrapped->empty()) {
+    auto wrapped = TRY(scan_wrapped_lines(log, result.hits, hit_line_index));
+    if (!wrapped.empty()) {
         // Merge by line index: both lists are in line order.
         std::vector<RuleHit> merged;
-        merged.reserve(result.hits.size() + wrapped->size());
+        merged.reserve(result.hits.size() + wrapped.size());
         std::size_t next = 0;
-        for (auto& [line_index, hit] : *wrapped) {
+        for (auto& [line_index, hit] : wrapped) {
             while (next < result.hits.size() && hit_line_index[next] <= line_index) {
                 merged.push_back(std::move(result.hits[next++]));
             }
@@ -288,11 +282,8 @@ common::Result<std::size_t> Catalogue::count_matching_lines(std::string_view tex
     if (!m_patterns) {
         return count;
     }
-    auto scanned = m_patterns->scan(
-        text, [&count](std::size_t, std::size_t, const std::vector<int>&) { ++count; });
-    if (!scanned) {
-        return tl::unexpected(scanned.error());
-    }
+    TRY(m_patterns->scan(text,
+                         [&count](std::size_t, std::size_t, const std::vector<int>&) { ++count; }));
     return count;
 }
 

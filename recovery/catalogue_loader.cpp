@@ -182,11 +182,8 @@ common::Result<std::vector<Entry>> parse_source(const CatalogueSource& source) {
             return tl::unexpected(
                 entry_error(source.name, id_text, "duplicate id in the same file"));
         }
-        auto entry = read_entry(source.name, id_text, table);
-        if (!entry) {
-            return tl::unexpected(entry.error());
-        }
-        entries.push_back(std::move(*entry));
+        auto entry = TRY(read_entry(source.name, id_text, table));
+        entries.push_back(std::move(entry));
     }
     return entries;
 }
@@ -199,11 +196,8 @@ common::Result<Catalogue> Catalogue::from_sources(std::span<const CatalogueSourc
     std::vector<Rule> rules;
     std::map<std::string, std::size_t, std::less<>> index_of;
     for (const auto& source : sources) {
-        auto entries = parse_source(source);
-        if (!entries) {
-            return tl::unexpected(entries.error());
-        }
-        for (auto& entry : *entries) {
+        auto entries = TRY(parse_source(source));
+        for (auto& entry : entries) {
             const auto found = index_of.find(entry.rule.id);
             if (entry.disabled) {
                 if (found == index_of.end()) {
@@ -233,15 +227,12 @@ common::Result<Catalogue> Catalogue::load(std::span<const std::filesystem::path>
     for (const auto& file : files) {
         // Read through the bounded reader (the only file access in recovery/); a catalogue
         // larger than the bound is refused instead of silently cut.
-        auto excerpt = LogExcerpt::read(file, ExcerptLimits{k_max_file_bytes, 0});
-        if (!excerpt) {
-            return tl::unexpected(excerpt.error());
-        }
-        if (!excerpt->complete()) {
+        auto excerpt = TRY(LogExcerpt::read(file, ExcerptLimits{k_max_file_bytes, 0}));
+        if (!excerpt.complete()) {
             return tl::unexpected(file_error(
                 file.string(), "larger than " + std::to_string(k_max_file_bytes) + " bytes"));
         }
-        sources.push_back(CatalogueSource{file.string(), std::string(excerpt->text())});
+        sources.push_back(CatalogueSource{file.string(), std::string(excerpt.text())});
     }
     return from_sources(sources);
 }

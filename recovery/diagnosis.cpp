@@ -617,13 +617,10 @@ common::Result<std::vector<Finding>> gather_findings(const Evidence& evidence,
     std::vector<Finding> findings = findings_from_slurm(evidence.slurm, job_nodes);
     std::vector<ExceptionLine> exceptions;
     for (const auto& log : evidence.logs) {
-        auto scanned = catalogue.scan(log);
-        if (!scanned) {
-            return tl::unexpected(scanned.error());
-        }
-        read_markers(log.name(), scanned->markers, layout);
-        read_exceptions(log, scanned->markers, exceptions);
-        auto from_log = findings_from_hits(catalogue, log.name(), scanned->hits);
+        auto scanned = TRY(catalogue.scan(log));
+        read_markers(log.name(), scanned.markers, layout);
+        read_exceptions(log, scanned.markers, exceptions);
+        auto from_log = findings_from_hits(catalogue, log.name(), scanned.hits);
         findings.insert(findings.end(), std::make_move_iterator(from_log.begin()),
                         std::make_move_iterator(from_log.end()));
     }

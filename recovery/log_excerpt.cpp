@@ -122,12 +122,9 @@ common::Result<LogExcerpt> LogExcerpt::read(const std::filesystem::path& path,
     const auto size = file->size();
     // Written so that no sum can wrap around (the limits come from the command line).
     if (size <= limits.head_bytes || size - limits.head_bytes <= limits.tail_bytes) {
-        auto all = pread_exact(fd, path, 0, size);
-        if (!all) {
-            return tl::unexpected(all.error());
-        }
-        const auto actual = all->size();
-        return assemble(path.string(), std::move(*all), {}, actual, true);
+        auto all = TRY(pread_exact(fd, path, 0, size));
+        const auto actual = all.size();
+        return assemble(path.string(), std::move(all), {}, actual, true);
     }
     auto head = pread_exact(fd, path, 0, limits.head_bytes);
     if (!head) {
@@ -136,11 +133,8 @@ common::Result<LogExcerpt> LogExcerpt::read(const std::filesystem::path& path,
     // One byte more than the bound, from before the tail: if it is a newline, the tail starts on
     // a line boundary and its first line is whole (size > head + tail, so this stays clear of
     // the head).
-    auto tail = pread_exact(fd, path, size - limits.tail_bytes - 1, limits.tail_bytes + 1);
-    if (!tail) {
-        return tl::unexpected(tail.error());
-    }
-    return assemble(path.string(), std::move(*head), std::move(*tail), size, false);
+    auto tail = TRY(pread_exact(fd, path, size - limits.tail_bytes - 1, limits.tail_bytes + 1));
+    return assemble(path.string(), std::move(*head), std::move(tail), size, false);
 }
 
 LogExcerpt LogExcerpt::from_text(std::string name, std::string text) {

@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/json_text.h"
 #include "common/printable.h"
+#include "common/try.h"
 #include "json_output.h"
 #include "recovery/checkpoints/scan.h"
 
@@ -109,22 +110,19 @@ common::Result<int> run_checkpoints(const CheckpointsOptions& options) {
     scan_options.unfinished_after = settled;
     scan_options.settled_before = settled;
     const std::filesystem::path directory(options.directory);
-    const auto scan = ckpt::scan(directory, scan_options);
-    if (!scan) {
-        return tl::unexpected(scan.error());
-    }
+    const auto scan = TRY(ckpt::scan(directory, scan_options));
     if (options.json) {
-        std::cout << common::json_text(to_json(*scan, directory), 2) << '\n';
+        std::cout << common::json_text(to_json(scan, directory), 2) << '\n';
     } else {
-        print_text(*scan, directory);
+        print_text(scan, directory);
     }
     std::cout.flush();
     std::fflush(stdout);
-    if (!scan->chosen) {
+    if (!scan.chosen) {
         return common::fail(
             "no usable checkpoint in " + directory.string() + " (" +
-                std::to_string(scan->candidates.size()) + " candidates)",
-            scan->candidates.empty()
+                std::to_string(scan.candidates.size()) + " candidates)",
+            scan.candidates.empty()
                 ? "nothing there looks like a checkpoint: for a custom layout pass --pattern "
                   "(and --marker)"
                 : "every candidate was rejected or is still being written: see the reasons "

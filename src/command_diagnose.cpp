@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/json_text.h"
 #include "common/printable.h"
+#include "common/try.h"
 #include "diagnosis_text.h"
 #include "json_output.h"
 #include "node_evidence/sources.h"
@@ -134,17 +135,14 @@ common::Result<recovery::SlurmFacts> slurm_facts(const DiagnoseOptions& options)
         facts.node_list = options.nodes;
     }
     for (const auto& text : options.node_states) {
-        auto fact = parse_node_state(text);
-        if (!fact) {
-            return tl::unexpected(fact.error());
-        }
+        auto fact = TRY(parse_node_state(text));
         if (!job_nodes.empty() &&
-            std::find(job_nodes.begin(), job_nodes.end(), fact->name) == job_nodes.end()) {
-            return common::fail("--node-state names node '" + fact->name +
+            std::find(job_nodes.begin(), job_nodes.end(), fact.name) == job_nodes.end()) {
+            return common::fail("--node-state names node '" + fact.name +
                                     "', which is not in --nodes '" + options.nodes + "'",
                                 "add the node to --nodes, or drop its --node-state");
         }
-        facts.node_states.push_back(std::move(*fact));
+        facts.node_states.push_back(std::move(fact));
     }
     return facts;
 }
@@ -165,20 +163,14 @@ common::Result<recovery::Evidence> gather_evidence(const DiagnoseOptions& option
                                 " and " +
                                 std::to_string(recovery::ExcerptLimits::k_default_tail_bytes));
     }
-    auto facts = slurm_facts(options);
-    if (!facts) {
-        return tl::unexpected(facts.error());
-    }
+    auto facts = TRY(slurm_facts(options));
     recovery::Evidence evidence;
-    evidence.slurm = std::move(*facts);
+    evidence.slurm = std::move(facts);
     recovery::ExcerptLimits limits{options.head_bytes, options.tail_bytes};
     limits.streams_allowed = true;  // a person's own pipe: `--log <(zcat train.log.gz)`
     for (const auto& path : options.logs) {
-        auto log = recovery::LogExcerpt::read(path, limits);
-        if (!log) {
-            return tl::unexpected(log.error());
-        }
-        evidence.logs.push_back(std::move(*log));
+        auto log = TRY(recovery::LogExcerpt::read(path, limits));
+        evidence.logs.push_back(std::move(log));
     }
     return evidence;
 }
@@ -193,22 +185,13 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
         return common::fail("nothing to diagnose: no --log FILE given",
                             "supervisor diagnose --log slurm-1234.out [--slurm-state FAILED]");
     }
-    auto evidence = gather_evidence(options);
-    if (!evidence) {
-        return tl::unexpected(evidence.error());
-    }
-    auto catalogue = load_catalogue(options);
-    if (!catalogue) {
-        return tl::unexpected(catalogue.error());
-    }
-    const auto diagnosis = recovery::diagnose(*evidence, *catalogue);
-    if (!diagnosis) {
-        return tl::unexpected(diagnosis.error());
-    }
+    auto evidence = TRY(gather_evidence(options));
+    auto catalogue = TRY(load_catalogue(options));
+    const auto diagnosis = TRY(recovery::diagnose(evidence, catalogue));
     if (options.json) {
-        std::cout << common::json_text(to_json(*diagnosis), 2) << '\n';
+        std::cout << common::json_text(to_json(diagnosis), 2) << '\n';
     } else {
-        std::cout << format_note(*diagnosis);
+        std::cout << format_note(diagnosis);
     }
     return 0;
 }
@@ -323,51 +306,36 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
             "supervisor diagnose " +
                 options.job_id + "; for logs by hand drop the JOBID");
     }
-    auto job_id = parse_job(options.job_id);
-    if (!job_id) {
-        return tl::unexpected(job_id.error());
-    }
+    auto job_id = TRY(parse_job(options.job_id));
     const auto database = state_dir(global) / state::k_database_file_name;
     const auto not_registered = common::fail(
-        "job " + job_id->to_string() + " is not registered with the supervisor",
-        "`supervisor register " + job_id->to_string() +
+        "job " + job_id.to_string() + " is not registered with the supervisor",
+        "`supervisor register " + job_id.to_string() +
             "` to watch it, or diagnose its logs by hand: supervisor diagnose --log FILE");
     std::error_code ec;
     if (!std::filesystem::exists(database, ec)) {
         return not_registered;  // and nothing is created: this command writes nothing
     }
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    const auto registration = (*store)->registration(*job_id);
+    auto store = TRY(open_store(global));
+    const auto registration = store->registration(job_id);
     if (!registration) {
         return not_registered;
     }
-    auto config = job_config(global, options);
-    if (!config) {
-        return tl::unexpected(config.error());
-    }
-    const auto catalogue = cli::load_catalogue(config->rules_files);
-    if (!catalogue) {
-        return tl::unexpected(catalogue.error());
-    }
+    auto config = TRY(job_config(global, options));
+    const auto catalogue = TRY(cli::load_catalogue(config.rules_files));
 
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const std::vector<common::JobId> ids{*job_id};
-    const auto query = (*client)->load_jobs(ids);
+    auto client = TRY(connect_slurm(global));
+    const std::vector<common::JobId> ids{job_id};
+    const auto query = client->load_jobs(ids);
     if (!query) {
         return tl::unexpected(slurm_failure(query.error()));
     }
     if (query->jobs.empty()) {
-        return print_last_diagnosis(**store, *job_id, options.json);
+        return print_last_diagnosis(*store, job_id, options.json);
     }
     const auto& job = query->jobs.front();
     std::vector<std::string> notes;
-    auto loaded = (*client)->load_nodes();
+    auto loaded = client->load_nodes();
     if (!loaded) {
         notes.push_back("node states not read: " + loaded.error().message);
     }
@@ -376,16 +344,16 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     const common::SystemClock clock;
     const bool slurm_requeued = job.state == slurm::JobState::pending &&
                                 job.restart_count > registration->seen_restart_count;
-    auto context = supervisor::failure_context_for(*registration, job, nodes, **store,
+    auto context = supervisor::failure_context_for(*registration, job, nodes, *store,
                                                    slurm_requeued, clock.now());
     // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.
-    auto& slurm = **client;
-    const auto node_evidence = node_evidence::make_sources(config->evidence, [&slurm](uid_t uid) {
+    auto& slurm = *client;
+    const auto node_evidence = node_evidence::make_sources(config.evidence, [&slurm](uid_t uid) {
         const auto is = slurm.ask_is_operator_uid(uid);
         return is && *is;
     });
     context.node_evidence = node_evidence.get();
-    auto analysis = supervisor::analyse_failure(context, *catalogue, *config);
+    auto analysis = supervisor::analyse_failure(context, catalogue, config);
     notes.insert(notes.end(), analysis.notes.begin(), analysis.notes.end());
     const auto& correlation = analysis.correlation;
     const bool running = job.state == slurm::JobState::running;
@@ -393,7 +361,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     if (options.json) {
         // The journal's form of a diagnosis (journal_events.h), and what only a live look has.
         auto out = supervisor::encode(supervisor::diagnosis_event(analysis, registration->attempt));
-        out["job"] = job_id->to_string();
+        out["job"] = job_id.to_string();
         out["slurm_state"] = analysis.slurm_state;
         out["running"] = running;
         out["run_nodes"] = context.run_nodes;
@@ -403,7 +371,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
         return 0;
     }
     if (running) {
-        std::cout << "Job " << job_id->to_string() << " is still RUNNING (attempt "
+        std::cout << "Job " << job_id.to_string() << " is still RUNNING (attempt "
                   << registration->attempt << (job.nodes.empty() ? "" : " on " + job.nodes)
                   << "): what its logs show so far.\n";
     }

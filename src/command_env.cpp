@@ -12,6 +12,7 @@
 extern char** environ;  // NOLINT: POSIX, the job's environment (sent to the site daemon)
 
 #include "commands.h"
+#include "common/try.h"
 #include "control/client.h"
 #include "session.h"
 #include "site_mode.h"
@@ -58,14 +59,11 @@ common::Result<std::string> local_env(const GlobalOptions& global, const common:
     if (!std::filesystem::exists(state_dir(global) / state::k_database_file_name, ec)) {
         return not_registered(job, json);
     }
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    if (!(*store)->registration(job)) {
+    auto store = TRY(open_store(global));
+    if (!store->registration(job)) {
         return not_registered(job, json);
     }
-    const auto env = (*store)->resume_env(job);
+    const auto env = store->resume_env(job);
     return json ? supervisor::format_json(env) + "\n" : supervisor::format_shell(env);
 }
 
@@ -86,24 +84,18 @@ common::Result<int> env_command(const GlobalOptions& global, const EnvOptions& o
                 request.environment.emplace_back(*entry);
             }
         }
-        auto reply = control::call(*socket, request);
-        if (!reply) {
-            return tl::unexpected(reply.error());
+        auto reply = TRY(control::call(*socket, request));
+        if (reply.exit_status != 0) {
+            return tl::unexpected(reply.error);
         }
-        if (reply->exit_status != 0) {
-            return tl::unexpected(reply->error);
-        }
-        if (reply->job_known) {
-            std::fputs(reply->output.c_str(), stdout);
+        if (reply.job_known) {
+            std::fputs(reply.output.c_str(), stdout);
             return 0;
         }
         // Not the site daemon's: perhaps the user's own per-user daemon watches it.
     }
-    auto text = local_env(global, *job, options.json);
-    if (!text) {
-        return tl::unexpected(text.error());
-    }
-    std::fputs(text->c_str(), stdout);
+    auto text = TRY(local_env(global, *job, options.json));
+    std::fputs(text.c_str(), stdout);
     return 0;
 }
 

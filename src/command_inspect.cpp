@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common/json_text.h"
+#include "common/try.h"
 #include "json_output.h"
 #include "session.h"
 #include "slurm/libslurm_client.h"
@@ -43,11 +44,8 @@ common::Result<int> inspect_jobs(const GlobalOptions& global, const InspectOptio
         }
         ids.push_back(*id);
     }
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const auto query = (*client)->load_jobs(ids);
+    auto client = TRY(connect_slurm(global));
+    const auto query = client->load_jobs(ids);
     if (!query) {
         return tl::unexpected(slurm_failure(query.error()));
     }
@@ -73,11 +71,8 @@ common::Result<int> inspect_jobs(const GlobalOptions& global, const InspectOptio
 }
 
 common::Result<int> inspect_nodes(const GlobalOptions& global, bool json) {
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const auto nodes = (*client)->load_nodes();
+    auto client = TRY(connect_slurm(global));
+    const auto nodes = client->load_nodes();
     if (!nodes) {
         return tl::unexpected(slurm_failure(nodes.error()));
     }
@@ -101,21 +96,15 @@ common::Result<int> inspect_nodes(const GlobalOptions& global, bool json) {
 // Exit status 3 when accounting has no record of the job (or the cluster keeps none).
 common::Result<int> inspect_accounting(const GlobalOptions& global, const std::string& text,
                                        bool json) {
-    auto id = common::JobId::parse(text);
-    if (!id) {
-        return tl::unexpected(id.error());
-    }
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const auto accounting = (*client)->load_accounting(*id);
+    auto id = TRY(common::JobId::parse(text));
+    auto client = TRY(connect_slurm(global));
+    const auto accounting = client->load_accounting(id);
     if (!accounting) {
         return tl::unexpected(slurm_failure(accounting.error()));
     }
     const auto& record = *accounting;
     if (json) {
-        nlohmann::json out{{"job", id->to_string()}, {"accounting", nullptr}};
+        nlohmann::json out{{"job", id.to_string()}, {"accounting", nullptr}};
         if (record) {
             out["accounting"] = {
                 {"state", slurm::to_string(record->state)},
@@ -130,7 +119,7 @@ common::Result<int> inspect_accounting(const GlobalOptions& global, const std::s
         }
         std::cout << common::json_text(out, 2) << '\n';
     } else if (record) {
-        std::printf("%s  %s  records=%u nodes=%s", id->to_string().c_str(),
+        std::printf("%s  %s  records=%u nodes=%s", id.to_string().c_str(),
                     std::string(slurm::to_string(record->state)).c_str(), record->record_count,
                     record->nodes.empty() ? "-" : record->nodes.c_str());
         if (record->exit_code) {
@@ -139,7 +128,7 @@ common::Result<int> inspect_accounting(const GlobalOptions& global, const std::s
         std::printf(" end=%s\n", record->end_time ? format_time(*record->end_time).c_str() : "-");
     } else {
         std::printf("%s  no accounting record (no slurmdbd on this cluster, or unknown job)\n",
-                    id->to_string().c_str());
+                    id.to_string().c_str());
     }
     return record ? 0 : 3;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.h"
+#include "common/try.h"
 #include "control/client.h"
 #include "session.h"
 #include "site_mode.h"
@@ -16,10 +17,7 @@ namespace cli {
 namespace {
 
 common::Result<int> job_ended_command(const GlobalOptions& global, const std::string& text) {
-    auto job = parse_job(text);
-    if (!job) {
-        return tl::unexpected(job.error());
-    }
+    auto job = TRY(parse_job(text));
     const auto socket = site_daemon(global);
     if (!socket) {
         return common::fail(
@@ -30,13 +28,10 @@ common::Result<int> job_ended_command(const GlobalOptions& global, const std::st
     }
     control::Request request;
     request.operation = control::Operation::job_ended;
-    request.job = job->to_string();
-    auto reply = control::call(*socket, request);
-    if (!reply) {
-        return tl::unexpected(reply.error());
-    }
-    if (reply->exit_status != 0) {
-        return tl::unexpected(reply->error);
+    request.job = job.to_string();
+    auto reply = TRY(control::call(*socket, request));
+    if (reply.exit_status != 0) {
+        return tl::unexpected(reply.error);
     }
     return 0;
 }

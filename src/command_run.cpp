@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "common/try.h"
 #include "control/server.h"
 #include "ops/daemon_lock.h"
 #include "ops/doctor.h"
@@ -54,29 +55,17 @@ struct ControlSocket {
 common::Result<std::unique_ptr<ControlSocket>> open_control_socket(
     const GlobalOptions& global, const RunOptions& options, supervisor::JobEndPushes& pushes) {
     auto socket = std::make_unique<ControlSocket>();
-    auto config = build_config(global, options);
-    if (!config) {
-        return tl::unexpected(config.error());
-    }
-    socket->config = std::move(*config);
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    socket->store = std::move(*store);
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    socket->client = std::move(*client);
+    auto config = TRY(build_config(global, options));
+    socket->config = std::move(config);
+    auto store = TRY(open_store(global));
+    socket->store = std::move(store);
+    auto client = TRY(connect_slurm(global));
+    socket->client = std::move(client);
     auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
                                                         socket->clock, socket->config, &pushes);
-    auto server = control::ControlServer::start(std::filesystem::absolute(options.control_socket),
-                                                std::move(handlers));
-    if (!server) {
-        return tl::unexpected(server.error());
-    }
-    socket->server = std::move(*server);
+    auto server = TRY(control::ControlServer::start(
+        std::filesystem::absolute(options.control_socket), std::move(handlers)));
+    socket->server = std::move(server);
     spdlog::info(
         "control socket {}: users register, read status and fetch their job's resume "
         "environment here",
@@ -97,10 +86,7 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
         return tl::unexpected(store.error());
     }
     // Before Slurm is even asked: a second daemon on the same store must not act.
-    auto lock = ops::DaemonLock::acquire(state_dir(global));
-    if (!lock) {
-        return tl::unexpected(lock.error());
-    }
+    auto lock = TRY(ops::DaemonLock::acquire(state_dir(global)));
     auto client = connect_slurm(global);
     if (!client) {
         return tl::unexpected(client.error());
@@ -120,16 +106,10 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     supervisor::JobEndPushes pushes;
     std::unique_ptr<slurm::LibslurmClient> push_client;
     if (!options.control_socket.empty()) {
-        auto opened = open_control_socket(global, options, pushes);
-        if (!opened) {
-            return tl::unexpected(opened.error());
-        }
-        control_socket = std::move(*opened);
-        auto followed = connect_slurm(global);
-        if (!followed) {
-            return tl::unexpected(followed.error());
-        }
-        push_client = std::move(*followed);
+        auto opened = TRY(open_control_socket(global, options, pushes));
+        control_socket = std::move(opened);
+        auto followed = TRY(connect_slurm(global));
+        push_client = std::move(followed);
     }
     supervisor::DaemonOptions daemon;
     if (push_client) {

@@ -131,11 +131,8 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
         if (in) {  // else sbatch says why it cannot read it
             std::stringstream text;
             text << in.rdbuf();
-            auto parsed = parse_directives(text.str(), *split.script);
-            if (!parsed) {
-                return tl::unexpected(parsed.error());
-            }
-            directives = std::move(*parsed);
+            auto parsed = TRY(parse_directives(text.str(), *split.script));
+            directives = std::move(parsed);
         }
     }
     auto flags = directives.sbatch;  // the script's #SBATCH lines, then the environment's,
@@ -168,19 +165,16 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
         command.emplace_back("--open-mode=append");
     }
     command.insert(command.end(), options.args.begin(), options.args.end());
-    const auto done = run_sbatch(program, command);
-    if (!done) {
-        return tl::unexpected(done.error());
-    }
-    const auto line = done->out.substr(0, done->out.find('\n'));
+    const auto done = TRY(run_sbatch(program, command));
+    const auto line = done.out.substr(0, done.out.find('\n'));
     const auto separator = line.find(';');
     const auto job = common::JobId::parse(line.substr(0, separator));
-    if (done->status != 0 || flags.test_only || !job) {
-        print(done->out);  // sbatch's own words (its errors went to stderr already)
-        return done->status;
+    if (done.status != 0 || flags.test_only || !job) {
+        print(done.out);  // sbatch's own words (its errors went to stderr already)
+        return done.status;
     }
     if (flags.parsable) {
-        print(done->out);
+        print(done.out);
     } else {
         print("Submitted batch job " + job->to_string() +
               (separator == std::string::npos ? "" : " on cluster " + line.substr(separator + 1)) +

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "common/try.h"
 #include "control/views.h"
 #include "session.h"
 #include "site_mode.h"
@@ -22,11 +23,8 @@ struct StatusOptions {
 common::Result<int> status_command(const GlobalOptions& global, const StatusOptions& options) {
     std::optional<common::JobId> job;
     if (!options.job.empty()) {
-        auto parsed = parse_job(options.job);
-        if (!parsed) {
-            return tl::unexpected(parsed.error());
-        }
-        job = *parsed;
+        auto parsed = TRY(parse_job(options.job));
+        job = parsed;
     }
     if (const auto socket = site_daemon(global)) {
         control::Request request;
@@ -36,15 +34,9 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
         request.json = options.json;
         return ask_site_daemon(*socket, request);
     }
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    const auto text = control::status_view(**store, {job, options.all, options.json, {}});
-    if (!text) {
-        return tl::unexpected(text.error());
-    }
-    std::fputs(text->c_str(), stdout);
+    auto store = TRY(open_store(global));
+    const auto text = TRY(control::status_view(*store, {job, options.all, options.json, {}}));
+    std::fputs(text.c_str(), stdout);
     return 0;
 }
 
@@ -60,19 +52,13 @@ common::Result<int> events_command(const GlobalOptions& global, const StatusOpti
         request.json = options.json;
         return ask_site_daemon(*socket, request);
     }
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    if (!(*store)->registration(*job)) {
+    auto store = TRY(open_store(global));
+    if (!store->registration(*job)) {
         return common::fail("job " + job->to_string() + " is not registered",
                             "`supervisor status --all` lists every job with a history");
     }
-    const auto text = control::events_view(**store, *job, options.json);
-    if (!text) {
-        return tl::unexpected(text.error());
-    }
-    std::fputs(text->c_str(), stdout);
+    const auto text = TRY(control::events_view(*store, *job, options.json));
+    std::fputs(text.c_str(), stdout);
     return 0;
 }
 

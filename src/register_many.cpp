@@ -34,22 +34,16 @@ common::Result<std::vector<common::JobId>> jobs_named(const GlobalOptions& globa
     std::vector<common::JobId> ids;
     std::set<common::JobId> seen;
     for (const auto& text : jobs.ids) {
-        auto id = parse_job(text);
-        if (!id) {
-            return tl::unexpected(id.error());
-        }
-        if (seen.insert(*id).second) {
-            ids.push_back(*id);
+        auto id = TRY(parse_job(text));
+        if (seen.insert(id).second) {
+            ids.push_back(id);
         }
     }
     if (!jobs.mine) {
         return ids;
     }
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    const auto mine = (*client)->load_user_jobs(::getuid());
+    auto client = TRY(connect_slurm(global));
+    const auto mine = client->load_user_jobs(::getuid());
     if (!mine) {
         return common::fail("listing your jobs: " + mine.error().message,
                             "check that slurmctld is running (`scontrol ping`)");
@@ -115,16 +109,10 @@ common::Result<bool> names_an_array(const GlobalOptions& global, const common::J
     if (job.array_task) {
         return false;
     }
-    auto slurm = connect_slurm(global);
-    if (!slurm) {
-        return tl::unexpected(slurm.error());
-    }
+    auto slurm = TRY(connect_slurm(global));
     const std::vector<common::JobId> ids{job};
-    const auto expanded = supervisor::expand_arrays(**slurm, ids);
-    if (!expanded) {
-        return tl::unexpected(expanded.error());
-    }
-    return !expanded->arrays.empty();
+    const auto expanded = TRY(supervisor::expand_arrays(*slurm, ids));
+    return !expanded.arrays.empty();
 }
 
 common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& jobs,
@@ -139,17 +127,11 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         return tl::unexpected(named.error());
     }
     // An array id stands for all its tasks, present and future (one more query per array).
-    auto slurm = connect_slurm(global);
-    if (!slurm) {
-        return tl::unexpected(slurm.error());
-    }
-    const auto expanded = supervisor::expand_arrays(**slurm, *named);
-    if (!expanded) {
-        return tl::unexpected(expanded.error());
-    }
-    const auto* ids = &expanded->jobs;
+    auto slurm = TRY(connect_slurm(global));
+    const auto expanded = TRY(supervisor::expand_arrays(*slurm, *named));
+    const auto* ids = &expanded.jobs;
     std::set<std::uint32_t> arrays;
-    for (const auto& array : expanded->arrays) {
+    for (const auto& array : expanded.arrays) {
         arrays.insert(array.job);
         const auto tasks = std::ranges::count_if(
             *ids, [&](const common::JobId& id) { return id.job == array.job && id.array_task; });
@@ -186,16 +168,13 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
             }
         }
     } else {
-        auto local = open_local_registrar(global);
-        if (!local) {
-            return tl::unexpected(local.error());
-        }
+        auto local = TRY(open_local_registrar(global));
         auto request = options_for_all;
         request.caller = ::getuid();
         std::vector<common::JobId> wanted;
         for (const auto& id : *ids) {
             if (found_by_mine(id)) {
-                const auto existing = local->store->registration(id);
+                const auto existing = local.store->registration(id);
                 if (existing && existing->watching &&
                     existing->status != state::Status::credential_error) {
                     ++tally.already;
@@ -205,11 +184,11 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
             wanted.push_back(id);
         }
         common::SystemClock clock;
-        for (auto& [job, result] : supervisor::register_jobs(*local->store, *local->client, clock,
-                                                             local->config, request, wanted)) {
+        for (auto& [job, result] : supervisor::register_jobs(*local.store, *local.client, clock,
+                                                             local.config, request, wanted)) {
             say(out, job,
                 result ? common::Result<control::Registered>(
-                             control::registered_summary(*result, *local->store))
+                             control::registered_summary(*result, *local.store))
                        : tl::unexpected(result.error()),
                 tally, quiet(job));
         }

@@ -79,10 +79,7 @@ common::Result<void> check_registration_options(const RegistrationOptions& optio
 
 common::Result<supervisor::RegisterRequest> registration_request(
     const common::JobId& job, const RegistrationOptions& options) {
-    const auto timeout = supervisor::parse_stall_timeout(options.stall_timeout);
-    if (!timeout) {
-        return tl::unexpected(timeout.error());
-    }
+    const auto timeout = TRY(supervisor::parse_stall_timeout(options.stall_timeout));
     supervisor::RegisterRequest request;
     request.job = job;
     request.checkpoint_dir = options.checkpoint_dir;
@@ -92,7 +89,7 @@ common::Result<supervisor::RegisterRequest> registration_request(
     request.knobs = options.knobs;
     request.max_attempts = options.max_attempts;
     request.notify = options.notify;
-    request.stall_timeout_s = timeout->count();
+    request.stall_timeout_s = timeout.count();
     request.progress_pattern = options.progress_pattern;
     return request;
 }

@@ -8,6 +8,7 @@ extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 
 #include "common/clock.h"
 #include "common/printable.h"
+#include "common/try.h"
 #include "control/client.h"
 #include "control/views.h"
 #include "ops/doctor.h"
@@ -16,19 +17,10 @@ extern char** environ;  // NOLINT: POSIX, the registering shell's environment
 
 namespace cli {
 common::Result<LocalRegistrar> open_local_registrar(const GlobalOptions& global) {
-    auto store = open_store(global);
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
-    auto config = daemon_config(global, "", {});
-    if (!config) {
-        return tl::unexpected(config.error());
-    }
-    return LocalRegistrar{std::move(*store), std::move(*client), std::move(*config)};
+    auto store = TRY(open_store(global));
+    auto client = TRY(connect_slurm(global));
+    auto config = TRY(daemon_config(global, "", {}));
+    return LocalRegistrar{std::move(store), std::move(client), std::move(config)};
 }
 
 void attach_shell_environment(supervisor::RegisterRequest& request) {
@@ -105,31 +97,25 @@ common::Result<control::Registered> register_anywhere(const GlobalOptions& globa
         call.operation = control::Operation::register_job;
         call.job = request.job.to_string();
         call.registration = with_absolute_paths(std::move(request));
-        auto reply = control::call(*socket, call);
-        if (!reply) {
-            return tl::unexpected(reply.error());
+        auto reply = TRY(control::call(*socket, call));
+        if (reply.exit_status != 0) {
+            return tl::unexpected(reply.error);
         }
-        if (reply->exit_status != 0) {
-            return tl::unexpected(reply->error);
-        }
-        if (!reply->registered) {
+        if (!reply.registered) {
             return common::fail("the site daemon answered without the registration",
                                 "use the `supervisor` installed with the daemon");
         }
-        return *reply->registered;
+        return *reply.registered;
     }
-    auto local = open_local_registrar(global);
-    if (!local) {
-        return tl::unexpected(local.error());
-    }
+    auto local = TRY(open_local_registrar(global));
     request.caller = ::getuid();
     common::SystemClock clock;
     const auto registration =
-        supervisor::register_job(*local->store, *local->client, clock, local->config, request);
+        supervisor::register_job(*local.store, *local.client, clock, local.config, request);
     if (!registration) {
         return tl::unexpected(registration.error());
     }
-    return control::registered_summary(*registration, *local->store);
+    return control::registered_summary(*registration, *local.store);
 }
 
 void say_not_carried(const control::Registered& registered, std::FILE* out) {

@@ -101,11 +101,8 @@ RulesSearch RulesSearch::current() {
 
 common::Result<std::vector<fs::path>> rules_files(const RulesSearch& search,
                                                   std::span<const fs::path> extra) {
-    auto base = default_file(search);
-    if (!base) {
-        return tl::unexpected(base.error());
-    }
-    std::vector<fs::path> files{*base};
+    auto base = TRY(default_file(search));
+    std::vector<fs::path> files{base};
     for (const auto& optional : {search.site_file, user_file(search)}) {
         if (file_exists(optional)) {
             TRY(check_readable(optional, "rules file"));

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "common/try.h"
 #include "rules_location.h"
 
 namespace cli {
@@ -69,11 +70,8 @@ common::Result<supervisor::Config> daemon_config(const GlobalOptions& global,
 }
 
 common::Result<recovery::Catalogue> load_catalogue(std::span<const std::filesystem::path> extra) {
-    auto files = rules_files(RulesSearch::current(), extra);
-    if (!files) {
-        return tl::unexpected(files.error());
-    }
-    return recovery::Catalogue::load(*files);
+    auto files = TRY(rules_files(RulesSearch::current(), extra));
+    return recovery::Catalogue::load(files);
 }
 
 common::Result<common::JobId> parse_job(const std::string& text) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/try.h"
 #include "control/client.h"
 
 namespace cli {
@@ -27,13 +28,10 @@ std::optional<std::filesystem::path> site_daemon(const GlobalOptions& global) {
 
 common::Result<int> ask_site_daemon(const std::filesystem::path& socket,
                                     const control::Request& request) {
-    const auto reply = control::call(socket, request);
-    if (!reply) {
-        return tl::unexpected(reply.error());
-    }
-    std::fputs(reply->output.c_str(), stdout);
-    if (reply->exit_status != 0) {
-        return tl::unexpected(reply->error);
+    const auto reply = TRY(control::call(socket, request));
+    std::fputs(reply.output.c_str(), stdout);
+    if (reply.exit_status != 0) {
+        return tl::unexpected(reply.error);
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "common/failpoint.h"
+#include "common/try.h"
 #include "recovery/cause.h"
 #include "supervisor/journal.h"
 #include "supervisor/plan_steps.h"
@@ -152,15 +153,12 @@ bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
 
 slurm::Result<slurm::JobSnapshot> ActionExecutor::fresh(const common::JobId& job) {
     const common::JobId ids[] = {job};
-    auto query = m_client.load_jobs(ids);
-    if (!query) {
-        return tl::unexpected(query.error());
-    }
-    if (query->jobs.empty()) {
+    auto query = TRY(m_client.load_jobs(ids));
+    if (query.jobs.empty()) {
         return tl::unexpected(slurm::Error{slurm::ErrorKind::job_not_found,
                                            "slurmctld no longer knows job " + job.to_string()});
     }
-    return query->jobs.front();
+    return query.jobs.front();
 }
 
 std::string ActionExecutor::set_start(const common::JobId& job, const StepParams& params) {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <utility>
 
+#include "common/try.h"
 #include "supervisor/config_table.h"
 
 namespace supervisor {
@@ -63,11 +64,8 @@ common::Result<void> read_name(const TableReader& reader, const std::string& key
 
 common::Result<void> read_metrics(const toml::node& node, const std::filesystem::path& file,
                                   node_evidence::MetricNames& names) {
-    const auto reader = TableReader::of(node, file, "evidence.metrics");
-    if (!reader) {
-        return tl::unexpected(reader.error());
-    }
-    if (auto known = reader->only_keys(k_metric_keys); !known) {
+    const auto reader = TRY(TableReader::of(node, file, "evidence.metrics"));
+    if (auto known = reader.only_keys(k_metric_keys); !known) {
         return known;
     }
     const std::pair<const char*, std::string*> fields[] = {
@@ -81,7 +79,7 @@ common::Result<void> read_metrics(const toml::node& node, const std::filesystem:
         {"throttle_reasons", &names.throttle_reasons},
         {"engine_active", &names.engine_active}};
     for (const auto& [key, field] : fields) {
-        if (auto read = read_name(*reader, key, *field, true); !read) {
+        if (auto read = read_name(reader, key, *field, true); !read) {
             return read;
         }
     }
@@ -93,11 +91,8 @@ common::Result<void> read_metrics(const toml::node& node, const std::filesystem:
 common::Result<void> read_evidence_config(const toml::node& section,
                                           const std::filesystem::path& file,
                                           node_evidence::Settings& settings) {
-    const auto reader = TableReader::of(section, file, "evidence");
-    if (!reader) {
-        return tl::unexpected(reader.error());
-    }
-    if (auto known = reader->only_keys(k_keys); !known) {
+    const auto reader = TRY(TableReader::of(section, file, "evidence"));
+    if (auto known = reader.only_keys(k_keys); !known) {
         return known;
     }
     auto& prometheus = settings.prometheus;
@@ -105,33 +100,33 @@ common::Result<void> read_evidence_config(const toml::node& section,
     std::int64_t hot = static_cast<std::int64_t>(prometheus.hot_celsius);
     std::int64_t idle_percent = static_cast<std::int64_t>(prometheus.idle_below * 100);
     for (auto result :
-         {reader->url("prometheus_url", prometheus.url, {"http://", "https://"}),
-          reader->absolute_path("prometheus_credentials_file", prometheus.credentials_file),
-          reader->absolute_path("prometheus_ca_file", prometheus.ca_file),
-          reader->absolute_path("prometheus_client_cert", prometheus.client_cert),
-          reader->absolute_path("prometheus_client_key", prometheus.client_key),
-          reader->positive("prometheus_timeout_ms", timeout, 60'000),
-          reader->positive("prometheus_query_limit", prometheus.query_limit, 64),
-          read_name(*reader, "hostname_label", prometheus.hostname_label, false),
-          read_name(*reader, "gpu_label", prometheus.gpu_label, false),
-          reader->positive("hot_celsius", hot, 200),
-          reader->positive("idle_below_percent", idle_percent, 100),
-          reader->absolute_path("epilog_spool", settings.epilog_spool),
-          reader->positive("window_margin_s", margin, 3600)}) {
+         {reader.url("prometheus_url", prometheus.url, {"http://", "https://"}),
+          reader.absolute_path("prometheus_credentials_file", prometheus.credentials_file),
+          reader.absolute_path("prometheus_ca_file", prometheus.ca_file),
+          reader.absolute_path("prometheus_client_cert", prometheus.client_cert),
+          reader.absolute_path("prometheus_client_key", prometheus.client_key),
+          reader.positive("prometheus_timeout_ms", timeout, 60'000),
+          reader.positive("prometheus_query_limit", prometheus.query_limit, 64),
+          read_name(reader, "hostname_label", prometheus.hostname_label, false),
+          read_name(reader, "gpu_label", prometheus.gpu_label, false),
+          reader.positive("hot_celsius", hot, 200),
+          reader.positive("idle_below_percent", idle_percent, 100),
+          reader.absolute_path("epilog_spool", settings.epilog_spool),
+          reader.positive("window_margin_s", margin, 3600)}) {
         if (!result) {
             return result;
         }
     }
     if (prometheus.client_cert.empty() != prometheus.client_key.empty()) {
         return common::fail(
-            reader->where("prometheus_client_cert") + " and 'prometheus_client_key' go together",
+            reader.where("prometheus_client_cert") + " and 'prometheus_client_key' go together",
             "set both (a PEM certificate and its key) or neither");
     }
     prometheus.timeout = std::chrono::milliseconds(timeout);
     prometheus.hot_celsius = static_cast<double>(hot);
     prometheus.idle_below = static_cast<double>(idle_percent) / 100.0;
     settings.window_margin = std::chrono::seconds(margin);
-    if (const auto* metrics = reader->table().get("metrics")) {
+    if (const auto* metrics = reader.table().get("metrics")) {
         if (auto read = read_metrics(*metrics, file, prometheus.metrics); !read) {
             return read;
         }

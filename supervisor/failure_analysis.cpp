@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/try.h"
 #include "recovery/checkpoints/scan.h"
 #include "recovery/hostlist.h"
 #include "supervisor/drain_limits.h"
@@ -104,11 +105,8 @@ common::Result<std::optional<common::ScopedFileIdentity>> read_as(
     if (!identity) {
         return std::nullopt;
     }
-    auto scope = common::ScopedFileIdentity::assume(*identity);
-    if (!scope) {
-        return tl::unexpected(scope.error());
-    }
-    return std::optional<common::ScopedFileIdentity>(std::move(*scope));
+    auto scope = TRY(common::ScopedFileIdentity::assume(*identity));
+    return std::optional<common::ScopedFileIdentity>(std::move(scope));
 }
 
 // What the run's nodes said in its window, asked only now that it failed (a healthy cycle asks

@@ -211,11 +211,8 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     if (job.time_limit) {
         prepared.knobs.push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
     }
-    auto spec = capture_spec(client, job, request, whitelist, now, prepared.not_carried);
-    if (!spec) {
-        return tl::unexpected(spec.error());
-    }
-    prepared.spec = std::move(*spec);
+    auto spec = TRY(capture_spec(client, job, request, whitelist, now, prepared.not_carried));
+    prepared.spec = std::move(spec);
     auto& registration = prepared.registration;
     registration = existing.value_or(state::Registration{});
     registration.job = request.job;
@@ -346,19 +343,16 @@ common::Result<state::Registration> register_job(state::Store& store, slurm::Cli
         return tl::unexpected(not_known(id));
     }
     const auto now = clock.now();
-    auto prepared = prepare(client, config, request, existing, query->jobs.front(), now);
-    if (!prepared) {
-        return tl::unexpected(prepared.error());
-    }
+    auto prepared = TRY(prepare(client, config, request, existing, query->jobs.front(), now));
     {
         auto transaction = store.begin();
-        TRY(write_pending(store, *prepared, request, now));
+        TRY(write_pending(store, prepared, request, now));
         transaction.commit();
     }
 
     // Checked after the pending row is durable: a crash here leaves `pending`, which the
     // daemon checks again. Compared below as stored (the store keeps times in milliseconds).
-    auto registration = store.registration(request.job).value_or(prepared->registration);
+    auto registration = store.registration(request.job).value_or(prepared.registration);
     const auto is_operator = client.ask_is_operator_uid(request.caller);
     const auto problem = check_as_owner(registration, query->jobs.front(), request.caller,
                                         is_operator && *is_operator);

@@ -16,6 +16,7 @@
 
 #include "common/time_text.h"
 
+#include "common/try.h"
 #include "recovery/checkpoints/detect.h"
 #include "recovery/checkpoints/directories.h"
 #include "recovery/checkpoints/naming.h"
@@ -147,20 +148,17 @@ bool has_marker(const Found& found, const std::string& marker) {
 }  // namespace
 
 common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options) {
-    auto listing = list_candidates(directory, options);
-    if (!listing) {
-        return tl::unexpected(listing.error());
-    }
-    auto found = newest_first(std::move(listing->found));
+    auto listing = TRY(list_candidates(directory, options));
+    auto found = newest_first(std::move(listing.found));
     Scan result;
     result.candidates.reserve(found.size());
     for (const auto& f : found) {
         result.candidates.push_back(f.candidate);
     }
     auto& candidates = result.candidates;
-    result.entries = listing->entries;
-    result.other_entries = listing->other_entries;
-    result.other_kinds = std::move(listing->other_kinds);
+    result.entries = listing.entries;
+    result.other_entries = listing.other_entries;
+    result.other_kinds = std::move(listing.other_kinds);
     if (candidates.empty()) {
         result.notes.push_back(options.pattern.empty()
                                    ? "no checkpoint of a known layout in " + directory.string()
