@@ -23,11 +23,9 @@ namespace {
 using common::format_time;
 using common::printable;
 
-std::string status_text(const state::Registration& registration) {
-    std::string text(state::to_string(registration.status));
-    if (registration.status == state::Status::completed) {
-        text += "/" + std::string(state::to_string(registration.outcome));
-    }
+// The status as `status` lists it: the one status text, and whether it is still watched.
+std::string shown_status(const state::Registration& registration) {
+    std::string text = state::status_text(registration);
     if (!registration.watching) {
         text += " (unregistered)";
     }
@@ -225,7 +223,7 @@ constexpr std::size_t k_name_width = 16;
 std::string array_row(const std::vector<state::Registration>& tasks) {
     std::map<std::string, std::size_t> counts;
     for (const auto& task : tasks) {
-        ++counts[status_text(task)];
+        ++counts[shown_status(task)];
     }
     std::string text;
     for (const auto& [status, count] : counts) {
@@ -337,7 +335,7 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         const std::string attempt =
             std::to_string(charged_attempt(r)) + "/" + std::to_string(r.max_attempts);
         text += listing_row(r.job.to_string(), printable(r.job_name.substr(0, k_name_width)),
-                            status_text(r), attempt,
+                            shown_status(r), attempt,
                             r.last_cause.empty() ? "-" : printable(r.last_cause),
                             r.last_checkpoint.empty() ? "-" : printable(r.last_checkpoint));
         if (!r.status_reason.empty()) {

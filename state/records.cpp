@@ -78,6 +78,14 @@ std::string_view to_string(NotificationStatus status) {
     return name_of(k_notification_statuses, status);
 }
 
+std::string status_text(const Registration& registration) {
+    std::string text(to_string(registration.status));
+    if (registration.status == Status::completed) {
+        text += "/" + std::string(to_string(registration.outcome));
+    }
+    return text;
+}
+
 std::optional<Status> status_from_string(std::string_view text) {
     return value_of(k_statuses, text);
 }

@@ -76,6 +76,10 @@ struct Registration {
     bool operator==(const Registration&) const = default;
 };
 
+// The one text of a registration's status, as the journal, the owner's messages and `status`
+// show it: "recovering", or "completed/<outcome>" for a job that is over.
+[[nodiscard]] std::string status_text(const Registration& registration);
+
 // One run of a job: Slurm reruns the same job id on requeue, so attempts are numbered here.
 struct Attempt {
     JobId job;

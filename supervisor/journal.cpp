@@ -9,14 +9,6 @@
 namespace supervisor {
 namespace {
 
-std::string status_text(const state::Registration& registration) {
-    std::string text(state::to_string(registration.status));
-    if (registration.status == state::Status::completed) {
-        text += "/" + std::string(state::to_string(registration.outcome));
-    }
-    return text;
-}
-
 void enqueue_for_targets(state::Store& store, const state::Registration& registration,
                          state::Notification notification) {
     const std::vector<std::string> none{""};
@@ -32,8 +24,8 @@ void enqueue_for_targets(state::Store& store, const state::Registration& registr
 void notify_owner(state::Store& store, const state::Registration& registration,
                   const std::string& reason, const FailureReport& report, common::TimePoint at) {
     queue_owner_message(store, registration, owner_message(registration, reason, report),
-                        registration.job.to_string() + ":" + status_text(registration) + ":" +
-                            std::to_string(registration.attempt),
+                        registration.job.to_string() + ":" + state::status_text(registration) +
+                            ":" + std::to_string(registration.attempt),
                         at);
 }
 
@@ -58,7 +50,7 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
                          const FailureReport& report) {
     const auto row = transition(registration.status, observation);
-    const std::string from = status_text(registration);
+    const std::string from = state::status_text(registration);
     if (row.verdict == Verdict::reject) {
         record_event(store, registration.job, at,
                      "observation " + std::string(to_string(observation)) + " is not expected in " +
@@ -73,7 +65,7 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
     registration.outcome = row.outcome;
     registration.status_reason = reason;
     registration.updated_at = at;
-    const std::string to = status_text(registration);
+    const std::string to = state::status_text(registration);
     record_event(store, registration.job, at, from + " -> " + to + ": " + reason,
                  TransitionEvent{from, to, std::string(to_string(observation))});
     if (row.to == state::Status::completed) {
@@ -110,7 +102,7 @@ void record_internal_error(state::Store& store, const state::Registration& regis
     notify::Message message;
     message.job = job;
     message.job_name = registration.job_name;
-    message.status = status_text(registration);
+    message.status = state::status_text(registration);
     message.headline = "could not be handled by the supervisor";
     message.reason = "handling the job failed " + std::to_string(failures) +
                      " times in a row with an internal error: " + what;

@@ -8,14 +8,6 @@ namespace {
 using state::Outcome;
 using state::Status;
 
-std::string status_text(const state::Registration& r) {
-    std::string text(state::to_string(r.status));
-    if (r.status == Status::completed) {
-        text += "/" + std::string(state::to_string(r.outcome));
-    }
-    return text;
-}
-
 std::string headline(const state::Registration& r) {
     switch (r.status) {
         case Status::recovering:
@@ -43,7 +35,7 @@ std::string headline(const state::Registration& r) {
         case Outcome::none:
             break;
     }
-    return "is now " + status_text(r);
+    return "is now " + state::status_text(r);
 }
 
 std::string default_next_step(const state::Registration& r) {
@@ -86,7 +78,7 @@ notify::Message owner_message(const state::Registration& r, const std::string& r
     notify::Message m;
     m.job = r.job.to_string();
     m.job_name = r.job_name;
-    m.status = status_text(r);
+    m.status = state::status_text(r);
     // The report's headline names the event that began the recovery (or what was found in a
     // run that succeeded: a failed step); a later move of the same failure (escalated) keeps
     // its status's own.
