@@ -39,7 +39,7 @@ struct Knob {
 // "workers=8:env=NUM_WORKERS[:min=0]". Fails on an unknown knob name, a missing or invalid
 // value, env or min, a min above the value, an unknown or repeated key, or an invalid
 // variable name.
-[[nodiscard]] common::Result<Knob> parse_knob(std::string_view spec);
+[[nodiscard]] common::Result<Knob> parse_knob(std::string_view text);
 
 // The spec parse_knob reads, for messages and `supervisor status`.
 [[nodiscard]] std::string to_string(const Knob& knob);

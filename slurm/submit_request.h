@@ -128,7 +128,7 @@ struct SubmitRequest {
 // first stored version (constraint to threads_per_core): a request stored before them reads
 // with those options not given, as the job it came from did not carry them either. A key
 // this version does not know (written by a newer one) is refused rather than half-read.
-[[nodiscard]] common::Result<SubmitRequest> submit_request_from_json(const nlohmann::json& json);
+[[nodiscard]] common::Result<SubmitRequest> submit_request_from_json(const nlohmann::json& object);
 [[nodiscard]] common::Result<SubmitRequest> submit_request_from_json_text(std::string_view text);
 
 }  // namespace slurm

@@ -265,7 +265,7 @@ RegistrationChanges Store::registration_changes_since(std::int64_t after) const 
         changes.newest = statement.column_int64(0);
         auto job = rows::parse_job(statement.column_text(1));
         if (seen.insert(job).second) {
-            changes.jobs.push_back(std::move(job));
+            changes.jobs.push_back(job);
         }
     }
     return changes;

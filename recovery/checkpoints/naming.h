@@ -19,7 +19,7 @@ namespace recovery::checkpoints {
 [[nodiscard]] bool is_temporary_name(std::string_view name);
 // "step_10.pt.tmp" -> "step_10.pt", ".checkpoint-5" -> "checkpoint-5".
 [[nodiscard]] std::string strip_temporary(std::string_view name);
-[[nodiscard]] std::optional<std::int64_t> step_in_name(std::string_view name);
+[[nodiscard]] std::optional<std::int64_t> step_in_name(std::string_view raw);
 [[nodiscard]] bool ends_with(std::string_view text, std::string_view suffix);
 // fnmatch(3) with FNM_PERIOD: "*" does not match a leading '.'.
 [[nodiscard]] bool glob_matches(const std::string& pattern, const std::string& name);

@@ -30,9 +30,9 @@ namespace recovery::checkpoints {
 
 // Every read is charged to `budget`; once it is used up the validation fails with
 // budget.exhausted() true and its reason naming the budget.
-[[nodiscard]] Validation validate_zip(const std::filesystem::path& file, ReadBudget& budget);
-[[nodiscard]] Validation validate_torch_file(const std::filesystem::path& file, ReadBudget& budget);
-[[nodiscard]] Validation validate_safetensors(const std::filesystem::path& file,
+[[nodiscard]] Validation validate_zip(const std::filesystem::path& path, ReadBudget& budget);
+[[nodiscard]] Validation validate_torch_file(const std::filesystem::path& path, ReadBudget& budget);
+[[nodiscard]] Validation validate_safetensors(const std::filesystem::path& path,
                                               ReadBudget& budget);
 
 }  // namespace recovery::checkpoints
