@@ -200,10 +200,10 @@ void ActionExecutor::register_resubmitted(const state::Action& action, const sta
 }
 
 bool ActionExecutor::finish_resubmit(const state::Action& action, const StepParams& params,
-                                     const std::string& next_text) {
-    const auto next = common::JobId::parse(next_text);
+                                     const std::string& next_job) {
+    const auto next = common::JobId::parse(next_job);
     if (!next) {
-        finish(action, state::ActionStatus::failed, "the new job's id is damaged: " + next_text,
+        finish(action, state::ActionStatus::failed, "the new job's id is damaged: " + next_job,
                std::nullopt, false);
         return true;
     }
