@@ -1,5 +1,7 @@
 #include "supervisor/journal.h"
 
+#include <algorithm>
+
 #include "common/json_text.h"
 #include "notify/message.h"
 #include "supervisor/array_summary.h"
@@ -45,6 +47,25 @@ void append_event(state::Store& store, const common::JobId& job, common::TimePoi
 }
 
 }  // namespace detail
+
+void record_attempt_start(state::Store& store, std::uint32_t number, const slurm::JobSnapshot& job,
+                          common::TimePoint now) {
+    const auto attempts = store.attempts(job.id);
+    const auto recorded = std::ranges::find(attempts, number, &state::Attempt::number);
+    auto attempt = recorded != attempts.end() ? *recorded : new_attempt(job.id, number);
+    if (attempt.started_at && attempt.nodes == job.nodes) {
+        return;
+    }
+    attempt.started_at = job.start_time.value_or(now);
+    attempt.nodes = job.nodes;
+    attempt.restart_count = job.restart_count;
+    store.upsert_attempt(attempt);
+    record_event(store, attempt.job, now,
+                 "attempt " + std::to_string(attempt.number) + " running on " + job.nodes +
+                     (attempt.resumed_from.empty() ? ", from scratch"
+                                                   : ", resuming from " + attempt.resumed_from),
+                 StartedEvent{attempt.number, job.nodes});
+}
 
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,

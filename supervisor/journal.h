@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "notify/message.h"
+#include "slurm/types.h"
 #include "state/event_kind.h"
 #include "state/store.h"
 #include "supervisor/failure_report.h"
@@ -24,6 +25,12 @@ namespace supervisor {
     attempt.restart_count = restart_count;
     return attempt;
 }
+
+// Records that attempt `number` of `job` runs where and since when Slurm shows it running, with
+// its "started" event; nothing when the attempt already has that start on those nodes. Call
+// inside a transaction, for a job Slurm shows RUNNING. Reads the job's attempts (one query).
+void record_attempt_start(state::Store& store, std::uint32_t number, const slurm::JobSnapshot& job,
+                          common::TimePoint now);
 
 namespace detail {
 void append_event(state::Store& store, const common::JobId& job, common::TimePoint at,

@@ -501,7 +501,7 @@ void PollCycle::look_at(state::Registration registration,
         record_accounting(m_store, registration, *accounting, now);
     }
     if (state_changed && job->state == slurm::JobState::running) {
-        track_running(registration, *job, now);
+        record_attempt_start(m_store, registration.attempt, *job, now);
     }
     if (state_changed) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));
@@ -634,24 +634,6 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     registration.seen_restart_count = job.restart_count;
     m_store.update_registration(registration);
     transaction.commit();
-}
-
-void PollCycle::track_running(state::Registration& registration, const slurm::JobSnapshot& job,
-                              common::TimePoint now) {
-    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
-                       .value_or(new_attempt(registration.job, registration.attempt));
-    if (attempt.started_at && attempt.nodes == job.nodes) {
-        return;
-    }
-    attempt.started_at = job.start_time.value_or(now);
-    attempt.nodes = job.nodes;
-    attempt.restart_count = job.restart_count;
-    m_store.upsert_attempt(attempt);
-    record_event(m_store, registration.job, now,
-                 "attempt " + std::to_string(attempt.number) + " running on " + job.nodes +
-                     (attempt.resumed_from.empty() ? ", from scratch"
-                                                   : ", resuming from " + attempt.resumed_from),
-                 StartedEvent{attempt.number, job.nodes});
 }
 
 }  // namespace supervisor

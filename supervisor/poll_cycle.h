@@ -100,8 +100,6 @@ class PollCycle {
     // ended: records the requeue (the attempt it ended, not charged to max_attempts) before the
     // end is looked at. One transaction; false when another process changed the row meanwhile.
     bool record_unseen_requeue(state::Registration& registration, const slurm::JobSnapshot& job);
-    void track_running(state::Registration& registration, const slurm::JobSnapshot& job,
-                       common::TimePoint now);
     // What analyse_failure() needs to look at this failure: failure_context_for() (shared with
     // `supervisor diagnose`), plus the stall, the owner's credentials, the node evidence and
     // whether we are an operator (an RPC, asked only when the job allows drain_node).

@@ -230,3 +230,27 @@ TEST_F(PollCycleTest, AUsersJobsAreListedForMine) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace supervisor::test;
+
+// A job registered while it already runs: the daemon records a start when it sees the state
+// change to RUNNING, and this job shows it none. Its first attempt still gets its nodes and
+// start, once, at registration. Before, the attempt stayed without nodes until the job ended
+// (an integration run caught it when the job started before `register`).
+TEST_F(PollCycleTest, AJobRegisteredWhileItRunsHasItsStartRecordedOnce) {
+    const auto id = submit();
+    m_slurm.start(id, "n2");
+    register_job(request(id));
+    const auto recorded = m_store->attempts(id);
+    ASSERT_EQ(recorded.size(), 1U);
+    EXPECT_EQ(recorded[0].nodes, "n2");
+    EXPECT_TRUE(recorded[0].started_at);
+    cycle();
+    cycle();
+    EXPECT_EQ(m_store->attempts(id)[0].nodes, "n2");
+    EXPECT_EQ(events_of_kind(id, "started").size(), 1U);
+}
+
+}  // namespace
