@@ -48,11 +48,12 @@ void append_event(state::Store& store, const common::JobId& job, common::TimePoi
 
 }  // namespace detail
 
-void record_attempt_start(state::Store& store, std::uint32_t number, const slurm::JobSnapshot& job,
+void record_attempt_start(state::Store& store, const common::JobId& registered,
+                          std::uint32_t number, const slurm::JobSnapshot& job,
                           common::TimePoint now) {
-    const auto attempts = store.attempts(job.id);
+    const auto attempts = store.attempts(registered);
     const auto recorded = std::ranges::find(attempts, number, &state::Attempt::number);
-    auto attempt = recorded != attempts.end() ? *recorded : new_attempt(job.id, number);
+    auto attempt = recorded != attempts.end() ? *recorded : new_attempt(registered, number);
     if (attempt.started_at && attempt.nodes == job.nodes) {
         return;
     }

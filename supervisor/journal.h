@@ -26,10 +26,13 @@ namespace supervisor {
     return attempt;
 }
 
-// Records that attempt `number` of `job` runs where and since when Slurm shows it running, with
-// its "started" event; nothing when the attempt already has that start on those nodes. Call
-// inside a transaction, for a job Slurm shows RUNNING. Reads the job's attempts (one query).
-void record_attempt_start(state::Store& store, std::uint32_t number, const slurm::JobSnapshot& job,
+// Records that attempt `number` of the registration of `registered` runs where and since when
+// Slurm shows `job` running, with its "started" event; nothing when the attempt already has that
+// start on those nodes. The registration's id, not the snapshot's: an array task's may be
+// written differently. Call inside a transaction, for a job Slurm shows RUNNING. Reads the
+// job's attempts (one query).
+void record_attempt_start(state::Store& store, const common::JobId& registered,
+                          std::uint32_t number, const slurm::JobSnapshot& job,
                           common::TimePoint now);
 
 namespace detail {

@@ -501,7 +501,7 @@ void PollCycle::look_at(state::Registration registration,
         record_accounting(m_store, registration, *accounting, now);
     }
     if (state_changed && job->state == slurm::JobState::running) {
-        record_attempt_start(m_store, registration.attempt, *job, now);
+        record_attempt_start(m_store, registration.job, registration.attempt, *job, now);
     }
     if (state_changed) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));

@@ -272,7 +272,7 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
     if (prepared.job->state == slurm::JobState::running) {
         // The daemon records a start when it sees the job's state change to RUNNING; a job
         // registered while it runs shows it no such change, so its start is recorded here.
-        record_attempt_start(store, registration.attempt, *prepared.job, now);
+        record_attempt_start(store, request.job, registration.attempt, *prepared.job, now);
     }
     auto env =
         prepared.existed ? store.resume_env(request.job) : state::ResumeEnv{{k_attempt, "1"}};
