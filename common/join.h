@@ -1,21 +1,29 @@
 // join(): items as one text with a separator between them ("n1, n2"), for messages and notes.
-// Never fails; an empty list gives an empty text.
+// Items are texts or numbers (written in decimal), from any range: a vector, a set, a view.
+// Never fails; an empty range gives an empty text, and an empty item still gets its separator.
 #pragma once
 
+#include <ranges>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <type_traits>
 
 namespace common {
 
-[[nodiscard]] inline std::string join(const std::vector<std::string>& items,
-                                      std::string_view separator = ", ") {
+template <std::ranges::input_range Items>
+[[nodiscard]] std::string join(Items&& items, std::string_view separator = ", ") {
     std::string text;
-    for (const auto& item : items) {
-        if (!text.empty()) {
+    bool first = true;
+    for (auto&& item : items) {
+        if (!first) {
             text += separator;
         }
-        text += item;
+        first = false;
+        if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(item)>>) {
+            text += std::to_string(item);
+        } else {
+            text += item;
+        }
     }
     return text;
 }

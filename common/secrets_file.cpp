@@ -2,6 +2,7 @@
 // a chmod between the two is harmless (the next use checks again), and refusing a readable
 // file is about catching a mistake, not about defending against the file's owner.
 #include "common/secrets_file.h"
+#include "common/trimmed.h"
 
 #include <sys/stat.h>
 
@@ -13,15 +14,6 @@
 
 namespace common {
 namespace {
-
-std::string trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    const auto last = text.find_last_not_of(" \t\r");
-    return std::string(text.substr(first, last - first + 1));
-}
 
 std::string octal(mode_t mode) {
     char buffer[8];
@@ -72,7 +64,7 @@ Result<Secrets> read_secrets_file(const std::filesystem::path& file,
     int number = 0;
     while (std::getline(in, line)) {
         ++number;
-        const std::string content = trim(line);
+        const std::string content = trimmed(line);
         if (content.empty() || content.front() == '#') {
             continue;
         }
@@ -81,11 +73,11 @@ Result<Secrets> read_secrets_file(const std::filesystem::path& file,
         if (equals == std::string::npos) {
             return fail(where + ": expected `key = value`", key_list(keys));
         }
-        std::string key = trim(std::string_view(content).substr(0, equals));
+        std::string key = trimmed(std::string_view(content).substr(0, equals));
         if (std::ranges::find(keys, std::string_view(key)) == keys.end()) {
             return fail(where + ": unknown key '" + key + "'", key_list(keys));
         }
-        secrets[std::move(key)] = trim(std::string_view(content).substr(equals + 1));
+        secrets[std::move(key)] = trimmed(std::string_view(content).substr(equals + 1));
     }
     return secrets;
 }

@@ -9,20 +9,13 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/join.h"
 #include "common/printable.h"
 
 namespace notify {
 namespace {
 
 using common::printable;
-
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
-    std::string text;
-    for (const auto& item : items) {
-        text += (text.empty() ? "" : std::string(separator)) + printable(item);
-    }
-    return text;
-}
 
 std::string job_label(const Message& m) {
     return "job " + printable(m.job) +
@@ -121,8 +114,8 @@ std::string email_body(const Message& m) {
         line("  ", evidence);
     }
     if (!m.nodes.empty()) {
-        text +=
-            "Node" + std::string(m.nodes.size() > 1 ? "s" : "") + ": " + join(m.nodes, ", ") + "\n";
+        text += "Node" + std::string(m.nodes.size() > 1 ? "s" : "") + ": " +
+                printable(common::join(m.nodes, ", ")) + "\n";
     }
     line("Resume from: ", m.checkpoint);
     for (const auto& action : m.actions) {
@@ -147,13 +140,16 @@ std::string sms_text(const Message& m, std::size_t limit) {
     std::vector<Piece> pieces;  // in reading order
     pieces.push_back({0, job_label(m) + ": " + (m.headline.empty() ? m.status : m.headline) + "."});
     if (!m.cause.empty()) {
-        pieces.push_back({1, m.cause + (m.nodes.empty() ? "" : " on " + join(m.nodes, ",")) + "."});
+        pieces.push_back(
+            {1, m.cause + (m.nodes.empty() ? "" : " on " + printable(common::join(m.nodes, ","))) +
+                    "."});
     }
     if (!m.actions.empty()) {
-        pieces.push_back({3, "Did: " + join(m.actions, "; ") + "."});
+        pieces.push_back({3, "Did: " + printable(common::join(m.actions, "; ")) + "."});
     }
     if (!m.would_have_done.empty()) {
-        pieces.push_back({3, "Would have: " + join(m.would_have_done, "; ") + "."});
+        pieces.push_back(
+            {3, "Would have: " + printable(common::join(m.would_have_done, "; ")) + "."});
     }
     if (!m.checkpoint.empty()) {
         pieces.push_back(

@@ -8,20 +8,13 @@
 #include <algorithm>
 #include <set>
 
+#include "common/join.h"
 #include "recovery/env_fix.h"
 #include "recovery/safety.h"
 #include "recovery/xid.h"
 
 namespace recovery {
 namespace {
-
-std::string join(const std::vector<std::string>& items, std::string_view separator = ",") {
-    std::string text;
-    for (const auto& item : items) {
-        text += (text.empty() ? "" : std::string(separator)) + item;
-    }
-    return text;
-}
 
 Plan escalate(std::string reason) {
     Plan plan;
@@ -90,7 +83,8 @@ class FixChooser {
             whys += (whys.empty() ? "" : "; ") + suspect->node + " is suspect: " + suspect->why;
         }
         if (!allowed(ActionKind::exclude_node)) {
-            return not_allowed({ActionKind::exclude_node, join(names), whys}, "not whitelisted");
+            return not_allowed({ActionKind::exclude_node, common::join(names, ","), whys},
+                               "not whitelisted");
         }
         const auto used = m_request.excluded_nodes.size() + m_plan.exclude_nodes.size();
         const auto room = m_request.max_excluded_nodes > used ? m_request.max_excluded_nodes - used
@@ -98,9 +92,10 @@ class FixChooser {
         if (names.size() > room) {
             std::vector<std::string> left(names.begin() + static_cast<std::ptrdiff_t>(room),
                                           names.end());
-            m_plan.notes.push_back(
-                "exclude_node: suspect " + join(left) + " not excluded: the bound of " +
-                std::to_string(m_request.max_excluded_nodes) + " excluded nodes is reached");
+            m_plan.notes.push_back("exclude_node: suspect " + common::join(left, ",") +
+                                   " not excluded: the bound of " +
+                                   std::to_string(m_request.max_excluded_nodes) +
+                                   " excluded nodes is reached");
             names.resize(room);
         }
         if (!names.empty()) {
@@ -109,8 +104,8 @@ class FixChooser {
             std::erase_if(m_plan.actions, [](const PlannedAction& action) {
                 return action.kind == ActionKind::exclude_node;
             });
-            plan(ActionKind::exclude_node, join(m_plan.exclude_nodes),
-                 join(m_plan.exclude_nodes) + "; " + whys);
+            plan(ActionKind::exclude_node, common::join(m_plan.exclude_nodes, ","),
+                 common::join(m_plan.exclude_nodes, ",") + "; " + whys);
         }
         drain_suspects();
     }
@@ -131,7 +126,7 @@ class FixChooser {
         if (ran_there.empty() || !allowed(ActionKind::drain_node)) {
             return;
         }
-        const PlannedAction action{ActionKind::drain_node, join(ran_there), ""};
+        const PlannedAction action{ActionKind::drain_node, common::join(ran_there, ","), ""};
         if (!m_request.is_operator) {
             return not_allowed(action, "the supervisor is not a Slurm operator");
         }
@@ -149,7 +144,7 @@ class FixChooser {
         std::erase_if(m_plan.actions, [](const PlannedAction& planned) {
             return planned.kind == ActionKind::drain_node;
         });
-        plan(ActionKind::drain_node, join(m_plan.drain_nodes), "");
+        plan(ActionKind::drain_node, common::join(m_plan.drain_nodes, ","), "");
     }
 
     void plan(ActionKind kind, std::string argument, std::string detail) {
@@ -227,9 +222,9 @@ class FixChooser {
     void exclude_nodes() {
         const auto [nodes, outside] = implicated();
         if (!outside.empty()) {
-            m_plan.notes.push_back("the logs name " + join(outside) +
+            m_plan.notes.push_back("the logs name " + common::join(outside, ",") +
                                    ", which the failed attempt did not run on (" +
-                                   join(m_request.allocation) + "): ignored");
+                                   common::join(m_request.allocation, ",") + "): ignored");
         }
         if (nodes.empty()) {
             return cannot(ActionKind::exclude_node,
@@ -243,9 +238,9 @@ class FixChooser {
             }
         }
         if (fresh.empty()) {
-            return cannot(ActionKind::exclude_node, join(nodes) + " already excluded");
+            return cannot(ActionKind::exclude_node, common::join(nodes, ",") + " already excluded");
         }
-        const PlannedAction action{ActionKind::exclude_node, join(fresh), ""};
+        const PlannedAction action{ActionKind::exclude_node, common::join(fresh, ","), ""};
         if (!allowed(ActionKind::exclude_node)) {
             return not_allowed(action, "not whitelisted");
         }
@@ -264,7 +259,7 @@ class FixChooser {
         if (nodes.empty() || !m_request.diagnosis->node_condemned) {
             return cannot(ActionKind::drain_node, "no node's hardware was condemned");
         }
-        const PlannedAction action{ActionKind::drain_node, join(nodes), ""};
+        const PlannedAction action{ActionKind::drain_node, common::join(nodes, ","), ""};
         if (!allowed(ActionKind::drain_node)) {
             return not_allowed(action, "not whitelisted");
         }
@@ -280,11 +275,11 @@ class FixChooser {
         auto drained = nodes;
         if (drained.size() > m_request.drains_left) {
             drained.resize(m_request.drains_left);  // most guilty first
-            m_plan.notes.push_back("drain_node: only " + join(drained) + " of " + join(nodes) +
-                                   " within the site's drain limits");
+            m_plan.notes.push_back("drain_node: only " + common::join(drained, ",") + " of " +
+                                   common::join(nodes, ",") + " within the site's drain limits");
         }
         m_plan.drain_nodes = drained;
-        plan(ActionKind::drain_node, join(drained), "");
+        plan(ActionKind::drain_node, common::join(drained, ","), "");
     }
 
     void set_env(const std::string& name, bool suggested) {
@@ -396,7 +391,7 @@ std::string actions_text(const Plan& plan) {
     for (const auto& action : plan.actions) {
         parts.push_back(describe(action));
     }
-    return join(parts, ", ");
+    return common::join(parts, ", ");
 }
 
 // The causes a program's bug is taken for (code_bug_can_look_like), and an Xid NVIDIA lists as
@@ -602,8 +597,8 @@ Plan plan_recovery(const PlanRequest& request) {
             names.emplace_back(to_string(kind));
         }
         escalate_instead(plan, request, restart,
-                         "not done: the failure needs " + join(names, " or ") + " first",
-                         "a " + cause + " failure needs " + join(names, " or ") +
+                         "not done: the failure needs " + common::join(names, " or ") + " first",
+                         "a " + cause + " failure needs " + common::join(names, " or ") +
                              " before a restart can help, and it cannot be done here",
                          "");
         return plan;

@@ -10,6 +10,7 @@
 
 #include <re2/re2.h>
 
+#include "common/join.h"
 #include "recovery/attribution.h"
 #include "recovery/detail/pattern_set.h"
 #include "recovery/markers.h"
@@ -40,14 +41,6 @@ struct RankTrack {
     std::string file;
     std::int64_t line = 0;
 };
-
-std::string join(const std::set<int>& ranks) {
-    std::string text;
-    for (const int rank : ranks) {
-        text += (text.empty() ? "" : ", ") + std::to_string(rank);
-    }
-    return text;
-}
 
 }  // namespace
 
@@ -102,7 +95,7 @@ std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
     }
     if (running.size() == 1 && !ended.empty()) {
         silent = *running.begin();
-        why = "srun reported the tasks of ranks " + join(ended) + " ended; rank " +
+        why = "srun reported the tasks of ranks " + common::join(ended) + " ended; rank " +
               std::to_string(*silent) + " is still running and silent";
     }
     // 2. One rank behind all others.
@@ -130,8 +123,8 @@ std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
         if (steps.size() == 1 && *steps.begin() >= 0 && quiet.size() == 1) {
             silent = *quiet.begin();
             why = "every rank reached step " + std::to_string(*steps.begin()) + "; ranks " +
-                  join(went_on) + " printed more after it, rank " + std::to_string(*silent) +
-                  " nothing";
+                  common::join(went_on) + " printed more after it, rank " +
+                  std::to_string(*silent) + " nothing";
         }
     }
     if (!silent) {

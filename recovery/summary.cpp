@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "common/join.h"
 #include "recovery/xid.h"
 
 namespace recovery {
@@ -51,14 +52,6 @@ std::string_view describe(Cause cause) {
     return "unknown";
 }
 
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) {
-        out += (out.empty() ? "" : ", ") + item;
-    }
-    return out;
-}
-
 }  // namespace
 
 std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
@@ -69,7 +62,7 @@ std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
                std::string(info ? info->meaning : "unlisted code") + ")";
     }
     if (!d.nodes.empty()) {
-        text += " on " + join(d.nodes);
+        text += " on " + common::join(d.nodes);
     }
     if (!d.evidence.empty() && d.evidence.front().supports_cause) {
         const auto& first = d.evidence.front();
@@ -91,7 +84,7 @@ std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
     for (const auto& action : d.suggested_actions) {
         actions.push_back(to_string(action));
     }
-    text += " — suggest: " + join(actions) + ".";
+    text += " — suggest: " + common::join(actions) + ".";
     text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
     return text;
 }

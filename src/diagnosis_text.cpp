@@ -3,18 +3,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/join.h"
 #include "common/printable.h"
 
 namespace cli {
 namespace {
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-    std::string out;
-    for (const auto& item : items) {
-        out += (out.empty() ? "" : separator) + item;
-    }
-    return out;
-}
 
 // One log line of the note, with every rule that matched it (the engine lists one entry per
 // rule, so a line two rules recognise would otherwise be shown twice).
@@ -43,7 +36,7 @@ std::string format_lines(const std::vector<NoteLine>& lines) {
         }
         out += "  " + common::printable(line->file) + ":" +
                recovery::describe_line_number(line->line) + ": " + text + "  [" +
-               common::printable(join(rules, ", "));
+               common::printable(common::join(rules, ", "));
         if (!line->supports_cause) {
             out += "; " + std::string(recovery::to_string(line->cause));
         }
@@ -80,12 +73,12 @@ std::string format_note(const recovery::Diagnosis& d) {
         out += "Also seen (symptoms or competing explanations):\n" + format_lines(context);
     }
     if (!d.slurm_facts_used.empty()) {
-        out += "Slurm: " + common::printable(join(d.slurm_facts_used, "; ")) + "\n";
+        out += "Slurm: " + common::printable(common::join(d.slurm_facts_used, "; ")) + "\n";
     }
     if (d.nodes.empty()) {
         out += "Nodes: none implicated\n";
     } else {
-        out += "Nodes: " + common::printable(join(d.nodes, ", ")) +
+        out += "Nodes: " + common::printable(common::join(d.nodes, ", ")) +
                (d.node_condemned ? " (hardware not to be trusted: exclude and drain)" : "") +
                (d.node_attribution.empty()
                     ? ""

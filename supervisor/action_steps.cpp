@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/failpoint.h"
+#include "common/join.h"
 #include "recovery/cause.h"
 #include "recovery/hostlist.h"
 #include "supervisor/action_executor.h"
@@ -15,15 +16,7 @@
 namespace supervisor {
 namespace {
 
-std::string join(const std::set<std::string>& names) {
-    std::string text;
-    for (const auto& name : names) {
-        text += (text.empty() ? "" : ",") + name;
-    }
-    return text;
-}
-
-std::set<std::string> expanded(const std::string& hostlist) {
+std::set<std::string> node_set_of(const std::string& hostlist) {
     auto names = recovery::expand_hostlist(hostlist);
     return names ? std::set<std::string>(names->begin(), names->end()) : std::set<std::string>{};
 }
@@ -103,19 +96,20 @@ bool ActionExecutor::exclude_nodes(const state::Action& action, const StepParams
     if (!job) {
         return slurm_failed(action, job.error(), "cannot read the job", true);
     }
-    auto excluded = expanded(job->excluded_nodes);
+    auto excluded = node_set_of(job->excluded_nodes);
     std::set<std::string> fresh_nodes;
     for (const auto& node : params.nodes) {
         excluded.insert(node);
         fresh_nodes.insert(node);
     }
-    if (auto set = m_client.set_excluded_nodes(action.job, join(excluded)); !set) {
+    if (auto set = m_client.set_excluded_nodes(action.job, common::join(excluded, ",")); !set) {
         return slurm_failed(action, set.error(),
                             "Slurm refused the excluded nodes" + std::string(k_held_hint), true);
     }
-    std::string result = "excluded " + join(fresh_nodes) + " (ExcNodeList=" + join(excluded) + ")";
+    std::string result = "excluded " + common::join(fresh_nodes, ",") +
+                         " (ExcNodeList=" + common::join(excluded, ",") + ")";
     // A required node we just excluded would keep the job pending forever.
-    const auto required = expanded(job->required_nodes);
+    const auto required = node_set_of(job->required_nodes);
     const bool conflict = std::ranges::any_of(
         required, [&](const std::string& node) { return excluded.contains(node); });
     if (conflict) {
@@ -186,7 +180,7 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const StepParams& 
     std::set<std::string> allocation;
     for (const auto& attempt : m_store.attempts(action.job)) {
         if (attempt.number == action.attempt) {
-            allocation = expanded(attempt.nodes);
+            allocation = node_set_of(attempt.nodes);
         }
     }
     auto budget = drain_budget(m_store, m_config, action.job, m_clock.now());

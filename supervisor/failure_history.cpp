@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "common/join.h"
 #include "recovery/cause.h"
 #include "recovery/hostlist.h"
 #include "state/event_kind.h"
@@ -13,14 +14,6 @@
 
 namespace supervisor {
 namespace {
-
-std::string join(const std::vector<int>& numbers) {
-    std::string text;
-    for (const auto number : numbers) {
-        text += (text.empty() ? "" : ", ") + std::to_string(number);
-    }
-    return text;
-}
 
 std::string plural(std::size_t count, const std::string& word) {
     return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
@@ -37,7 +30,7 @@ void keep_nodes_ran_on(recovery::FailureRecord& record, const std::vector<std::s
     }
 }
 
-std::vector<std::string> expanded(const std::string& host_list) {
+std::vector<std::string> nodes_of_host_list(const std::string& host_list) {
     auto nodes = recovery::expand_hostlist(host_list);
     return nodes ? std::move(*nodes) : std::vector<std::string>{};
 }
@@ -74,7 +67,7 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
         }
         std::map<int, std::vector<std::string>> ran_on;  // attempt number -> its nodes
         for (const auto& attempt : store.attempts(registration.job)) {
-            ran_on[static_cast<int>(attempt.number)] = expanded(attempt.nodes);
+            ran_on[static_cast<int>(attempt.number)] = nodes_of_host_list(attempt.nodes);
         }
         int ordinal = 0;
         for (const auto& event : store.events(registration.job)) {
@@ -145,7 +138,7 @@ FailureCorrelation correlate_with_journal(const state::Store& store, const commo
                                           const CorrelationOptions& options) {
     const auto history = failure_history(store, job, now, options.window);
     auto failure = recovery::record_of(diagnosis, now, job.to_string(), attempt);
-    const auto ran_on = expanded(run_nodes);
+    const auto ran_on = nodes_of_host_list(run_nodes);
     keep_nodes_ran_on(failure, ran_on);
     return correlate_failure(history, failure, ran_on, now, options);
 }
@@ -187,7 +180,7 @@ std::string describe(const FailureCorrelation& correlation) {
     std::vector<std::string> sentences;
     for (const auto& r : correlation.attempts.repeated) {
         sentences.push_back(std::string(recovery::to_string(r.cause)) + " again at step " +
-                            std::to_string(r.step) + " (attempts " + join(r.attempts) +
+                            std::to_string(r.step) + " (attempts " + common::join(r.attempts) +
                             "): reproducible, a requeue alone will not cure it");
     }
     for (const auto& s : correlation.attempts.shared_nodes) {
@@ -195,7 +188,7 @@ std::string describe(const FailureCorrelation& correlation) {
         for (const auto cause : s.causes) {
             causes += (causes.empty() ? "" : ", ") + std::string(recovery::to_string(cause));
         }
-        sentences.push_back("node " + s.node + " named by attempts " + join(s.attempts) +
+        sentences.push_back("node " + s.node + " named by attempts " + common::join(s.attempts) +
                             " with different causes (" + causes + ")");
     }
     for (const auto& s : correlation.suspects) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_file.h"
+#include "common/trimmed.h"
 #include "recovery/checkpoints/detect.h"
 #include "recovery/checkpoints/naming.h"
 #include "recovery/checkpoints/read_only_file.h"
@@ -123,12 +124,6 @@ bool shards_listed_in_index(const std::string& text, std::set<std::string>& shar
     };
     const auto index = nlohmann::json::parse(text, keep, false);
     return index.is_object() && index.contains("weight_map") && index["weight_map"].is_object();
-}
-
-std::string trimmed(const std::string& text) {
-    const auto begin = text.find_first_not_of(" \t\r\n");
-    const auto end = text.find_last_not_of(" \t\r\n");
-    return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
 }
 
 std::string count(std::size_t n, const std::string& what) {
@@ -286,7 +281,7 @@ Validation validate_huggingface(const fs::path& directory, ReadBudget& budget) {
         bytes_read = 0;
         const auto tag = read_side_file(directory / "latest", bytes_read, budget);
         tally.add("latest", {true, "", bytes_read});
-        deepspeed_tag = tag ? trimmed(*tag) : std::string();
+        deepspeed_tag = tag ? common::trimmed(*tag) : std::string();
         // The tag names a directory inside this one: '.', '..' or a path would make the
         // checkpoint's own directory or its parent stand in for the engine state.
         if (deepspeed_tag.empty() || deepspeed_tag == "." || deepspeed_tag == ".." ||

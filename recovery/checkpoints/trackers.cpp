@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "common/trimmed.h"
 #include "recovery/checkpoints/naming.h"
 #include "recovery/checkpoints/read_only_file.h"
 
@@ -29,13 +30,6 @@ constexpr TrackerSpec k_trackers[] = {
      "Megatron tracker 'latest_checkpointed_iteration.txt'"},
 };
 
-std::string trimmed(const std::string& text) {
-    const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
-    auto begin = std::find_if_not(text.begin(), text.end(), space);
-    auto end = std::find_if_not(text.rbegin(), text.rend(), space).base();
-    return begin < end ? std::string(begin, end) : std::string();
-}
-
 // The tracker's text, or nullopt (with a note) when absent or unreadable.
 std::optional<std::string> read_tracker(const fs::path& path, const TrackerSpec& spec,
                                         std::vector<std::string>& notes, std::uint64_t& bytes_read,
@@ -47,7 +41,7 @@ std::optional<std::string> read_tracker(const fs::path& path, const TrackerSpec&
     std::string text;
     const bool ok = file->size() <= k_max_tracker && file->read_at(0, file->size(), text);
     bytes_read += file->bytes_read();
-    text = trimmed(text);
+    text = common::trimmed(text);
     if (!ok || text.empty() || text.find('\n') != std::string::npos) {
         notes.push_back(std::string(spec.what) + " is empty or not a single tag: " +
                         "the directories are validated on their own");
