@@ -125,4 +125,13 @@ std::string to_string(const Action& action) {
     return text;
 }
 
+std::vector<Action> actions_of(std::initializer_list<ActionKind> kinds) {
+    std::vector<Action> actions;
+    actions.reserve(kinds.size());
+    for (const auto kind : kinds) {
+        actions.push_back(Action{kind, {}});
+    }
+    return actions;
+}
+
 }  // namespace recovery

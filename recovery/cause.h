@@ -5,10 +5,12 @@
 // once released. from_string functions return nullopt for anything not in the vocabulary.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace recovery {
 
@@ -80,5 +82,8 @@ struct Action {
 // part is not an action id or the argument is empty after a ':'.
 [[nodiscard]] std::optional<Action> parse_action(std::string_view text);
 [[nodiscard]] std::string to_string(const Action& action);
+
+// Actions of these kinds, none with an argument, in the order given.
+[[nodiscard]] std::vector<Action> actions_of(std::initializer_list<ActionKind> kinds);
 
 }  // namespace recovery

@@ -37,14 +37,6 @@ bool node_looks_down(const NodeFact& node) {
            reason.find("NOT RESPONDING") != std::string::npos;
 }
 
-std::vector<Action> actions_of(std::initializer_list<ActionKind> kinds) {
-    std::vector<Action> actions;
-    for (const auto kind : kinds) {
-        actions.push_back(Action{kind, {}});
-    }
-    return actions;
-}
-
 // What the signal that ended a FAILED job says, from Slurm's record: the raw signal, or a shell's
 // exit status 128+N for it. SIGKILL on a failed run (not a time limit or a cancel: those have
 // their own states) is what the kernel's OOM killer sends; SIGBUS is a /dev/shm page the

@@ -26,14 +26,6 @@ bool in_job(const std::string& node, const std::vector<std::string>& job_nodes) 
     return std::ranges::find(job_nodes, node) != job_nodes.end();
 }
 
-std::vector<Action> actions_of(std::initializer_list<ActionKind> kinds) {
-    std::vector<Action> actions;
-    for (const auto kind : kinds) {
-        actions.push_back(Action{kind, {}});
-    }
-    return actions;
-}
-
 std::string lower(std::string_view text) {
     std::string out(text);
     std::ranges::transform(out, out.begin(),

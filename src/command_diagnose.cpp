@@ -175,7 +175,8 @@ common::Result<recovery::Evidence> gather_evidence(const DiagnoseOptions& option
     return evidence;
 }
 
-common::Result<recovery::Catalogue> load_catalogue(const DiagnoseOptions& options) {
+// The built-in rules and those of --rules.
+common::Result<recovery::Catalogue> load_catalogue_with_rules_of(const DiagnoseOptions& options) {
     const std::vector<std::filesystem::path> extra(options.rules.begin(), options.rules.end());
     return cli::load_catalogue(extra);
 }
@@ -186,7 +187,7 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
                             "supervisor diagnose --log slurm-1234.out [--slurm-state FAILED]");
     }
     auto evidence = TRY(gather_evidence(options));
-    auto catalogue = TRY(load_catalogue(options));
+    auto catalogue = TRY(load_catalogue_with_rules_of(options));
     const auto diagnosis = TRY(recovery::diagnose(evidence, catalogue));
     if (options.json) {
         std::cout << common::json_text(to_json(diagnosis), 2) << '\n';

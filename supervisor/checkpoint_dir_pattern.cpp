@@ -27,7 +27,7 @@ common::Error bad_pattern(std::string_view pattern, std::size_t at, std::string_
                          std::move(hint)};
 }
 
-constexpr const char* k_known =
+constexpr const char* k_known_specifiers =
     "use %A (array id), %a (task id), %j (job id), %x (job name), %u (user) or %% for a '%'";
 
 }  // namespace
@@ -119,12 +119,12 @@ common::Result<std::string> expand_job_patterns(std::string_view pattern,
                     std::string("(%") + letter +
                         ") differs between the job's nodes, steps or tasks, so it cannot name one "
                         "checkpoint directory",
-                    k_known));
+                    k_known_specifiers));
             default:
                 return tl::unexpected(bad_pattern(
                     pattern, at,
                     "(%" + common::printable(std::string(1, letter)) + ") is not a pattern",
-                    k_known));
+                    k_known_specifiers));
         }
     }
     return out;

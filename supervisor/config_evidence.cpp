@@ -13,20 +13,20 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 14> k_keys{"prometheus_url",
-                                             "prometheus_credentials_file",
-                                             "prometheus_ca_file",
-                                             "prometheus_client_cert",
-                                             "prometheus_client_key",
-                                             "prometheus_timeout_ms",
-                                             "hostname_label",
-                                             "gpu_label",
-                                             "hot_celsius",
-                                             "idle_below_percent",
-                                             "epilog_spool",
-                                             "window_margin_s",
-                                             "metrics",
-                                             "prometheus_query_limit"};
+constexpr std::array<const char*, 14> k_evidence_keys{"prometheus_url",
+                                                      "prometheus_credentials_file",
+                                                      "prometheus_ca_file",
+                                                      "prometheus_client_cert",
+                                                      "prometheus_client_key",
+                                                      "prometheus_timeout_ms",
+                                                      "hostname_label",
+                                                      "gpu_label",
+                                                      "hot_celsius",
+                                                      "idle_below_percent",
+                                                      "epilog_spool",
+                                                      "window_margin_s",
+                                                      "metrics",
+                                                      "prometheus_query_limit"};
 
 constexpr std::array<const char*, 9> k_metric_keys{
     "xid",          "ecc_uncorrectable", "ecc_correctable",  "row_remap_failure", "nvlink_errors",
@@ -92,7 +92,7 @@ common::Result<void> read_evidence_config(const toml::node& section,
                                           const std::filesystem::path& file,
                                           node_evidence::Settings& settings) {
     const auto reader = TRY(TableReader::of(section, file, "evidence"));
-    if (auto known = reader.only_keys(k_keys); !known) {
+    if (auto known = reader.only_keys(k_evidence_keys); !known) {
         return known;
     }
     auto& prometheus = settings.prometheus;

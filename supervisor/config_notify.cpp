@@ -13,7 +13,7 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 16> k_keys{
+constexpr std::array<const char*, 16> k_notify_keys{
     "smtp_url",        "smtp_from",          "smtp_secrets_file", "smtp_tls",
     "twilio_base_url", "twilio_account_sid", "twilio_from",       "twilio_secrets_file",
     "default_targets", "retry_initial_s",    "retry_max_s",       "cooldown_s",
@@ -25,7 +25,7 @@ common::Result<void> read_notify_config(const toml::node& section,
                                         const std::filesystem::path& file,
                                         notify::Settings& settings) {
     const auto reader = TRY(TableReader::of(section, file, "notify"));
-    if (auto known = reader.only_keys(k_keys); !known) {
+    if (auto known = reader.only_keys(k_notify_keys); !known) {
         return known;
     }
     const auto* table = &reader.table();

@@ -14,7 +14,7 @@ struct Known {
     std::string_view what_to_do;
 };
 
-constexpr std::array k_known{
+constexpr std::array k_known_reasons{
     Known{"ReqNodeNotAvail", "nodes the job requires are down, drained or reserved",
           "wait for the nodes to return, or remove them from the job (`scontrol update "
           "jobid=JOB ReqNodeList= ExcNodeList=...`), or ask the administrators"},
@@ -92,7 +92,7 @@ std::optional<StuckPending> stuck_pending_reason(std::string_view slurm_reason) 
     if (const auto end = word.find_first_of(",)"); end != std::string_view::npos) {
         word = word.substr(0, end);
     }
-    for (const auto& known : k_known) {
+    for (const auto& known : k_known_reasons) {
         if (matches(known.word, word)) {
             return StuckPending{std::string(slurm_reason), std::string(known.meaning),
                                 std::string(known.what_to_do)};

@@ -108,10 +108,10 @@ class PollCycle {
                                    const Stall* stall);
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         Observation observation, const Stall* stall = nullptr);
-    // The timed looks of `due` (jobs that changed, or whose timer came due): stall, straggler,
-    // idle GPU, stuck pending; each schedules the job's next one. Returns how many recoveries
-    // began (a stall).
-    int timed_looks(const std::set<common::JobId>& due,
+    // The timed looks of the jobs that `changed` and those whose timer came due: stall,
+    // straggler, idle GPU, stuck pending; each schedules the job's next one. Returns how many
+    // recoveries began (a stall).
+    int timed_looks(const std::set<common::JobId>& changed,
                     const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
     // One running job's stall look; returns whether a recovery began.
     bool check_stall(const state::Registration& registration, const slurm::JobSnapshot& job,

@@ -17,8 +17,8 @@ int PollCycle::timed_looks(const std::set<common::JobId>& changed,
                            const std::map<common::JobId, slurm::JobSnapshot>& jobs,
                            CycleReport& report) {
     std::set<common::JobId> due(changed);
-    for (auto& job : m_timers.take_due(m_clock.monotonic())) {
-        due.insert(std::move(job));
+    for (const auto& job : m_timers.take_due(m_clock.monotonic())) {
+        due.insert(job);
     }
     int begun = 0;
     for (const auto& id : due) {

@@ -88,16 +88,18 @@ int match_file(const char* path) {
         buffer = std::move(carry);
         buffer.append(raw.data(), got);
         const auto cut = buffer.rfind('\n');
-        carry = cut == std::string::npos ? std::move(buffer) : buffer.substr(cut + 1);
-        if (cut != std::string::npos) {
-            buffer.resize(cut);
-            const auto count = catalogue.count_matching_lines(buffer);
-            if (!count) {
-                std::cerr << count.error().message << "\n";
-                return 1;
-            }
-            lines += *count;
+        if (cut == std::string::npos) {  // no line ends in it yet: all of it waits for the next
+            carry = std::move(buffer);
+            continue;
         }
+        carry = buffer.substr(cut + 1);
+        buffer.resize(cut);
+        const auto count = catalogue.count_matching_lines(buffer);
+        if (!count) {
+            std::cerr << count.error().message << "\n";
+            return 1;
+        }
+        lines += *count;
     }
     if (!carry.empty()) {
         lines += catalogue.count_matching_lines(carry).value_or(0);

@@ -223,7 +223,7 @@ const std::vector<Case> k_cases{
     {"diagnose_nul_and_binary",
      [](auto& d) {
          return args({"diagnose", "--json", "--log",
-                      file(d, "b.log", std::string("a\0b\xff\xfe ", 7) + k_xid)});
+                      file(d, "b.log", std::string("a\0b\xff\xfe ", 6) + k_xid)});
      },
      0,
      {"\"cause\": \"gpu_xid\""}},

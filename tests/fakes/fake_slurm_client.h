@@ -97,8 +97,8 @@ class FakeSlurmClient final : public slurm::Client {
     void finish(const slurm::JobId& id, slurm::JobState state, int exit_code, int signal = 0);
     // What slurmctld does when a node stops responding: the node goes DOWN (Not responding)
     // and each requeueable job running on it goes back to pending with restart count +1.
-    void fail_node(const std::string& node);
-    void restore_node(const std::string& node);
+    void fail_node(const std::string& name);
+    void restore_node(const std::string& name);
     // Forget a job, as slurmctld does after MinJobAge (accounting keeps its record).
     void purge(const slurm::JobId& id);
     // false: the cluster keeps no accounting (AccountingStorageType=accounting_storage/none).
