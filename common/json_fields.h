@@ -9,10 +9,12 @@
 // a field of another type is an Error naming it. Neither throws.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -21,19 +23,28 @@
 namespace common {
 namespace detail {
 
-// `value` converted to T, or nullopt when it is of another type (an integer type takes only
-// an integer, whatever its size: a larger one is cut as C++ converts integers).
+// `value` converted to T, or nullopt when it is of another type. An integer type takes only an
+// integer that it can hold: 4294967296 is not a std::uint32_t, nor -1 (C++ would cut or wrap it).
 template <typename T>
 std::optional<T> json_as(const nlohmann::json& value) {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        if (!value.is_number_integer()) {
+        if (value.is_number_unsigned()) {
+            const auto number = value.template get<std::uint64_t>();
+            return std::in_range<T>(number) ? std::optional<T>(static_cast<T>(number))
+                                            : std::nullopt;
+        }
+        if (value.is_number_integer()) {
+            const auto number = value.template get<std::int64_t>();
+            return std::in_range<T>(number) ? std::optional<T>(static_cast<T>(number))
+                                            : std::nullopt;
+        }
+        return std::nullopt;
+    } else {
+        try {
+            return value.template get<T>();
+        } catch (const nlohmann::json::exception&) {
             return std::nullopt;
         }
-    }
-    try {
-        return value.template get<T>();
-    } catch (const nlohmann::json::exception&) {
-        return std::nullopt;
     }
 }
 
@@ -78,8 +89,10 @@ template <typename T>
     }
     auto value = detail::json_as<typename detail::OptionalValue<T>::type>(*field);
     if (!value) {
-        return fail("\"" + std::string(key) + "\" is a " + field->type_name() +
-                    ", not what this version writes");
+        const std::string what = field->is_number_integer()
+                                     ? field->dump() + ", outside what its type can hold"
+                                     : std::string("a ") + field->type_name();
+        return fail("\"" + std::string(key) + "\" is " + what + ", not what this version writes");
     }
     out = std::move(*value);
     return {};

@@ -28,6 +28,7 @@
 
 #include "slurm/array_tasks.h"
 #include "slurm/detail/libslurm.h"
+#include "slurm/time_limit.h"
 
 namespace slurm {
 namespace {
@@ -605,6 +606,9 @@ Result<void> LibslurmClient::set_required_nodes(const JobId& id, const std::stri
 }
 
 Result<void> LibslurmClient::set_time_limit(const JobId& id, std::chrono::minutes limit) {
+    if (auto storable = check_time_limit_storable(id, limit); !storable) {
+        return storable;
+    }
     m_last_update = 0;
     return update_job(
         id, "setting time limit " + std::to_string(limit.count()) + " min on job " + id.to_string(),

@@ -101,6 +101,7 @@ bool ActionExecutor::resubmit(const state::Action& action, const StepParams& par
         request->excluded_nodes += (request->excluded_nodes.empty() ? "" : ",") + node;
     }
     if (params.time_limit_minutes) {
+        // In range: step_params_of() refuses a limit Slurm cannot store.
         request->time_limit = static_cast<std::uint32_t>(*params.time_limit_minutes);
     }
     // A new job submitted by an earlier run of this action that was killed before it

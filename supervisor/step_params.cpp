@@ -1,11 +1,31 @@
 #include "supervisor/step_params.h"
 
+#include <string>
+#include <string_view>
+
 #include "common/json_fields.h"
 #include "common/try.h"
+#include "slurm/time_limit.h"
 
 namespace supervisor {
 
 using nlohmann::json;
+
+namespace {
+
+// A limit of 1 to k_longest_time_limit_minutes (`at_least` 0 where 0 means "none").
+common::Result<void> check_time_limit(std::string_view field, std::int64_t minutes,
+                                      std::int64_t at_least) {
+    if (minutes < at_least || minutes > slurm::k_longest_time_limit_minutes) {
+        return common::fail("\"" + std::string(field) + "\" is " + std::to_string(minutes) +
+                            ", not a time limit Slurm can take (" + std::to_string(at_least) +
+                            " to " + std::to_string(slurm::k_longest_time_limit_minutes) +
+                            " minutes)");
+    }
+    return {};
+}
+
+}  // namespace
 
 json step_params_json(const StepParams& params) {
     json data = {{"argument", params.argument},
@@ -43,6 +63,11 @@ common::Result<StepParams> step_params_of(const state::Action& action) {
     TRY(common::read_field_strictly(data, "exclude_nodes", params.exclude_nodes));
     TRY(common::read_field_strictly(data, "time_limit_minutes", params.time_limit_minutes));
     TRY(common::read_field_strictly(data, "cancel_running", params.cancel_running));
+    // A limit that Slurm's 32 bits would wrap: the row was edited or damaged, not planned.
+    TRY(check_time_limit("minutes", params.minutes, 0));
+    if (params.time_limit_minutes) {
+        TRY(check_time_limit("time_limit_minutes", *params.time_limit_minutes, 1));
+    }
     return params;
 }
 

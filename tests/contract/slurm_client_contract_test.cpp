@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <vector>
 
+#include "slurm/time_limit.h"
 #include "tests/contract/contract_fixture.h"
 
 namespace contract {
@@ -269,6 +272,17 @@ TEST_F(SlurmClientContract, TimeLimitOfAPendingJobCanBeChanged) {
     ASSERT_TRUE(client().requeue(id, slurm::RequeueMode::hold));
     (void)m_backend->settled(id);
     ASSERT_TRUE(client().set_time_limit(id, std::chrono::minutes(90)));
+    EXPECT_EQ(load(id).time_limit, std::chrono::minutes(90));
+
+    // A limit Slurm's 32 bits cannot hold is refused, not wrapped into another limit.
+    for (const auto minutes : {std::int64_t{0}, std::int64_t{0x100000000} + 30,
+                               slurm::k_longest_time_limit_minutes + 1}) {
+        const auto wrapped = client().set_time_limit(id, std::chrono::minutes(minutes));
+        ASSERT_FALSE(wrapped) << minutes;
+        EXPECT_EQ(wrapped.error().kind, ErrorKind::operation_refused) << wrapped.error().message;
+        EXPECT_NE(wrapped.error().message.find(std::to_string(minutes)), std::string::npos)
+            << wrapped.error().message;
+    }
     EXPECT_EQ(load(id).time_limit, std::chrono::minutes(90));
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "slurm/output_path.h"
+#include "slurm/time_limit.h"
 
 namespace fakes {
 namespace {
@@ -336,6 +337,9 @@ slurm::Result<void> FakeSlurmClient::set_required_nodes(const slurm::JobId& id,
 
 slurm::Result<void> FakeSlurmClient::set_time_limit(const slurm::JobId& id,
                                                     std::chrono::minutes limit) {
+    if (auto storable = slurm::check_time_limit_storable(id, limit); !storable) {
+        return storable;  // as the real client: refused before slurmctld is asked
+    }
     auto job = find(id, "time-limit " + id.to_string() + " " + std::to_string(limit.count()));
     if (!job) {
         return tl::unexpected(job.error());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/json_text.h"
+#include "slurm/time_limit.h"
 
 namespace {
 
@@ -79,9 +80,40 @@ TEST(StepParams, ADamagedRowIsAnErrorNamingTheField) {
     EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"expected_restart_count":1.5})")));
     EXPECT_FALSE(supervisor::step_params_of(action_with("not json")));
     EXPECT_FALSE(supervisor::step_params_of(action_with("[1]")));
+    // An integer its field cannot hold is not cut to one it can (2^32 is not a restart count 0).
+    const auto too_big =
+        supervisor::step_params_of(action_with(R"({"expected_restart_count":4294967296})"));
+    ASSERT_FALSE(too_big);
+    EXPECT_NE(too_big.error().message.find("4294967296, outside what its type can hold"),
+              std::string::npos)
+        << too_big.error().message;
+    EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"expected_restart_count":-1})")));
+    EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"xid":18446744073709551615})")));
     const auto null_xid = supervisor::step_params_of(action_with(R"({"xid":null})"));
     ASSERT_TRUE(null_xid);
     EXPECT_FALSE(null_xid->xid);
+}
+
+// A limit Slurm's 32 bits would wrap fails the step instead of resubmitting with another limit.
+TEST(StepParams, ATimeLimitSlurmCannotTakeIsAnErrorNamingTheField) {
+    const auto wrapped =
+        supervisor::step_params_of(action_with(R"({"time_limit_minutes":4294967396})"));
+    ASSERT_FALSE(wrapped);
+    EXPECT_NE(wrapped.error().message.find("\"time_limit_minutes\" is 4294967396"),
+              std::string::npos)
+        << wrapped.error().message;
+    EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"time_limit_minutes":0})")));
+    EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"time_limit_minutes":-60})")));
+    EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"minutes":-1})")));
+    EXPECT_FALSE(supervisor::step_params_of(action_with(R"({"minutes":4294967294})")));
+
+    const auto longest =
+        supervisor::step_params_of(action_with(R"({"time_limit_minutes":4294967293})"));
+    ASSERT_TRUE(longest);
+    EXPECT_EQ(longest->time_limit_minutes, slurm::k_longest_time_limit_minutes);
+    const auto extend = supervisor::step_params_of(action_with(R"({"minutes":2880})"));
+    ASSERT_TRUE(extend);
+    EXPECT_EQ(extend->minutes, 2880);
 }
 
 }  // namespace
