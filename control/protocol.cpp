@@ -281,11 +281,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
     fields.read("hint", reply.error.hint);
     fields.read("job_known", reply.job_known);
     if (const auto it = value.find("registered"); it != value.end() && it->is_object()) {
-        auto registered = registered_from_json(*it);
-        if (!registered) {
-            return tl::unexpected(registered.error());
-        }
-        reply.registered = std::move(*registered);
+        reply.registered = TRY(registered_from_json(*it));
     }
     if (const auto it = value.find("each"); it != value.end()) {
         if (!it->is_array()) {
@@ -305,8 +301,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
             one.read("already_watched", item.already_watched);
             TRY(one.result());
             if (const auto r = entry.find("registered"); r != entry.end() && r->is_object()) {
-                auto registered = TRY(registered_from_json(*r));
-                item.registered = std::move(registered);
+                item.registered = TRY(registered_from_json(*r));
             }
             reply.each.push_back(std::move(item));
         }

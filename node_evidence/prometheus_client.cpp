@@ -30,13 +30,10 @@ common::Result<http::Auth> read_prometheus_auth(const PrometheusSettings& settin
         return http::Auth{};
     }
     static constexpr std::array<std::string_view, 3> k_keys{"user", "password", "token"};
-    auto secrets = common::read_secrets_file(settings.credentials_file, k_keys);
-    if (!secrets) {
-        return tl::unexpected(secrets.error());
-    }
+    auto secrets = TRY(common::read_secrets_file(settings.credentials_file, k_keys));
     const auto value = [&](std::string_view key) {
-        const auto found = secrets->find(key);
-        return found == secrets->end() ? std::string() : found->second;
+        const auto found = secrets.find(key);
+        return found == secrets.end() ? std::string() : found->second;
     };
     const auto token = value("token"), user = value("user"), password = value("password");
     if (!token.empty() && (!user.empty() || !password.empty())) {

@@ -126,15 +126,12 @@ common::Result<LogExcerpt> LogExcerpt::read(const std::filesystem::path& path,
         const auto actual = all.size();
         return assemble(path.string(), std::move(all), {}, actual, true);
     }
-    auto head = pread_exact(fd, path, 0, limits.head_bytes);
-    if (!head) {
-        return tl::unexpected(head.error());
-    }
+    auto head = TRY(pread_exact(fd, path, 0, limits.head_bytes));
     // One byte more than the bound, from before the tail: if it is a newline, the tail starts on
     // a line boundary and its first line is whole (size > head + tail, so this stays clear of
     // the head).
     auto tail = TRY(pread_exact(fd, path, size - limits.tail_bytes - 1, limits.tail_bytes + 1));
-    return assemble(path.string(), std::move(*head), std::move(tail), size, false);
+    return assemble(path.string(), std::move(head), std::move(tail), size, false);
 }
 
 LogExcerpt LogExcerpt::from_text(std::string name, std::string text) {

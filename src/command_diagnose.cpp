@@ -116,11 +116,8 @@ common::Result<recovery::NodeFact> parse_node_state(const std::string& text) {
 common::Result<recovery::SlurmFacts> slurm_facts(const DiagnoseOptions& options) {
     recovery::SlurmFacts facts;
     if (!options.slurm_state.empty()) {
-        auto state = parse_slurm_state(options.slurm_state);
-        if (!state) {
-            return tl::unexpected(state.error());
-        }
-        facts.state = *state;
+        auto state = TRY(parse_slurm_state(options.slurm_state));
+        facts.state = state;
     }
     facts.exit_code = options.exit_code;
     facts.signal = options.signal;
@@ -201,15 +198,12 @@ common::Result<int> diagnose_logs(const DiagnoseOptions& options) {
 
 common::Result<supervisor::Config> job_config(const GlobalOptions& global,
                                               const DiagnoseOptions& options) {
-    auto config = daemon_config(global, options.config_file, options.rules);
-    if (!config) {
-        return tl::unexpected(config.error());
-    }
+    auto config = TRY(daemon_config(global, options.config_file, options.rules));
     if (options.head_bytes != recovery::ExcerptLimits::k_default_head_bytes) {
-        config->log_limits.head_bytes = options.head_bytes;
+        config.log_limits.head_bytes = options.head_bytes;
     }
     if (options.tail_bytes != recovery::ExcerptLimits::k_default_tail_bytes) {
-        config->log_limits.tail_bytes = options.tail_bytes;
+        config.log_limits.tail_bytes = options.tail_bytes;
     }
     return config;
 }

@@ -68,14 +68,11 @@ common::Result<std::string> local_env(const GlobalOptions& global, const common:
 }
 
 common::Result<int> env_command(const GlobalOptions& global, const EnvOptions& options) {
-    auto job = options.job.empty() ? job_from_environment() : parse_job(options.job);
-    if (!job) {
-        return tl::unexpected(job.error());
-    }
+    auto job = TRY(options.job.empty() ? job_from_environment() : parse_job(options.job));
     if (const auto socket = site_daemon(global)) {
         control::Request request;
         request.operation = control::Operation::env;
-        request.job = job->to_string();
+        request.job = job.to_string();
         request.json = options.json;
         if (options.job.empty()) {
             // Inside the job, as its owner: the job's own environment, which a resubmit gives
@@ -94,7 +91,7 @@ common::Result<int> env_command(const GlobalOptions& global, const EnvOptions& o
         }
         // Not the site daemon's: perhaps the user's own per-user daemon watches it.
     }
-    auto text = TRY(local_env(global, *job, options.json));
+    auto text = TRY(local_env(global, job, options.json));
     std::fputs(text.c_str(), stdout);
     return 0;
 }

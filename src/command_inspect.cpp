@@ -38,11 +38,8 @@ void print_job_text(const slurm::JobSnapshot& job) {
 common::Result<int> inspect_jobs(const GlobalOptions& global, const InspectOptions& options) {
     std::vector<common::JobId> ids;
     for (const auto& text : options.job_ids) {
-        auto id = common::JobId::parse(text);
-        if (!id) {
-            return tl::unexpected(id.error());
-        }
-        ids.push_back(*id);
+        auto id = TRY(common::JobId::parse(text));
+        ids.push_back(id);
     }
     auto client = TRY(connect_slurm(global));
     const auto query = client->load_jobs(ids);

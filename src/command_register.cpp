@@ -71,19 +71,13 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     }
     if (options.jobs.ids.size() > 1 || options.jobs.mine || !options.jobs.name.empty() ||
         !options.jobs.partition.empty()) {
-        auto request = registration_request(common::JobId{}, options.how);
-        if (!request) {
-            return tl::unexpected(request.error());
-        }
-        return register_many(global, options.jobs, *request);
+        auto request = TRY(registration_request(common::JobId{}, options.how));
+        return register_many(global, options.jobs, request);
     }
-    auto job = parse_job(options.jobs.ids.front());
-    if (!job) {
-        return tl::unexpected(job.error());
-    }
-    auto request = TRY(registration_request(*job, options.how));
+    auto job = TRY(parse_job(options.jobs.ids.front()));
+    auto request = TRY(registration_request(job, options.how));
     TRY(supervisor::check_request(request));
-    if (const auto array = names_an_array(global, *job); !array) {
+    if (const auto array = names_an_array(global, job); !array) {
         return tl::unexpected(array.error());
     } else if (*array) {  // every task of it, as `register ID ID ...` would
         return register_many(global, options.jobs, request);
@@ -91,13 +85,12 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     const auto said = request;  // what the layout line below looks at
     const auto registration = TRY(register_anywhere(global, std::move(request)));
     if (registration.status == state::Status::credential_error) {
-        return common::fail(
-            "job " + job->to_string() +
-                " registered but cannot be supervised: " + registration.status_reason,
-            "fix it, then run `supervisor register " + job->to_string() + "` again");
+        return common::fail("job " + job.to_string() + " registered but cannot be supervised: " +
+                                registration.status_reason,
+                            "fix it, then run `supervisor register " + job.to_string() + "` again");
     }
     std::printf("registered job %s (%s): %s; allowed: %s; max attempts %u%s%s\n",
-                job->to_string().c_str(), common::printable(registration.job_name).c_str(),
+                job.to_string().c_str(), common::printable(registration.job_name).c_str(),
                 std::string(state::to_string(registration.status)).c_str(),
                 joined(registration.allowed_actions).c_str(), registration.max_attempts,
                 registration.checkpoint_dir.empty() ? "" : "; checkpoints in ",
@@ -106,28 +99,25 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
     say_not_carried(registration, stdout);
     if (registration.stall_timeout_s > 0) {
         if (auto client = connect_slurm(global)) {
-            warn_if_stalls_cannot_be_seen(**client, *job);
+            warn_if_stalls_cannot_be_seen(**client, job);
         }
     }
     return 0;
 }
 
 common::Result<int> unregister_command(const GlobalOptions& global, const std::string& text) {
-    auto job = parse_job(text);
-    if (!job) {
-        return tl::unexpected(job.error());
-    }
+    auto job = TRY(parse_job(text));
     if (const auto socket = site_daemon(global)) {
         control::Request request;
         request.operation = control::Operation::unregister_job;
-        request.job = job->to_string();
+        request.job = job.to_string();
         return ask_site_daemon(*socket, request);
     }
     auto store = TRY(open_store(global));
     common::SystemClock clock;
-    TRY(supervisor::unregister_job(*store, clock, *job));
+    TRY(supervisor::unregister_job(*store, clock, job));
     std::printf("job %s is no longer watched; its history is kept (supervisor events %s)\n",
-                job->to_string().c_str(), job->to_string().c_str());
+                job.to_string().c_str(), job.to_string().c_str());
     return 0;
 }
 

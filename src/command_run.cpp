@@ -55,17 +55,13 @@ struct ControlSocket {
 common::Result<std::unique_ptr<ControlSocket>> open_control_socket(
     const GlobalOptions& global, const RunOptions& options, supervisor::JobEndPushes& pushes) {
     auto socket = std::make_unique<ControlSocket>();
-    auto config = TRY(build_config(global, options));
-    socket->config = std::move(config);
-    auto store = TRY(open_store(global));
-    socket->store = std::move(store);
-    auto client = TRY(connect_slurm(global));
-    socket->client = std::move(client);
+    socket->config = TRY(build_config(global, options));
+    socket->store = TRY(open_store(global));
+    socket->client = TRY(connect_slurm(global));
     auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
                                                         socket->clock, socket->config, &pushes);
-    auto server = TRY(control::ControlServer::start(
+    socket->server = TRY(control::ControlServer::start(
         std::filesystem::absolute(options.control_socket), std::move(handlers)));
-    socket->server = std::move(server);
     spdlog::info(
         "control socket {}: users register, read status and fetch their job's resume "
         "environment here",
@@ -81,19 +77,13 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     } else if (auto catalogue = load_catalogue(config->rules_files); !catalogue) {
         return tl::unexpected(catalogue.error());
     }
-    auto store = open_store(global);  // creates the state directory (0700) if needed
-    if (!store) {
-        return tl::unexpected(store.error());
-    }
+    auto store = TRY(open_store(global));  // creates the state directory (0700) if needed
     // Before Slurm is even asked: a second daemon on the same store must not act.
     auto lock = TRY(ops::DaemonLock::acquire(state_dir(global)));
-    auto client = connect_slurm(global);
-    if (!client) {
-        return tl::unexpected(client.error());
-    }
+    auto client = TRY(connect_slurm(global));
     // A supervisor slurmctld will refuse would only ever back off; say so now and stop.
     // Unreachable is not a reason to stop: the daemon waits for slurmctld.
-    const auto release = ops::check_slurm_release(client->get(), slurm::compiled_release());
+    const auto release = ops::check_slurm_release(client.get(), slurm::compiled_release());
     if (release.status == ops::CheckStatus::fail) {
         return common::fail(release.message, release.fix);
     }
@@ -106,10 +96,8 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     supervisor::JobEndPushes pushes;
     std::unique_ptr<slurm::LibslurmClient> push_client;
     if (!options.control_socket.empty()) {
-        auto opened = TRY(open_control_socket(global, options, pushes));
-        control_socket = std::move(opened);
-        auto followed = TRY(connect_slurm(global));
-        push_client = std::move(followed);
+        control_socket = TRY(open_control_socket(global, options, pushes));
+        push_client = TRY(connect_slurm(global));
     }
     supervisor::DaemonOptions daemon;
     if (push_client) {
@@ -122,9 +110,9 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
         return load_catalogue(c.rules_files);
     };
     common::SystemClock clock;
-    ops::ServiceReporter reporter(**store, clock);  // systemd notify + metrics file
+    ops::ServiceReporter reporter(*store, clock);  // systemd notify + metrics file
     daemon.observer = &reporter;
-    return supervisor::run_daemon(**store, **client, daemon);
+    return supervisor::run_daemon(*store, *client, daemon);
 }
 
 }  // namespace

@@ -116,12 +116,9 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     std::vector<std::string> command{program};
     if (split.flags.info) {  // --help, --version: sbatch's answer is all there is
         command.insert(command.end(), options.args.begin(), options.args.end());
-        const auto done = run_sbatch(program, command);
-        if (!done) {
-            return tl::unexpected(done.error());
-        }
-        print(done->out);
-        return done->status;
+        const auto done = TRY(run_sbatch(program, command));
+        print(done.out);
+        return done.status;
     }
 
     // Everything that can be wrong on our side is found before anything is submitted.
@@ -131,8 +128,7 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
         if (in) {  // else sbatch says why it cannot read it
             std::stringstream text;
             text << in.rdbuf();
-            auto parsed = TRY(parse_directives(text.str(), *split.script));
-            directives = std::move(parsed);
+            directives = TRY(parse_directives(text.str(), *split.script));
         }
     }
     auto flags = directives.sbatch;  // the script's #SBATCH lines, then the environment's,

@@ -41,23 +41,20 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
 }
 
 common::Result<int> events_command(const GlobalOptions& global, const StatusOptions& options) {
-    auto job = parse_job(options.job);
-    if (!job) {
-        return tl::unexpected(job.error());
-    }
+    auto job = TRY(parse_job(options.job));
     if (const auto socket = site_daemon(global)) {
         control::Request request;
         request.operation = control::Operation::events;
-        request.job = job->to_string();
+        request.job = job.to_string();
         request.json = options.json;
         return ask_site_daemon(*socket, request);
     }
     auto store = TRY(open_store(global));
-    if (!store->registration(*job)) {
-        return common::fail("job " + job->to_string() + " is not registered",
+    if (!store->registration(job)) {
+        return common::fail("job " + job.to_string() + " is not registered",
                             "`supervisor status --all` lists every job with a history");
     }
-    const auto text = TRY(control::events_view(*store, *job, options.json));
+    const auto text = TRY(control::events_view(*store, job, options.json));
     std::fputs(text.c_str(), stdout);
     return 0;
 }

@@ -122,13 +122,10 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
                             "e.g. `supervisor register --mine --name sweep`");
     }
     TRY(supervisor::check_request(options));
-    const auto named = jobs_named(global, jobs);
-    if (!named) {
-        return tl::unexpected(named.error());
-    }
+    const auto named = TRY(jobs_named(global, jobs));
     // An array id stands for all its tasks, present and future (one more query per array).
     auto slurm = TRY(connect_slurm(global));
-    const auto expanded = TRY(supervisor::expand_arrays(*slurm, *named));
+    const auto expanded = TRY(supervisor::expand_arrays(*slurm, named));
     const auto* ids = &expanded.jobs;
     std::set<std::uint32_t> arrays;
     for (const auto& array : expanded.arrays) {

@@ -91,18 +91,15 @@ common::Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& 
     const std::filesystem::path directory =
         file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     TRY(make_state_directory(directory));
-    auto database = Database::open(file);
-    if (!database) {
-        return tl::unexpected(database.error());
-    }
+    auto database = TRY(Database::open(file));
     make_private(file);
     try {
-        TRY(migrate(**database));
+        TRY(migrate(*database));
     } catch (const DatabaseError& error) {
         return common::fail(std::string("cannot prepare state database: ") + error.what(),
                             std::string(k_where_hint));
     }
-    return std::unique_ptr<Store>(new Store(std::move(*database), file));
+    return std::unique_ptr<Store>(new Store(std::move(database), file));
 }
 
 Store::Store(std::unique_ptr<Database> database, std::filesystem::path path)

@@ -28,15 +28,12 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
     std::vector<recovery::Knob> knobs;
     std::set<std::string> variables;
     for (const auto& spec : specs) {
-        auto knob = recovery::parse_knob(spec);
-        if (!knob) {
-            return tl::unexpected(knob.error());
-        }
-        if (recovery::find_knob(knobs, knob->name) != nullptr) {
-            return common::fail("--knob " + knob->name + " is given twice",
+        auto knob = TRY(recovery::parse_knob(spec));
+        if (recovery::find_knob(knobs, knob.name) != nullptr) {
+            return common::fail("--knob " + knob.name + " is given twice",
                                 "declare each knob once");
         }
-        for (const auto& variable : {knob->env, knob->compensate}) {
+        for (const auto& variable : {knob.env, knob.compensate}) {
             if (variable.empty()) {
                 continue;
             }
@@ -51,7 +48,7 @@ common::Result<std::vector<recovery::Knob>> parse_knobs(const std::vector<std::s
                     "give each knob its own variables");
             }
         }
-        knobs.push_back(std::move(*knob));
+        knobs.push_back(std::move(knob));
     }
     return knobs;
 }
@@ -211,8 +208,7 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     if (job.time_limit) {
         prepared.knobs.push_back(time_limit_knob(*job.time_limit, config.time_limit_max_factor));
     }
-    auto spec = TRY(capture_spec(client, job, request, whitelist, now, prepared.not_carried));
-    prepared.spec = std::move(spec);
+    prepared.spec = TRY(capture_spec(client, job, request, whitelist, now, prepared.not_carried));
     auto& registration = prepared.registration;
     registration = existing.value_or(state::Registration{});
     registration.job = request.job;
