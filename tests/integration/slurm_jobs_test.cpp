@@ -75,12 +75,17 @@ TEST_F(SlurmJobs, CancelledByAPersonIsCancelled) {
     EXPECT_EQ(job.state, JobState::cancelled);
 }
 
-TEST_F(SlurmJobs, TimeLimitEndsAsTimeoutWithSignal15) {
+TEST_F(SlurmJobs, TimeLimitEndsAsTimeoutWithSigtermIfAnySignal) {
     // -t 1 is Slurm's smallest limit; the limit is enforced about every 30 s, so allow 150 s.
     const auto job = wait_until(submit("-t 1 --wrap 'sleep 600'"), ended, 150s);
     EXPECT_EQ(job.state, JobState::timeout);
     EXPECT_EQ(job.state_reason, "TimeLimit");
-    EXPECT_EQ(job.signal, 15);
+    // Slurm ends the job with SIGTERM and usually reports it; on a loaded machine 24.11 once
+    // reported no signal at all. Nothing of the supervisor reads a timed-out job's signal (the
+    // state and reason say it all), so only a signal other than SIGTERM fails here.
+    if (job.signal) {
+        EXPECT_EQ(*job.signal, 15);
+    }
     EXPECT_EQ(job.time_limit, 1min);
     EXPECT_NE(read_text(job.std_out).find("DUE TO TIME LIMIT"), std::string::npos);
 }
