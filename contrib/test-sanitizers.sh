@@ -51,8 +51,12 @@ build() {
     # Line tables for readable stacks. clang at -O0: its instrumented -O1 took about twice as
     # long to compile (poll_cycle.cpp: 32 s against 17 s) for tests that run in 2 minutes;
     # GCC at -O1, which it needs for some of its warnings (-Werror here).
+    # The libraries compile in batches of eight sources too (CMAKE_UNITY_BUILD), as the tests
+    # do: the product build took 274 s of CPU instead of 741 (doc/development.md). Each file is
+    # still compiled alone by the cluster legs, which so catch a missing #include, and the tidy
+    # leg keeps the files of one library free of clashing helper names.
     local common_options=(-DCMAKE_BUILD_TYPE=Debug -DSUPERVISOR_FAILPOINTS=ON
-        -DSUPERVISOR_UNITY_TESTS=ON -DSUPERVISOR_BUILD_BENCH=OFF
+        -DSUPERVISOR_UNITY_TESTS=ON -DCMAKE_UNITY_BUILD=ON -DSUPERVISOR_BUILD_BENCH=OFF
         -DSUPERVISOR_BUILD_CLUSTER_TESTS=OFF)
     local configure fuzz_wanted=OFF
     if [[ "$compiler" == clang ]]; then
