@@ -1,5 +1,6 @@
 // join(): items as one text with a separator between them ("n1, n2"), for messages and notes.
-// Items are texts or numbers (written in decimal), from any range: a vector, a set, a view.
+// Items are texts, characters or numbers (written in decimal), from any range: a vector, a set,
+// a view.
 // Never fails; an empty range gives an empty text, and an empty item still gets its separator.
 #pragma once
 
@@ -19,7 +20,8 @@ template <std::ranges::input_range Items>
             text += separator;
         }
         first = false;
-        if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(item)>>) {
+        using Item = std::remove_cvref_t<decltype(item)>;
+        if constexpr (std::is_arithmetic_v<Item> && !std::is_same_v<Item, char>) {
             text += std::to_string(item);
         } else {
             text += item;

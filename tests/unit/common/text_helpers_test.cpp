@@ -29,6 +29,10 @@ TEST(Join, WritesNumbersInDecimal) {
     EXPECT_EQ(common::join(std::vector<std::uint32_t>{40, 7}, "+"), "40+7");
 }
 
+TEST(Join, WritesCharactersAsThemselves) {
+    EXPECT_EQ(common::join(std::string("ab"), "-"), "a-b");
+}
+
 TEST(Join, TakesTextsOfAnyKind) {
     EXPECT_EQ(common::join(std::array<std::string_view, 2>{"n1", "n2"}, ";"), "n1;n2");
     EXPECT_EQ(common::join(std::vector<const char*>{"a", "b"}), "a, b");
