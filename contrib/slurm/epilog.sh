@@ -5,7 +5,10 @@
 # directory on shared storage, where the supervisor reads them when it diagnoses a failure
 # ([evidence] epilog_spool). Installation, configuration and the file format: README.md here.
 #
-#   epilog.sh [--config FILE]     (default /etc/slurm-supervisor/epilog.conf)
+#   epilog.sh [--config FILE] [--deadline-ms MS]
+#     --config       default /etc/slurm-supervisor/epilog.conf
+#     --deadline-ms  when the work is killed, 100 to 60000 (default 900); every command inside
+#                    has a share of it
 #
 # What it promises slurmd, whatever happens:
 #   * it exits 0: a failing Epilog drains the node;
@@ -16,13 +19,28 @@
 #     owns and no one else can write, never through a symbolic link.
 # Problems are logged to syslog (tag slurm-supervisor-epilog), or where `log` says.
 
+# ---------------------------------------------------------------- the time it may take
+# Only the command line (root's: slurm.conf names the script, or a wrapper of the site's) sets
+# the deadline, never the environment or the config. A bad value is the default, not a failure.
+deadline_ms=900
+arguments=("$@")
+for ((i = 0; i + 1 < ${#arguments[@]}; i++)); do
+    if [[ "${arguments[i]}" == --deadline-ms && "${arguments[i + 1]}" =~ ^[0-9]{1,5}$ ]] &&
+        ((10#${arguments[i + 1]} >= 100 && 10#${arguments[i + 1]} <= 60000)); then
+        deadline_ms=$((10#${arguments[i + 1]}))
+    fi
+done
+seconds_of() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }  # milliseconds
+
 # ---------------------------------------------------------------- the watchdog (slurmd's child)
 if [[ "${1-}" != --worker ]]; then
     export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+    # Nothing reaches slurmd's log, not even this shell's "Killed" when the worker is killed.
+    exec </dev/null >/dev/null 2>&1
     # Without timeout(1) nothing can be bounded: do nothing rather than risk the node's release.
     if command -v timeout >/dev/null 2>&1; then
-        timeout -s KILL 0.9 "${BASH:-/bin/bash}" "${BASH_SOURCE[0]}" --worker "$@" \
-            </dev/null >/dev/null 2>&1
+        timeout -s KILL "$(seconds_of "$deadline_ms")" "${BASH:-/bin/bash}" "${BASH_SOURCE[0]}" \
+            --worker "$@"
     fi
     exit 0
 fi
@@ -33,8 +51,12 @@ set -u
 umask 077
 export LC_ALL=C TZ=UTC
 
-readonly k_kernel_timeout=0.45  # journalctl / dmesg / reading the file
-readonly k_smi_timeout=0.45     # each nvidia-smi query (they run beside the kernel log read)
+# Shares of the deadline (0.45 s, 0.2 s and 0.3 s of the default 0.9 s).
+k_kernel_timeout="$(seconds_of $((deadline_ms / 2)))"  # journalctl / dmesg / reading the file
+k_smi_timeout="$k_kernel_timeout"  # each nvidia-smi query (they run beside the kernel log read)
+k_command_timeout="$(seconds_of $((deadline_ms * 2 / 9)))"  # stat, id, hostname, logger
+k_writer_timeout="$(seconds_of $((deadline_ms / 3)))"       # writing the file
+readonly k_kernel_timeout k_smi_timeout k_command_timeout k_writer_timeout
 readonly k_max_line=1024        # bytes of one message kept
 readonly k_max_lines=2000       # matching lines looked at, the newest
 readonly k_file_tail=8388608    # bytes read from the end of a file: source
@@ -43,7 +65,7 @@ config=/etc/slurm-supervisor/epilog.conf
 while (($#)); do
     case "$1" in
         --config) config="${2-}"; shift 2 || shift ;;
-        *) shift ;;
+        *) shift ;;  # --deadline-ms, read above
     esac
 done
 
@@ -52,8 +74,8 @@ note() {
     case "$log_target" in
         syslog)
             command -v logger >/dev/null 2>&1 &&
-                timeout -s KILL 0.2 logger -t slurm-supervisor-epilog -p daemon.warning -- \
-                    "job ${SLURM_JOB_ID-?}: $*"
+                timeout -s KILL "$k_command_timeout" logger -t slurm-supervisor-epilog \
+                    -p daemon.warning -- "job ${SLURM_JOB_ID-?}: $*"
             ;;
         file:/*) printf 'job %s: %s\n' "${SLURM_JOB_ID-?}" "$*" >>"${log_target#file:}" ;;
     esac
@@ -69,7 +91,7 @@ trusted() {  # path what
         note "$2 $1 is a symbolic link: not used"
         return 1
     fi
-    info="$(timeout -s KILL 0.2 stat -c '%u %a' -- "$1" 2>/dev/null)" || {
+    info="$(timeout -s KILL "$k_command_timeout" stat -c '%u %a' -- "$1" 2>/dev/null)" || {
         note "$2 $1 cannot be looked at"
         return 1
     }
@@ -134,7 +156,7 @@ max_bytes="$(number_in "$max_bytes" 8192 1048576 65536)"
 job="${SLURM_JOB_ID-}"
 [[ "$job" =~ ^[0-9]{1,10}$ ]] || { note "SLURM_JOB_ID '${job:0:40}' is not a job id"; exit 0; }
 node="${SLURMD_NODENAME-}"
-[[ -n "$node" ]] || node="$(timeout -s KILL 0.2 hostname -s 2>/dev/null)"
+[[ -n "$node" ]] || node="$(timeout -s KILL "$k_command_timeout" hostname -s 2>/dev/null)"
 if [[ ! "$node" =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ ]]; then
     note "node name '${node:0:40}' cannot name a file"
     exit 0
@@ -156,8 +178,8 @@ fi
 # another user, SlurmUser by custom (the supervisor trusts it as an owner too).
 writer_uid='' writer_gid=''
 if [[ -n "$write_as" ]]; then
-    writer_uid="$(timeout -s KILL 0.2 id -u -- "$write_as" 2>/dev/null)"
-    writer_gid="$(timeout -s KILL 0.2 id -g -- "$write_as" 2>/dev/null)"
+    writer_uid="$(timeout -s KILL "$k_command_timeout" id -u -- "$write_as" 2>/dev/null)"
+    writer_gid="$(timeout -s KILL "$k_command_timeout" id -g -- "$write_as" 2>/dev/null)"
     if [[ ! "$writer_uid" =~ ^[0-9]+$ || ! "$writer_gid" =~ ^[0-9]+$ ]] ||
         ! command -v setpriv >/dev/null 2>&1; then
         note "write_as '$write_as' is not a user, or setpriv is missing: nothing done"
@@ -333,10 +355,12 @@ rm -f -- "$tmp"
 exit 1'
 run_writer() {
     if [[ -n "$writer_uid" ]]; then
-        timeout -s KILL 0.3 setpriv --reuid="$writer_uid" --regid="$writer_gid" --clear-groups \
-            -- "$BASH" -c "$writer" writer "$spool" "$job.$node" "$file_mode"
+        timeout -s KILL "$k_writer_timeout" setpriv --reuid="$writer_uid" \
+            --regid="$writer_gid" --clear-groups -- \
+            "$BASH" -c "$writer" writer "$spool" "$job.$node" "$file_mode"
     else
-        timeout -s KILL 0.3 "$BASH" -c "$writer" writer "$spool" "$job.$node" "$file_mode"
+        timeout -s KILL "$k_writer_timeout" \
+            "$BASH" -c "$writer" writer "$spool" "$job.$node" "$file_mode"
     fi
 }
 if ! {
