@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <string>
 #include <thread>
 
 #include "tests/integration/supervisor_harness.h"
@@ -162,6 +163,7 @@ TEST_P(CrashSafety, KilledDaemonNeverRequeuesTwice) {
     EXPECT_NE(h.job_log().find("training finished at step 40"), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Failpoints, CrashSafety, ::testing::Values("after_intent", "after_act"));
+INSTANTIATE_TEST_SUITE_P(Failpoints, CrashSafety, ::testing::Values("after_intent", "after_act"),
+                         [](const auto& instance) { return std::string(instance.param); });
 
 }  // namespace

@@ -1,4 +1,5 @@
 // One representative line per rule family of the shipped catalogue, diagnosed alone.
+#include <ostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -12,6 +13,10 @@ struct Case {
     const char* line;
     Cause cause;
 };
+// How gtest shows a case: its line, not its bytes.
+void PrintTo(const Case& c, std::ostream* out) {
+    *out << c.line;
+}
 
 class RuleFamily : public ::testing::TestWithParam<Case> {};
 
@@ -264,7 +269,12 @@ INSTANTIATE_TEST_SUITE_P(
              "(cannot open shared object file): ignored.",
              Cause::unknown},
         Case{"this line mentions a KeyError in the middle, which is not a traceback",
-             Cause::unknown}));
+             Cause::unknown}),
+    // Named by cause and place ("cuda_oom_0"), so that a failure names the family, and
+    // `ctest -R` can pick one; unnamed, gtest names a struct by its bytes, pointers included.
+    [](const auto& instance) {
+        return std::string(to_string(instance.param.cause)) + "_" + std::to_string(instance.index);
+    });
 
 // Lines a healthy job prints: banners, settings, progress. No rule may take them for a failure,
 // or every failed job that printed them would be blamed on them.
