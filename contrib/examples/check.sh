@@ -87,7 +87,7 @@ if [ "$rc" = 1 ] && grep -q 'PytorchStreamReader failed reading zip archive' "$w
 else bad "resume from the truncated checkpoint: rc=$rc"; fi
 
 # train_ddp.py with two local ranks (no srun): a clean run, then rank 1's KeyError, which its
-# peer sees as gloo's "Connection closed by peer".
+# peer sees as gloo's "Connection closed by peer" (or "reset by peer", by timing).
 ddp() {  # name port [VAR=value ...]: both ranks in the background, logs $work/NAME.R.log
     local name=$1 port=$2 rank
     shift 2
