@@ -24,7 +24,7 @@ USAGE
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fill="$root/build/bench/bench_journal_at_scale"
-binaries=(${SUPERVISORS:-ours=$root/build/src/supervisor})
+read -r -a binaries <<<"${SUPERVISORS:-ours=$root/build/src/supervisor}"
 for entry in "$fill" "${binaries[@]#*=}"; do
     [[ -x "$entry" ]] || { echo "build first (missing $entry)" >&2; exit 1; }
 done
@@ -54,9 +54,11 @@ for ((i = 0; i < runs; i++)); do
     for entry in "${binaries[@]}"; do
         label="${entry%%=*}"
         for mode in text json; do
+            mode_flag=()
+            [[ $mode == json ]] && mode_flag=(--json)
             /usr/bin/time -f "$label $mode %e %U %M" -a -o "$work/times" \
                 "${entry#*=}" --state-dir "$work/$label/state" status \
-                $([[ $mode == json ]] && echo --json) >"$work/out-$label-$mode"
+                "${mode_flag[@]}" >"$work/out-$label-$mode"
         done
     done
 done

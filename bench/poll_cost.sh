@@ -17,8 +17,8 @@ build_dir="${BUILD_DIR:-$root/build}"
 bench="$build_dir/bench/bench_poll_cost"
 [[ -x "$bench" ]] || { echo "build first: cmake --build $build_dir (missing $bench)" >&2; exit 1; }
 [[ "$(id -u)" == 0 ]] || { echo "run as root: filler jobs are submitted as another user" >&2; exit 1; }
-table_sizes=(${TABLE_SIZES:-1000 10000})
-watched=(${WATCHED:-1 10 100 1000})
+read -r -a table_sizes <<<"${TABLE_SIZES:-1000 10000}"
+read -r -a watched <<<"${WATCHED:-1 10 100 1000}"
 cycles="${CYCLES:-20}"
 filler_user="${FILLER_USER:-slurm-bench-filler}"
 own_jobs=0

@@ -3,13 +3,16 @@
 #   - every C++ file is as clang-format leaves it, with .clang-format and the pinned
 #     clang-format-14 (Debian 12's; later releases lay some constructs out differently, so the
 #     check uses that one version and says how to get it);
+#   - every shell script (a tracked file whose first line runs sh or bash or says
+#     "# shellcheck shell=", outside the byte-for-byte data of tests/data and fuzz/corpus)
+#     passes `shellcheck -S warning`;
 #   - no tab and no trailing space in the files .editorconfig governs;
 #   - every commit subject after the baseline below is under 72 characters.
 #
 #   contrib/check-style.sh          check, list what is wrong, exit 1 if anything is
 #   contrib/check-style.sh --fix    reformat the C++ files in place first
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 # Commits up to this one landed with longer subjects; history is not rewritten.
 readonly subject_baseline=360b92e
@@ -26,6 +29,11 @@ if ! command -v "$clang_format" >/dev/null; then
     exit 2
 fi
 
+if ! command -v shellcheck >/dev/null; then
+    echo "check-style: shellcheck not found (apt-get install shellcheck, or contrib/install-deps.sh)" >&2
+    exit 2
+fi
+
 mapfile -t cxx_files < <(git ls-files '*.cpp' '*.h')
 if [[ "${1:-}" == --fix ]]; then
     "$clang_format" -i "${cxx_files[@]}"
@@ -35,6 +43,15 @@ while IFS= read -r f; do
     complain "$f is not as $clang_format lays it out (fix: contrib/check-style.sh --fix)"
 done < <("$clang_format" --dry-run "${cxx_files[@]}" 2>&1 |
     sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: .*/\1/p' | sort -u)
+
+# Warnings and errors only: the style notes (SC2086 on a number, say) would be churn. Each
+# finding is a "FILE:LINE:COL: warning: ... [SCNNNN]" line, which names what to fix and where.
+mapfile -t shell_scripts < <(git ls-files -z | grep -z -v -E '^(tests/data|fuzz/corpus)/' |
+    xargs -0 awk 'FNR == 1 && /^(#!.*(\/|env )(ba)?sh([ \t]|$)|# shellcheck shell=)/ {
+        print FILENAME } { nextfile }')
+while IFS= read -r finding; do
+    complain "$finding"
+done < <(shellcheck -S warning -f gcc "${shell_scripts[@]}" 2>&1)
 
 # tests/data and fuzz/corpus hold real logs and inputs byte for byte (.editorconfig).
 while IFS= read -r hit; do
@@ -55,5 +72,6 @@ if ((problems > 0)); then
     echo "check-style: $problems problem(s)" >&2
     exit 1
 fi
-echo "check-style: ${#cxx_files[@]} C++ files as $clang_format lays them out, no tab or" \
-    "trailing space, commit subjects under 72 characters"
+echo "check-style: ${#cxx_files[@]} C++ files as $clang_format lays them out," \
+    "${#shell_scripts[@]} shell scripts shellcheck passes, no tab or trailing space," \
+    "commit subjects under 72 characters"

@@ -17,7 +17,7 @@
 # ("redefinition of 'join'"). Give the helper a name that says what it does, or share it.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 build_dir="${BUILD_DIR:-$root/build-tidy}"
 jobs="${JOBS:-$(nproc)}"
 readonly clang_tidy=clang-tidy-14

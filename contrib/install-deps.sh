@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake pkg-config clang-format
+  build-essential cmake pkg-config clang-format shellcheck
   # libraries the code links (see doc/development.md "Dependencies")
   libslurm-dev libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev
   libcli11-dev libexpected-dev libre2-dev libtomlplusplus-dev libsystemd-dev

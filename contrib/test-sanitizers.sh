@@ -94,7 +94,7 @@ run_tests() {
         ctest --test-dir "$build_dir" --output-on-failure -j 2 -L unit "$@" || status=1
     if [[ "$compiler" == clang ]]; then
         # The fuzz targets report through libFuzzer, which wants ASan to print, not abort.
-        ASAN_OPTIONS= UBSAN_OPTIONS=print_stacktrace=1 FUZZ_NO_BUILD=1 \
+        ASAN_OPTIONS='' UBSAN_OPTIONS=print_stacktrace=1 FUZZ_NO_BUILD=1 \
             FUZZ_BUILD_DIR="$build_dir" FUZZ_SECONDS="${FUZZ_SECONDS:-5}" "$root/fuzz/run.sh" ||
             status=1
     else

@@ -9,7 +9,7 @@ here=$(dirname "$0")
 python3 "$here/gen_log.py" /tmp/diag-10M.log 10
 head -n -64 /tmp/diag-10M.log > /tmp/diag-body.log
 tail -n 64 /tmp/diag-10M.log > /tmp/diag-end.log
-for i in $(seq 200); do cat /tmp/diag-body.log; done > /tmp/diag-2G.log
+for _ in $(seq 200); do cat /tmp/diag-body.log; done > /tmp/diag-2G.log
 cat /tmp/diag-end.log >> /tmp/diag-2G.log
 "$bin" patterns | python3 "$here/to_ere.py" > /tmp/patterns.ere
 for f in /tmp/diag-10M.log /tmp/diag-2G.log; do

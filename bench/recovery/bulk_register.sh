@@ -62,7 +62,8 @@ single_ok="$(enabled "$work/single")"
 echo "one command ($jobs)" >&2
 export SUPERVISOR_STATE_DIR="$work/bulk"
 t0=$(ms)
-"$supervisor" register $(cat "$work/ids.txt") --allow requeue >"$work/bulk.out"
+mapfile -t ids <"$work/ids.txt"
+"$supervisor" register "${ids[@]}" --allow requeue >"$work/bulk.out"
 bulk_ms=$(( $(ms) - t0 ))
 bulk_ok="$(enabled "$work/bulk")"
 

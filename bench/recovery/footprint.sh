@@ -39,7 +39,7 @@ EOF
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 supervisor="${SUPERVISOR:-$root/${BUILD_DIR:-build-bench}/src/supervisor}"
-binaries=(${SUPERVISORS:-ours=$supervisor})
+read -r -a binaries <<<"${SUPERVISORS:-ours=$supervisor}"
 for entry in "${binaries[@]}"; do
     [[ -x "${entry#*=}" ]] || { echo "build first: cmake -S $root -B $root/build-bench && make -C $root/build-bench -j2 supervisor (missing ${entry#*=})" >&2; exit 1; }
 done
@@ -49,7 +49,7 @@ extra="${EXTRA:-0}"
 sample="${SAMPLE:-50}"
 naive="${NAIVE:-1}"
 window="${WINDOW:-60}"
-polls=(${POLL_INTERVALS:-10000 1000})
+read -r -a polls <<<"${POLL_INTERVALS:-10000 1000}"
 once_runs="${ONCE_RUNS:-5}"
 hz="$(getconf CLK_TCK)"
 
@@ -98,7 +98,8 @@ register_all() {
     sample_ms=$(( $(ms) - t0 ))
     t0=$(ms)
     # One command (the ids before --allow, which takes several values), every id on its line.
-    "$supervisor" register $(cat "$work/bulk.txt") --allow requeue >/dev/null 2>"$work/register-$label.err" ||
+    mapfile -t bulk_ids <"$work/bulk.txt"
+    "$supervisor" register "${bulk_ids[@]}" --allow requeue >/dev/null 2>"$work/register-$label.err" ||
         { tail -n 3 "$work/register-$label.err" >&2; exit 1; }
     register_ms=$(( $(ms) - t0 ))
     enabled="$("$supervisor" status --json | /usr/bin/python3 -c 'import json,sys; print(sum(r["status"] == "enabled" for r in json.load(sys.stdin)))')"
@@ -109,7 +110,7 @@ register_all() {
 
 # run_window LABEL POLL_MS [churn]: one line of the daemon table
 run_window() {
-    local label="$1" poll="$2" churn="${3:-}" t_start cpu0 cpu1 samples="" rss max_rss=0 cycles ctld0 ctld1
+    local label="$1" poll="$2" churn="${3:-}" cpu0 cpu1 samples="" rss max_rss=0 cycles ctld0 ctld1
     sleep 3  # let slurmctld settle
     sdiag -r >/dev/null
     ctld0="$(ctld_ticks)"
@@ -119,7 +120,6 @@ run_window() {
         (while true; do sbatch --hold --wrap true -o /dev/null >/dev/null; sleep 1; done) &
         churn_pid=$!
     fi
-    t_start=$(ms)
     cpu0=0  # the window starts at exec: the first (full) cycle is included
     for ((s = 1; s <= window; s++)); do
         sleep 1
@@ -135,7 +135,6 @@ run_window() {
     cycles="$(job_info_rpcs)"
     [[ -n "$churn_pid" ]] && { kill "$churn_pid"; wait "$churn_pid" 2>/dev/null || true; churn_pid=""; }
     kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""
-    local elapsed_ms=$(( $(ms) - t_start ))
     awk -v label="$label" -v cyc="$cycles" -v t0="$cpu0" -v t1="$cpu1" -v hz="$hz" -v win="$window" \
         -v rss="$rss" -v first="$first_rss" -v hwm="$hwm" -v maxrss="$max_rss" -v c0="$ctld0" -v c1="$ctld1" 'BEGIN {
         cpu = (t1 - t0) / hz

@@ -41,8 +41,8 @@ supervisor="${SUPERVISOR:-$root/${BUILD_DIR:-build-bench}/src/supervisor}"
 [[ -x "$supervisor" ]] || { echo "build first: cmake -S $root -B $root/build-bench && make -C $root/build-bench -j2 supervisor (missing $supervisor)" >&2; exit 1; }
 helper=(/usr/bin/python3 "$here/recovery_bench.py")
 failures="${FAILURES:-20}"
-polls=(${POLL_INTERVALS:-1000 300})
-push_polls=(${PUSH_POLL_INTERVALS:-})
+read -r -a polls <<<"${POLL_INTERVALS:-1000 300}"
+read -r -a push_polls <<<"${PUSH_POLL_INTERVALS:-}"
 watch_interval="${WATCH_INTERVAL:-0.05}"
 
 export SLURM_TEST_DIR="${SLURM_TEST_DIR:-/tmp/slurm-bench-recovery}"

@@ -28,7 +28,7 @@ EOF
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-binaries=(${SUPERVISORS:-ours=$root/build/src/supervisor})
+read -r -a binaries <<<"${SUPERVISORS:-ours=$root/build/src/supervisor}"
 for entry in "${binaries[@]}"; do
     [[ -x "${entry#*=}" ]] || { echo "build first (missing ${entry#*=})" >&2; exit 1; }
 done
@@ -67,7 +67,8 @@ for entry in "${binaries[@]}"; do
 
     echo "$label: registering $jobs jobs through the socket" >&2
     t0=$(ms)
-    SUPERVISOR_SOCKET="$socket" "$supervisor" register $(cat "$work/ids.txt") --allow requeue \
+    mapfile -t ids <"$work/ids.txt"
+    SUPERVISOR_SOCKET="$socket" "$supervisor" register "${ids[@]}" --allow requeue \
         >"$work/register-$label.out" 2>&1 || { tail -n 3 "$work/register-$label.out" >&2; exit 1; }
     register_ms=$(($(ms) - t0))
     registered=$(sed -n 's/^\([0-9]*\) of [0-9]* jobs registered.*/\1/p' "$work/register-$label.out")
