@@ -430,20 +430,8 @@ void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
 void PollCycle::look_at(state::Registration registration,
                         const std::optional<slurm::JobSnapshot>& job, bool plan_in_progress,
                         CycleReport& report) {
-    const auto now = m_clock.now();
     if (job && job->user_id != registration.owner_uid) {
-        // Another user's job under the registered id: never validated, recovered or shown as
-        // this registration's state. It ends the registration as lost (observe: job_reused).
-        const auto reason = reason_for(Observation::job_reused, job, registration);
-        auto transaction = m_store.begin();
-        if (still_current(registration) &&
-            apply_transition(m_store, registration, Observation::job_reused, reason, now) ==
-                Verdict::move) {
-            registration.updated_at = now;
-            m_store.update_registration(registration);
-            ++report.transitions;
-        }
-        transaction.commit();
+        end_reused_registration(registration, job, report);
         return;
     }
     if (registration.status == state::Status::pending && job) {
@@ -451,18 +439,18 @@ void PollCycle::look_at(state::Registration registration,
         ++report.transitions;
         return;
     }
-    if (job && !plan_in_progress && registration.status == state::Status::enabled &&
-        job->restart_count > registration.seen_restart_count && job->completing &&
-        !slurm::is_finished(job->state)) {
+    const bool requeued_unseen = job && !plan_in_progress &&
+                                 registration.status == state::Status::enabled &&
+                                 job->restart_count > registration.seen_restart_count;
+    if (requeued_unseen && job->completing && !slurm::is_finished(job->state)) {
         // After a node failure Slurm counts the restart at once, but completes the requeue
         // only when the job's nodes are done cleaning up, and that sets the job's start time
         // 120 s away: a start time set before then would be lost. Next cycle.
         return;
     }
     const auto observation = observe(registration, job, plan_in_progress);
-    if (job && !plan_in_progress && registration.status == state::Status::enabled &&
-        job->restart_count > registration.seen_restart_count &&
-        observation != Observation::slurm_requeued && !record_unseen_requeue(registration, *job)) {
+    if (requeued_unseen && observation != Observation::slurm_requeued &&
+        !record_unseen_requeue(registration, *job)) {
         return;  // changed by another process (the CLI) since this cycle read it: next cycle
     }
     if ((observation == Observation::job_failed || observation == Observation::slurm_requeued) &&
@@ -471,12 +459,42 @@ void PollCycle::look_at(state::Registration registration,
         ++report.transitions;
         return;
     }
+    if (record_look(registration, job, observation, report) &&
+        observation == Observation::recovered && job &&
+        (slurm::is_finished(job->state) || job->restart_count > registration.seen_restart_count)) {
+        // The recovered run has already ended, or was requeued again by another hand (an
+        // administrator, preemption): look again, now as enabled.
+        look_at(registration, job, false, report);
+    }
+}
 
+void PollCycle::end_reused_registration(state::Registration& registration,
+                                        const std::optional<slurm::JobSnapshot>& job,
+                                        CycleReport& report) {
+    // Never validated, recovered or shown as this registration's state: the job is another
+    // user's, so the registration's own job is gone.
+    const auto now = m_clock.now();
+    const auto reason = reason_for(Observation::job_reused, job, registration);
+    auto transaction = m_store.begin();
+    if (still_current(registration) &&
+        apply_transition(m_store, registration, Observation::job_reused, reason, now) ==
+            Verdict::move) {
+        registration.updated_at = now;
+        m_store.update_registration(registration);
+        ++report.transitions;
+    }
+    transaction.commit();
+}
+
+bool PollCycle::record_look(state::Registration& registration,
+                            const std::optional<slurm::JobSnapshot>& job, Observation observation,
+                            CycleReport& report) {
     // Most looks change nothing: take the writer lock only when something is to be recorded.
     const bool state_changed = job && registration.last_slurm_state != slurm::to_string(job->state);
     if (!state_changed && transition(registration.status, observation).verdict == Verdict::stay) {
-        return;
+        return false;
     }
+    const auto now = m_clock.now();
     // Purged: ask accounting once how it ended (outside the transaction: it is an RPC).
     std::string reason = reason_for(observation, job, registration);
     std::optional<FailureReport> failed_step;
@@ -494,7 +512,7 @@ void PollCycle::look_at(state::Registration registration,
     }
     auto transaction = m_store.begin();
     if (!still_current(registration)) {
-        return;  // changed by another process (the CLI) since this cycle read it: next cycle
+        return false;  // changed by another process (the CLI) since this cycle read it
     }
     const auto before = registration;
     if (accounting) {
@@ -529,12 +547,7 @@ void PollCycle::look_at(state::Registration registration,
         m_store.update_registration(registration);
     }
     transaction.commit();
-    if (observation == Observation::recovered && job &&
-        (slurm::is_finished(job->state) || job->restart_count > registration.seen_restart_count)) {
-        // The recovered run has already ended, or was requeued again by another hand (an
-        // administrator, preemption): look again, now as enabled.
-        look_at(registration, job, false, report);
-    }
+    return true;
 }
 
 bool PollCycle::record_unseen_requeue(state::Registration& registration,

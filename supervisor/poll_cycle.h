@@ -93,8 +93,22 @@ class PollCycle {
     std::set<common::JobId> look_at_changed_jobs(const std::vector<common::JobId>& ids,
                                                  const std::set<common::JobId>& written,
                                                  CycleReport& report);
+    // One look at a watched job (`job`: Slurm's record of it, none when slurmctld has none):
+    // validates a pending registration, begins a recovery, or records what changed, each in one
+    // transaction; a run that ended while it was being recovered is looked at again.
     void look_at(state::Registration registration, const std::optional<slurm::JobSnapshot>& job,
                  bool plan_in_progress, CycleReport& report);
+    // The registered id now names another user's job: the registration ends as lost
+    // (Observation::job_reused), unless another process changed its row meanwhile.
+    void end_reused_registration(state::Registration& registration,
+                                 const std::optional<slurm::JobSnapshot>& job, CycleReport& report);
+    // A look that begins no recovery: records a new Slurm state (an event), a failed step, the
+    // transition and, for a purged job, accounting's record of how it ended (an RPC, asked
+    // before the transaction). False when nothing was recorded: nothing changed, or another
+    // process changed the row since this cycle read it.
+    bool record_look(state::Registration& registration,
+                     const std::optional<slurm::JobSnapshot>& job, Observation observation,
+                     CycleReport& report);
     void validate(state::Registration& registration, const slurm::JobSnapshot& job);
     // The job ran again after a requeue the supervisor did not make, and that run has already
     // ended: records the requeue (the attempt it ended, not charged to max_attempts) before the
