@@ -170,25 +170,8 @@ std::vector<std::string> not_carried_of(const slurm_job_info_t& record) {
     return options;
 }
 
-}  // namespace
-
-std::string job_reason_text(std::uint32_t reason) {
-    const auto value = static_cast<job_state_reason>(reason);
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0)
-    return text(slurm_job_reason_string(value));
-#else
-    return text(slurm_job_state_reason_string(value));
-#endif
-}
-
-JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) {
-    JobSnapshot job;
-    job.id = requested;
-    job.raw_job_id = record.job_id;
-    job.in_array_record = requested.array_task.has_value() && record.array_task_id == NO_VAL;
-    job.array_job_id = record.array_job_id;
-    job.name = text(record.name);
-    job.user_id = record.user_id;
+// What became of the job: its state, how it ended, its restarts and its times.
+void read_state(const slurm_job_info_t& record, JobSnapshot& job) {
     job.state = job_state_of(record.job_state);
     job.completing = (record.job_state & JOB_COMPLETING) != 0;
     job.requeued = (record.job_state & JOB_REQUEUE) != 0;
@@ -210,12 +193,6 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
         }
     }
     job.restart_count = record.restart_cnt;
-    job.nodes = text(record.nodes);
-    job.excluded_nodes = text(record.exc_nodes);
-    job.required_nodes = text(record.req_nodes);
-    job.batch_host = text(record.batch_host);
-    job.work_dir = text(record.work_dir);
-    job.partition = text(record.partition);
     job.submit_time = time_of(record.submit_time);
     if (job.state != JobState::pending) {
         job.start_time = time_of(record.start_time);  // for pending jobs this is a forecast
@@ -223,13 +200,10 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     if (is_finished(job.state)) {
         job.end_time = time_of(record.end_time);  // for running jobs this is a forecast
     }
-    if (record.time_limit != INFINITE && record.time_limit != NO_VAL) {
-        job.time_limit = std::chrono::minutes(record.time_limit);
-    }
-    job.batch = record.batch_flag != 0;
-    job.heterogeneous = record.het_job_id != 0 && record.het_job_id != NO_VAL;
-    job.requeueable = job.batch && record.requeue != 0;
+}
 
+// What the job asked for: nodes, tasks, CPUs, memory, the node layout, generic resources.
+void read_resources(const slurm_job_info_t& record, JobSnapshot& job) {
     job.num_nodes = count_of(record.num_nodes).value_or(0);
     job.max_nodes = count_of(record.max_nodes);
     job.num_tasks = count_of(record.num_tasks);
@@ -240,14 +214,38 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     if (memory != 0 && record.pn_min_memory != NO_VAL64 && record.pn_min_memory != INFINITE64) {
         job.pn_min_memory = memory;
     }
+    job.ntasks_per_socket = count_of(record.ntasks_per_socket);
+    job.ntasks_per_core = count_of(record.ntasks_per_core);
+    job.sockets_per_node = count_of(record.sockets_per_node);
+    job.cores_per_socket = count_of(record.cores_per_socket);
+    job.threads_per_core = count_of(record.threads_per_core);
     job.tres_per_node = text(record.tres_per_node);
+    job.tres_per_job = text(record.tres_per_job);
+    job.tres_per_task = text(record.tres_per_task);
+    job.tres_per_socket = text(record.tres_per_socket);
+    job.cpus_per_tres = text(record.cpus_per_tres);
+    job.mem_per_tres = text(record.mem_per_tres);
+    job.ntasks_per_tres = count_of(record.ntasks_per_tres);
+    job.tres_bind = text(record.tres_bind);
+    job.tres_freq = text(record.tres_freq);
+    job.licenses = text(record.licenses);
+}
+
+// Where and when it may run, and what happens around it: partition, account, nodes required
+// or excluded, sharing, limits, priority, dependencies, mail.
+void read_scheduling(const slurm_job_info_t& record, JobSnapshot& job) {
+    job.partition = text(record.partition);
     job.account = text(record.account);
     job.qos = text(record.qos);
+    job.reservation = text(record.resv_name);
     job.comment = text(record.comment);
     job.features = text(record.features);
+    job.excluded_nodes = text(record.exc_nodes);
+    job.required_nodes = text(record.req_nodes);
     job.sharing = sharing_of(record.shared);
-    job.reservation = text(record.resv_name);
-    job.licenses = text(record.licenses);
+    if (record.time_limit != INFINITE && record.time_limit != NO_VAL) {
+        job.time_limit = std::chrono::minutes(record.time_limit);
+    }
     job.time_min = count_of(record.time_min);
     if (record.nice != NO_VAL) {
         job.nice = static_cast<std::int32_t>(static_cast<std::int64_t>(record.nice) -
@@ -263,24 +261,23 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
         job.mail_user = text(record.mail_user);
     }
     job.dependency = text(record.dependency);
-    job.tres_per_job = text(record.tres_per_job);
-    job.tres_per_task = text(record.tres_per_task);
-    job.tres_per_socket = text(record.tres_per_socket);
-    job.cpus_per_tres = text(record.cpus_per_tres);
-    job.mem_per_tres = text(record.mem_per_tres);
-    job.ntasks_per_tres = count_of(record.ntasks_per_tres);
-    job.tres_bind = text(record.tres_bind);
-    job.tres_freq = text(record.tres_freq);
-    job.ntasks_per_socket = count_of(record.ntasks_per_socket);
-    job.ntasks_per_core = count_of(record.ntasks_per_core);
-    job.sockets_per_node = count_of(record.sockets_per_node);
-    job.cores_per_socket = count_of(record.cores_per_socket);
-    job.threads_per_core = count_of(record.threads_per_core);
-    job.not_carried = not_carried_of(record);
-    job.std_in = text(record.std_in);
-    job.group_id = record.group_id;
-    job.command = text(record.command);
+}
 
+// Whether an output pattern names the user ("%u", or with a width: "%8u").
+bool names_user(const char* pattern) {
+    const std::string_view text = pattern != nullptr ? pattern : "";
+    for (auto at = text.find('%'); at != std::string_view::npos; at = text.find('%', at + 1)) {
+        auto next = text.find_first_not_of("0123456789", at + 1);
+        if (next != std::string_view::npos && text[next] == 'u') {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The job's stdout and stderr files, their patterns expanded as slurmd expands them. Needs
+// job.name and job.work_dir.
+void read_output_paths(const slurm_job_info_t& record, JobSnapshot& job) {
     OutputPathContext context;
     context.job_id = record.job_id;
     if (record.array_task_id != NO_VAL && record.array_job_id != 0) {
@@ -290,16 +287,6 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     context.job_name = job.name;
     // Only a %u pattern needs the name, and asking the passwd database for each of 10,000 jobs
     // at every changed cycle cost most of a cycle (bench/README.md, "Watching 10,000 jobs").
-    const auto names_user = [](const char* pattern) {  // "%u", or with a width: "%8u"
-        const std::string_view text = pattern != nullptr ? pattern : "";
-        for (auto at = text.find('%'); at != std::string_view::npos; at = text.find('%', at + 1)) {
-            auto next = text.find_first_not_of("0123456789", at + 1);
-            if (next != std::string_view::npos && text[next] == 'u') {
-                return true;
-            }
-        }
-        return false;
-    };
     if (names_user(record.std_out) || names_user(record.std_err)) {
         context.user_name = user_name_of(record);
     }
@@ -309,6 +296,41 @@ JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) 
     // Without --error, stderr goes to the stdout file.
     job.std_err = record.std_err && *record.std_err ? expand_output_path(record.std_err, context)
                                                     : job.std_out;
+}
+
+}  // namespace
+
+std::string job_reason_text(std::uint32_t reason) {
+    const auto value = static_cast<job_state_reason>(reason);
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0)
+    return text(slurm_job_reason_string(value));
+#else
+    return text(slurm_job_state_reason_string(value));
+#endif
+}
+
+JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested) {
+    JobSnapshot job;
+    job.id = requested;
+    job.raw_job_id = record.job_id;
+    job.in_array_record = requested.array_task.has_value() && record.array_task_id == NO_VAL;
+    job.array_job_id = record.array_job_id;
+    job.name = text(record.name);
+    job.user_id = record.user_id;
+    job.group_id = record.group_id;
+    job.nodes = text(record.nodes);
+    job.batch_host = text(record.batch_host);
+    job.work_dir = text(record.work_dir);
+    job.command = text(record.command);
+    job.std_in = text(record.std_in);
+    job.batch = record.batch_flag != 0;
+    job.heterogeneous = record.het_job_id != 0 && record.het_job_id != NO_VAL;
+    job.requeueable = job.batch && record.requeue != 0;
+    read_state(record, job);
+    read_resources(record, job);
+    read_scheduling(record, job);
+    job.not_carried = not_carried_of(record);
+    read_output_paths(record, job);
     return job;
 }
 

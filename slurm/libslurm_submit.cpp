@@ -1,5 +1,5 @@
-// LibslurmClient::submit and ::batch_script: a new batch job from a SubmitRequest, and the
-// script slurmctld stored for a job. Both are single RPCs; the job table cache is dropped after
+// LibslurmClient::submit and ::load_batch_script: a new batch job from a SubmitRequest, and
+// the script slurmctld stored for a job. Both are single RPCs; the job table cache is dropped after
 // a submission so the next query sees the new job.
 #include <unistd.h>
 
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,30 +39,10 @@ class Strings {
     std::deque<std::vector<char*>> m_arrays;
 };
 
-}  // namespace
-
-Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
-    const std::string operation =
-        "submitting batch job '" + r.name + "'" +
-        (r.partition.empty() ? std::string() : " to partition " + r.partition);
-    if (r.script.empty()) {
-        // slurmctld would answer "Batch script is empty"; say what we were given instead.
-        return tl::unexpected(Error{ErrorKind::operation_refused, operation + ": no script"});
-    }
-    if (r.environment.empty()) {
-        // Slurm refuses a batch job without an environment (ESLURM_ENVIRONMENT_MISSING).
-        return tl::unexpected(
-            Error{ErrorKind::operation_refused, operation + ": the environment is empty"});
-    }
-
-    Strings strings;
-    job_desc_msg_t d;
-    slurm_init_job_desc_msg(&d);
+// Who runs the job and what it runs: script, name, ids, directory, files, environment, argv.
+void describe_run(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
     d.script = strings.add(r.script);
     d.name = strings.add(r.name);
-    d.partition = strings.add(r.partition);
-    d.account = strings.add(r.account);
-    d.qos = strings.add(r.qos);
     std::error_code ec;
     // sbatch sends its current directory when -D is not given; slurmctld needs one.
     d.work_dir =
@@ -72,9 +53,23 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     if (r.open_mode_append) {
         d.open_mode = OPEN_MODE_APPEND;
     }
-    if (r.time_limit) {
-        d.time_limit = *r.time_limit;
+    // As sbatch: our own ids unless told otherwise; slurmctld refuses another user's ids to
+    // anyone but root and SlurmUser.
+    d.user_id = r.user_id ? *r.user_id : ::getuid();
+    d.group_id = r.group_id ? *r.group_id : ::getgid();
+    d.environment = strings.add_array(r.environment);
+    d.env_size = static_cast<std::uint32_t>(r.environment.size());
+    // As sbatch: argv[0] is the script's path as given; slurmctld shows them joined as Command=
+    // and slurmd starts the script with the rest.
+    if (!r.argv.empty()) {
+        d.argv = strings.add_array(r.argv);
+        d.argc = static_cast<std::uint32_t>(r.argv.size());
     }
+}
+
+// What the job asks for: nodes, tasks, CPUs, memory, the node layout and the generic resources.
+// A field left unset keeps slurm_init_job_desc_msg's "not given".
+void describe_resources(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
     if (r.min_nodes != 0) {
         d.min_nodes = r.min_nodes;
     }
@@ -95,51 +90,6 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     if (r.pn_min_memory) {
         d.pn_min_memory = *r.pn_min_memory | (r.mem_per_cpu ? MEM_PER_CPU : 0);
     }
-    d.tres_per_node = strings.add(r.tres_per_node);
-    d.exc_nodes = strings.add(r.excluded_nodes);
-    d.req_nodes = strings.add(r.required_nodes);
-    d.comment = strings.add(r.comment);
-    d.features = strings.add(r.features);
-    switch (r.sharing) {
-        case NodeSharing::not_given:
-            break;
-        case NodeSharing::exclusive:
-            d.shared = JOB_SHARED_NONE;
-            break;
-        case NodeSharing::exclusive_user:
-            d.shared = JOB_SHARED_USER;
-            break;
-        case NodeSharing::exclusive_mcs:
-            d.shared = JOB_SHARED_MCS;
-            break;
-        case NodeSharing::oversubscribe:
-            d.shared = JOB_SHARED_OK;
-            break;
-    }
-    d.reservation = strings.add(r.reservation);
-    d.licenses = strings.add(r.licenses);
-    if (r.time_min) {
-        d.time_min = *r.time_min;
-    }
-    if (r.nice != 0) {
-        d.nice = static_cast<std::uint32_t>(static_cast<std::int64_t>(NICE_OFFSET) + r.nice);
-    }
-    d.wckey = strings.add(r.wckey);
-    if (r.mail_type != 0) {
-        d.mail_type = r.mail_type;
-    }
-    d.mail_user = strings.add(r.mail_user);
-    d.dependency = strings.add(r.dependency);
-    d.tres_per_job = strings.add(r.tres_per_job);
-    d.tres_per_task = strings.add(r.tres_per_task);
-    d.tres_per_socket = strings.add(r.tres_per_socket);
-    d.cpus_per_tres = strings.add(r.cpus_per_tres);
-    d.mem_per_tres = strings.add(r.mem_per_tres);
-    if (r.ntasks_per_tres) {
-        d.ntasks_per_tres = *r.ntasks_per_tres;
-    }
-    d.tres_bind = strings.add(r.tres_bind);
-    d.tres_freq = strings.add(r.tres_freq);
     if (r.ntasks_per_socket) {
         d.ntasks_per_socket = *r.ntasks_per_socket;
     }
@@ -155,23 +105,95 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     if (r.threads_per_core) {
         d.threads_per_core = *r.threads_per_core;
     }
+    d.tres_per_node = strings.add(r.tres_per_node);
+    d.tres_per_job = strings.add(r.tres_per_job);
+    d.tres_per_task = strings.add(r.tres_per_task);
+    d.tres_per_socket = strings.add(r.tres_per_socket);
+    d.cpus_per_tres = strings.add(r.cpus_per_tres);
+    d.mem_per_tres = strings.add(r.mem_per_tres);
+    if (r.ntasks_per_tres) {
+        d.ntasks_per_tres = *r.ntasks_per_tres;
+    }
+    d.tres_bind = strings.add(r.tres_bind);
+    d.tres_freq = strings.add(r.tres_freq);
+    d.licenses = strings.add(r.licenses);
+}
+
+// job_desc_msg_t's `shared` for what the request asks; none for "not given" (the field keeps
+// slurm_init_job_desc_msg's value).
+std::optional<std::uint16_t> shared_value(NodeSharing sharing) {
+    switch (sharing) {
+        case NodeSharing::exclusive:
+            return JOB_SHARED_NONE;
+        case NodeSharing::exclusive_user:
+            return JOB_SHARED_USER;
+        case NodeSharing::exclusive_mcs:
+            return JOB_SHARED_MCS;
+        case NodeSharing::oversubscribe:
+            return JOB_SHARED_OK;
+        case NodeSharing::not_given:
+            break;
+    }
+    return std::nullopt;
+}
+
+// Where and when it may run, and what happens around it: the account and partition, nodes
+// required or excluded, sharing, limits, priority, dependencies, mail, requeue, hold.
+void describe_scheduling(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
+    d.partition = strings.add(r.partition);
+    d.account = strings.add(r.account);
+    d.qos = strings.add(r.qos);
+    d.reservation = strings.add(r.reservation);
+    d.wckey = strings.add(r.wckey);
+    d.comment = strings.add(r.comment);
+    d.features = strings.add(r.features);
+    d.exc_nodes = strings.add(r.excluded_nodes);
+    d.req_nodes = strings.add(r.required_nodes);
+    if (const auto shared = shared_value(r.sharing)) {
+        d.shared = *shared;
+    }
+    if (r.time_limit) {
+        d.time_limit = *r.time_limit;
+    }
+    if (r.time_min) {
+        d.time_min = *r.time_min;
+    }
+    if (r.nice != 0) {
+        d.nice = static_cast<std::uint32_t>(static_cast<std::int64_t>(NICE_OFFSET) + r.nice);
+    }
+    d.dependency = strings.add(r.dependency);
+    if (r.mail_type != 0) {
+        d.mail_type = r.mail_type;
+    }
+    d.mail_user = strings.add(r.mail_user);
     d.requeue = r.requeue ? 1 : 0;
     if (r.hold) {
         d.priority = 0;  // sbatch -H
     }
-    // As sbatch: our own ids unless told otherwise; slurmctld refuses another user's ids to
-    // anyone but root and SlurmUser.
-    d.user_id = r.user_id ? *r.user_id : ::getuid();
-    d.group_id = r.group_id ? *r.group_id : ::getgid();
+}
 
-    d.environment = strings.add_array(r.environment);
-    d.env_size = static_cast<std::uint32_t>(r.environment.size());
-    // As sbatch: argv[0] is the script's path as given; slurmctld shows them joined as Command=
-    // and slurmd starts the script with the rest.
-    if (!r.argv.empty()) {
-        d.argv = strings.add_array(r.argv);
-        d.argc = static_cast<std::uint32_t>(r.argv.size());
+}  // namespace
+
+Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
+    const std::string operation =
+        "submitting batch job '" + r.name + "'" +
+        (r.partition.empty() ? std::string() : " to partition " + r.partition);
+    if (r.script.empty()) {
+        // slurmctld would answer "Batch script is empty"; say what we were given instead.
+        return tl::unexpected(Error{ErrorKind::operation_refused, operation + ": no script"});
     }
+    if (r.environment.empty()) {
+        // Slurm refuses a batch job without an environment (ESLURM_ENVIRONMENT_MISSING).
+        return tl::unexpected(
+            Error{ErrorKind::operation_refused, operation + ": the environment is empty"});
+    }
+
+    Strings strings;
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    describe_run(r, strings, d);
+    describe_resources(r, strings, d);
+    describe_scheduling(r, strings, d);
 
     submit_response_msg_t* raw = nullptr;
     errno = 0;
