@@ -20,6 +20,7 @@
 extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register stores it
 
 #include "commands.h"
+#include "common/join.h"
 #include "common/try.h"
 #include "control/client.h"
 #include "register_many.h"
@@ -110,47 +111,50 @@ SbatchFlags environment_flags() {
     return flags;
 }
 
-common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOptions& options) {
-    const auto split = split_sbatch_arguments(options.args);
-    const std::string program = options.sbatch.empty() ? "sbatch" : options.sbatch;
-    std::vector<std::string> command{program};
-    if (split.flags.info) {  // --help, --version: sbatch's answer is all there is
-        command.insert(command.end(), options.args.begin(), options.args.end());
-        const auto done = TRY(run_sbatch(program, command));
-        print(done.out);
-        return done.status;
+// The script's #SUPERVISOR and #SBATCH lines; none when there is no script or it cannot be
+// read (sbatch then says why). Fails on a directive that is wrong, naming its line.
+common::Result<Directives> read_directives(const SbatchArguments& split) {
+    if (!split.script) {
+        return Directives{};
     }
+    std::ifstream in(*split.script, std::ios::binary);
+    if (!in) {
+        return Directives{};
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_directives(text.str(), *split.script);
+}
 
-    // Everything that can be wrong on our side is found before anything is submitted.
-    Directives directives;
-    if (split.script) {
-        std::ifstream in(*split.script, std::ios::binary);
-        if (in) {  // else sbatch says why it cannot read it
-            std::stringstream text;
-            text << in.rdbuf();
-            directives = TRY(parse_directives(text.str(), *split.script));
+// Per-user mode: the database, Slurm and the config must be usable before the job exists
+// (register_anywhere opens them again after the submit). With a site daemon, its socket must be
+// there; it answers the registration. Fails saying what to fix; nothing was submitted.
+common::Result<void> check_before_submit(const GlobalOptions& global, const SbatchFlags& flags) {
+    if (flags.test_only) {
+        return {};
+    }
+    if (const auto socket = site_daemon(global)) {
+        if (!control::is_socket(*socket)) {
+            return common::fail("SUPERVISOR_SOCKET=" + socket->string() +
+                                    " is not a socket: no site daemon listens there; nothing "
+                                    "was submitted",
+                                "start the site daemon, correct SUPERVISOR_SOCKET, or unset it "
+                                "to use your own state directory");
         }
+        return {};
     }
-    auto flags = directives.sbatch;  // the script's #SBATCH lines, then the environment's,
-    flags.merge(environment_flags());
-    flags.merge(split.flags);  // then the command line's
-    // Per-user mode: the database, Slurm and the config must be usable before the job exists
-    // (register_anywhere opens them again after the submit). With a site daemon, its socket
-    // must be there; it answers the registration.
-    const auto socket = site_daemon(global);
-    if (!flags.test_only && socket && !control::is_socket(*socket)) {
-        return common::fail("SUPERVISOR_SOCKET=" + socket->string() +
-                                " is not a socket: no site daemon listens there; nothing "
-                                "was submitted",
-                            "start the site daemon, correct SUPERVISOR_SOCKET, or unset it to "
-                            "use your own state directory");
-    }
-    if (!flags.test_only && !socket) {
-        TRY(open_store(global));
-        TRY(connect_slurm(global));
-        TRY(daemon_config(global, "", {}));
-    }
+    TRY(open_store(global));
+    TRY(connect_slurm(global));
+    TRY(daemon_config(global, "", {}));
+    return {};
+}
 
+// sbatch's command line: ours (--parsable, --requeue, --open-mode=append) where nothing the
+// user wrote decides otherwise, then the user's arguments as given.
+std::vector<std::string> sbatch_command_line(const std::string& program,
+                                             const SbatchArguments& split, const SbatchFlags& flags,
+                                             const std::vector<std::string>& args) {
+    std::vector<std::string> command{program};
     if (!split.flags.parsable) {
         command.emplace_back("--parsable");
     }
@@ -160,8 +164,108 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
     if (!flags.open_mode) {
         command.emplace_back("--open-mode=append");
     }
-    command.insert(command.end(), options.args.begin(), options.args.end());
-    const auto done = TRY(run_sbatch(program, command));
+    command.insert(command.end(), args.begin(), args.end());
+    return command;
+}
+
+// sbatch --array: every task is watched, as `supervisor register ARRAYID` would. The status is
+// register_many's; a task left unwatched is said on stderr with the command that retries.
+common::Result<int> register_array(const GlobalOptions& global, const common::JobId& job,
+                                   const supervisor::RegisterRequest& request,
+                                   const std::string& retry) {
+    ManyJobs tasks;
+    tasks.ids = {job.to_string()};
+    const auto registered = register_many(global, tasks, request, stderr);
+    if (!registered) {
+        return common::fail(
+            "job array " + job.to_string() +
+                " was submitted but is NOT supervised: " + registered.error().message,
+            "register it with: " + retry);
+    }
+    if (*registered != 0) {
+        std::fprintf(stderr,
+                     "supervisor: some tasks of job array %s are not supervised (see "
+                     "above); fix them, then run: %s\n",
+                     job.to_string().c_str(), retry.c_str());
+    }
+    return *registered;
+}
+
+// What the user is told on stderr once the job is watched (unless --quiet).
+void say_watching(const common::JobId& job, const control::Registered& registration,
+                  const Directives& directives, const supervisor::RegisterRequest& said,
+                  const SbatchFlags& flags) {
+    std::fprintf(stderr,
+                 "supervisor: watching job %s (allowed: %s; max attempts %u; stall "
+                 "timeout %s)\n",
+                 job.to_string().c_str(), common::join(registration.allowed_actions, ",").c_str(),
+                 registration.max_attempts, directives.options.stall_timeout.c_str());
+    say_checkpoint_layout(said, stderr);
+    say_not_carried(registration, stderr);
+    if (flags.no_requeue && std::ranges::find(registration.allowed_actions, "resubmit") !=
+                                registration.allowed_actions.end()) {
+        std::fprintf(stderr,
+                     "supervisor: the job is not requeueable (--no-requeue): it can "
+                     "only be recovered by resubmitting it as a new job\n");
+    }
+}
+
+// The submitted job registered with the script's directives and its command line (for a
+// resubmit). Fails saying that the job runs unsupervised, and the command that registers it.
+common::Result<int> register_submitted(const GlobalOptions& global, const common::JobId& job,
+                                       const Directives& directives, const SbatchArguments& split,
+                                       const SbatchFlags& flags) {
+    const auto retry = register_command_line(job, directives.options);
+    auto request = TRY(registration_request(job, directives.options));  // checked before sbatch
+    if (split.script) {
+        request.script_argv.push_back(*split.script);
+        request.script_argv.insert(request.script_argv.end(), split.script_args.begin(),
+                                   split.script_args.end());
+    }
+    if (const auto array = names_an_array(global, job); array && *array) {
+        return register_array(global, job, request, retry);
+    }
+    const auto said = request;  // what the layout line looks at
+    const auto registration = register_anywhere(global, std::move(request));
+    if (!registration) {
+        return common::fail(
+            "job " + job.to_string() +
+                " was submitted but is NOT supervised: " + registration.error().message,
+            registration.error().hint + (registration.error().hint.empty() ? "" : "; then ") +
+                "register it with: " + retry);
+    }
+    if (registration->status == state::Status::credential_error) {
+        return common::fail("job " + job.to_string() +
+                                " was submitted and registered, but cannot be supervised: " +
+                                registration->status_reason,
+                            "fix it, then run: " + retry);
+    }
+    if (!flags.quiet) {
+        say_watching(job, *registration, directives, said, flags);
+    }
+    return 0;
+}
+
+common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOptions& options) {
+    const auto split = split_sbatch_arguments(options.args);
+    const std::string program = options.sbatch.empty() ? "sbatch" : options.sbatch;
+    if (split.flags.info) {  // --help, --version: sbatch's answer is all there is
+        std::vector<std::string> command{program};
+        command.insert(command.end(), options.args.begin(), options.args.end());
+        const auto done = TRY(run_sbatch(program, command));
+        print(done.out);
+        return done.status;
+    }
+
+    // Everything that can be wrong on our side is found before anything is submitted.
+    const auto directives = TRY(read_directives(split));
+    auto flags = directives.sbatch;  // the script's #SBATCH lines, then the environment's,
+    flags.merge(environment_flags());
+    flags.merge(split.flags);  // then the command line's
+    TRY(check_before_submit(global, flags));
+
+    const auto done =
+        TRY(run_sbatch(program, sbatch_command_line(program, split, flags, options.args)));
     const auto line = done.out.substr(0, done.out.find('\n'));
     const auto separator = line.find(';');
     const auto job = common::JobId::parse(line.substr(0, separator));
@@ -176,71 +280,7 @@ common::Result<int> sbatch_command(const GlobalOptions& global, const SbatchOpti
               (separator == std::string::npos ? "" : " on cluster " + line.substr(separator + 1)) +
               "\n");
     }
-
-    const auto retry = register_command_line(*job, directives.options);
-    auto request = registration_request(*job, directives.options);
-    if (!request) {
-        return tl::unexpected(request.error());  // checked above; kept for safety
-    }
-    if (split.script) {
-        request->script_argv.push_back(*split.script);
-        request->script_argv.insert(request->script_argv.end(), split.script_args.begin(),
-                                    split.script_args.end());
-    }
-    // sbatch --array: every task is watched, as `supervisor register ARRAYID` would.
-    if (const auto array = names_an_array(global, *job); array && *array) {
-        ManyJobs tasks;
-        tasks.ids = {job->to_string()};
-        const auto registered = register_many(global, tasks, *request, stderr);
-        if (!registered) {
-            return common::fail(
-                "job array " + job->to_string() +
-                    " was submitted but is NOT supervised: " + registered.error().message,
-                "register it with: " + retry);
-        }
-        if (*registered != 0) {
-            std::fprintf(stderr,
-                         "supervisor: some tasks of job array %s are not supervised (see "
-                         "above); fix them, then run: %s\n",
-                         job->to_string().c_str(), retry.c_str());
-        }
-        return *registered;
-    }
-    const auto said = *request;  // what the layout line below looks at
-    const auto registration = register_anywhere(global, std::move(*request));
-    if (!registration) {
-        return common::fail(
-            "job " + job->to_string() +
-                " was submitted but is NOT supervised: " + registration.error().message,
-            registration.error().hint + (registration.error().hint.empty() ? "" : "; then ") +
-                "register it with: " + retry);
-    }
-    if (registration->status == state::Status::credential_error) {
-        return common::fail("job " + job->to_string() +
-                                " was submitted and registered, but cannot be supervised: " +
-                                registration->status_reason,
-                            "fix it, then run: " + retry);
-    }
-    if (!flags.quiet) {
-        std::string allowed;
-        for (const auto& action : registration->allowed_actions) {
-            allowed += (allowed.empty() ? "" : ",") + action;
-        }
-        std::fprintf(stderr,
-                     "supervisor: watching job %s (allowed: %s; max attempts %u; stall "
-                     "timeout %s)\n",
-                     job->to_string().c_str(), allowed.c_str(), registration->max_attempts,
-                     directives.options.stall_timeout.c_str());
-        say_checkpoint_layout(said, stderr);
-        say_not_carried(*registration, stderr);
-        if (flags.no_requeue && std::ranges::find(registration->allowed_actions, "resubmit") !=
-                                    registration->allowed_actions.end()) {
-            std::fprintf(stderr,
-                         "supervisor: the job is not requeueable (--no-requeue): it can "
-                         "only be recovered by resubmitting it as a new job\n");
-        }
-    }
-    return 0;
+    return register_submitted(global, *job, directives, split, flags);
 }
 
 }  // namespace
