@@ -178,6 +178,95 @@ common::TimePoint newest_inside(const fs::path& directory) {
     return newest;
 }
 
+// How many entries of each kind were no candidate.
+using OtherCounts = std::array<std::size_t, static_cast<std::size_t>(Other::count)>;
+
+void tally_others(const OtherCounts& others, Listing& listing) {
+    for (std::size_t kind = 0; kind < others.size(); ++kind) {
+        listing.other_entries += others[kind];
+        if (others[kind] > 0) {
+            listing.other_kinds.emplace_back(k_other_names[kind]);
+        }
+    }
+}
+
+// One directory entry as list_candidates looks at it. Looking never follows more than the
+// entry's own symlink, and an error leaves the entry a plain file of its name.
+struct ListedEntry {
+    fs::path path;
+    std::string name;
+    std::string base;  // the name without a temporary prefix or suffix
+    bool temporary = false;
+    bool is_symlink = false;
+    bool is_directory = false;
+    bool dangling = false;         // a symlink whose target is missing or cannot be looked at
+    std::error_code target_error;  // why the target cannot be looked at, if it exists
+};
+
+ListedEntry entry_of(const fs::directory_entry& listed) {
+    ListedEntry entry;
+    entry.path = listed.path();
+    entry.name = entry.path.filename().string();
+    std::error_code ec;
+    entry.is_symlink = listed.is_symlink(ec);
+    entry.is_directory = listed.is_directory(ec);
+    // A target that cannot be looked at (another user's private file, read as the job's
+    // owner) is not a missing one: exists() keeps the error only then.
+    entry.dangling = entry.is_symlink && !fs::exists(entry.path, entry.target_error);
+    entry.temporary = is_temporary_name(entry.name);
+    entry.base = entry.temporary ? strip_temporary(entry.name) : entry.name;
+    return entry;
+}
+
+// The layout an entry shows (by its name, or for a directory by what it holds), or the
+// declared pattern it matches; none when it is no candidate.
+std::optional<Layout> layout_of(const ListedEntry& entry, const ScanOptions& options) {
+    if (!options.pattern.empty()) {
+        if (glob_matches(options.pattern, entry.name) ||
+            (entry.temporary && glob_matches(options.pattern, entry.base))) {
+            return Layout::declared;
+        }
+        return std::nullopt;
+    }
+    auto layout =
+        entry.is_directory ? directory_layout(entry.path, entry.base) : file_layout(entry.base);
+    if (!layout && step_numbered(entry.base, entry.is_directory)) {
+        layout = Layout::by_name;
+    }
+    return layout;
+}
+
+// A candidate: its step (from its name, or its symlink target's), when it was last written,
+// and the verdict it gets at once: rejected for a temporary name or a symlink to nothing.
+Found found_of(const ListedEntry& entry, Layout layout) {
+    Found found;
+    found.directory = entry.is_directory;
+    found.candidate.path = entry.path;
+    found.candidate.layout = layout;
+    found.candidate.step = step_in_name(entry.base);
+    found.candidate.modified =
+        entry.is_directory ? newest_inside(entry.path) : modified_time(entry.path);
+    std::error_code ec;
+    if (entry.is_symlink) {
+        const auto target = fs::read_symlink(entry.path, ec);
+        found.symlink_note = "symlink to " + target.string() + "; ";
+        if (!found.candidate.step && !ec) {
+            found.candidate.step = step_in_name(target.filename().string());
+        }
+    }
+    if (entry.temporary) {
+        found.candidate.verdict = Verdict::rejected;
+        found.candidate.reason = "temporary name";
+    } else if (entry.dangling) {
+        found.candidate.verdict = Verdict::rejected;
+        found.candidate.reason = "symlink to " + fs::read_symlink(entry.path, ec).string() +
+                                 (entry.target_error ? ", which cannot be looked at (" +
+                                                           entry.target_error.message() + ")"
+                                                     : ", which does not exist");
+    }
+    return found;
+}
+
 }  // namespace
 
 common::TimePoint modified_time(const fs::path& path) {
@@ -200,7 +289,7 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
             "by the user the supervisor runs as");
     }
     Listing listing;
-    std::array<std::size_t, static_cast<std::size_t>(Other::count)> others{};
+    OtherCounts others{};
     const auto other = [&](Other kind) { ++others[static_cast<std::size_t>(kind)]; };
     // Step-numbered entries of no known layout: candidates only if nothing else is (detect.h).
     std::vector<Found> by_name;
@@ -214,77 +303,36 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                 "check the directory's permissions and the file system");
         }
         ++listing.entries;
-        const auto path = it->path();
-        const auto name = path.filename().string();
-        const bool is_symlink = it->is_symlink(ec);
-        const bool is_directory = it->is_directory(ec);
-        // A target that cannot be looked at (another user's private file, read as the job's
-        // owner) is not a missing one: exists() keeps the error only then.
-        std::error_code target_error;
-        const bool dangling = is_symlink && !fs::exists(path, target_error);
-        if (name == k_deepspeed_tracker && !is_directory) {
+        const auto entry = entry_of(*it);
+        const auto& name = entry.name;
+        if (name == k_deepspeed_tracker && !entry.is_directory) {
             listing.deepspeed_tracker = true;
             other(Other::trackers);
             continue;
         }
-        if (name == k_megatron_tracker && !is_directory) {
+        if (name == k_megatron_tracker && !entry.is_directory) {
             listing.megatron_tracker = true;
             other(Other::trackers);
             continue;
         }
-        if (!is_directory && (name == ".metadata" || ends_with(name, ".distcp"))) {
+        if (!entry.is_directory && (name == ".metadata" || ends_with(name, ".distcp"))) {
             self_is_dcp = true;
-            self_modified = std::max(self_modified, modified_time(path));
+            self_modified = std::max(self_modified, modified_time(entry.path));
         }
         if (!options.marker.empty() && ends_with(name, options.marker)) {
             other(Other::markers);
             continue;
         }
-        const bool temporary = is_temporary_name(name);
-        const auto base = temporary ? strip_temporary(name) : name;
-        std::optional<Layout> layout;
-        if (!options.pattern.empty()) {
-            if (glob_matches(options.pattern, name) ||
-                (temporary && glob_matches(options.pattern, base))) {
-                layout = Layout::declared;
-            }
-        } else {
-            layout = is_directory ? directory_layout(path, base) : file_layout(base);
-            if (!layout && step_numbered(base, is_directory)) {
-                layout = Layout::by_name;
-            }
-        }
+        const auto layout = layout_of(entry, options);
         if (!layout) {
-            const auto kind = non_checkpoint_kind(name, is_directory);
-            other(temporary      ? Other::temporary
-                  : kind         ? *kind
-                  : is_directory ? Other::directories
-                                 : Other::files);
+            const auto kind = non_checkpoint_kind(name, entry.is_directory);
+            other(entry.temporary      ? Other::temporary
+                  : kind               ? *kind
+                  : entry.is_directory ? Other::directories
+                                       : Other::files);
             continue;
         }
-        Found found;
-        found.directory = is_directory;
-        found.candidate.path = path;
-        found.candidate.layout = *layout;
-        found.candidate.step = step_in_name(base);
-        found.candidate.modified = is_directory ? newest_inside(path) : modified_time(path);
-        if (is_symlink) {
-            const auto target = fs::read_symlink(path, ec);
-            found.symlink_note = "symlink to " + target.string() + "; ";
-            if (!found.candidate.step && !ec) {
-                found.candidate.step = step_in_name(target.filename().string());
-            }
-        }
-        if (temporary) {
-            found.candidate.verdict = Verdict::rejected;
-            found.candidate.reason = "temporary name";
-        } else if (dangling) {
-            found.candidate.verdict = Verdict::rejected;
-            found.candidate.reason =
-                "symlink to " + fs::read_symlink(path, ec).string() +
-                (target_error ? ", which cannot be looked at (" + target_error.message() + ")"
-                              : ", which does not exist");
-        }
+        auto found = found_of(entry, *layout);
         (*layout == Layout::by_name ? by_name : listing.found).push_back(std::move(found));
     }
     if (self_is_dcp && options.pattern.empty()) {
@@ -308,12 +356,7 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                                                                           : Other::files);
         }
     }
-    for (std::size_t kind = 0; kind < others.size(); ++kind) {
-        listing.other_entries += others[kind];
-        if (others[kind] > 0) {
-            listing.other_kinds.emplace_back(k_other_names[kind]);
-        }
-    }
+    tally_others(others, listing);
     return listing;
 }
 
