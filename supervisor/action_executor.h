@@ -56,6 +56,10 @@ class ActionExecutor {
     bool release(const state::Action& action, const StepParams& params, bool watched = true);
     bool drain_nodes(const state::Action& action, const StepParams& params);
     bool resubmit(const state::Action& action, const StepParams& params);
+    // Step 1 of a resubmit run again: the held job an earlier run submitted (its id is in the
+    // action's result) and was killed before registering, if slurmctld still has it pending.
+    // One RPC when there is such an id.
+    std::optional<common::JobId> held_job_of_earlier_run(const state::Action& action);
     // Step 2 of a resubmit, inside its transaction, once `fresh` (the new job's registration)
     // is inserted: its attempt, resume environment, job spec and event, and `old` completed as
     // resubmitted. Throws only DatabaseError.

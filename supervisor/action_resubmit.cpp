@@ -51,33 +51,27 @@ std::optional<std::string> replacement_of(const state::Store& store, std::string
     return latest;
 }
 
-}  // namespace
-
-bool ActionExecutor::resubmit(const state::Action& action, const StepParams& params) {
-    const auto spec = m_store.job_spec(action.job);
-    if (!spec) {
-        finish(action, state::ActionStatus::failed,
-               "no script was stored at registration; cannot resubmit", std::nullopt, true);
-        return true;
-    }
-    auto request = slurm::submit_request_from_json_text(spec->request_json);
+// The new job's request: the script and options stored at registration, changed by the
+// plan's step (nodes to exclude, a time limit). The failure text, when there is nothing that
+// may be submitted, says why.
+tl::expected<slurm::SubmitRequest, std::string> resubmit_request(const state::Store& store,
+                                                                 const state::Action& action,
+                                                                 const state::JobSpec& spec,
+                                                                 const StepParams& params) {
+    auto request = slurm::submit_request_from_json_text(spec.request_json);
     if (!request) {
-        finish(action, state::ActionStatus::failed,
-               "the stored submit options are damaged: " + request.error().message, std::nullopt,
-               true);
-        return true;
+        return tl::unexpected("the stored submit options are damaged: " + request.error().message);
     }
     // The new job runs as the registered owner, whatever the stored row says (a row edited to
     // uid 0 must not become a root job), in a group the owner belongs to, with no loader or
     // interpreter variables (carried_environment.h), re-checked here as the row may be edited.
-    const auto owner = m_store.registration(action.job);
+    const auto owner = store.registration(action.job);
     const auto account = owner ? common::user_account(owner->owner_uid) : std::nullopt;
     if (!account) {
-        finish(action, state::ActionStatus::failed,
-               "the job's owner (uid " + std::to_string(owner ? owner->owner_uid : 0) +
-                   ") has no account on this host: a new job cannot be submitted as them",
-               std::nullopt, true);
-        return true;
+        return tl::unexpected("the job's owner (uid " +
+                              std::to_string(owner ? owner->owner_uid : 0) +
+                              ") has no account on this host: a new job cannot be submitted "
+                              "as them");
     }
     request->user_id = account->uid;
     if (!request->group_id || !account->in_group(*request->group_id)) {
@@ -91,12 +85,12 @@ bool ActionExecutor::resubmit(const state::Action& action, const StepParams& par
                                 "LOGNAME=" + account->name, "SHELL=" + account->shell,
                                 "PATH=/usr/local/bin:/usr/bin:/bin"};
     }
-    request->script = spec->script;
+    request->script = spec.script;
     request->hold = true;
     // Jobs this one waits for that the supervisor has since resubmitted: wait for their new
     // jobs (the old ones ended, failed, and would never satisfy it).
     request->dependency = slurm::repoint_dependency(
-        request->dependency, [&](std::string_view job) { return replacement_of(m_store, job); });
+        request->dependency, [&](std::string_view job) { return replacement_of(store, job); });
     for (const auto& node : params.exclude_nodes) {
         request->excluded_nodes += (request->excluded_nodes.empty() ? "" : ",") + node;
     }
@@ -104,16 +98,26 @@ bool ActionExecutor::resubmit(const state::Action& action, const StepParams& par
         // In range: step_params_of() refuses a limit Slurm cannot store.
         request->time_limit = static_cast<std::uint32_t>(*params.time_limit_minutes);
     }
+    return std::move(*request);
+}
+
+}  // namespace
+
+bool ActionExecutor::resubmit(const state::Action& action, const StepParams& params) {
+    const auto spec = m_store.job_spec(action.job);
+    if (!spec) {
+        finish(action, state::ActionStatus::failed,
+               "no script was stored at registration; cannot resubmit", std::nullopt, true);
+        return true;
+    }
+    auto request = resubmit_request(m_store, action, *spec, params);
+    if (!request) {
+        finish(action, state::ActionStatus::failed, request.error(), std::nullopt, true);
+        return true;
+    }
     // A new job submitted by an earlier run of this action that was killed before it
     // registered it: that held job continues the work, no second one is submitted.
-    std::optional<common::JobId> earlier;
-    if (action.result.starts_with(k_submitted_held)) {
-        if (auto id = common::JobId::parse(action.result.substr(k_submitted_held.size()))) {
-            if (auto job = fresh(*id); job && job->state == slurm::JobState::pending) {
-                earlier = *id;
-            }
-        }
-    }
+    const auto earlier = held_job_of_earlier_run(action);
     common::JobId next;
     if (earlier) {
         next = *earlier;
@@ -172,6 +176,21 @@ bool ActionExecutor::resubmit(const state::Action& action, const StepParams& par
 
     common::failpoint("after_resubmit_commit");
     return finish_resubmit(action, params, next.to_string());
+}
+
+std::optional<common::JobId> ActionExecutor::held_job_of_earlier_run(const state::Action& action) {
+    if (!action.result.starts_with(k_submitted_held)) {
+        return std::nullopt;
+    }
+    const auto id = common::JobId::parse(action.result.substr(k_submitted_held.size()));
+    if (!id) {
+        return std::nullopt;
+    }
+    const auto job = fresh(*id);
+    if (!job || job->state != slurm::JobState::pending) {
+        return std::nullopt;  // gone, or already started or ended: submit a new one
+    }
+    return *id;
 }
 
 void ActionExecutor::register_resubmitted(const state::Action& action, const state::JobSpec& spec,
