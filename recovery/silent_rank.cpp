@@ -42,12 +42,14 @@ struct RankTrack {
     std::int64_t line = 0;
 };
 
-}  // namespace
-
-std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
-                                           const std::vector<std::string>& job_nodes) {
+// What the logs say of each rank, and srun's reports of ended tasks (task -> node).
+struct RankTracks {
     std::map<int, RankTrack> ranks;
-    std::map<int, std::string> node_of_task;  // srun's reports of ended tasks
+    std::map<int, std::string> node_of_task;
+};
+
+RankTracks read_rank_tracks(const std::vector<LogExcerpt>& logs) {
+    RankTracks tracks;
     for (const auto& log : logs) {
         for (const auto& line : log.lines()) {
             const auto text = log.line_text(line);
@@ -57,7 +59,7 @@ std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
             if (re2::RE2::PartialMatch(piece, marker_regex(MarkerKind::srun_task), &node,
                                        &detail)) {
                 for (const int task : srun_task_ids(detail)) {
-                    node_of_task.emplace(task, node);
+                    tracks.node_of_task.emplace(task, node);
                 }
                 continue;
             }
@@ -65,7 +67,7 @@ std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
             if (!rank) {
                 continue;
             }
-            auto& track = ranks[*rank];
+            auto& track = tracks.ranks[*rank];
             track.last_line = std::string(text);
             track.file = log.name();
             track.line = line.number;
@@ -81,82 +83,113 @@ std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
             }
         }
     }
-    if (ranks.size() < 2) {
-        return std::nullopt;
-    }
+    return tracks;
+}
 
-    std::optional<int> silent;
-    std::string why;
-    // 1. srun saw every other task end.
+// A silent rank and why it is the one.
+using SingledOut = std::pair<int, std::string>;
+
+// 1. srun saw every other task end.
+std::optional<SingledOut> left_running(const RankTracks& tracks) {
     std::set<int> running;
     std::set<int> ended;
-    for (const auto& [rank, track] : ranks) {
-        (node_of_task.contains(rank) ? ended : running).insert(rank);
+    for (const auto& [rank, track] : tracks.ranks) {
+        (tracks.node_of_task.contains(rank) ? ended : running).insert(rank);
     }
-    if (running.size() == 1 && !ended.empty()) {
-        silent = *running.begin();
-        why = "srun reported the tasks of ranks " + common::join(ended) + " ended; rank " +
-              std::to_string(*silent) + " is still running and silent";
-    }
-    // 2. One rank behind all others.
-    if (!silent) {
-        std::map<std::int64_t, std::set<int>> by_step;
-        for (const auto& [rank, track] : ranks) {
-            by_step[track.step.value_or(-1)].insert(rank);
-        }
-        if (by_step.size() >= 2 && by_step.begin()->second.size() == 1 &&
-            by_step.begin()->first >= 0) {
-            silent = *by_step.begin()->second.begin();
-            why = "rank " + std::to_string(*silent) + " stopped at step " +
-                  std::to_string(by_step.begin()->first) + ", behind every other rank";
-        }
-    }
-    // 3. Same step everywhere; only this rank printed nothing after it.
-    if (!silent) {
-        std::set<int> quiet;
-        std::set<int> went_on;
-        std::set<std::int64_t> steps;
-        for (const auto& [rank, track] : ranks) {
-            steps.insert(track.step.value_or(-1));
-            (track.printed_after_step ? went_on : quiet).insert(rank);
-        }
-        if (steps.size() == 1 && *steps.begin() >= 0 && quiet.size() == 1) {
-            silent = *quiet.begin();
-            why = "every rank reached step " + std::to_string(*steps.begin()) + "; ranks " +
-                  common::join(went_on) + " printed more after it, rank " +
-                  std::to_string(*silent) + " nothing";
-        }
-    }
-    if (!silent) {
+    if (running.size() != 1 || ended.empty()) {
         return std::nullopt;
     }
+    const int silent = *running.begin();
+    return SingledOut{silent, "srun reported the tasks of ranks " + common::join(ended) +
+                                  " ended; rank " + std::to_string(silent) +
+                                  " is still running and silent"};
+}
 
-    const auto& track = ranks.at(*silent);
-    SilentRank result{*silent, std::nullopt, track.last_line, track.file, track.line, why};
-    if (const auto it = node_of_task.find(*silent); it != node_of_task.end()) {
+// 2. One rank behind all others.
+std::optional<SingledOut> left_behind(const RankTracks& tracks) {
+    std::map<std::int64_t, std::set<int>> by_step;
+    for (const auto& [rank, track] : tracks.ranks) {
+        by_step[track.step.value_or(-1)].insert(rank);
+    }
+    const auto& [lowest, at_lowest] = *by_step.begin();
+    if (by_step.size() < 2 || at_lowest.size() != 1 || lowest < 0) {
+        return std::nullopt;
+    }
+    const int silent = *at_lowest.begin();
+    return SingledOut{silent, "rank " + std::to_string(silent) + " stopped at step " +
+                                  std::to_string(lowest) + ", behind every other rank"};
+}
+
+// 3. Same step everywhere; only this rank printed nothing after it.
+std::optional<SingledOut> alone_quiet(const RankTracks& tracks) {
+    std::set<int> quiet;
+    std::set<int> went_on;
+    std::set<std::int64_t> steps;
+    for (const auto& [rank, track] : tracks.ranks) {
+        steps.insert(track.step.value_or(-1));
+        (track.printed_after_step ? went_on : quiet).insert(rank);
+    }
+    if (steps.size() != 1 || *steps.begin() < 0 || quiet.size() != 1) {
+        return std::nullopt;
+    }
+    const int silent = *quiet.begin();
+    return SingledOut{silent, "every rank reached step " + std::to_string(*steps.begin()) +
+                                  "; ranks " + common::join(went_on) + " printed more after it, " +
+                                  "rank " + std::to_string(silent) + " nothing"};
+}
+
+// The silent rank's node: srun's report of its task, else the one node of the job without an
+// ended task, else (one rank per node, no report at all) the node at its rank's position.
+void place_on_node(SilentRank& result, const RankTracks& tracks,
+                   const std::vector<std::string>& job_nodes) {
+    if (const auto it = tracks.node_of_task.find(result.rank); it != tracks.node_of_task.end()) {
         result.node = it->second;
-    } else {
-        std::set<std::string> reported;
-        for (const auto& [task, node] : node_of_task) {
-            reported.insert(node);
-        }
-        std::vector<std::string> unreported;
-        for (const auto& node : job_nodes) {
-            if (!reported.contains(node)) {
-                unreported.push_back(node);
-            }
-        }
-        if (!reported.empty() && unreported.size() == 1) {
-            result.node = unreported.front();
-            result.why +=
-                "; " + unreported.front() + " is the job's only node without an ended task";
-        } else if (reported.empty() && job_nodes.size() == ranks.size() &&
-                   static_cast<std::size_t>(*silent) < job_nodes.size()) {
-            result.node = job_nodes[static_cast<std::size_t>(*silent)];
-            result.why += "; one rank per node, rank " + std::to_string(*silent) + " on the " +
-                          "node at that position of the job's node list";
+        return;
+    }
+    std::set<std::string> reported;
+    for (const auto& [task, node] : tracks.node_of_task) {
+        reported.insert(node);
+    }
+    std::vector<std::string> unreported;
+    for (const auto& node : job_nodes) {
+        if (!reported.contains(node)) {
+            unreported.push_back(node);
         }
     }
+    const auto rank = static_cast<std::size_t>(result.rank);
+    if (!reported.empty() && unreported.size() == 1) {
+        result.node = unreported.front();
+        result.why += "; " + unreported.front() + " is the job's only node without an ended task";
+    } else if (reported.empty() && job_nodes.size() == tracks.ranks.size() &&
+               rank < job_nodes.size()) {
+        result.node = job_nodes[rank];
+        result.why += "; one rank per node, rank " + std::to_string(result.rank) + " on the " +
+                      "node at that position of the job's node list";
+    }
+}
+
+}  // namespace
+
+std::optional<SilentRank> find_silent_rank(const std::vector<LogExcerpt>& logs,
+                                           const std::vector<std::string>& job_nodes) {
+    const auto tracks = read_rank_tracks(logs);
+    if (tracks.ranks.size() < 2) {
+        return std::nullopt;
+    }
+    auto verdict = left_running(tracks);
+    if (!verdict) {
+        verdict = left_behind(tracks);
+    }
+    if (!verdict) {
+        verdict = alone_quiet(tracks);
+    }
+    if (!verdict) {
+        return std::nullopt;
+    }
+    const auto& [silent, why] = *verdict;
+    const auto& track = tracks.ranks.at(silent);
+    SilentRank result{silent, std::nullopt, track.last_line, track.file, track.line, why};
+    place_on_node(result, tracks, job_nodes);
     return result;
 }
 
