@@ -79,6 +79,71 @@ std::string size_text(std::uint64_t bytes) {
                              : std::to_string(bytes) + " bytes";
 }
 
+// The run's time, widened by the margin: the lines of a node's file kept.
+struct Window {
+    common::TimePoint from;
+    common::TimePoint to;
+};
+
+// One node's file `name`, opened relative to the open `spool` without following a link and
+// checked on its descriptor: its lines in `window` join found.kernel_logs, or a note says why it
+// was not read. Adds what was read to `total`. False when the node has no file.
+bool read_node_file(int spool, const std::string& name, const std::string& node,
+                    const Window& window, const EpilogSpoolOptions& options, std::uint64_t& total,
+                    Found& found) {
+    const auto path = (options.directory / name).string();
+    const Descriptor file(
+        ::openat(spool, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (file.get() < 0) {
+        if (errno == ENOENT) {
+            return false;
+        }
+        found.notes.push_back(path + " not read: " + why_not_opened(errno));
+        return true;
+    }
+    struct stat info {};
+    if (::fstat(file.get(), &info) != 0) {
+        found.notes.push_back(path + " not read: " + std::strerror(errno));
+        return true;
+    }
+    if (!S_ISREG(info.st_mode)) {
+        found.notes.push_back(path + " not read: it is " +
+                              std::string(common::file_kind_name(info.st_mode)));
+        return true;
+    }
+    if (const auto why =
+            untrusted_because(info.st_uid, info.st_mode, options.self, options.also_trusted)) {
+        found.notes.push_back(path + " not read: it " + *why);
+        return true;
+    }
+    const auto size = static_cast<std::uint64_t>(info.st_size);
+    const auto limit = std::min(options.max_file_bytes, options.max_total_bytes - total);
+    if (limit == 0) {
+        found.notes.push_back(path + " not read: " + size_text(options.max_total_bytes) +
+                              " were read from the spool for this run, the most it may");
+        return true;
+    }
+    bool cut = false;
+    auto text = read_end(file.get(), size, limit, cut);
+    if (!text) {
+        found.notes.push_back(path + " not read: " + std::strerror(errno));
+        return true;
+    }
+    total += std::min(size, limit);
+    if (cut) {
+        found.notes.push_back(path + " is " + std::to_string(size) + " bytes; only its last " +
+                              size_text(limit) + " were read");
+    }
+    auto windowed = keep_window(*text, window.from, window.to);
+    if (windowed.kept == 0) {
+        return true;  // the node said nothing about this run
+    }
+    auto excerpt = recovery::LogExcerpt::from_text(path, std::move(windowed.text));
+    excerpt.set_node(node);
+    found.kernel_logs.push_back(std::move(excerpt));
+    return true;
+}
+
 }  // namespace
 
 Found EpilogSpool::gather(const Request& request) {
@@ -118,8 +183,7 @@ Found EpilogSpool::gather(const Request& request) {
         return found;
     }
 
-    const auto from = request.start - m_options.margin;
-    const auto to = request.end + m_options.margin;
+    const Window window{request.start - m_options.margin, request.end + m_options.margin};
     std::vector<std::string> missing;
     std::uint64_t total = 0;
     std::size_t looked = 0;
@@ -137,56 +201,9 @@ Found EpilogSpool::gather(const Request& request) {
                                   "' cannot name an epilog file; not looked for");
             continue;
         }
-        const auto path = (directory / *name).string();
-        const Descriptor file(::openat(spool.get(), name->c_str(),
-                                       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-        if (file.get() < 0) {
-            if (errno == ENOENT) {
-                missing.push_back(node);
-            } else {
-                found.notes.push_back(path + " not read: " + why_not_opened(errno));
-            }
-            continue;
+        if (!read_node_file(spool.get(), *name, node, window, m_options, total, found)) {
+            missing.push_back(node);
         }
-        if (::fstat(file.get(), &info) != 0) {
-            found.notes.push_back(path + " not read: " + std::strerror(errno));
-            continue;
-        }
-        if (!S_ISREG(info.st_mode)) {
-            found.notes.push_back(path + " not read: it is " +
-                                  std::string(common::file_kind_name(info.st_mode)));
-            continue;
-        }
-        if (const auto why = untrusted_because(info.st_uid, info.st_mode, m_options.self,
-                                               m_options.also_trusted)) {
-            found.notes.push_back(path + " not read: it " + *why);
-            continue;
-        }
-        const auto size = static_cast<std::uint64_t>(info.st_size);
-        const auto limit = std::min(m_options.max_file_bytes, m_options.max_total_bytes - total);
-        if (limit == 0) {
-            found.notes.push_back(path + " not read: " + size_text(m_options.max_total_bytes) +
-                                  " were read from the spool for this run, the most it may");
-            continue;
-        }
-        bool cut = false;
-        auto text = read_end(file.get(), size, limit, cut);
-        if (!text) {
-            found.notes.push_back(path + " not read: " + std::strerror(errno));
-            continue;
-        }
-        total += std::min(size, limit);
-        if (cut) {
-            found.notes.push_back(path + " is " + std::to_string(size) + " bytes; only its last " +
-                                  size_text(limit) + " were read");
-        }
-        auto windowed = keep_window(*text, from, to);
-        if (windowed.kept == 0) {
-            continue;  // the node said nothing about this run
-        }
-        auto excerpt = recovery::LogExcerpt::from_text(path, std::move(windowed.text));
-        excerpt.set_node(node);
-        found.kernel_logs.push_back(std::move(excerpt));
     }
     if (!missing.empty()) {
         found.notes.push_back(where + ": no file for " + common::join(missing) +
