@@ -39,6 +39,15 @@ class Strings {
     std::deque<std::vector<char*>> m_arrays;
 };
 
+// A field the request gives (an optional that holds a value); else the field keeps
+// slurm_init_job_desc_msg's "not given".
+template <typename Field, typename Value>
+void set_if_given(Field& field, const std::optional<Value>& value) {
+    if (value) {
+        field = *value;
+    }
+}
+
 // Who runs the job and what it runs: script, name, ids, directory, files, environment, argv.
 void describe_run(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
     d.script = strings.add(r.script);
@@ -73,16 +82,12 @@ void describe_resources(const SubmitRequest& r, Strings& strings, job_desc_msg_t
     if (r.min_nodes != 0) {
         d.min_nodes = r.min_nodes;
     }
-    if (r.max_nodes) {
-        d.max_nodes = *r.max_nodes;
-    }
+    set_if_given(d.max_nodes, r.max_nodes);
     if (r.num_tasks) {
         d.num_tasks = *r.num_tasks;
         d.bitflags |= JOB_NTASKS_SET;  // as sbatch -n: an explicit count, not a derived one
     }
-    if (r.ntasks_per_node) {
-        d.ntasks_per_node = *r.ntasks_per_node;
-    }
+    set_if_given(d.ntasks_per_node, r.ntasks_per_node);
     if (r.cpus_per_task) {
         d.cpus_per_task = *r.cpus_per_task;
         d.bitflags |= JOB_CPUS_SET;
@@ -90,30 +95,18 @@ void describe_resources(const SubmitRequest& r, Strings& strings, job_desc_msg_t
     if (r.pn_min_memory) {
         d.pn_min_memory = *r.pn_min_memory | (r.mem_per_cpu ? MEM_PER_CPU : 0);
     }
-    if (r.ntasks_per_socket) {
-        d.ntasks_per_socket = *r.ntasks_per_socket;
-    }
-    if (r.ntasks_per_core) {
-        d.ntasks_per_core = *r.ntasks_per_core;
-    }
-    if (r.sockets_per_node) {
-        d.sockets_per_node = *r.sockets_per_node;
-    }
-    if (r.cores_per_socket) {
-        d.cores_per_socket = *r.cores_per_socket;
-    }
-    if (r.threads_per_core) {
-        d.threads_per_core = *r.threads_per_core;
-    }
+    set_if_given(d.ntasks_per_socket, r.ntasks_per_socket);
+    set_if_given(d.ntasks_per_core, r.ntasks_per_core);
+    set_if_given(d.sockets_per_node, r.sockets_per_node);
+    set_if_given(d.cores_per_socket, r.cores_per_socket);
+    set_if_given(d.threads_per_core, r.threads_per_core);
     d.tres_per_node = strings.add(r.tres_per_node);
     d.tres_per_job = strings.add(r.tres_per_job);
     d.tres_per_task = strings.add(r.tres_per_task);
     d.tres_per_socket = strings.add(r.tres_per_socket);
     d.cpus_per_tres = strings.add(r.cpus_per_tres);
     d.mem_per_tres = strings.add(r.mem_per_tres);
-    if (r.ntasks_per_tres) {
-        d.ntasks_per_tres = *r.ntasks_per_tres;
-    }
+    set_if_given(d.ntasks_per_tres, r.ntasks_per_tres);
     d.tres_bind = strings.add(r.tres_bind);
     d.tres_freq = strings.add(r.tres_freq);
     d.licenses = strings.add(r.licenses);
@@ -152,12 +145,8 @@ void describe_scheduling(const SubmitRequest& r, Strings& strings, job_desc_msg_
     if (const auto shared = shared_value(r.sharing)) {
         d.shared = *shared;
     }
-    if (r.time_limit) {
-        d.time_limit = *r.time_limit;
-    }
-    if (r.time_min) {
-        d.time_min = *r.time_min;
-    }
+    set_if_given(d.time_limit, r.time_limit);
+    set_if_given(d.time_min, r.time_min);
     if (r.nice != 0) {
         d.nice = static_cast<std::uint32_t>(static_cast<std::int64_t>(NICE_OFFSET) + r.nice);
     }
