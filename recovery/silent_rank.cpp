@@ -111,8 +111,11 @@ std::optional<SingledOut> left_behind(const RankTracks& tracks) {
     for (const auto& [rank, track] : tracks.ranks) {
         by_step[track.step.value_or(-1)].insert(rank);
     }
+    if (by_step.size() < 2) {
+        return std::nullopt;  // every rank at one step: nobody is behind
+    }
     const auto& [lowest, at_lowest] = *by_step.begin();
-    if (by_step.size() < 2 || at_lowest.size() != 1 || lowest < 0) {
+    if (at_lowest.size() != 1 || lowest < 0) {
         return std::nullopt;
     }
     const int silent = *at_lowest.begin();
