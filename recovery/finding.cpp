@@ -28,13 +28,25 @@ std::string upper(std::string_view text) {
     return out;
 }
 
-bool node_looks_down(const NodeFact& node) {
+// DOWN or FAIL, or the reason slurmctld gives when it marks a silent node down: Slurm has given
+// up on the node, which is what ends a job as NODE_FAIL.
+bool node_is_down(const NodeFact& node) {
     const auto state = upper(node.state);
-    const auto reason = upper(node.reason);
-    return state.find("DOWN") != std::string::npos ||
-           state.find("NOT_RESPONDING") != std::string::npos ||
-           state.find("FAIL") != std::string::npos || (!state.empty() && state.back() == '*') ||
-           reason.find("NOT RESPONDING") != std::string::npos;
+    return state.find("DOWN") != std::string::npos || state.find("FAIL") != std::string::npos ||
+           upper(node.reason).find("NOT RESPONDING") != std::string::npos;
+}
+
+// Only flagged as not answering ("MIXED*", "IDLE*"): one ping or message went unanswered, and
+// slurmctld still counts the node up until SlurmdTimeout passes. A busy slurmd shows this too.
+bool node_not_answering(const NodeFact& node) {
+    const auto state = upper(node.state);
+    return state.find("NOT_RESPONDING") != std::string::npos ||
+           (!state.empty() && state.back() == '*');
+}
+
+bool in_job(const NodeFact& node, const std::vector<std::string>& job_nodes) {
+    return job_nodes.empty() ||
+           std::find(job_nodes.begin(), job_nodes.end(), node.name) != job_nodes.end();
 }
 
 // What the signal that ended a FAILED job says, from Slurm's record: the raw signal, or a shell's
@@ -141,17 +153,25 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
     } else if (state == "FAILED") {
         add_signal_finding(facts, findings);
     }
+    // A node only slow to answer is the failed node when no node of the job is down (its slurmd
+    // may have died a moment ago). When one is, that one ended the run: condemning the slow one
+    // too would exclude a healthy node, and a multi-node job can then no longer find enough
+    // nodes to run on. Nor is it why a run was requeued with no node down: Slurm requeues for a
+    // node only once it marks the node DOWN, so that requeue was someone's (an administrator's,
+    // preemption's).
+    const bool one_is_down = std::ranges::any_of(facts.node_states, [&](const NodeFact& node) {
+        return in_job(node, job_nodes) && node_is_down(node);
+    });
+    const bool slow_node_counts = !one_is_down && state != "REQUEUED";
     for (const auto& node : facts.node_states) {
-        const bool in_job = job_nodes.empty() || std::find(job_nodes.begin(), job_nodes.end(),
-                                                           node.name) != job_nodes.end();
-        if (!in_job) {
+        if (!in_job(node, job_nodes)) {
             continue;
         }
         // A health check that drained the node says why: "Xid 79", "ECC".
         if (auto hardware = finding_from_node_reason(node)) {
             findings.push_back(std::move(*hardware));
         }
-        if (!node_looks_down(node)) {
+        if (!node_is_down(node) && !(slow_node_counts && node_not_answering(node))) {
             continue;
         }
         Finding finding;

@@ -31,7 +31,9 @@ struct Finding {
                                                       const std::vector<RuleHit>& hits);
 
 // Findings from Slurm's state and node states. `job_nodes` is the expanded node list (empty
-// when unknown: then every reported node state is taken to concern the job).
+// when unknown: then every reported node state is taken to concern the job). A node down is a
+// node failure there; a node only slow to answer ("MIXED*") is one only when none is down and
+// the state is not "REQUEUED".
 [[nodiscard]] std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
                                                        const std::vector<std::string>& job_nodes);
 

@@ -41,10 +41,11 @@ std::vector<recovery::NodeFact> facts_for(const std::string& run_nodes,
     return facts;
 }
 
+// Slurm requeues a job for its node only when it marks that node DOWN. A node merely slow to
+// answer ("MIXED*") requeues nothing, and is no sign that one did.
 bool any_node_down(const std::vector<recovery::NodeFact>& facts) {
-    return std::ranges::any_of(facts, [](const recovery::NodeFact& f) {
-        return f.state.starts_with("DOWN") || f.state.ends_with("*");
-    });
+    return std::ranges::any_of(
+        facts, [](const recovery::NodeFact& f) { return f.state.starts_with("DOWN"); });
 }
 
 // Registration validated the list; an entry a newer version wrote and this one does not know

@@ -170,11 +170,14 @@ TEST_F(SupervisorMultiNode, ADeadNodeIsTheCauseAndTheJobResumesWithoutIt) {
         90s);
     ASSERT_EQ(status["attempt"], 2) << dump(status) << h.daemon_log();
     EXPECT_EQ(status["last_cause"], "node_failure") << dump(status);
-    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({victim->host})) << dump(status);
 
     const auto events = h.events();
     const auto found = diagnoses(events);
     ASSERT_EQ(found.size(), 1U) << dump(events);
+    // Only the dead node: a survivor whose slurmd was slow to answer while the job was torn down
+    // ("MIXED*" under load) is healthy. On failure, the node states the diagnosis read come first.
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({victim->host}))
+        << dump(found[0]["slurm_facts"]) << dump(status);
     EXPECT_EQ(found[0]["cause"], "node_failure");
     EXPECT_EQ(found[0]["nodes"], nlohmann::json::array({victim->host})) << dump(found[0]);
     // The survivors' gloo errors are in the evidence, as symptoms only.

@@ -122,6 +122,36 @@ TEST(Precedence, NodeDownNotRespondingIsNodeFailureOfThatNode) {
               d.slurm_facts_used.end());
 }
 
+// A busy slurmd misses a ping while the job is torn down: "MIXED*" is a node slurmctld still
+// counts up. With another node of the job DOWN, that one ended the run and only it is excluded
+// (condemning both would leave a three-node job unable to run again on two).
+TEST(Precedence, ANodeSlowToAnswerIsNotCondemnedBesideOneThatIsDown) {
+    SlurmFacts facts;
+    facts.state = "NODE_FAIL";
+    facts.node_list = "n[1-3]";
+    facts.node_states = {
+        {"n1", "COMPLETING", ""}, {"n2", "MIXED*", ""}, {"n3", "DOWN*", "Not responding"}};
+    const auto d = test::diagnose_text(timeouts(3), facts);
+    EXPECT_EQ(d.cause, Cause::node_failure);
+    EXPECT_EQ(d.nodes, (std::vector<std::string>{"n3"}));
+    EXPECT_EQ(d.suggested_actions,
+              (std::vector<Action>{{ActionKind::exclude_node, "n3"}, {ActionKind::requeue, ""}}));
+    EXPECT_EQ(std::find(d.slurm_facts_used.begin(), d.slurm_facts_used.end(), "node n2 MIXED*"),
+              d.slurm_facts_used.end());
+}
+
+// With no node of the job down, a node that stopped answering is the best sign there is.
+TEST(Precedence, ANodeNotAnsweringIsTheFailedNodeWhenNoneIsDown) {
+    SlurmFacts facts;
+    facts.state = "NODE_FAIL";
+    facts.node_list = "n[1-3]";
+    facts.node_states = {{"n1", "IDLE", ""}, {"n2", "IDLE*", ""}, {"n3", "IDLE", ""}};
+    const auto d = test::diagnose_text(timeouts(3), facts);
+    EXPECT_EQ(d.cause, Cause::node_failure);
+    EXPECT_EQ(d.nodes, (std::vector<std::string>{"n2"}));
+    EXPECT_TRUE(d.node_condemned);
+}
+
 TEST(Precedence, TheSignalInSlurmsRecordSpeaksWhenTheLogIsSilent) {
     auto killed = test::facts("FAILED", "n1");
     killed.signal = 9;

@@ -11,6 +11,7 @@
 #include "supervisor/journal.h"
 #include "tests/support/job_ids.h"
 #include "tests/support/temp_dir.h"
+#include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor {
 namespace {
@@ -84,6 +85,29 @@ TEST_F(FailureContextTest, WhatOnlyTheCallerKnowsIsLeftToIt) {
     EXPECT_FALSE(made.read_as);
     EXPECT_EQ(made.node_evidence, nullptr);
     EXPECT_FALSE(made.is_operator);
+}
+
+// The queue shows a job Slurm requeued as PENDING again; only its nodes' states say why. A node
+// only slow to answer ("MIXED*", as under load while the job is torn down) is not a node
+// failure, and is not excluded; a node DOWN is, and only that one.
+TEST_F(FailureContextTest, ASlurmRequeueIsANodeFailureOnlyOfANodeThatIsDown) {
+    m_job.nodes = "n[1-3]";
+    m_job.state = slurm::JobState::pending;
+    m_nodes = {{"n1", slurm::NodeState::idle, false, false, ""},
+               {"n2", slurm::NodeState::mixed, true, false, ""},
+               {"n3", slurm::NodeState::idle, false, false, ""}};
+    Config config;
+    config.state_dir = m_dir.path();
+    auto analysis = analyse_failure(context(true), test::default_catalogue(), config);
+    EXPECT_EQ(analysis.slurm_state, "REQUEUED");
+    EXPECT_TRUE(analysis.diagnosis.nodes.empty()) << analysis.diagnosis.summary;
+
+    m_nodes[2] = {"n3", slurm::NodeState::down, true, false, "Not responding"};
+    analysis = analyse_failure(context(true), test::default_catalogue(), config);
+    EXPECT_EQ(analysis.slurm_state, "NODE_FAIL");
+    EXPECT_EQ(analysis.diagnosis.cause, recovery::Cause::node_failure);
+    EXPECT_EQ(analysis.diagnosis.nodes, std::vector<std::string>{"n3"})
+        << analysis.diagnosis.summary;
 }
 
 }  // namespace
