@@ -53,8 +53,8 @@ build() {
     # GCC at -O1, which it needs for some of its warnings (-Werror here).
     # The libraries compile in batches of eight sources too (CMAKE_UNITY_BUILD), as the tests
     # do: the product build took 274 s of CPU instead of 741 (doc/development.md). Each file is
-    # still compiled alone by the cluster legs, which so catch a missing #include, and the tidy
-    # leg keeps the files of one library free of clashing helper names.
+    # still compiled alone by the Debian 13 leg, which so catches a missing #include, and the
+    # tidy leg keeps the files of one library free of clashing helper names.
     local common_options=(-DCMAKE_BUILD_TYPE=Debug -DSUPERVISOR_FAILPOINTS=ON
         -DSUPERVISOR_UNITY_TESTS=ON -DCMAKE_UNITY_BUILD=ON -DSUPERVISOR_BUILD_BENCH=OFF
         -DSUPERVISOR_BUILD_CLUSTER_TESTS=OFF)
