@@ -44,7 +44,9 @@ bool node_not_answering(const NodeFact& node) {
            (!state.empty() && state.back() == '*');
 }
 
-bool in_job(const NodeFact& node, const std::vector<std::string>& job_nodes) {
+// With the job's nodes unknown (empty), every node state is taken to concern it. Not
+// node_signals.cpp's in_job(), which takes nothing from an unknown list.
+bool concerns_job(const NodeFact& node, const std::vector<std::string>& job_nodes) {
     return job_nodes.empty() ||
            std::find(job_nodes.begin(), job_nodes.end(), node.name) != job_nodes.end();
 }
@@ -160,11 +162,11 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
     // node only once it marks the node DOWN, so that requeue was someone's (an administrator's,
     // preemption's).
     const bool one_is_down = std::ranges::any_of(facts.node_states, [&](const NodeFact& node) {
-        return in_job(node, job_nodes) && node_is_down(node);
+        return concerns_job(node, job_nodes) && node_is_down(node);
     });
     const bool slow_node_counts = !one_is_down && state != "REQUEUED";
     for (const auto& node : facts.node_states) {
-        if (!in_job(node, job_nodes)) {
+        if (!concerns_job(node, job_nodes)) {
             continue;
         }
         // A health check that drained the node says why: "Xid 79", "ECC".
