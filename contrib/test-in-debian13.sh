@@ -84,11 +84,13 @@ mount_into() {  # mount-args... target-inside
     mounted+=("$target")
 }
 
+# (or a directory inside it: the dev cluster's hosts layout chroots each node into a bind mount
+# of it under its state directory)
 processes_inside() {  # PIDs whose root directory is the root filesystem
     local p link
     for p in /proc/[0-9]*; do
         link="$(readlink "$p/root" 2>/dev/null)" || continue
-        [[ "$link" == "$rootfs" ]] && echo "${p#/proc/}"
+        [[ "$link" == "$rootfs" || "$link" == "$rootfs"/* ]] && echo "${p#/proc/}"
     done
     return 0
 }

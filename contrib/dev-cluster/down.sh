@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stop the dev cluster started by up.sh (by PID files only) and clean up job
-# processes left behind. See README.md.
+# processes left behind; in the hosts layout also the nodes' namespaces, veth pairs and
+# bridge. See README.md.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
@@ -17,7 +18,13 @@ Stop the dev cluster that up.sh started under \$SLURM_TEST_DIR:
      after a timeout) -- found through their PID files only, never by name,
   3. kill job processes left behind by a killed slurmd (slurmstepd processes
      holding sockets under \$SLURM_TEST_DIR/spool, their children and process groups),
-  4. stop munged.
+  4. hosts layout (DC_LAYOUT=hosts): give cut nodes their link back first (so that
+     step 1 works), then stop each node's munged, kill every process left in each
+     node (found by its network and mount namespace: jobs, shells of node.sh, the
+     namespace holder), delete the network namespaces ssv-<id>-nX, the veth pairs
+     and the bridge ssv-<id>-br -- the names up.sh recorded in run/hosts.env, so
+     this works after a failed start too,
+  5. stop munged.
 Idempotent: with nothing running it does nothing and exits 0.
 
 Environment:

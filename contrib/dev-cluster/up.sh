@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Start (or complete) a private 3-node Slurm cluster (22.05 or 24.11) on loopback for
+# Start (or complete) a private 3-node Slurm cluster (22.05 or 24.11) on loopback, or with
+# DC_LAYOUT=hosts as three separate "hosts" (network, UTS and mount namespaces on a bridge), for
 # slurm-supervisor development and integration tests. See README.md.
 set -euo pipefail
 
@@ -19,8 +20,21 @@ stopped slurmctld. Waits until all nodes are responsive (idle/mixed/allocated).
 
 On success prints exactly one line to stdout and writes it to \$SLURM_TEST_DIR/env.sh:
   export SLURM_CONF=\$SLURM_TEST_DIR/etc/slurm.conf
+  (hosts layout: export SLURM_CONF=... SLURM_TEST_SCRATCH=\$SLURM_TEST_DIR/scratch)
 Progress messages go to stderr. Typical use:
   eval "\$($0)"        or      $0 && source \$SLURM_TEST_DIR/env.sh
+
+Layouts (DC_LAYOUT):
+  loopback (default)  every daemon in this machine's namespaces; slurmd -N nX on 127.0.0.1,
+                      one port each
+  hosts               each node its own host: its own network namespace (ssv-<id>-nX, address
+                      <subnet>.11/.12/.13 on a bridge whose .1 is this machine, the head, where
+                      slurmctld runs), hostname nX (UTS namespace), private /tmp /var/tmp /run
+                      /root /home /dev/shm (mount namespace), its own munged. Shared with the
+                      head: \$SLURM_TEST_DIR/{etc,log,run,scratch,epilog-spool,kernel-log} and
+                      the node's spool, the checkout and \$BUILD_DIR. Job files belong in
+                      \$SLURM_TEST_DIR/scratch (mode 1777). Run commands on a node with
+                      node.sh; cut a node off with kill-node.sh NODE cut.
 
 Environment:
   SLURM_TEST_DIR          state root            (default /tmp/slurm-supervisor-dev)
@@ -28,14 +42,22 @@ Environment:
   WITH_DBD=1              also run MariaDB + slurmdbd (accounting, sacct); installs
                           slurmdbd and mariadb-server with apt-get if missing
   SLURM_TEST_CTLD_PORT    slurmctld port        (default 16817)
-  SLURM_TEST_SLURMD_PORT  port of n1's slurmd; n2/n3 use +1/+2 (default 16821)
+  SLURM_TEST_SLURMD_PORT  port of n1's slurmd; n2/n3 use +1/+2 (default 16821); in the
+                          hosts layout the one port of every node's slurmd (SlurmdPort)
   SLURM_TEST_DBD_PORT     slurmdbd port         (default 16819, WITH_DBD=1 only)
   SLURM_TEST_MYSQL_PORT   MariaDB port          (default 16806, WITH_DBD=1 only)
   SLURM_TEST_UP_TIMEOUT   seconds to wait for the nodes (default 60)
-Settings (ports, WITH_DBD) are remembered in \$SLURM_TEST_DIR/etc/settings.env
-and reused by later runs that do not set them (unless CLEAN=1).
+  DC_LAYOUT               loopback (default) or hosts
+  SLURM_TEST_SUBNET       hosts layout: a private /24 for the bridge
+                          (default 10.219.<slurmctld port mod 256>.0/24)
+  SLURM_TEST_NODE_PATHS   hosts layout: more paths (colon-separated) that the nodes see as
+                          the head does, e.g. a build dir under /tmp
+Settings (ports, WITH_DBD, DC_LAYOUT, SLURM_TEST_SUBNET, SLURM_TEST_NODE_PATHS) are
+remembered in \$SLURM_TEST_DIR/etc/settings.env and reused by later runs that do not set
+them (unless CLEAN=1). Changing the layout or subnet needs down.sh first.
 
 Logs: \$SLURM_TEST_DIR/log/{slurmctld,slurmd-nX,munged,slurmdbd,mariadb}.log
+      (hosts layout also munged-nX.log, node-nX.log: the namespace holder's messages)
 EOF
 }
 
@@ -96,6 +118,44 @@ done
 [[ "$WITH_DBD_V" == 1 ]] || WITH_DBD_V=0
 NODE_PORTS=("$SLURMD_PORT" "$((SLURMD_PORT + 1))" "$((SLURMD_PORT + 2))")
 HOST="$(hostname -s)"
+LAYOUT="$(setting LAYOUT DC_LAYOUT loopback)"
+HEAD_ADDR=127.0.0.1
+case "$LAYOUT" in
+    loopback) ;;
+    hosts)
+        for cmd in ip unshare nsenter findmnt chroot sha1sum; do
+            command -v "$cmd" >/dev/null || dc_die "the hosts layout needs '$cmd'; install: apt-get install -y --no-install-recommends iproute2 util-linux coreutils"
+        done
+        SUBNET="$(setting SUBNET SLURM_TEST_SUBNET "10.219.$((CTLD_PORT % 256)).0/24")"
+        # a private /24 only: the bridge's route must never shadow an address of the outside
+        private_24() {
+            [[ "$1" =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.0/24$ ]] || return 1
+            local a=$((10#${BASH_REMATCH[1]})) b=$((10#${BASH_REMATCH[2]})) c=$((10#${BASH_REMATCH[3]}))
+            ((b <= 255 && c <= 255)) || return 1
+            ((a == 10 || (a == 172 && b >= 16 && b <= 31) || (a == 192 && b == 168)))
+        }
+        if ! private_24 "$SUBNET"; then
+            dc_die "SLURM_TEST_SUBNET must be a private /24 written A.B.C.0/24 (10.x, 172.16-31.x or 192.168.x), got '$SUBNET'"
+        fi
+        NET="${SUBNET%.0/24}"
+        HEAD_ADDR="$NET.1"
+        # Every node listens on the same port, as on a real cluster (SlurmdPort): each has its
+        # own network namespace, so nothing collides, and nothing can tell the nodes apart by
+        # port instead of by address.
+        NODE_PORTS=("$SLURMD_PORT" "$SLURMD_PORT" "$SLURMD_PORT")
+        NODE_PATHS="$(setting NODE_PATHS SLURM_TEST_NODE_PATHS "")"
+        [[ "$NODE_PATHS" =~ [[:space:]] ]] && dc_die "SLURM_TEST_NODE_PATHS must not contain whitespace"
+        # what the nodes see at the same path as the head, like installed software: this
+        # checkout (the epilog lives in it) and the build dir, wherever they are
+        NODE_SHARE="$(cd "$HERE/../.." && pwd -P)${BUILD_DIR:+:$BUILD_DIR}${NODE_PATHS:+:$NODE_PATHS}"
+        ;;
+    *) dc_die "DC_LAYOUT must be 'loopback' or 'hosts' (got '$LAYOUT')" ;;
+esac
+# The layout and the subnet are not changed under running daemons or existing namespaces.
+if [[ "$LAYOUT" != "${saved[LAYOUT]:-loopback}" || ("$LAYOUT" == hosts && -n "${saved[SUBNET]:-}" && "$SUBNET" != "${saved[SUBNET]}") ]] &&
+    { dc_any_running || dc_hosts_load; }; then
+    dc_die "the cluster in $DC_DIR runs with DC_LAYOUT=${saved[LAYOUT]:-loopback}${saved[SUBNET]:+ (subnet ${saved[SUBNET]})}; run '$HERE/down.sh' before changing the layout or subnet, or use CLEAN=1"
+fi
 
 mkdir -p "$DC_DIR"/{etc,state,log,run,munge} "${DC_NODES[@]/#/$DC_DIR/spool/}"
 chmod 0711 "$DC_DIR/munge"  # munged requires o+x on the socket dir
@@ -103,14 +163,21 @@ chmod 0711 "$DC_DIR/munge"  # munged requires o+x on the socket dir
 # and the kernel log file of each node that tests write (README "The node epilog").
 mkdir -p "$DC_DIR/epilog-spool" "$DC_DIR/kernel-log"
 chmod 0755 "$DC_DIR/epilog-spool" "$DC_DIR/kernel-log"
+# Job logs, checkpoints, test files: the one data directory that the head and every node share
+# in the hosts layout (its nodes' /tmp are their own). Also made in the loopback layout, so that
+# a test can use the same path in both.
+mkdir -p "$DC_DIR/scratch"
+chmod 1777 "$DC_DIR/scratch"
 EPILOG="$(cd "$HERE/../slurm" && pwd)/epilog.sh"
 EPILOG_SLURMCTLD="$(cd "$HERE/../slurm" && pwd)/epilog-slurmctld.sh"
 
 # ---------------------------------------------------------------- config
 render() {  # template -> stdout
-    local dbd_keep='#DBD#' dbd_drop='#NODBD#'
+    local dbd_keep='#DBD#' dbd_drop='#NODBD#' lay_keep='#LOOPBACK#' lay_drop='#HOSTS#'
     if [[ "$WITH_DBD_V" != 1 ]]; then dbd_keep='#NODBD#'; dbd_drop='#DBD#'; fi
-    sed -e "/^${dbd_drop}/d" -e "s|^${dbd_keep}||" \
+    if [[ "$LAYOUT" == hosts ]]; then lay_keep='#HOSTS#'; lay_drop='#LOOPBACK#'; fi
+    sed -e "/^${dbd_drop}/d" -e "s|^${dbd_keep}||" -e "/^${lay_drop}/d" -e "s|^${lay_keep}||" \
+        -e "s|@HEAD_ADDR@|$HEAD_ADDR|g" -e "s|@NET@|${NET:-}|g" \
         -e "s|@DIR@|$DC_DIR|g" -e "s|@HOST@|$HOST|g" \
         -e "s|@CTLD_PORT@|$CTLD_PORT|g" -e "s|@DBD_PORT@|$DBD_PORT|g" \
         -e "s|@MYSQL_PORT@|$MYSQL_PORT|g" -e "s|@MYSQL_PASS@|${MYSQL_PASS:-}|g" \
@@ -156,6 +223,10 @@ else
 fi
 printf 'CTLD_PORT=%s\nSLURMD_PORT=%s\nDBD_PORT=%s\nMYSQL_PORT=%s\nWITH_DBD=%s\n' \
     "$CTLD_PORT" "$SLURMD_PORT" "$DBD_PORT" "$MYSQL_PORT" "$WITH_DBD_V" >"$SETTINGS"
+# (the loopback layout's file stays as it always was: no LAYOUT line means loopback)
+if [[ "$LAYOUT" == hosts ]]; then
+    printf 'LAYOUT=hosts\nSUBNET=%s\nNODE_PATHS=%s\n' "$SUBNET" "$NODE_PATHS" >>"$SETTINGS"
+fi
 export SLURM_CONF="$DC_CONF"
 
 # ---------------------------------------------------------------- helpers
@@ -200,11 +271,27 @@ spawn_bg() {  # logfile command...   (for programs that do not daemonize)
     disown $! 2>/dev/null || true
 }
 
-# pre-flight: every port we are about to listen on must be free
+hosts_check_subnet() {  # the subnet must be ours alone: no address in it, no direct route to it
+    local used r
+    used="$(ip -4 -o addr show to "$NET.0/24" 2>/dev/null | awk '{ print $2 " " $4 }')"
+    r="$(ip -4 route get "$NET.11" 2>/dev/null || true)"
+    if [[ -z "$used" && "$r" != *" via "* && "$r" =~ \ dev\ ([^ ]+) ]]; then
+        used="a route to $NET.0/24 on ${BASH_REMATCH[1]}"
+    fi
+    [[ -z "$used" ]] ||
+        dc_die "subnet $NET.0/24 is already in use on this machine ($(dc_words "$used")); choose another with SLURM_TEST_SUBNET=A.B.C.0/24 (after down.sh)"
+}
+
+# pre-flight: every port we are about to listen on must be free (the hosts layout's slurmd
+# listen in their nodes' namespaces: checked there)
 dc_running_pid slurmctld >/dev/null || check_port_free "$CTLD_PORT" slurmctld
 for i in "${!DC_NODES[@]}"; do
+    [[ "$LAYOUT" == hosts ]] && break
     dc_running_pid "slurmd-${DC_NODES[$i]}" >/dev/null || check_port_free "${NODE_PORTS[$i]}" "slurmd ${DC_NODES[$i]}"
 done
+if [[ "$LAYOUT" == hosts ]] && ! dc_link_exists "ssv-$(dc_hosts_id "$DC_DIR" "$CTLD_PORT")-br"; then
+    hosts_check_subnet
+fi
 if [[ "$WITH_DBD_V" == 1 ]]; then
     dc_running_pid slurmdbd >/dev/null || check_port_free "$DBD_PORT" slurmdbd
     dc_running_pid mariadbd >/dev/null || check_port_free "$MYSQL_PORT" mariadb
@@ -306,8 +393,145 @@ else
         { tail_log "$DC_DIR/log/slurmctld.stdout"; tail_log "$DC_DIR/log/slurmctld.log"; dc_die "slurmctld failed to start (see $DC_DIR/log/slurmctld.log)"; }
 fi
 
+# ---------------------------------------------------------------- hosts layout: bridge, nodes
+# The bridge (head: $NET.1) and, per node, a network namespace with a veth pair (eth0, $NET.1x),
+# the holder of its UTS and mount namespaces (lib.sh dc_node_init), its munged and its slurmd.
+hosts_network_up() {
+    local want_id n
+    want_id="$(dc_hosts_id "$DC_DIR" "$CTLD_PORT")"
+    if dc_hosts_load && [[ "$DC_H_ID" != "$want_id" || "$DC_H_NET" != "$NET" ]]; then
+        # left by a start with other ports or another subnet: gone, or refuse
+        for n in "${DC_NODES[@]}"; do
+            if dc_running_pid "node-$n" >/dev/null || dc_running_pid "slurmd-$n" >/dev/null; then
+                dc_die "node $n still runs in namespace ssv-$DC_H_ID-$n on $DC_H_NET.0/24 (an earlier start with other ports or subnet); run '$HERE/down.sh' first"
+            fi
+        done
+        dc_hosts_teardown
+    fi
+    printf 'ID=%s\nNET=%s\n' "$want_id" "$NET" >"$DC_HOSTS_ENV.tmp"
+    mv -f "$DC_HOSTS_ENV.tmp" "$DC_HOSTS_ENV"
+    dc_hosts_load || dc_die "internal: cannot read $DC_HOSTS_ENV"
+    if ! dc_link_exists "$DC_H_BRIDGE"; then
+        hosts_check_subnet
+        dc_log "creating bridge $DC_H_BRIDGE, head address $HEAD_ADDR/24"
+        # no STP, no forwarding delay: a port forwards as soon as it is up
+        ip link add name "$DC_H_BRIDGE" type bridge stp_state 0 forward_delay 0 ||
+            dc_die "cannot create bridge $DC_H_BRIDGE (ip link add ... type bridge; are you root, with CAP_NET_ADMIN?)"
+    fi
+    if ! ip -4 -o addr show dev "$DC_H_BRIDGE" | grep -q " $HEAD_ADDR/24 "; then
+        ip addr add "$HEAD_ADDR/24" dev "$DC_H_BRIDGE"
+    fi
+    ip link set dev "$DC_H_BRIDGE" up
+}
+
+hosts_node_files() {  # node: its munge dir (the cluster's key) and /etc/hosts
+    local n="$1" d="$DC_DIR/nodes/$1" m
+    mkdir -p "$d/munge" "$d/root"
+    chmod 0711 "$d/munge"
+    if ! cmp -s "$DC_DIR/munge/munge.key" "$d/munge/munge.key"; then
+        install -m 0600 "$DC_DIR/munge/munge.key" "$d/munge/munge.key"
+    fi
+    {
+        echo "127.0.0.1 localhost"
+        echo "::1 localhost ip6-localhost ip6-loopback"
+        echo "$HEAD_ADDR $HOST"
+        for m in "${DC_NODES[@]}"; do echo "$(dc_node_addr "$m") $m"; done
+    } >"$d/hosts.tmp"
+    mv -f "$d/hosts.tmp" "$d/hosts"
+}
+
+node_munge_ok() {  # node
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    dc_node_exec "$1" bash -c 'c="$(munge -n -S "$1")" && unmunge -S "$1" <<<"$c" >/dev/null' _ "$MUNGE_SOCK" 2>/dev/null
+}
+
+hosts_node_up() {  # node
+    local n="$1" ns veth addr hpid i pid
+    local -a enter
+    ns="$(dc_netns "$n")"
+    veth="$(dc_veth "$n")"
+    addr="$(dc_node_addr "$n")"
+    hosts_node_files "$n"
+    if hpid="$(dc_running_pid "node-$n")"; then
+        dc_log "node $n already up (namespaces held by pid $hpid, $addr)"
+    else
+        # Without its holder a node's namespaces are lost: whatever is left of it goes, and it
+        # starts afresh, as after a reboot.
+        if [[ -e "/run/netns/$ns" ]] || dc_link_exists "$veth" || [[ -n "$(dc_node_pids "$n")" ]]; then
+            dc_log "node $n: its namespace holder is gone; removing what is left of the node"
+            dc_node_kill_all "$n"
+            if dc_link_exists "$veth"; then ip link del dev "$veth"; fi
+            if [[ -e "/run/netns/$ns" ]]; then ip netns del "$ns"; fi
+        fi
+        dc_log "creating node $n: network namespace $ns, $addr on $DC_H_BRIDGE"
+        ip netns add "$ns" || dc_die "cannot create network namespace $ns (ip netns add $ns)"
+        ip link add name "$veth" type veth peer name eth0 netns "$ns" ||
+            dc_die "cannot create the veth pair $veth/eth0 for node $n (ip link add ... type veth)"
+        ip link set dev "$veth" master "$DC_H_BRIDGE" up
+        # (not `ip -n`: iproute2 6.15 also remounts / then, which fails in a chroot)
+        nsenter --net="/run/netns/$ns" ip link set dev lo up
+        nsenter --net="/run/netns/$ns" ip addr add "$addr/24" dev eth0
+        nsenter --net="/run/netns/$ns" ip link set dev eth0 up
+        rm -f "$DC_DIR/run/node-$n.pid"
+        # shellcheck disable=SC2016  # expanded by the inner bash
+        SLURM_TEST_DIR="$DC_DIR" DC_NODE_SHARE="$NODE_SHARE" spawn_bg "$DC_DIR/log/node-$n.log" \
+            nsenter --net="/run/netns/$ns" -- unshare --uts --mount --propagation unchanged -- \
+            bash -c 'source "$1" && dc_node_init "$2"' dc-node-init "$HERE/lib.sh" "$n"
+        pid=$!
+        for ((i = 0; i < 100; i++)); do
+            hpid="$(dc_running_pid "node-$n")" && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        [[ -n "$hpid" ]] ||
+            { tail_log "$DC_DIR/log/node-$n.log"; dc_die "node $n: its namespaces could not be set up (see $DC_DIR/log/node-$n.log)"; }
+    fi
+    local uncut=0
+    if ! dc_link_is_up "$veth"; then
+        dc_log "node $n: restoring its link (it was cut)"
+        ip link set dev "$veth" up
+        uncut=1
+    fi
+    read -ra enter <<<"$(dc_node_nsenter "$n")"
+    if pid="$(dc_running_pid "munged-$n")"; then
+        dc_log "munged $n already running (pid $pid)"
+    else
+        rm -f "$DC_DIR/nodes/$n/munge/munge.socket" "$DC_DIR/nodes/$n/munge/munge.socket.lock"
+        dc_log "starting munged $n"
+        # the paths are the node's: its munge dir is mounted at $DC_DIR/munge there
+        spawn "$DC_DIR/log/munged-$n.stdout" "${enter[@]}" -- munged --socket="$MUNGE_SOCK" \
+            --key-file="$DC_DIR/munge/munge.key" --pid-file="$DC_DIR/munge/munged.pid" \
+            --seed-file="$DC_DIR/munge/munged.seed" --log-file="$DC_DIR/log/munged-$n.log" ||
+            { tail_log "$DC_DIR/log/munged-$n.stdout"; tail_log "$DC_DIR/log/munged-$n.log"; dc_die "munged $n failed to start (see $DC_DIR/log/munged-$n.log)"; }
+    fi
+    wait_for 10 "munged $n" node_munge_ok "$n" ||
+        { tail_log "$DC_DIR/log/munged-$n.log"; dc_die "munged of node $n does not answer on $MUNGE_SOCK inside the node (see $DC_DIR/log/munged-$n.log)"; }
+    if pid="$(dc_running_pid "slurmd-$n")"; then
+        dc_log "slurmd $n already running (pid $pid)"
+        # a node that was cut is DOWN: have it register now rather than in a minute
+        [[ $uncut == 0 ]] || dc_node_reregister "$n"
+        return 0
+    fi
+    if [[ -n "$(dc_node_exec "$n" ss -Htln "sport = :$SLURMD_PORT" 2>/dev/null)" ]]; then
+        dc_die "port $SLURMD_PORT is already in use inside node $n ($(dc_node_exec "$n" ss -Htlnp "sport = :$SLURMD_PORT" 2>&1)); down.sh stops everything in the node"
+    fi
+    dc_log "starting slurmd $n on $addr:$SLURMD_PORT"
+    # plain `slurmd`: it finds its node by its hostname (NodeHostname=$n)
+    spawn "$DC_DIR/log/slurmd-$n.stdout" "${enter[@]}" -- slurmd -f "$DC_CONF" ||
+        { tail_log "$DC_DIR/log/slurmd-$n.stdout"; tail_log "$DC_DIR/log/slurmd-$n.log"; dc_die "slurmd $n failed to start (see $DC_DIR/log/slurmd-$n.log)"; }
+}
+
+if [[ "$LAYOUT" == hosts ]]; then
+    hosts_network_up
+    for n in "${DC_NODES[@]}"; do hosts_node_up "$n"; done
+else
+    # a hosts-layout network left by an earlier start (nothing of it runs: checked above)
+    dc_hosts_teardown
+fi
+
 # ---------------------------------------------------------------- slurmd n1..n3
 for i in "${!DC_NODES[@]}"; do
+    [[ "$LAYOUT" == hosts ]] && break  # started above, each in its node
     n="${DC_NODES[$i]}"
     if pid="$(dc_running_pid "slurmd-$n")"; then
         dc_log "slurmd $n already running (pid $pid)"
@@ -383,7 +607,8 @@ while :; do
 done
 
 line="export SLURM_CONF=$DC_CONF"
+[[ "$LAYOUT" == hosts ]] && line+=" SLURM_TEST_SCRATCH=$DC_DIR/scratch"
 printf '%s\n' "$line" >"$DC_DIR/env.sh.tmp"
 mv -f "$DC_DIR/env.sh.tmp" "$DC_DIR/env.sh"
-dc_log "cluster ready in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s: $(for n in "${DC_NODES[@]}"; do printf '%s=%s ' "$n" "${node_state[$n]}"; done)(logs: $DC_DIR/log)"
+dc_log "cluster ready in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s${SUBNET:+ (hosts layout, $SUBNET)}: $(for n in "${DC_NODES[@]}"; do printf '%s=%s ' "$n" "${node_state[$n]}"; done)(logs: $DC_DIR/log)"
 printf '%s\n' "$line" >&3
