@@ -8,8 +8,10 @@
 #include "control/views.h"
 #include "slurm/submit_request.h"
 #include "supervisor/carried_environment.h"
+#include "supervisor/journal_events.h"
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
+#include "supervisor/settings_fetch.h"
 
 namespace control {
 namespace {
@@ -48,6 +50,13 @@ std::optional<state::Registration> Handlers::visible(const common::JobId& job, c
 }
 
 Reply Handlers::handle(const Request& request, const Peer& peer) {
+    if (m_only_uid && peer.uid != *m_only_uid) {
+        return failed({"this daemon is uid " + std::to_string(*m_only_uid) +
+                           "'s own (per-user mode) and serves no one else; you are uid " +
+                           std::to_string(peer.uid),
+                       "run a daemon of your own (`supervisor run --listen`), or use the "
+                       "site's (client.conf)"});
+    }
     try {
         switch (request.operation) {
             case Operation::register_job:
@@ -64,6 +73,8 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
                 return env(request, peer);
             case Operation::job_ended:
                 return job_ended(request, peer);
+            case Operation::daemon:
+                return daemon_info();
         }
         return failed({"unknown operation", ""});
     } catch (const std::exception& error) {
@@ -302,8 +313,46 @@ Reply Handlers::env(const Request& request, const Peer& peer) {
         }
     }
     const auto env = m_store.resume_env(*job);
+    if (registration->owner_uid == peer.uid && request.restart_count >= 0) {
+        const auto resume_from = env.find(supervisor::k_resume_from);
+        record_fetch(*registration, request, peer,
+                     resume_from == env.end() ? std::string() : resume_from->second);
+    }
     return printed(request.json ? supervisor::format_json(env) + "\n"
                                 : supervisor::format_shell(env));
+}
+
+void Handlers::record_fetch(const state::Registration& registration, const Request& request,
+                            const Peer& peer, const std::string& resume_from) {
+    supervisor::SettingsFetchedEvent fetched;
+    fetched.attempt = registration.attempt;
+    fetched.restart_count = request.restart_count;
+    fetched.host = common::printable(request.host.substr(0, 255));
+    fetched.channel = peer.address.empty() ? "unix socket" : "tcp from " + peer.address;
+    fetched.resume_from = resume_from;
+    auto transaction = m_store.begin();
+    supervisor::record_settings_fetched(m_store, registration.job, fetched, m_clock.now());
+    transaction.commit();
+}
+
+Reply Handlers::daemon_info() {
+    Reply reply;
+    DaemonInfo info;
+    const auto seconds = [](common::TimePoint at) {
+        return std::chrono::duration_cast<std::chrono::seconds>(at.time_since_epoch()).count();
+    };
+    if (m_liveness != nullptr) {
+        const auto alive = m_liveness->snapshot();
+        info.host = alive.host;
+        info.pid = alive.pid;
+        info.started_at = seconds(alive.started_at);
+        info.last_cycle_at = seconds(alive.last_cycle_at);
+        info.cycles = alive.cycles;
+        info.poll_interval_ms = alive.poll_interval.count();
+    }
+    info.now = seconds(m_clock.now());
+    reply.daemon = info;
+    return reply;
 }
 
 }  // namespace control

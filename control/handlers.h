@@ -1,7 +1,7 @@
-// Handlers: what the site daemon does for one request of its control socket, decided by who
-// asks (Peer, from the kernel). A user acts on their own jobs only; a Slurm operator (uid 0,
-// SlurmUser) on any. Someone else's job is answered exactly like an unregistered one, so
-// nobody learns which jobs another user registered.
+// Handlers: what the daemon does for one request of its control channel, decided by who asks
+// (Peer: from the kernel on the Unix socket, from the MUNGE credential over TCP). A user acts on
+// their own jobs only; a Slurm operator (uid 0, SlurmUser) on any. Someone else's job is answered
+// exactly like an unregistered one, so nobody learns which jobs another user registered.
 //
 //   register    the job's owner, or an operator for them (registrar.h; the environment the
 //               client sends is stored for the owner only)
@@ -12,9 +12,11 @@
 //   events      one job of the caller's
 //   env         the job's resume environment, for its owner (the job's own `supervisor env`)
 //               or an operator; with the job's environment attached, from its owner, it
-//               becomes what a resubmit gives the new job
+//               becomes what a resubmit gives the new job; from inside the job (a restart
+//               count sent), the fetch is journaled (settings_fetched: attempt, host, channel)
 //   job_ended   an operator only (Slurm's EpilogSlurmctld runs as SlurmUser): a job ended;
 //               handed to the poll loop (supervisor/job_end_pushes.h) as a hint to look now
+//   daemon      anybody: the daemon's host, pid and the age of its last poll cycle
 //
 // Uses its own Store and Slurm client, from the one thread that serves the socket. Never
 // throws for a request: a failure is a Reply with an exit status and an Error.
@@ -23,12 +25,14 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <string>
 
 #include "common/clock.h"
 #include "control/protocol.h"
 #include "slurm/client.h"
 #include "state/store.h"
 #include "supervisor/config.h"
+#include "supervisor/daemon_liveness.h"
 #include "supervisor/job_end_pushes.h"
 
 namespace control {
@@ -36,7 +40,8 @@ namespace control {
 struct Peer {
     uid_t uid = 0;
     gid_t gid = 0;
-    pid_t pid = 0;
+    pid_t pid = 0;        // 0 over TCP: a process of another host
+    std::string address;  // over TCP, the sender's address ("10.1.0.11"); empty on the socket
 };
 
 class Handlers {
@@ -47,6 +52,10 @@ class Handlers {
         : m_store(store), m_client(client), m_clock(clock), m_config(config), m_pushes(pushes) {}
 
     [[nodiscard]] Reply handle(const Request& request, const Peer& peer);
+    // What `daemon` answers: the loop's liveness (null: only the host and pid of this process).
+    void report_liveness(const supervisor::DaemonLiveness* liveness) { m_liveness = liveness; }
+    // A per-user daemon: every request of another uid is refused, whatever it asks.
+    void serve_only(uid_t uid) { m_only_uid = uid; }
 
   private:
     Reply register_job(const Request& request, const Peer& peer);
@@ -62,6 +71,10 @@ class Handlers {
     Reply events(const Request& request, const Peer& peer);
     Reply env(const Request& request, const Peer& peer);
     Reply job_ended(const Request& request, const Peer& peer);
+    Reply daemon_info();
+    // The journal's note that a run of the job fetched its settings (env from inside the job).
+    void record_fetch(const state::Registration& registration, const Request& request,
+                      const Peer& peer, const std::string& resume_from);
     // uid 0 and SlurmUser; asks slurmctld once per uid (the client caches SlurmUser).
     bool is_operator(uid_t uid);
     // The registration of `job` when `peer` may see it (owner or operator).
@@ -72,6 +85,8 @@ class Handlers {
     const common::Clock& m_clock;
     const supervisor::Config& m_config;
     supervisor::JobEndPushes* m_pushes;
+    std::optional<uid_t> m_only_uid;
+    const supervisor::DaemonLiveness* m_liveness = nullptr;
 };
 
 }  // namespace control

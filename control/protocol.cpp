@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Operation, std::string_view>, 7> k_operations{{
+constexpr std::array<std::pair<Operation, std::string_view>, 8> k_operations{{
     {Operation::register_job, "register"},
     {Operation::register_many, "register_many"},
     {Operation::unregister_job, "unregister"},
@@ -22,6 +22,7 @@ constexpr std::array<std::pair<Operation, std::string_view>, 7> k_operations{{
     {Operation::events, "events"},
     {Operation::env, "env"},
     {Operation::job_ended, "job_ended"},
+    {Operation::daemon, "daemon"},
 }};
 
 std::string to_bytes(const json& value) {
@@ -183,6 +184,10 @@ std::string encode(const Request& request) {
                   {"all", request.all},
                   {"json", request.json},
                   {"environment", request.environment}};
+    if (request.operation == Operation::env) {
+        value["host"] = request.host;
+        value["restart_count"] = request.restart_count;
+    }
     if (carries_registration(request.operation)) {
         value["registration"] = registration_json(request.registration);
     }
@@ -205,6 +210,8 @@ common::Result<Request> decode_request(std::string_view payload) {
     fields.read("all", request.all);
     fields.read("json", request.json);
     fields.read("environment", request.environment);
+    fields.read("host", request.host);
+    fields.read("restart_count", request.restart_count);
     TRY(fields.result());
     if (version != k_protocol_version) {
         return common::fail("request of protocol version " + std::to_string(version) +
@@ -255,6 +262,16 @@ std::string encode(const Reply& reply) {
     if (reply.registered) {
         value["registered"] = registered_json(*reply.registered);
     }
+    if (reply.daemon) {
+        const auto& d = *reply.daemon;
+        value["daemon"] = {{"host", d.host},
+                           {"pid", d.pid},
+                           {"started_at", d.started_at},
+                           {"last_cycle_at", d.last_cycle_at},
+                           {"cycles", d.cycles},
+                           {"poll_interval_ms", d.poll_interval_ms},
+                           {"now", d.now}};
+    }
     if (!reply.each.empty()) {
         auto& each = value["each"] = json::array();
         for (const auto& item : reply.each) {
@@ -282,6 +299,19 @@ common::Result<Reply> decode_reply(std::string_view payload) {
     fields.read("job_known", reply.job_known);
     if (const auto it = value.find("registered"); it != value.end() && it->is_object()) {
         reply.registered = TRY(registered_from_json(*it));
+    }
+    if (const auto it = value.find("daemon"); it != value.end() && it->is_object()) {
+        DaemonInfo d;
+        Fields info(*it, "the daemon's reply");
+        info.read("host", d.host);
+        info.read("pid", d.pid);
+        info.read("started_at", d.started_at);
+        info.read("last_cycle_at", d.last_cycle_at);
+        info.read("cycles", d.cycles);
+        info.read("poll_interval_ms", d.poll_interval_ms);
+        info.read("now", d.now);
+        TRY(info.result());
+        reply.daemon = d;
     }
     if (const auto it = value.find("each"); it != value.end()) {
         if (!it->is_array()) {

@@ -3,7 +3,8 @@
 // frame: a 4-byte big-endian length, then that many bytes of MessagePack (nlohmann's), so
 // paths and environment values travel byte for byte, whatever their encoding.
 //
-// Who asks is never in the request: the server takes it from the kernel (SO_PEERCRED).
+// Who asks is never in the request: the server takes it from the kernel (SO_PEERCRED) on its
+// Unix socket, and from the request's MUNGE credential over TCP (client.h, server.h).
 // decode_*() fail (an Error naming the field) for anything but what encode() writes: an
 // unknown operation, a missing or mistyped field, a request over k_max_request_bytes or a
 // reply over k_max_reply_bytes.
@@ -26,6 +27,9 @@ namespace control {
 // (a reply: `status --json` of every job of a large site is tens of MB).
 inline constexpr std::uint32_t k_max_request_bytes = 4U * 1024 * 1024;
 inline constexpr std::uint32_t k_max_reply_bytes = 256U * 1024 * 1024;
+// Over TCP a frame holds a MUNGE credential whose payload is the request
+// (munge_credential.h): munged's own limit on a message.
+inline constexpr std::uint32_t k_max_tcp_request_bytes = 1024U * 1024;
 inline constexpr std::uint32_t k_protocol_version = 1;
 // register_many: at most this many jobs per request, so that one request holds the daemon's
 // single thread (and its polling) for well under a second; the CLI sends more in batches.
@@ -33,6 +37,7 @@ inline constexpr std::size_t k_max_jobs_per_request = 1000;
 
 // register_many: many jobs with the same options, one Slurm query and one transaction.
 // job_ended: Slurm's EpilogSlurmctld says a job (or a run of it) ended; a hint to look now.
+// daemon: who serves this channel and whether its loop is alive (DaemonInfo), for anyone.
 enum class Operation {
     register_job,
     register_many,
@@ -40,7 +45,8 @@ enum class Operation {
     status,
     events,
     env,
-    job_ended
+    job_ended,
+    daemon
 };
 
 [[nodiscard]] std::string_view to_string(Operation operation);
@@ -61,6 +67,22 @@ struct Request {
     // env: the job's own environment, sent by `supervisor env` from inside the job, so that a
     // resubmit can give the new job the owner's environment (stored only for the owner).
     std::vector<std::string> environment;
+    // env, from inside the job: the host it runs on and Slurm's restart count of the run
+    // (SLURM_RESTART_COUNT; -1 when not in a job), so the daemon can record which attempt
+    // fetched its settings, and from where.
+    std::string host;
+    std::int64_t restart_count = -1;
+};
+
+// The daemon's answer to `daemon`: what `register`, `sbatch` and `status` say of who watches.
+struct DaemonInfo {
+    std::string host;
+    std::int64_t pid = 0;
+    std::int64_t started_at = 0;     // Unix seconds
+    std::int64_t last_cycle_at = 0;  // the end of its last poll cycle; 0: none yet
+    std::uint64_t cycles = 0;
+    std::int64_t poll_interval_ms = 0;
+    std::int64_t now = 0;  // the daemon's clock when it answered (ages are taken from it)
 };
 
 // What `supervisor register` prints about the registration it made.
@@ -93,6 +115,7 @@ struct Reply {
     std::optional<Registered> registered;  // register, when it registered
     std::vector<JobRegistered> each;       // register_many: one per job, in the request's order
     bool job_known = true;  // env: false when the job is not registered (output says so too)
+    std::optional<DaemonInfo> daemon;  // daemon
 };
 
 [[nodiscard]] std::string encode(const Request& request);

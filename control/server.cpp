@@ -1,6 +1,7 @@
-// One poll() over the listener, a wake-up pipe and every open connection; each connection's
+// One poll() over the listeners, a wake-up pipe and every open connection; each connection's
 // bytes accumulate until a whole frame is there, so a slow sender holds nothing but its own
-// slot until its deadline.
+// slot until its deadline. A TCP frame's credential is decoded on this thread too: munged
+// answers on its Unix socket in well under a millisecond.
 #include "control/server.h"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -27,9 +29,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+enum class Transport { unix_socket, tcp };
+
 struct Connection {
     int fd = -1;
-    Peer peer;
+    Transport transport = Transport::unix_socket;
+    Peer peer;  // over TCP: the address alone until the request's credential is decoded
     Clock::time_point deadline;
     std::string received;
 };
@@ -72,13 +77,10 @@ std::optional<Peer> peer_of(int fd) {
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
         return std::nullopt;
     }
-    return Peer{credentials.uid, credentials.gid, credentials.pid};
+    return Peer{credentials.uid, credentials.gid, credentials.pid, {}};
 }
 
-}  // namespace
-
-common::Result<std::unique_ptr<ControlServer>> ControlServer::start(
-    const std::filesystem::path& path, std::unique_ptr<Handlers> handlers) {
+common::Result<int> listen_unix(const std::filesystem::path& path) {
     sockaddr_un address{};
     if (path.string().size() >= sizeof address.sun_path) {
         return common::fail("control socket path " + path.string() + " is too long (at most " +
@@ -104,62 +106,162 @@ common::Result<std::unique_ptr<ControlServer>> ControlServer::start(
                             "check that its directory exists and is the daemon's "
                             "(systemd: RuntimeDirectory=slurm-supervisor)");
     }
-    int wake[2];
-    if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-        const std::string why = errno_text();
-        ::close(listener);
-        ::unlink(path.c_str());
-        return common::fail("cannot create the control socket's wake-up pipe: " + why);
-    }
-    return std::unique_ptr<ControlServer>(
-        new ControlServer(path, listener, wake[0], wake[1], std::move(handlers)));
+    return listener;
 }
 
-ControlServer::ControlServer(std::filesystem::path path, int listener, int wake_read,
-                             int wake_write, std::unique_ptr<Handlers> handlers)
+}  // namespace
+
+common::Result<std::unique_ptr<ControlServer>> ControlServer::start(
+    const std::filesystem::path& path, std::unique_ptr<Handlers> handlers) {
+    ControlEndpoints endpoints;
+    endpoints.unix_socket = path;
+    return start(std::move(endpoints), std::move(handlers));
+}
+
+common::Result<std::unique_ptr<ControlServer>> ControlServer::start(
+    ControlEndpoints endpoints, std::unique_ptr<Handlers> handlers) {
+    Listeners listeners;
+    // Whatever was opened is closed again when a later step fails.
+    struct Undo {
+        Listeners& opened;
+        std::filesystem::path socket;
+        bool armed = true;
+        ~Undo() {
+            if (!armed) {
+                return;
+            }
+            for (const int fd :
+                 {opened.unix_socket, opened.tcp, opened.wake_read, opened.wake_write}) {
+                if (fd >= 0) {
+                    ::close(fd);
+                }
+            }
+            if (opened.unix_socket >= 0) {
+                ::unlink(socket.c_str());
+            }
+        }
+    } undo{listeners, endpoints.unix_socket};
+    if (!endpoints.unix_socket.empty()) {
+        listeners.unix_socket = TRY(listen_unix(endpoints.unix_socket));
+    }
+    std::optional<TcpAddress> bound;
+    if (endpoints.tcp) {
+        listeners.tcp = TRY(listen_tcp(*endpoints.tcp, k_tcp_backlog));
+        bound = *endpoints.tcp;
+        bound->port = TRY(bound_port(listeners.tcp));
+    }
+    int wake[2];
+    if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        return common::fail("cannot create the control channel's wake-up pipe: " + errno_text());
+    }
+    listeners.wake_read = wake[0];
+    listeners.wake_write = wake[1];
+    auto decode = std::move(endpoints.decode);
+    if (!decode) {
+        decode = [munge = endpoints.munge](const std::string& credential) {
+            return decode_credential(credential, munge);
+        };
+    }
+    undo.armed = false;
+    return std::unique_ptr<ControlServer>(new ControlServer(
+        endpoints.unix_socket, bound, listeners, std::move(decode), std::move(handlers)));
+}
+
+ControlServer::ControlServer(std::filesystem::path path, std::optional<TcpAddress> tcp_address,
+                             Listeners listeners, CredentialDecoder decode,
+                             std::unique_ptr<Handlers> handlers)
     : m_path(std::move(path)),
-      m_listener(listener),
-      m_wake_read(wake_read),
-      m_wake_write(wake_write),
+      m_tcp_address(std::move(tcp_address)),
+      m_listeners(listeners),
+      m_decode(std::move(decode)),
       m_handlers(std::move(handlers)) {
     m_thread = std::thread([this] { serve(); });
 }
 
 ControlServer::~ControlServer() {
     const char stop = 'x';
-    (void)!::write(m_wake_write, &stop, 1);
+    (void)!::write(m_listeners.wake_write, &stop, 1);
     if (m_thread.joinable()) {
         m_thread.join();
     }
-    ::close(m_listener);
-    ::close(m_wake_read);
-    ::close(m_wake_write);
-    ::unlink(m_path.c_str());
+    for (const int fd : {m_listeners.unix_socket, m_listeners.tcp, m_listeners.wake_read,
+                         m_listeners.wake_write}) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+    if (!m_path.empty()) {
+        ::unlink(m_path.c_str());
+    }
 }
 
 namespace {
 
+Reply refused(std::string message, std::string hint) {
+    Reply reply;
+    reply.exit_status = 2;
+    reply.error = {std::move(message), std::move(hint)};
+    return reply;
+}
+
+// Over TCP: the frame is a MUNGE credential, and the request is its payload. Who asks is the
+// credential's uid and gid, never anything the request says.
+common::Result<std::pair<Request, Peer>> decode_tcp_request(std::string_view frame,
+                                                            const Connection& connection,
+                                                            const CredentialDecoder& decode) {
+    auto decoded = decode(std::string(frame));
+    if (!decoded) {
+        spdlog::warn(
+            "control channel: refused a request from {}: its MUNGE credential is {} "
+            "({})",
+            connection.peer.address, to_string(decoded.error().fault), decoded.error().message);
+        return common::fail("the daemon refused the request's MUNGE credential (" +
+                                std::string(to_string(decoded.error().fault)) + ": " +
+                                decoded.error().message + ")",
+                            decoded.error().fault == CredentialFault::rewound ||
+                                    decoded.error().fault == CredentialFault::expired
+                                ? "the clocks of this host and the daemon's differ, or the "
+                                  "request took too long; check NTP on both"
+                                : "use the `supervisor` command, with munged running on this "
+                                  "host and the cluster's key");
+    }
+    auto request = decode_request(decoded->payload);
+    if (!request) {
+        return common::fail("the request's MUNGE credential carries no request of this protocol: " +
+                                request.error().message,
+                            "use the `supervisor` command of the daemon's version");
+    }
+    Peer peer{decoded->uid, decoded->gid, 0, connection.peer.address};
+    return std::pair{std::move(*request), std::move(peer)};
+}
+
 // What to answer a connection, once what it sent is a whole frame or can never become one;
 // nullopt while more bytes may still come.
-std::optional<Reply> answer_for(const Connection& connection, Handlers& handlers) {
+std::optional<Reply> answer_for(const Connection& connection, Handlers& handlers,
+                                const CredentialDecoder& decode) {
     const auto& bytes = connection.received;
+    const std::uint32_t limit =
+        connection.transport == Transport::tcp ? k_max_tcp_request_bytes : k_max_request_bytes;
     const auto size = announced_size(bytes);
-    if (!size || (*size <= k_max_request_bytes && bytes.size() < 4 + std::size_t{*size})) {
+    if (!size || (*size <= limit && bytes.size() < 4 + std::size_t{*size})) {
         return std::nullopt;
     }
-    Reply reply;
-    if (*size > k_max_request_bytes || bytes.size() > 4 + std::size_t{*size}) {
-        reply.exit_status = 2;
-        reply.error = {"request too large or not one frame",
-                       "send one request of at most " + std::to_string(k_max_request_bytes) +
-                           " bytes per connection (the `supervisor` command does)"};
-        return reply;
+    if (*size > limit || bytes.size() > 4 + std::size_t{*size}) {
+        return refused("request too large or not one frame",
+                       "send one request of at most " + std::to_string(limit) +
+                           " bytes per connection (the `supervisor` command does)");
     }
-    auto request = decode_request(std::string_view(bytes).substr(4));
+    const auto frame = std::string_view(bytes).substr(4);
+    if (connection.transport == Transport::tcp) {
+        auto decoded = decode_tcp_request(frame, connection, decode);
+        if (!decoded) {
+            return refused(decoded.error().message, decoded.error().hint);
+        }
+        return handlers.handle(decoded->first, decoded->second);
+    }
+    auto request = decode_request(frame);
     if (!request) {
-        reply.exit_status = 2;
-        reply.error = request.error();
-        return reply;
+        return refused(request.error().message, request.error().hint);
     }
     return handlers.handle(*request, connection.peer);
 }
@@ -179,12 +281,70 @@ void reap_closed(std::vector<Connection>& connections) {
     });
 }
 
-// Whether one more connection of `uid` fits: the table and the uid's share.
+// Whether one more connection of `uid` fits on the Unix socket: the table and the uid's share.
 bool room_for(const std::vector<Connection>& connections, uid_t uid) {
-    const auto same_uid =
-        std::ranges::count_if(connections, [&](const Connection& c) { return c.peer.uid == uid; });
+    const auto same_uid = std::ranges::count_if(connections, [&](const Connection& c) {
+        return c.transport == Transport::unix_socket && c.peer.uid == uid;
+    });
     return connections.size() < ControlServer::k_max_connections &&
            static_cast<std::size_t>(same_uid) < ControlServer::k_max_per_uid;
+}
+
+// Whether one more TCP connection from `address` fits: that host's share of the table.
+bool room_for_address(const std::vector<Connection>& connections, const std::string& address) {
+    const auto same_host = std::ranges::count_if(connections, [&](const Connection& c) {
+        return c.transport == Transport::tcp && c.peer.address == address;
+    });
+    return static_cast<std::size_t>(same_host) < ControlServer::k_max_per_address;
+}
+
+// Takes every connection waiting on the Unix socket that its uid's share allows.
+void accept_unix(int listener, std::vector<Connection>& connections) {
+    while (true) {
+        const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            return;
+        }
+        const auto peer = peer_of(fd);
+        if (peer && !room_for(connections, peer->uid)) {
+            reap_closed(connections);  // before refusing: clients gone since the last poll
+        }
+        if (!peer || !room_for(connections, peer->uid)) {
+            ::close(fd);  // the client sees the connection closed and says so
+            continue;
+        }
+        connections.push_back({fd,
+                               Transport::unix_socket,
+                               *peer,
+                               Clock::now() + ControlServer::k_request_deadline,
+                               {}});
+    }
+}
+
+// Takes TCP connections while the table has room; the rest wait in the kernel's backlog, so
+// that a thousand array tasks asking at once are answered in turn rather than refused. One
+// host over its share is refused: it would keep the others waiting.
+void accept_tcp(int listener, std::vector<Connection>& connections) {
+    while (connections.size() < ControlServer::k_max_connections) {
+        const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            return;
+        }
+        Peer peer;
+        peer.address = peer_address(fd);
+        if (!room_for_address(connections, peer.address)) {
+            reap_closed(connections);
+        }
+        if (!room_for_address(connections, peer.address)) {
+            ::close(fd);
+            continue;
+        }
+        connections.push_back({fd,
+                               Transport::tcp,
+                               std::move(peer),
+                               Clock::now() + ControlServer::k_request_deadline,
+                               {}});
+    }
 }
 
 }  // namespace
@@ -196,7 +356,13 @@ void ControlServer::serve() {
         connections.erase(connections.begin() + static_cast<std::ptrdiff_t>(index));
     };
     while (true) {
-        std::vector<pollfd> watched{{m_wake_read, POLLIN, 0}, {m_listener, POLLIN, 0}};
+        // pollfd slots: the wake-up pipe, then each listener (a full table leaves the TCP
+        // listener out, or poll would report it ready at once and spin), then the connections.
+        std::vector<pollfd> watched{
+            {m_listeners.wake_read, POLLIN, 0},
+            {m_listeners.unix_socket, POLLIN, 0},
+            {connections.size() < k_max_connections ? m_listeners.tcp : -1, POLLIN, 0}};
+        constexpr std::size_t k_first_connection = 3;
         auto timeout = std::chrono::milliseconds(1000);
         const auto now = Clock::now();
         for (const auto& connection : connections) {
@@ -208,16 +374,16 @@ void ControlServer::serve() {
         }
         const int ready = ::poll(watched.data(), watched.size(), static_cast<int>(timeout.count()));
         if (ready < 0 && errno != EINTR) {
-            spdlog::error("control socket: poll failed: {}", errno_text());
+            spdlog::error("control channel: poll failed: {}", errno_text());
             return;
         }
         if ((watched[0].revents & POLLIN) != 0) {
             return;  // stopping
         }
-        // Connections first (indexes 2...), from the back so that erasing keeps the indexes.
+        // Connections first, from the back so that erasing keeps the indexes.
         for (std::size_t i = connections.size(); i-- > 0;) {
             auto& connection = connections[i];
-            if ((watched[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+            if ((watched[i + k_first_connection].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
                 char buffer[65536];
                 const ssize_t got = ::recv(connection.fd, buffer, sizeof buffer, MSG_DONTWAIT);
                 if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) {
@@ -228,35 +394,26 @@ void ControlServer::serve() {
                     connection.received.append(buffer, static_cast<std::size_t>(got));
                 }
             }
-            if (const auto reply = answer_for(connection, *m_handlers)) {
+            if (const auto reply = answer_for(connection, *m_handlers, m_decode)) {
                 if (auto sent = write_frame(connection.fd, encode(*reply),
                                             Clock::now() + k_reply_deadline, k_max_reply_bytes);
                     !sent) {
-                    spdlog::warn("control socket: the reply to uid {} was not delivered: {}",
-                                 connection.peer.uid, sent.error().message);
+                    spdlog::warn("control channel: the reply to {} was not delivered: {}",
+                                 connection.transport == Transport::tcp
+                                     ? connection.peer.address
+                                     : "uid " + std::to_string(connection.peer.uid),
+                                 sent.error().message);
                 }
                 close_connection(i);
             } else if (Clock::now() >= connection.deadline) {
                 close_connection(i);  // too slow: its slot goes to someone else
             }
         }
-        if ((watched[1].revents & POLLIN) == 0) {
-            continue;
+        if ((watched[1].revents & POLLIN) != 0) {
+            accept_unix(m_listeners.unix_socket, connections);
         }
-        while (true) {
-            const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-            if (fd < 0) {
-                break;
-            }
-            const auto peer = peer_of(fd);
-            if (peer && !room_for(connections, peer->uid)) {
-                reap_closed(connections);  // before refusing: clients gone since the last poll
-            }
-            if (!peer || !room_for(connections, peer->uid)) {
-                ::close(fd);  // the client sees the connection closed and says so
-                continue;
-            }
-            connections.push_back({fd, *peer, Clock::now() + k_request_deadline, {}});
+        if ((watched[2].revents & POLLIN) != 0) {
+            accept_tcp(m_listeners.tcp, connections);
         }
     }
 }

@@ -14,6 +14,26 @@
 
 namespace ops {
 
+std::optional<std::string> DaemonLock::holder(const std::filesystem::path& state_dir) {
+    const auto path = state_dir / "daemon.lock";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    std::optional<std::string> pid;
+    if (::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        char text[32] = {};
+        const auto n = ::pread(fd, text, sizeof text - 1, 0);
+        std::string read = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "";
+        while (!read.empty() && (read.back() == '\n' || read.back() == ' ')) {
+            read.pop_back();
+        }
+        pid = read.empty() ? "?" : read;
+    }
+    ::close(fd);  // and with it the shared lock, when it was taken
+    return pid;
+}
+
 common::Result<DaemonLock> DaemonLock::acquire(const std::filesystem::path& state_dir) {
     const auto path = state_dir / "daemon.lock";
     const int fd =

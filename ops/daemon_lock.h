@@ -9,6 +9,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "common/error.h"
 
@@ -17,6 +19,9 @@ namespace ops {
 class DaemonLock {
   public:
     [[nodiscard]] static common::Result<DaemonLock> acquire(const std::filesystem::path& state_dir);
+    // The pid a running daemon wrote in `state_dir`'s lock (one shared flock, taken and let go
+    // at once: it never blocks the daemon); nullopt when no daemon holds it or there is none.
+    [[nodiscard]] static std::optional<std::string> holder(const std::filesystem::path& state_dir);
     DaemonLock(DaemonLock&& other) noexcept;
     DaemonLock& operator=(DaemonLock&& other) noexcept;
     DaemonLock(const DaemonLock&) = delete;

@@ -1,9 +1,10 @@
 // `supervisor job-ended JOBID`: what Slurm's EpilogSlurmctld runs
 // (contrib/slurm/epilog-slurmctld.sh) to tell the site daemon that a job, or one run of it, just
-// ended, so the daemon looks now instead of at its next poll. Only root and SlurmUser are heard; a
-// report decides nothing (the daemon asks slurmctld what happened). Exits 1 when there is no site
-// daemon to tell or it refused; the shipped EpilogSlurmctld ignores that, so a job's end never
-// waits on it.
+// ended, so the daemon looks now instead of at its next poll. The daemon may run on another host
+// than slurmctld: the report then goes over TCP with a MUNGE credential of SlurmUser's. Only root
+// and SlurmUser are heard; a report decides nothing (the daemon asks slurmctld what happened).
+// Exits 1 when there is no site daemon to tell or it refused; the shipped EpilogSlurmctld ignores
+// that, so a job's end never waits on it.
 #include <memory>
 #include <string>
 
@@ -18,18 +19,18 @@ namespace {
 
 common::Result<int> job_ended_command(const GlobalOptions& global, const std::string& text) {
     auto job = TRY(parse_job(text));
-    const auto socket = site_daemon(global);
-    if (!socket) {
+    const auto route = TRY(daemon_route(global));
+    if (!route) {
         return common::fail(
-            "no site daemon's control socket to tell (looked at $SUPERVISOR_SOCKET "
-            "and /run/slurm-supervisor/control.sock)",
-            "start `supervisor run --control-socket PATH` and point "
-            "SUPERVISOR_SOCKET at it, or drop EpilogSlurmctld");
+            "no site daemon to tell (looked at $SUPERVISOR_SOCKET, "
+            "/run/slurm-supervisor/control.sock and client.conf)",
+            "start `supervisor run --control-socket PATH` (or --listen HOST:PORT on another "
+            "host, named in /etc/slurm-supervisor/client.conf), or drop EpilogSlurmctld");
     }
     control::Request request;
     request.operation = control::Operation::job_ended;
     request.job = job.to_string();
-    auto reply = TRY(control::call(*socket, request));
+    auto reply = TRY(control::call(*route, request));
     if (reply.exit_status != 0) {
         return tl::unexpected(reply.error);
     }

@@ -11,6 +11,7 @@
 #include "common/printable.h"
 #include "common/try.h"
 #include "control/protocol.h"
+#include "daemon_watch.h"
 #include "register_many.h"
 #include "registration_options.h"
 #include "registration_route.h"
@@ -97,6 +98,7 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
                 common::printable(registration.checkpoint_dir).c_str());
     say_checkpoint_layout(said, stdout);
     say_not_carried(registration, stdout);
+    say_watcher(global);
     if (registration.stall_timeout_s > 0) {
         if (auto client = connect_slurm(global)) {
             warn_if_stalls_cannot_be_seen(**client, job);
@@ -107,11 +109,11 @@ common::Result<int> register_command(const GlobalOptions& global, const Register
 
 common::Result<int> unregister_command(const GlobalOptions& global, const std::string& text) {
     auto job = TRY(parse_job(text));
-    if (const auto socket = site_daemon(global)) {
+    if (const auto route = TRY(daemon_route(global))) {
         control::Request request;
         request.operation = control::Operation::unregister_job;
         request.job = job.to_string();
-        return ask_site_daemon(*socket, request);
+        return ask_daemon(*route, request);
     }
     auto store = TRY(open_store(global));
     common::SystemClock clock;

@@ -1,5 +1,7 @@
 // `supervisor run`: the daemon, in the foreground (for systemd or a terminal).
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "session.h"
 #include "slurm/release.h"
 #include "supervisor/daemon.h"
+#include "supervisor/daemon_liveness.h"
 
 namespace cli {
 namespace {
@@ -26,6 +29,8 @@ struct RunOptions {
     std::vector<std::string> rules;
     std::string metrics_file;
     std::string control_socket;
+    std::string listen;
+    std::string munge_socket;
     bool once = false;
 };
 
@@ -42,8 +47,9 @@ common::Result<supervisor::Config> build_config(const GlobalOptions& global,
     return config;
 }
 
-// The site daemon's control socket (control/server.h) with what its thread uses alone: its
-// own connection to the database and to slurmctld, and the settings as they were at start.
+// The daemon's control channel (control/server.h: the Unix socket, TCP, or both) with what its
+// thread uses alone: its own connection to the database and to slurmctld, and the settings as
+// they were at start.
 struct ControlSocket {
     std::unique_ptr<state::Store> store;
     std::unique_ptr<slurm::LibslurmClient> client;
@@ -53,19 +59,45 @@ struct ControlSocket {
 };
 
 common::Result<std::unique_ptr<ControlSocket>> open_control_socket(
-    const GlobalOptions& global, const RunOptions& options, supervisor::JobEndPushes& pushes) {
+    const GlobalOptions& global, const RunOptions& options, supervisor::JobEndPushes& pushes,
+    const supervisor::DaemonLiveness& liveness) {
     auto socket = std::make_unique<ControlSocket>();
     socket->config = TRY(build_config(global, options));
     socket->store = TRY(open_store(global));
     socket->client = TRY(connect_slurm(global));
     auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
                                                         socket->clock, socket->config, &pushes);
-    socket->server = TRY(control::ControlServer::start(
-        std::filesystem::absolute(options.control_socket), std::move(handlers)));
-    spdlog::info(
-        "control socket {}: users register, read status and fetch their job's resume "
-        "environment here",
-        socket->server->path().string());
+    handlers->report_liveness(&liveness);
+    // A daemon that is no Slurm operator is one user's own (per-user mode): over TCP anybody
+    // with a credential of the cluster could otherwise register into it.
+    const uid_t self = ::geteuid();
+    if (const auto operator_uid = socket->client->ask_is_operator_uid(self);
+        !operator_uid || !*operator_uid) {
+        handlers->serve_only(self);
+        spdlog::info("per-user mode: the control channel serves uid {} only", self);
+    }
+    control::ControlEndpoints endpoints;
+    if (!options.control_socket.empty()) {
+        endpoints.unix_socket = std::filesystem::absolute(options.control_socket);
+    }
+    if (!options.listen.empty()) {
+        endpoints.tcp = TRY(control::parse_tcp_address(options.listen));
+        endpoints.munge.socket = options.munge_socket;
+    }
+    socket->server = TRY(control::ControlServer::start(std::move(endpoints), std::move(handlers)));
+    if (!socket->server->path().empty()) {
+        spdlog::info(
+            "control socket {}: users register, read status and fetch their job's resume "
+            "environment here",
+            socket->server->path().string());
+    }
+    if (const auto& tcp = socket->server->tcp_address()) {
+        spdlog::info(
+            "control channel listening on {} (TCP, MUNGE credentials{}): other hosts "
+            "reach the daemon here",
+            tcp->to_string(),
+            options.munge_socket.empty() ? "" : ", munged at " + options.munge_socket);
+    }
     return socket;
 }
 
@@ -90,13 +122,16 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     if (release.status == ops::CheckStatus::warn) {
         spdlog::warn("{}; {}", release.message, release.fix);
     }
+    common::SystemClock clock;
+    ops::ServiceReporter reporter(*store, clock);           // systemd notify + metrics file
+    supervisor::DaemonLiveness liveness(clock, &reporter);  // what `daemon` answers
     std::unique_ptr<ControlSocket> control_socket;
     // Job ends reported through the socket (EpilogSlurmctld), followed with a client of their
     // own (daemon.h says why).
     supervisor::JobEndPushes pushes;
     std::unique_ptr<slurm::LibslurmClient> push_client;
-    if (!options.control_socket.empty()) {
-        control_socket = TRY(open_control_socket(global, options, pushes));
+    if (!options.control_socket.empty() || !options.listen.empty()) {
+        control_socket = TRY(open_control_socket(global, options, pushes, liveness));
         push_client = TRY(connect_slurm(global));
     }
     supervisor::DaemonOptions daemon;
@@ -109,9 +144,7 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     daemon.load_catalogue = [](const supervisor::Config& c) {
         return load_catalogue(c.rules_files);
     };
-    common::SystemClock clock;
-    ops::ServiceReporter reporter(*store, clock);  // systemd notify + metrics file
-    daemon.observer = &reporter;
+    daemon.observer = &liveness;
     return supervisor::run_daemon(*store, *client, daemon);
 }
 
@@ -137,6 +170,13 @@ void add_run(CLI::App& app, const GlobalOptions& global, Action& action) {
                     "site-wide mode: serve users on this Unix socket (register, unregister, "
                     "status, events, env; each user their own jobs, operators any), e.g. "
                     "/run/slurm-supervisor/control.sock");
+    run->add_option("--listen", options->listen,
+                    "also serve other hosts over TCP on HOST:PORT (default port " +
+                        std::to_string(control::k_default_tcp_port) +
+                        "), each request authenticated by MUNGE; compute nodes find it through "
+                        "/etc/slurm-supervisor/client.conf (daemon = \"HOST:PORT\")");
+    run->add_option("--munge-socket", options->munge_socket,
+                    "munged's socket on this host, for --listen (default: munged's own)");
     run->add_flag("--once", options->once, "run one poll cycle and exit");
     run->callback([&global, &action, options] {
         action = [&global, options] { return run_command(global, *options); };

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <variant>
 
 extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register stores it
 
@@ -23,6 +24,7 @@ extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register
 #include "common/join.h"
 #include "common/try.h"
 #include "control/client.h"
+#include "daemon_watch.h"
 #include "register_many.h"
 #include "registration_options.h"
 #include "registration_route.h"
@@ -133,9 +135,10 @@ common::Result<void> check_before_submit(const GlobalOptions& global, const Sbat
     if (flags.test_only) {
         return {};
     }
-    if (const auto socket = site_daemon(global)) {
-        if (!control::is_socket(*socket)) {
-            return common::fail("SUPERVISOR_SOCKET=" + socket->string() +
+    if (const auto route = TRY(daemon_route(global))) {
+        const auto* local = std::get_if<control::UnixRoute>(&*route);
+        if (local != nullptr && !control::is_socket(local->socket)) {
+            return common::fail("SUPERVISOR_SOCKET=" + local->socket.string() +
                                     " is not a socket: no site daemon listens there; nothing "
                                     "was submitted",
                                 "start the site daemon, correct SUPERVISOR_SOCKET, or unset it "
@@ -242,6 +245,7 @@ common::Result<int> register_submitted(const GlobalOptions& global, const common
     }
     if (!flags.quiet) {
         say_watching(job, *registration, directives, said, flags);
+        say_watcher(global);
     }
     return 0;
 }

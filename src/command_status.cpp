@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common/try.h"
 #include "control/views.h"
+#include "daemon_watch.h"
 #include "session.h"
 #include "site_mode.h"
 
@@ -26,13 +27,18 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
         auto parsed = TRY(parse_job(options.job));
         job = parsed;
     }
-    if (const auto socket = site_daemon(global)) {
+    const auto route = TRY(daemon_route(global));
+    if (!options.json) {  // the JSON stays one object, as scripts read it
+        const auto watcher = find_watcher(route, state_dir(global));
+        std::printf("%s\n", watcher.line.c_str());
+    }
+    if (route) {
         control::Request request;
         request.operation = control::Operation::status;
         request.job = job ? job->to_string() : "";
         request.all = options.all;
         request.json = options.json;
-        return ask_site_daemon(*socket, request);
+        return ask_daemon(*route, request);
     }
     auto store = TRY(open_store(global));
     const auto text = TRY(control::status_view(*store, {job, options.all, options.json, {}}));
@@ -42,12 +48,12 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
 
 common::Result<int> events_command(const GlobalOptions& global, const StatusOptions& options) {
     auto job = TRY(parse_job(options.job));
-    if (const auto socket = site_daemon(global)) {
+    if (const auto route = TRY(daemon_route(global))) {
         control::Request request;
         request.operation = control::Operation::events;
         request.job = job.to_string();
         request.json = options.json;
-        return ask_site_daemon(*socket, request);
+        return ask_daemon(*route, request);
     }
     auto store = TRY(open_store(global));
     if (!store->registration(job)) {

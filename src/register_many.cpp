@@ -13,6 +13,7 @@
 #include "common/printable.h"
 #include "common/try.h"
 #include "control/views.h"
+#include "daemon_watch.h"
 #include "registration_route.h"
 #include "session.h"
 #include "site_mode.h"
@@ -148,7 +149,7 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
     auto found_by_mine = [&](const common::JobId& id) {
         return jobs.mine && !typed.contains(id.to_string());
     };
-    if (const auto socket = site_daemon(global)) {
+    if (const auto route = TRY(daemon_route(global))) {
         std::vector<common::JobId> typed_ids;
         std::vector<common::JobId> found;
         for (const auto& id : *ids) {
@@ -156,7 +157,7 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
         }
         for (const auto* part : {&typed_ids, &found}) {
             for (auto& answer :
-                 register_with_daemon(*socket, options_for_all, *part, part == &found)) {
+                 register_with_daemon(*route, options_for_all, *part, part == &found)) {
                 if (answer.already_watched) {
                     ++tally.already;
                 } else {
@@ -198,6 +199,9 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
                  tally.already == 0
                      ? ""
                      : ("; " + std::to_string(tally.already) + " already watched").c_str());
+    if (tally.enabled > 0) {
+        say_watcher(global);
+    }
     return tally.failed == 0 && tally.unsupervised == 0 ? 0 : 1;
 }
 

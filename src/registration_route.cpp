@@ -46,7 +46,7 @@ supervisor::RegisterRequest with_absolute_paths(supervisor::RegisterRequest requ
 
 }  // namespace
 
-std::vector<DaemonAnswer> register_with_daemon(const std::filesystem::path& socket,
+std::vector<DaemonAnswer> register_with_daemon(const control::DaemonRoute& route,
                                                const supervisor::RegisterRequest& options,
                                                std::span<const common::JobId> jobs,
                                                bool keep_watched) {
@@ -63,7 +63,7 @@ std::vector<DaemonAnswer> register_with_daemon(const std::filesystem::path& sock
         for (const auto& job : batch) {
             call.jobs.push_back(job.to_string());
         }
-        auto reply = control::call(socket, call);
+        auto reply = control::call(route, call);
         if (reply && reply->exit_status == 0 && reply->each.size() != batch.size()) {
             reply =
                 common::fail("the site daemon answered for " + std::to_string(reply->each.size()) +
@@ -92,12 +92,12 @@ std::vector<DaemonAnswer> register_with_daemon(const std::filesystem::path& sock
 common::Result<control::Registered> register_anywhere(const GlobalOptions& global,
                                                       supervisor::RegisterRequest request) {
     attach_shell_environment(request);
-    if (const auto socket = site_daemon(global)) {
+    if (const auto route = TRY(daemon_route(global))) {
         control::Request call;
         call.operation = control::Operation::register_job;
         call.job = request.job.to_string();
         call.registration = with_absolute_paths(std::move(request));
-        auto reply = TRY(control::call(*socket, call));
+        auto reply = TRY(control::call(*route, call));
         if (reply.exit_status != 0) {
             return tl::unexpected(reply.error);
         }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "control/client.h"
 #include "control/protocol.h"
 #include "slurm/libslurm_client.h"
 #include "state/store.h"
@@ -39,7 +40,7 @@ struct DaemonAnswer {
     common::Result<control::Registered> result;
 };
 [[nodiscard]] std::vector<DaemonAnswer> register_with_daemon(
-    const std::filesystem::path& socket, const supervisor::RegisterRequest& options,
+    const control::DaemonRoute& route, const supervisor::RegisterRequest& options,
     std::span<const common::JobId> jobs, bool keep_watched);
 
 // What registering in this process's own state directory needs: the store, the Slurm client

@@ -42,6 +42,10 @@ std::string_view event_kind_text(EventKind kind) {
             return "gpu_idle";
         case EventKind::stuck_pending:
             return "stuck_pending";
+        case EventKind::settings_fetched:
+            return "settings_fetched";
+        case EventKind::settings_not_fetched:
+            return "settings_not_fetched";
     }
     return "unknown";  // not reached: every kind is a case above
 }

@@ -30,6 +30,9 @@ struct Config {
     // A watched job pending for a reason that will not resolve by itself (pending_reason.h) is
     // reported to its owner once it has been pending that long.
     std::chrono::seconds stuck_pending_after{600};
+    // An attempt the supervisor restarted that has run this long without fetching its resume
+    // settings (`supervisor env`) is reported to its owner (settings_fetch.h).
+    std::chrono::seconds settings_fetch_within{600};
     // A checkpoint used by name (no known format to validate) must not have been modified
     // within this long: it may still be being written.
     std::chrono::seconds checkpoint_settle{60};

@@ -124,6 +124,19 @@ void decode_data(const json& data, StragglerEvent& out) {
     read_field(data, "over_s", out.over_s);
 }
 
+void decode_data(const json& data, SettingsFetchedEvent& out) {
+    read_field(data, "attempt", out.attempt);
+    read_field(data, "restart_count", out.restart_count);
+    read_field(data, "host", out.host);
+    read_field(data, "channel", out.channel);
+    read_field(data, "resume_from", out.resume_from);
+}
+
+void decode_data(const json& data, SettingsNotFetchedEvent& out) {
+    read_field(data, "attempt", out.attempt);
+    read_field(data, "running_s", out.running_s);
+}
+
 void decode_data(const json& data, StuckPendingEvent& out) {
     read_field(data, "attempt", out.attempt);
     read_field(data, "reason", out.reason);
@@ -249,6 +262,18 @@ json encode(const StuckPendingEvent& event) {
     return {{"attempt", event.attempt}, {"reason", event.reason}, {"waited_s", event.waited_s}};
 }
 
+json encode(const SettingsFetchedEvent& event) {
+    return {{"attempt", event.attempt},
+            {"restart_count", event.restart_count},
+            {"host", event.host},
+            {"channel", event.channel},
+            {"resume_from", event.resume_from}};
+}
+
+json encode(const SettingsNotFetchedEvent& event) {
+    return {{"attempt", event.attempt}, {"running_s", event.running_s}};
+}
+
 template <typename Payload>
 std::optional<Payload> decode(const state::Event& event) {
     if (state::event_kind_of(event) != Payload::kind) {
@@ -280,5 +305,7 @@ template std::optional<ArraySummaryEvent> decode(const state::Event&);
 template std::optional<GpuIdleEvent> decode(const state::Event&);
 template std::optional<StragglerEvent> decode(const state::Event&);
 template std::optional<StuckPendingEvent> decode(const state::Event&);
+template std::optional<SettingsFetchedEvent> decode(const state::Event&);
+template std::optional<SettingsNotFetchedEvent> decode(const state::Event&);
 
 }  // namespace supervisor

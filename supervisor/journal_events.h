@@ -210,6 +210,28 @@ struct StuckPendingEvent {
     bool operator==(const StuckPendingEvent&) const = default;
 };
 
+// A run of the job asked for its resume settings (`supervisor env` inside the job), from `host`
+// (what the job said) over `channel` ("unix socket", or "tcp from ADDRESS").
+struct SettingsFetchedEvent {
+    static constexpr state::EventKind kind = state::EventKind::settings_fetched;
+    std::uint32_t attempt = 0;        // the registration's attempt when it asked
+    std::int64_t restart_count = -1;  // SLURM_RESTART_COUNT of the run that asked
+    std::string host;
+    std::string channel;
+    std::string resume_from;  // the checkpoint it was given; empty: a fresh start
+
+    bool operator==(const SettingsFetchedEvent&) const = default;
+};
+
+// An attempt the supervisor restarted has run `running_s` without fetching its settings.
+struct SettingsNotFetchedEvent {
+    static constexpr state::EventKind kind = state::EventKind::settings_not_fetched;
+    std::uint32_t attempt = 0;
+    std::int64_t running_s = 0;
+
+    bool operator==(const SettingsNotFetchedEvent&) const = default;
+};
+
 [[nodiscard]] nlohmann::json encode(const RegisteredEvent& event);
 [[nodiscard]] nlohmann::json encode(const UnregisteredEvent& event);
 [[nodiscard]] nlohmann::json encode(const StartedEvent& event);
@@ -227,6 +249,8 @@ struct StuckPendingEvent {
 [[nodiscard]] nlohmann::json encode(const GpuIdleEvent& event);
 [[nodiscard]] nlohmann::json encode(const StragglerEvent& event);
 [[nodiscard]] nlohmann::json encode(const StuckPendingEvent& event);
+[[nodiscard]] nlohmann::json encode(const SettingsFetchedEvent& event);
+[[nodiscard]] nlohmann::json encode(const SettingsNotFetchedEvent& event);
 
 // Defined (explicitly instantiated) for each struct above.
 template <typename Payload>

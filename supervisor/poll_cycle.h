@@ -41,6 +41,7 @@
 #include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
 #include "supervisor/owner_identity.h"
+#include "supervisor/settings_fetch.h"
 #include "supervisor/stall.h"
 #include "supervisor/stuck_pending.h"
 #include "supervisor/watched_registrations.h"
@@ -144,6 +145,12 @@ class PollCycle {
     // evidence, once per straggler_after), told to its owner once per run.
     void check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
     // An enabled job pending for a reason that will not pass: reported once per attempt.
+    // A restarted attempt running past settings_fetch_within without its settings: reported.
+    void check_settings_fetched(const state::Registration& registration,
+                                const slurm::JobSnapshot& job, CycleReport& report);
+    // When that attempt's time is up; nullopt when nothing is left to check.
+    [[nodiscard]] std::optional<common::MonotonicPoint> settings_fetch_due(
+        const state::Registration& registration, const slurm::JobSnapshot& job) const;
     void check_stuck_pending(const state::Registration& registration, const slurm::JobSnapshot& job,
                              CycleReport& report);
     const std::vector<slurm::NodeSnapshot>& nodes();
@@ -168,10 +175,11 @@ class PollCycle {
     ActionExecutor m_executor;
     StallTracker m_stalls;                // in memory: a restarted daemon restarts the stall clocks
     StuckPendingTracker m_stuck_pending;  // in memory, like the stall clocks
-    IdleGpuWatch m_idle_gpus;             // in memory, like the stall clocks
-    JobTroubles m_troubles;               // jobs whose handling failed lately
-    AccessRefusals m_refusals;            // jobs slurmctld refused to show, cycles in a row
-    OwnerIdentities m_owners;             // whose credentials each job's files are read with
+    SettingsFetchTracker m_settings_fetches;
+    IdleGpuWatch m_idle_gpus;   // in memory, like the stall clocks
+    JobTroubles m_troubles;     // jobs whose handling failed lately
+    AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
+    OwnerIdentities m_owners;   // whose credentials each job's files are read with
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     node_evidence::Source* m_node_evidence = nullptr;
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed

@@ -3,6 +3,8 @@
 // failure, stall.h), for a slowdown or an idle GPU (reported once per run,
 // running_job_report.h); a pending one for a reason that will not pass (stuck_pending.h). Each
 // look schedules the job's next one (JobTimers), so a quiet cycle touches only the jobs due.
+// A running attempt the supervisor restarted is also checked, once its settings_fetch_within
+// is up, for having fetched its resume settings (settings_fetch.h).
 #include <algorithm>
 #include <set>
 
@@ -31,6 +33,7 @@ int PollCycle::timed_looks(const std::set<common::JobId>& changed,
             m_stalls.forget(id);
             m_idle_gpus.forget(id);
             m_stuck_pending.forget(id);
+            m_settings_fetches.forget(id);
             continue;
         }
         const auto& job = it->second;
@@ -47,6 +50,9 @@ int PollCycle::timed_looks(const std::set<common::JobId>& changed,
         } else {
             m_stalls.forget(id);
             m_idle_gpus.forget(id);
+        }
+        if (job.state == slurm::JobState::running && !job.completing) {
+            check_settings_fetched(*registration, job, report);
         }
         if (job.state == slurm::JobState::pending) {
             check_stuck_pending(*registration, job, report);
@@ -78,6 +84,11 @@ void PollCycle::schedule_timed_look(const state::Registration& registration,
                  std::max(std::chrono::duration_cast<std::chrono::seconds>(left),
                           std::chrono::seconds(0)));
     }
+    if (job != nullptr) {
+        if (const auto fetch = settings_fetch_due(registration, *job)) {
+            earliest(*fetch);
+        }
+    }
     if (!next && job != nullptr && m_stalls.needs_look(registration, *job)) {
         // Running and watched, but its logs could not be looked at (the owner's credentials
         // could not be taken): tried again next cycle, as if due.
@@ -87,6 +98,40 @@ void PollCycle::schedule_timed_look(const state::Registration& registration,
     if (next) {
         m_timers.schedule(registration.job, *next);
     }
+}
+
+std::optional<common::MonotonicPoint> PollCycle::settings_fetch_due(
+    const state::Registration& registration, const slurm::JobSnapshot& job) const {
+    if (registration.attempt < 2 || job.state != slurm::JobState::running || !job.start_time ||
+        m_settings_fetches.settled(registration.job, registration.attempt)) {
+        return std::nullopt;
+    }
+    // Timed from the run's start on the wall clock; the timer runs on the monotonic one.
+    const auto left = *job.start_time + m_config.settings_fetch_within - m_clock.now();
+    return m_clock.monotonic() + std::max(std::chrono::duration_cast<std::chrono::seconds>(left) +
+                                              std::chrono::seconds(1),
+                                          std::chrono::seconds(0));
+}
+
+void PollCycle::check_settings_fetched(const state::Registration& registration,
+                                       const slurm::JobSnapshot& job, CycleReport& report) {
+    if (registration.attempt < 2 || !job.start_time ||
+        m_settings_fetches.settled(registration.job, registration.attempt)) {
+        return;
+    }
+    const auto running =
+        std::chrono::duration_cast<std::chrono::seconds>(m_clock.now() - *job.start_time);
+    if (running < m_config.settings_fetch_within) {
+        return;
+    }
+    contain(registration, report, [&] {
+        auto transaction = m_store.begin();
+        if (settings_fetch_record(m_store, registration) == FetchRecord::none) {
+            record_settings_not_fetched(m_store, registration, running, m_clock.now());
+        }
+        transaction.commit();
+        m_settings_fetches.settle(registration.job, registration.attempt);
+    });
 }
 
 void PollCycle::check_stuck_pending(const state::Registration& registration,

@@ -109,12 +109,21 @@ const std::vector<Case> k_cases{
      },
      1,
      {"not a Slurm job id"}},
-    {"env_unregistered_is_a_comment",
+    // No daemon set up and no database: the job would train from scratch, so it is an error
+    // (issue 31) unless the owner said --optional.
+    {"env_without_daemon_or_database_is_an_error",
      [](auto&) {
          return args({"env", "--job", "42"});
      },
+     1,
+     {"no resume settings for job 42", "no supervisor daemon is set up here",
+      "supervisor env --optional"}},
+    {"env_optional_without_daemon_is_a_comment",
+     [](auto&) {
+         return args({"env", "--job", "42", "--optional"});
+     },
      0,
-     {"# job 42 is not registered"}},
+     {"# no resume settings for job 42", "going on without them"}},
     {"inspect_bad_id",
      [](auto&) {
          return args({"inspect", "job", "abc"});

@@ -44,7 +44,7 @@ class ControlHandlers : public ::testing::Test {
         request.operation = operation;
         request.job = job.to_string();
         request.registration.allowed_actions = {"requeue", "resubmit"};
-        return m_handlers->handle(request, Peer{uid, uid, 1});
+        return m_handlers->handle(request, Peer{uid, uid, 1, {}});
     }
 
     test_support::TempDir m_dir;
@@ -77,7 +77,7 @@ TEST_F(ControlHandlers, AnOperatorRegistersForAUserWithoutHandingOverTheirEnviro
     request.job = alices.to_string();
     request.registration.allowed_actions = {"requeue", "resubmit"};
     request.registration.environment = {"HOME=/root", "OPERATOR_TOKEN=secret"};
-    const auto reply = m_handlers->handle(request, Peer{0, 0, 1});
+    const auto reply = m_handlers->handle(request, Peer{0, 0, 1, {}});
     ASSERT_EQ(reply.exit_status, 0) << reply.error.message;
     const auto stored = m_store->registration(alices).value();
     EXPECT_EQ(stored.owner_uid, k_alice);
@@ -94,17 +94,17 @@ TEST_F(ControlHandlers, StatusShowsAUserTheirOwnJobsAndAnOperatorEveryone) {
     ASSERT_EQ(ask(Operation::register_job, bobs, k_bob).exit_status, 0);
     Request all;
     all.operation = Operation::status;
-    const auto mine = m_handlers->handle(all, Peer{k_alice, k_alice, 1});
+    const auto mine = m_handlers->handle(all, Peer{k_alice, k_alice, 1, {}});
     EXPECT_NE(mine.output.find(alices.to_string() + " "), std::string::npos) << mine.output;
     EXPECT_EQ(mine.output.find(bobs.to_string() + " "), std::string::npos) << mine.output;
-    const auto everyone = m_handlers->handle(all, Peer{0, 0, 1});
+    const auto everyone = m_handlers->handle(all, Peer{0, 0, 1, {}});
     EXPECT_NE(everyone.output.find(alices.to_string() + " "), std::string::npos);
     EXPECT_NE(everyone.output.find(bobs.to_string() + " "), std::string::npos);
     // One job of someone else: the same answer as a job nobody registered.
     Request one;
     one.operation = Operation::status;
     one.job = bobs.to_string();
-    const auto peek = m_handlers->handle(one, Peer{k_alice, k_alice, 1});
+    const auto peek = m_handlers->handle(one, Peer{k_alice, k_alice, 1, {}});
     EXPECT_EQ(peek.exit_status, 1);
     EXPECT_EQ(peek.error.message, "job " + bobs.to_string() + " is not registered");
 }
@@ -138,20 +138,20 @@ TEST_F(ControlHandlers, TheJobsOwnEnvironmentIsKeptForAResubmitFromItsOwnerOnly)
     registration.operation = Operation::register_job;
     registration.job = alices.to_string();
     registration.registration.allowed_actions = {"requeue", "resubmit"};
-    ASSERT_EQ(m_handlers->handle(registration, Peer{0, 0, 1}).exit_status, 0);
+    ASSERT_EQ(m_handlers->handle(registration, Peer{0, 0, 1, {}}).exit_status, 0);
 
     Request env;
     env.operation = Operation::env;
     env.job = alices.to_string();
     env.environment = {"HOME=/home/alice", "LD_PRELOAD=/x.so", "WANDB_PROJECT=run1"};
-    const auto operators = m_handlers->handle(env, Peer{0, 0, 1});
+    const auto operators = m_handlers->handle(env, Peer{0, 0, 1, {}});
     EXPECT_TRUE(operators.job_known);
     auto stored =
         slurm::submit_request_from_json_text(m_store->job_spec(alices).value().request_json)
             .value();
     EXPECT_TRUE(stored.environment.empty()) << "an operator's environment is never taken";
 
-    ASSERT_TRUE(m_handlers->handle(env, Peer{k_alice, k_alice, 1}).job_known);
+    ASSERT_TRUE(m_handlers->handle(env, Peer{k_alice, k_alice, 1, {}}).job_known);
     stored = slurm::submit_request_from_json_text(m_store->job_spec(alices).value().request_json)
                  .value();
     EXPECT_EQ(stored.environment,
@@ -170,7 +170,7 @@ TEST_F(ControlHandlers, ManyJobsAreRegisteredInOneRequestEachRefusedOrRegistered
     request.registration.allowed_actions = {"requeue"};
     request.registration.environment = {"HOME=/home/alice"};
     const int loads_before = m_slurm.load_count();
-    const auto reply = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    const auto reply = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
     EXPECT_LE(m_slurm.load_count() - loads_before, 2) << "not one query per job";
 
     ASSERT_EQ(reply.exit_status, 0) << reply.error.message;
@@ -203,7 +203,7 @@ TEST_F(ControlHandlers, AnOperatorRegistersManyUsersJobsAtOnceWithoutTheirEnviro
     request.jobs = {alices.to_string(), bobs.to_string()};
     request.registration.allowed_actions = {"requeue", "resubmit"};
     request.registration.environment = {"HOME=/root", "OPERATOR_TOKEN=secret"};
-    const auto reply = m_handlers->handle(request, Peer{0, 0, 1});
+    const auto reply = m_handlers->handle(request, Peer{0, 0, 1, {}});
     ASSERT_EQ(reply.exit_status, 0) << reply.error.message;
     ASSERT_EQ(reply.each.size(), 2U);
     for (const auto& [job, owner] : {std::pair{alices, k_alice}, std::pair{bobs, k_bob}}) {
@@ -229,7 +229,7 @@ TEST_F(ControlHandlers, RegisterManyKeepingWatchedJobsLeavesThemAsTheyAre) {
     request.jobs = {watched.to_string(), fresh.to_string()};
     request.registration.allowed_actions = {"requeue"};
 
-    const auto refused = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    const auto refused = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
     ASSERT_EQ(refused.each.size(), 2U);
     EXPECT_FALSE(refused.each[0].already_watched);
     EXPECT_NE(refused.each[0].error.message.find("already registered"), std::string::npos)
@@ -237,7 +237,7 @@ TEST_F(ControlHandlers, RegisterManyKeepingWatchedJobsLeavesThemAsTheyAre) {
 
     request.keep_watched = true;
     request.jobs = {watched.to_string()};
-    const auto kept = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    const auto kept = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
     ASSERT_EQ(kept.each.size(), 1U);
     EXPECT_TRUE(kept.each[0].already_watched);
     EXPECT_FALSE(kept.each[0].registered);
@@ -250,13 +250,13 @@ TEST_F(ControlHandlers, ARegisterManyRequestTooBigOrWithABadIdIsRefusedWhole) {
     Request request;
     request.operation = Operation::register_many;
     request.jobs.assign(control::k_max_jobs_per_request + 1, alices.to_string());
-    const auto too_many = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    const auto too_many = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
     EXPECT_EQ(too_many.exit_status, 1);
     EXPECT_NE(too_many.error.message.find("more than 1000"), std::string::npos)
         << too_many.error.message;
 
     request.jobs = {alices.to_string(), "12x"};
-    const auto bad_id = m_handlers->handle(request, Peer{k_alice, k_alice, 1});
+    const auto bad_id = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
     EXPECT_EQ(bad_id.exit_status, 1);
     EXPECT_NE(bad_id.error.message.find("12x"), std::string::npos) << bad_id.error.message;
     EXPECT_FALSE(m_store->registration(alices)) << "nothing written for a refused request";
@@ -271,19 +271,19 @@ TEST_F(ControlHandlers, OnlyAnOperatorsJobEndReportReachesThePollLoop) {
     Request request;
     request.operation = Operation::job_ended;
     request.job = "77_3";
-    const auto refused = handlers.handle(request, Peer{k_alice, k_alice, 1});
+    const auto refused = handlers.handle(request, Peer{k_alice, k_alice, 1, {}});
     EXPECT_EQ(refused.exit_status, 1);
     EXPECT_NE(refused.error.message.find("EpilogSlurmctld"), std::string::npos);
     EXPECT_TRUE(pushes.take().empty());
 
-    const auto heard = handlers.handle(request, Peer{0, 0, 1});
+    const auto heard = handlers.handle(request, Peer{0, 0, 1, {}});
     EXPECT_EQ(heard.exit_status, 0) << heard.error.message;
     EXPECT_EQ(pushes.take(), std::vector<common::JobId>{*common::JobId::parse("77_3")});
 
     request.job = "77_x";
-    EXPECT_EQ(handlers.handle(request, Peer{0, 0, 1}).exit_status, 1);
+    EXPECT_EQ(handlers.handle(request, Peer{0, 0, 1, {}}).exit_status, 1);
     request.job = "78";
-    const auto no_loop = m_handlers->handle(request, Peer{0, 0, 1});  // made without pushes
+    const auto no_loop = m_handlers->handle(request, Peer{0, 0, 1, {}});  // made without pushes
     EXPECT_EQ(no_loop.exit_status, 1);
     EXPECT_NE(no_loop.error.message.find("takes no job-end reports"), std::string::npos);
 }

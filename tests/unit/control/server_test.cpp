@@ -63,7 +63,8 @@ TEST_F(ControlServerTest, EveryUserMayConnectAndGetsAnAnswer) {
     ASSERT_EQ(::stat(socket().c_str(), &info), 0);
     EXPECT_TRUE(S_ISSOCK(info.st_mode));
     EXPECT_EQ(info.st_mode & 0777, 0666U) << "who may act is decided by SO_PEERCRED";
-    const auto reply = control::call(socket(), status(), std::chrono::seconds(10));
+    const auto reply =
+        control::call(control::UnixRoute{socket()}, status(), std::chrono::seconds(10));
     ASSERT_TRUE(reply) << reply.error().message;
     EXPECT_EQ(reply->exit_status, 0);
     EXPECT_NE(reply->output.find("no watched jobs"), std::string::npos) << reply->output;
@@ -81,7 +82,7 @@ TEST_F(ControlServerTest, AGarbledRequestGetsAnErrorAndTheServerGoesOn) {
     ASSERT_TRUE(reply);
     EXPECT_EQ(reply->exit_status, 2);
     EXPECT_NE(reply->error.message.find("not MessagePack"), std::string::npos);
-    EXPECT_TRUE(control::call(socket(), status(), std::chrono::seconds(10)));
+    EXPECT_TRUE(control::call(control::UnixRoute{socket()}, status(), std::chrono::seconds(10)));
 }
 
 TEST_F(ControlServerTest, AnAnnouncedHugeFrameIsRefusedWithoutWaitingForIt) {
@@ -115,7 +116,8 @@ TEST_F(ControlServerTest, OneUsersIdleConnectionsAreCappedAndDoNotStopTheServer)
     for (const int fd : idle) {
         ::close(fd);
     }
-    const auto reply = control::call(socket(), status(), std::chrono::seconds(10));
+    const auto reply =
+        control::call(control::UnixRoute{socket()}, status(), std::chrono::seconds(10));
     ASSERT_TRUE(reply) << reply.error().message;
     EXPECT_EQ(reply->exit_status, 0);
 }

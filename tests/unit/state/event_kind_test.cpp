@@ -11,12 +11,16 @@ namespace state {
 namespace {
 
 constexpr EventKind k_every_kind[] = {
-    EventKind::registered,     EventKind::unregistered, EventKind::started,
-    EventKind::observed,       EventKind::transition,   EventKind::diagnosis,
-    EventKind::decision,       EventKind::action,       EventKind::notification,
-    EventKind::internal_error, EventKind::rejected,     EventKind::resubmit_limits,
-    EventKind::step_failed,    EventKind::suspect_node, EventKind::array_summary,
-    EventKind::straggler,      EventKind::gpu_idle,     EventKind::stuck_pending,
+    EventKind::registered,       EventKind::unregistered,
+    EventKind::started,          EventKind::observed,
+    EventKind::transition,       EventKind::diagnosis,
+    EventKind::decision,         EventKind::action,
+    EventKind::notification,     EventKind::internal_error,
+    EventKind::rejected,         EventKind::resubmit_limits,
+    EventKind::step_failed,      EventKind::suspect_node,
+    EventKind::array_summary,    EventKind::straggler,
+    EventKind::gpu_idle,         EventKind::stuck_pending,
+    EventKind::settings_fetched, EventKind::settings_not_fetched,
 };
 
 TEST(EventKind, EveryKindReadsBackFromItsTextAndNoTwoShareIt) {

@@ -108,6 +108,8 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     straggler.over_s = 1800;
     expect_round_trip(straggler);
     expect_round_trip(StuckPendingEvent{1, "ReqNodeNotAvail", 3600});
+    expect_round_trip(SettingsFetchedEvent{2, 1, "n3", "tcp from 10.1.0.13", "/ckpt/step_40"});
+    expect_round_trip(SettingsNotFetchedEvent{3, 612});
 }
 
 TEST(JournalEvents, OptionalFieldsAbsentAreNotWritten) {

@@ -1,0 +1,45 @@
+// Who watches: what `register`, `sbatch`, `status` and `doctor` say of the daemon that will act
+// on a job. Over the control channel the daemon answers `daemon` (its host, pid and the end of
+// its last poll cycle); in per-user mode on this host, the pid in the state directory's
+// daemon.lock, held while a daemon runs.
+//
+// A daemon is taken as serving while its last poll cycle ended within k_serving_within or three
+// poll intervals, whichever is longer; a daemon that has not finished a cycle since it started
+// that long ago is not. ask_daemon_info() fails as control::call() does, and for a daemon too
+// old to answer `daemon`.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "commands.h"
+#include "common/error.h"
+#include "control/client.h"
+#include "control/protocol.h"
+
+namespace cli {
+
+inline constexpr std::chrono::seconds k_serving_within{120};
+
+struct Watcher {
+    bool serving = false;
+    std::string line;  // "watched by the daemon pid 12 on head1 (last poll cycle 3 s ago)"
+};
+
+[[nodiscard]] common::Result<control::DaemonInfo> ask_daemon_info(
+    const control::DaemonRoute& route);
+// What a person is told of `info`, asked through `route`.
+[[nodiscard]] Watcher describe_watcher(const control::DaemonInfo& info,
+                                       const control::DaemonRoute& route);
+// The same for the per-user daemon of `state_dir`, found by its lock.
+[[nodiscard]] Watcher describe_local_watcher(const std::filesystem::path& state_dir);
+// The watcher of `route` (or of the state directory when it is nullopt), any failure told as
+// a not-serving Watcher.
+[[nodiscard]] Watcher find_watcher(const std::optional<control::DaemonRoute>& route,
+                                   const std::filesystem::path& state_dir);
+// After a registration: the watcher's line on stdout when it serves, the warning on stderr
+// when none does.
+void say_watcher(const GlobalOptions& global);
+
+}  // namespace cli

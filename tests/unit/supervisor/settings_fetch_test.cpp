@@ -1,0 +1,115 @@
+// The job contract verified (issue 31): an attempt the supervisor restarted that runs past
+// settings_fetch_within without fetching its resume settings is journaled and told to its owner,
+// once; one that fetched them, and a first attempt, never are. Over the poll cycle's fixture
+// (fake Slurm, fake clock, a real SQLite file).
+#include "supervisor/settings_fetch.h"
+
+#include "supervisor/journal_events.h"
+#include "tests/unit/supervisor/poll_cycle_fixture.h"
+
+namespace supervisor::test {
+namespace {
+
+class SettingsFetchTest : public PollCycleTest {
+  protected:
+    // A job that failed of an NCCL timeout, was requeued by the supervisor, and runs again as
+    // attempt 2 on n2.
+    common::JobId restarted_job() {
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        auto r = request(id);
+        r.notify = {"mailto:owner@example.org"};
+        register_job(r);
+        run_on(id, "n1");
+        fail(id, k_nccl_log);
+        cycle();
+        EXPECT_EQ(registration(id).attempt, 2U);
+        run_on(id, "n2");
+        EXPECT_EQ(registration(id).status, Status::enabled);
+        return id;
+    }
+
+    std::size_t notifications_saying(const common::JobId& id, const std::string& text) const {
+        std::size_t count = 0;
+        for (const auto& notification : m_store->notifications(id)) {
+            count += notification.body.find(text) != std::string::npos ? 1 : 0;
+        }
+        return count;
+    }
+};
+
+TEST_F(SettingsFetchTest, ARestartedAttemptThatNeverFetchesIsReportedOnce) {
+    m_config.settings_fetch_within = std::chrono::seconds(60);
+    const auto id = restarted_job();
+    for (int i = 0; i < 4; ++i) {
+        cycle();  // 10 s each: under the minute
+    }
+    EXPECT_TRUE(events_of_kind(id, "settings_not_fetched").empty());
+    for (int i = 0; i < 10; ++i) {
+        cycle();
+    }
+    const auto reported = events_of_kind(id, "settings_not_fetched");
+    ASSERT_EQ(reported.size(), 1U) << "once per attempt, not every cycle";
+    EXPECT_NE(reported[0].message.find("attempt 2 has run"), std::string::npos)
+        << reported[0].message;
+    const auto data = decode<SettingsNotFetchedEvent>(reported[0]);
+    ASSERT_TRUE(data);
+    EXPECT_EQ(data->attempt, 2U);
+    EXPECT_GE(data->running_s, 60);
+    EXPECT_EQ(notifications_saying(id, "probably training from scratch"), 1U);
+    EXPECT_EQ(registration(id).status, Status::enabled) << "told, nothing done to the job";
+}
+
+TEST_F(SettingsFetchTest, AnAttemptThatFetchedItsSettingsIsNeverReported) {
+    m_config.settings_fetch_within = std::chrono::seconds(60);
+    const auto id = restarted_job();
+    SettingsFetchedEvent fetched;
+    fetched.attempt = 2;
+    fetched.restart_count = 1;
+    fetched.host = "n2";
+    fetched.channel = "tcp from 10.0.0.12";
+    auto transaction = m_store->begin();
+    record_settings_fetched(*m_store, id, fetched, m_clock.now());
+    transaction.commit();
+    for (int i = 0; i < 20; ++i) {
+        cycle();
+    }
+    EXPECT_TRUE(events_of_kind(id, "settings_not_fetched").empty());
+    EXPECT_EQ(notifications_saying(id, "probably training from scratch"), 0U);
+}
+
+TEST_F(SettingsFetchTest, AFirstAttemptIsNeverReported) {
+    m_config.settings_fetch_within = std::chrono::seconds(30);
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    for (int i = 0; i < 20; ++i) {
+        cycle();
+    }
+    EXPECT_TRUE(events_of_kind(id, "settings_not_fetched").empty()) << "nothing was promised";
+}
+
+TEST_F(SettingsFetchTest, TheJournalTellsAFetchFromAReportOfTheCurrentAttempt) {
+    const auto id = submit();
+    register_job(request(id));
+    const auto registration_now = registration(id);
+    EXPECT_EQ(settings_fetch_record(*m_store, registration_now), FetchRecord::none);
+    auto transaction = m_store->begin();
+    record_settings_not_fetched(*m_store, registration_now, std::chrono::seconds(700),
+                                m_clock.now());
+    transaction.commit();
+    EXPECT_EQ(settings_fetch_record(*m_store, registration_now), FetchRecord::reported);
+    SettingsFetchedEvent late;
+    late.attempt = registration_now.attempt;
+    auto again = m_store->begin();
+    record_settings_fetched(*m_store, id, late, m_clock.now());
+    again.commit();
+    EXPECT_EQ(settings_fetch_record(*m_store, registration_now), FetchRecord::fetched)
+        << "a fetch after the report counts";
+    auto other = registration_now;
+    other.attempt = registration_now.attempt + 1;
+    EXPECT_EQ(settings_fetch_record(*m_store, other), FetchRecord::none) << "another attempt's";
+}
+
+}  // namespace
+}  // namespace supervisor::test
