@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common/json_text.h"
+#include "daemon_watch.h"
 #include "http/transfer.h"
 #include "notify/curl_sender.h"
 #include "ops/doctor.h"
@@ -80,6 +81,8 @@ common::Result<int> doctor_command(const GlobalOptions& global, const DoctorOpti
         checks.push_back(std::move(check));
     }
     checks.push_back(ops::check_slurm_release(slurm, slurm::compiled_release()));
+    // From this host, as every command here and every job's `supervisor env` would ask.
+    checks.push_back(check_control_channel(global));
     if (config) {
         // After slurmctld's checks: whether a spool's owner is SlurmUser is slurmctld's to say.
         checks.push_back(ops::check_epilog_spool(config->evidence.epilog_spool,
@@ -109,10 +112,8 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Check the installation (config, rules, state directory, database, metrics "
-        "file, epilog spool, notification channels, Prometheus, Slurm, munge, operator rights) and "
-        "say "
-        "what to fix; "
-        "exit 1 when a check failed");
+        "file, epilog spool, notification channels, Prometheus, Slurm, munge, the control channel "
+        "from this host, operator rights) and say what to fix; exit 1 when a check failed");
     doctor->add_option("--config", options->config_file,
                        "the config `supervisor run` would use (default: "
                        "$XDG_CONFIG_HOME/slurm-supervisor/config.toml if it exists)");

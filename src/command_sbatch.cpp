@@ -245,7 +245,7 @@ common::Result<int> register_submitted(const GlobalOptions& global, const common
     }
     if (!flags.quiet) {
         say_watching(job, *registration, directives, said, flags);
-        say_watcher(global);
+        say_watcher(global, stderr);  // stdout is sbatch's own line, which scripts parse
     }
     return 0;
 }

@@ -89,10 +89,39 @@ Watcher find_watcher(const std::optional<control::DaemonRoute>& route,
     return describe_watcher(*info, *route);
 }
 
-void say_watcher(const GlobalOptions& global) {
+ops::Check check_control_channel(const GlobalOptions& global) {
+    const std::string name = "control_channel";
+    auto route = daemon_route(global);
+    if (!route) {
+        return {name, ops::CheckStatus::fail, route.error().message, route.error().hint};
+    }
+    if (!*route) {
+        const auto watcher = describe_local_watcher(state_dir(global));
+        return {name, watcher.serving ? ops::CheckStatus::ok : ops::CheckStatus::warn,
+                watcher.serving ? watcher.line + " (no client.conf or control socket here)"
+                                : "no daemon is set up for this host (no client.conf, no control "
+                                  "socket) and none runs on " +
+                                      state_dir(global).string(),
+                watcher.serving ? ""
+                                : "on a compute or login node, write "
+                                  "/etc/slurm-supervisor/client.conf (daemon = \"HOST:PORT\"); "
+                                  "else start the daemon"};
+    }
+    auto info = ask_daemon_info(**route);
+    if (!info) {
+        return {name, ops::CheckStatus::fail,
+                info.error().message + "; jobs on this host get no resume settings",
+                info.error().hint};
+    }
+    const auto watcher = describe_watcher(*info, **route);
+    return {name, watcher.serving ? ops::CheckStatus::ok : ops::CheckStatus::warn, watcher.line,
+            watcher.serving ? "" : "look at the daemon's log on " + info->host};
+}
+
+void say_watcher(const GlobalOptions& global, std::FILE* serving_to) {
     auto route = daemon_route(global);
     const auto watcher = find_watcher(route ? *route : std::nullopt, state_dir(global));
-    std::fprintf(watcher.serving ? stdout : stderr, "%s\n", watcher.line.c_str());
+    std::fprintf(watcher.serving ? serving_to : stderr, "%s\n", watcher.line.c_str());
 }
 
 }  // namespace cli

@@ -9,6 +9,7 @@
 // old to answer `daemon`.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "common/error.h"
 #include "control/client.h"
 #include "control/protocol.h"
+#include "ops/doctor.h"
 
 namespace cli {
 
@@ -38,8 +40,13 @@ struct Watcher {
 // a not-serving Watcher.
 [[nodiscard]] Watcher find_watcher(const std::optional<control::DaemonRoute>& route,
                                    const std::filesystem::path& state_dir);
-// After a registration: the watcher's line on stdout when it serves, the warning on stderr
-// when none does.
-void say_watcher(const GlobalOptions& global);
+// doctor's `control_channel` line: ok when a daemon serves this host's commands (and its jobs'
+// `supervisor env`), warn when the one found does not watch now or none is set up, FAIL when the
+// one set up cannot be asked (then jobs on this host get no resume settings).
+[[nodiscard]] ops::Check check_control_channel(const GlobalOptions& global);
+
+// After a registration: the watcher's line on `serving_to` when it serves (stderr for
+// `supervisor sbatch`, whose stdout is sbatch's), the warning on stderr when none does.
+void say_watcher(const GlobalOptions& global, std::FILE* serving_to = stdout);
 
 }  // namespace cli

@@ -200,7 +200,7 @@ common::Result<int> register_many(const GlobalOptions& global, const ManyJobs& j
                      ? ""
                      : ("; " + std::to_string(tally.already) + " already watched").c_str());
     if (tally.enabled > 0) {
-        say_watcher(global);
+        say_watcher(global, out);
     }
     return tally.failed == 0 && tally.unsupervised == 0 ? 0 : 1;
 }

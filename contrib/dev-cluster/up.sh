@@ -20,7 +20,8 @@ stopped slurmctld. Waits until all nodes are responsive (idle/mixed/allocated).
 
 On success prints exactly one line to stdout and writes it to \$SLURM_TEST_DIR/env.sh:
   export SLURM_CONF=\$SLURM_TEST_DIR/etc/slurm.conf
-  (hosts layout: export SLURM_CONF=... SLURM_TEST_SCRATCH=\$SLURM_TEST_DIR/scratch)
+  (hosts layout: export SLURM_CONF=... SLURM_TEST_SCRATCH=\$SLURM_TEST_DIR/scratch
+   SLURM_TEST_HEAD_ADDR=<the head's address on the nodes' network>)
 Progress messages go to stderr. Typical use:
   eval "\$($0)"        or      $0 && source \$SLURM_TEST_DIR/env.sh
 
@@ -607,7 +608,7 @@ while :; do
 done
 
 line="export SLURM_CONF=$DC_CONF"
-[[ "$LAYOUT" == hosts ]] && line+=" SLURM_TEST_SCRATCH=$DC_DIR/scratch"
+[[ "$LAYOUT" == hosts ]] && line+=" SLURM_TEST_SCRATCH=$DC_DIR/scratch SLURM_TEST_HEAD_ADDR=$HEAD_ADDR"
 printf '%s\n' "$line" >"$DC_DIR/env.sh.tmp"
 mv -f "$DC_DIR/env.sh.tmp" "$DC_DIR/env.sh"
 dc_log "cluster ready in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s${SUBNET:+ (hosts layout, $SUBNET)}: $(for n in "${DC_NODES[@]}"; do printf '%s=%s ' "$n" "${node_state[$n]}"; done)(logs: $DC_DIR/log)"

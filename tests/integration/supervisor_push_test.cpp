@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/supervisor_harness.h"
+#include "tests/notify_integration/servers.h"
 
 namespace {
 
@@ -119,6 +120,37 @@ TEST_F(JobEndPush, AFailureIsSeenAtOnceThroughEpilogSlurmctld) {
     }
     EXPECT_NE(last.value("status", ""), "enabled") << last.dump(2) << daemon_log();
     EXPECT_NE(last.value("last_cause", ""), "") << last.dump(2);
+}
+
+// The daemon on another host than slurmctld: EpilogSlurmctld's report goes over TCP, found
+// through the client.conf its config names (no socket on slurmctld's host), with a MUNGE
+// credential of SlurmUser's.
+TEST_F(JobEndPush, AFailureIsSeenAtOnceOverTcpWhenTheDaemonIsOnAnotherHost) {
+    const int port = notify::integration::free_port();
+    const auto client_conf = m_dir / "client.conf";
+    std::ofstream(client_conf)
+        << "daemon = \"127.0.0.1:" << port << "\"\nmunge_socket = \""
+        << (m_epilog_conf.parent_path().parent_path() / "munge" / "munge.socket").string()
+        << "\"\n";
+    std::ofstream(m_epilog_conf) << "supervisor = " << binary().string()
+                                 << "\nclient_conf = " << client_conf.string() << "\n";
+    m_daemon = test_support::start_site_daemon(
+        binary(), m_dir / "state", socket(), m_dir / "daemon.log", "120000",
+        {"--listen", "127.0.0.1:" + std::to_string(port), "--munge-socket",
+         (m_epilog_conf.parent_path().parent_path() / "munge" / "munge.socket").string()});
+    ASSERT_GT(m_daemon, 0) << daemon_log();
+    const auto job = submit("echo started; sleep 3; exit 1");
+    const auto registered = cli("register " + job.to_string() + " --allow requeue");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
+
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    nlohmann::json last = status_of(job);
+    while (last.value("status", "") == "enabled" && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(200ms);
+        last = status_of(job);
+    }
+    EXPECT_NE(last.value("status", ""), "enabled") << last.dump(2) << daemon_log();
+    EXPECT_EQ(daemon_log().find("refused a request"), std::string::npos) << daemon_log();
 }
 
 // A report decides nothing, but could make the daemon look without end: only root and
