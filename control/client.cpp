@@ -5,9 +5,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <poll.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "common/try.h"
 #include "control/frame.h"
@@ -50,11 +53,35 @@ common::Result<int> connect_unix(const std::filesystem::path& socket, const std:
     return fd;
 }
 
+// Whether the daemon closed the connection without a byte of answer: it never read the request
+// (over its share of connections from this host, or it stopped), so asking again is safe.
+bool closed_unanswered(int fd, Clock::time_point deadline) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd entry{fd, POLLIN, 0};
+    char byte = 0;
+    if (left.count() <= 0 || ::poll(&entry, 1, static_cast<int>(left.count())) != 1) {
+        return false;
+    }
+    // Closed with the request unread, the kernel resets the connection rather than ending it.
+    const auto got = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return got == 0 || (got < 0 && (errno == ECONNRESET || errno == EPIPE));
+}
+
 // One frame out, one frame back, on a connected socket.
 common::Result<Reply> exchange(int fd, std::string_view payload, std::uint32_t max_payload,
-                               const std::string& where, Clock::time_point deadline) {
+                               const std::string& where, Clock::time_point deadline,
+                               bool* unanswered = nullptr) {
     if (auto sent = write_frame(fd, payload, deadline, max_payload); !sent) {
+        if (unanswered != nullptr) {
+            *unanswered = true;  // a request it never received whole, it never handled
+        }
         return common::fail("cannot send the request to " + where + ": " + sent.error().message,
+                            "try again; the daemon refuses connections beyond its limits");
+    }
+    if (unanswered != nullptr && closed_unanswered(fd, deadline)) {
+        *unanswered = true;
+        return common::fail(where + " closed the connection without answering",
                             "try again; the daemon refuses connections beyond its limits");
     }
     auto answer = read_frame(fd, deadline, k_max_reply_bytes);
@@ -80,7 +107,8 @@ common::Result<Reply> call_unix(const UnixRoute& route, const Request& request,
 }
 
 common::Result<Reply> connect_and_send(const TcpAddress& address, const std::string& credential,
-                                       const std::string& where, std::chrono::seconds timeout) {
+                                       const std::string& where, std::chrono::seconds timeout,
+                                       bool* unanswered = nullptr) {
     const auto deadline = Clock::now() + timeout;
     auto fd = connect_tcp(address, deadline);
     if (!fd) {
@@ -89,7 +117,7 @@ common::Result<Reply> connect_and_send(const TcpAddress& address, const std::str
                             "may reach it (`supervisor doctor` checks from here)");
     }
     const Closer closer(*fd);
-    return exchange(*fd, credential, k_max_tcp_request_bytes, where, deadline);
+    return exchange(*fd, credential, k_max_tcp_request_bytes, where, deadline, unanswered);
 }
 
 }  // namespace
@@ -121,11 +149,25 @@ common::Result<Reply> call(const DaemonRoute& route, const Request& request,
         return call_unix(*local, request, timeout);
     }
     const auto& remote = std::get<TcpRoute>(route);
-    // The request travels as the credential's payload: munged stamps it with our uid and
-    // gid, encrypts it with the cluster's key, and the daemon's munged refuses it if changed,
-    // late or seen before.
-    const auto credential = TRY(encode_credential(encode(request), remote.munge));
-    return connect_and_send(remote.address, credential, describe(route), timeout);
+    const auto payload = encode(request);
+    // A daemon over its share of connections from this host (an array's tasks on one node all
+    // asking at once) closes the extra ones unread: asked again a little later, with a new
+    // credential (a credential is good for one request only), spread by the pid.
+    auto pause = std::chrono::milliseconds(50 + ::getpid() % 50);
+    for (int attempt = 1;; ++attempt) {
+        // The request travels as the credential's payload: munged stamps it with our uid and
+        // gid, encrypts it with the cluster's key, and the daemon's munged refuses it if
+        // changed, late or seen before.
+        const auto credential = TRY(encode_credential(payload, remote.munge));
+        bool unanswered = false;
+        auto reply =
+            connect_and_send(remote.address, credential, describe(route), timeout, &unanswered);
+        if (reply || !unanswered || attempt == k_tcp_attempts) {
+            return reply;
+        }
+        std::this_thread::sleep_for(pause);
+        pause *= 2;
+    }
 }
 
 common::Result<Reply> send_credential(const TcpAddress& address, const std::string& credential,

@@ -4,7 +4,9 @@
 // socket_path() is $SUPERVISOR_SOCKET when set, else k_default_socket (where the system unit
 // puts it). call() fails with an Error a person can act on when nobody listens, munged cannot
 // mint a credential, the daemon refuses or closes the connection, or the reply is late
-// (k_reply_timeout: a register asks slurmctld) or malformed.
+// (k_reply_timeout: a register asks slurmctld) or malformed. Over TCP a request the daemon
+// closed without reading (over its share of one host's connections) is sent again, with a new
+// credential, up to k_tcp_attempts times.
 #pragma once
 
 #include <chrono>
@@ -21,6 +23,9 @@ namespace control {
 
 inline constexpr const char* k_default_socket = "/run/slurm-supervisor/control.sock";
 inline constexpr std::chrono::seconds k_reply_timeout{60};
+// Over TCP, how often a request the daemon closed unread is sent (pauses from 50-100 ms,
+// doubling: about 3 to 6 s in all).
+inline constexpr int k_tcp_attempts = 7;
 
 // A daemon on this host, reached through its Unix socket (who asks: SO_PEERCRED).
 struct UnixRoute {

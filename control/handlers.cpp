@@ -330,9 +330,24 @@ void Handlers::record_fetch(const state::Registration& registration, const Reque
     fetched.host = common::printable(request.host.substr(0, 255));
     fetched.channel = peer.address.empty() ? "unix socket" : "tcp from " + peer.address;
     fetched.resume_from = resume_from;
-    auto transaction = m_store.begin();
-    supervisor::record_settings_fetched(m_store, registration.job, fetched, m_clock.now());
-    transaction.commit();
+    m_fetches.push_back({registration.job, std::move(fetched), m_clock.now()});
+}
+
+void Handlers::journal_fetches() {
+    if (m_fetches.empty()) {
+        return;
+    }
+    try {
+        auto transaction = m_store.begin();
+        for (const auto& fetch : m_fetches) {
+            supervisor::record_settings_fetched(m_store, fetch.job, fetch.event, fetch.at);
+        }
+        transaction.commit();
+    } catch (const std::exception& error) {
+        spdlog::error("control channel: {} fetches of settings not journaled: {}", m_fetches.size(),
+                      common::printable(error.what()));
+    }
+    m_fetches.clear();
 }
 
 Reply Handlers::daemon_info() {

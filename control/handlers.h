@@ -26,6 +26,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "control/protocol.h"
@@ -34,6 +35,7 @@
 #include "supervisor/config.h"
 #include "supervisor/daemon_liveness.h"
 #include "supervisor/job_end_pushes.h"
+#include "supervisor/journal_events.h"
 
 namespace control {
 
@@ -54,6 +56,10 @@ class Handlers {
     [[nodiscard]] Reply handle(const Request& request, const Peer& peer);
     // What `daemon` answers: the loop's liveness (null: only the host and pid of this process).
     void report_liveness(const supervisor::DaemonLiveness* liveness) { m_liveness = liveness; }
+    // Journals the fetches (env from inside a job) answered since the last call, in one
+    // transaction; the server calls it after each round of requests and before it sends their
+    // replies. A store failure is logged and those records are dropped: they are notes.
+    void journal_fetches();
     // A per-user daemon: every request of another uid is refused, whatever it asks.
     void serve_only(uid_t uid) { m_only_uid = uid; }
 
@@ -72,7 +78,8 @@ class Handlers {
     Reply env(const Request& request, const Peer& peer);
     Reply job_ended(const Request& request, const Peer& peer);
     Reply daemon_info();
-    // The journal's note that a run of the job fetched its settings (env from inside the job).
+    // Keeps the note that a run of the job fetched its settings (env from inside the job), for
+    // journal_fetches().
     void record_fetch(const state::Registration& registration, const Request& request,
                       const Peer& peer, const std::string& resume_from);
     // uid 0 and SlurmUser; asks slurmctld once per uid (the client caches SlurmUser).
@@ -87,6 +94,12 @@ class Handlers {
     supervisor::JobEndPushes* m_pushes;
     std::optional<uid_t> m_only_uid;
     const supervisor::DaemonLiveness* m_liveness = nullptr;
+    struct Fetch {
+        common::JobId job;
+        supervisor::SettingsFetchedEvent event;
+        common::TimePoint at;
+    };
+    std::vector<Fetch> m_fetches;  // answered, not yet journaled
 };
 
 }  // namespace control

@@ -351,10 +351,6 @@ void accept_tcp(int listener, std::vector<Connection>& connections) {
 
 void ControlServer::serve() {
     std::vector<Connection> connections;
-    const auto close_connection = [&](std::size_t index) {
-        ::close(connections[index].fd);
-        connections.erase(connections.begin() + static_cast<std::ptrdiff_t>(index));
-    };
     while (true) {
         // pollfd slots: the wake-up pipe, then each listener (a full table leaves the TCP
         // listener out, or poll would report it ready at once and spin), then the connections.
@@ -378,35 +374,52 @@ void ControlServer::serve() {
             return;
         }
         if ((watched[0].revents & POLLIN) != 0) {
+            m_handlers->journal_fetches();
             return;  // stopping
         }
-        // Connections first, from the back so that erasing keeps the indexes.
-        for (std::size_t i = connections.size(); i-- > 0;) {
+        // Every connection of this round first: what each sent, and the answers of those whose
+        // request is whole. Then what the answers journaled, in one transaction, and only then
+        // the replies: a burst of an array's tasks costs one commit, and a fetch is journaled
+        // before its task hears the answer.
+        std::vector<bool> done(connections.size(), false);
+        std::vector<std::pair<std::size_t, Reply>> answers;
+        for (std::size_t i = 0; i < connections.size(); ++i) {
             auto& connection = connections[i];
             if ((watched[i + k_first_connection].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
                 char buffer[65536];
                 const ssize_t got = ::recv(connection.fd, buffer, sizeof buffer, MSG_DONTWAIT);
                 if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) {
-                    close_connection(i);
+                    done[i] = true;
                     continue;
                 }
                 if (got > 0) {
                     connection.received.append(buffer, static_cast<std::size_t>(got));
                 }
             }
-            if (const auto reply = answer_for(connection, *m_handlers, m_decode)) {
-                if (auto sent = write_frame(connection.fd, encode(*reply),
-                                            Clock::now() + k_reply_deadline, k_max_reply_bytes);
-                    !sent) {
-                    spdlog::warn("control channel: the reply to {} was not delivered: {}",
-                                 connection.transport == Transport::tcp
-                                     ? connection.peer.address
-                                     : "uid " + std::to_string(connection.peer.uid),
-                                 sent.error().message);
-                }
-                close_connection(i);
+            if (auto reply = answer_for(connection, *m_handlers, m_decode)) {
+                answers.emplace_back(i, std::move(*reply));
+                done[i] = true;
             } else if (Clock::now() >= connection.deadline) {
-                close_connection(i);  // too slow: its slot goes to someone else
+                done[i] = true;  // too slow: its slot goes to someone else
+            }
+        }
+        m_handlers->journal_fetches();
+        for (const auto& [index, reply] : answers) {
+            const auto& connection = connections[index];
+            if (auto sent = write_frame(connection.fd, encode(reply),
+                                        Clock::now() + k_reply_deadline, k_max_reply_bytes);
+                !sent) {
+                spdlog::warn("control channel: the reply to {} was not delivered: {}",
+                             connection.transport == Transport::tcp
+                                 ? connection.peer.address
+                                 : "uid " + std::to_string(connection.peer.uid),
+                             sent.error().message);
+            }
+        }
+        for (std::size_t i = connections.size(); i-- > 0;) {
+            if (done[i]) {
+                ::close(connections[i].fd);
+                connections.erase(connections.begin() + static_cast<std::ptrdiff_t>(i));
             }
         }
         if ((watched[1].revents & POLLIN) != 0) {

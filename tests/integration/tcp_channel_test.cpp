@@ -24,6 +24,7 @@
 
 #include "control/client.h"
 #include "control/protocol.h"
+#include "control/server.h"
 #include "tests/integration/supervisor_harness.h"
 #include "tests/notify_integration/servers.h"
 
@@ -349,6 +350,42 @@ TEST_F(TcpChannel, AnAttemptWithoutItsSettingsIsLoudInItsLogAndReportedToItsOwne
     EXPECT_TRUE(test_support::has_events(events, "settings_not_fetched",
                                          "probably training from scratch", 1));
     EXPECT_TRUE(test_support::has_events(events, "settings_fetched", "attempt 2", 0));
+}
+
+// An array's tasks all asking at once from one host, more than the daemon takes from one host:
+// those it closes unread ask again, and every task gets its settings (the retry of client.h).
+TEST_F(TcpChannel, AnArraysTasksAskingAtOnceFromOneHostAreAllAnswered) {
+    start_daemon();
+    constexpr int k_tasks = 3 * static_cast<int>(control::ControlServer::k_max_per_address);
+    const auto array =
+        submit(k_alice, "true", "--hold -o /dev/null --array=0-" + std::to_string(k_tasks - 1));
+    const auto registered = as(k_alice, binary().string() + " register " + array.to_string());
+    ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
+    // As root, on alice's behalf: an operator may fetch any job's settings.
+    control::TcpRoute route{m_address, {}, {}};
+    route.munge.socket = munge_socket();
+    std::vector<int> answered(k_tasks, 0);
+    std::vector<std::string> errors(k_tasks);
+    std::vector<std::thread> tasks;
+    for (int task = 0; task < k_tasks; ++task) {
+        tasks.emplace_back([&, task] {
+            control::Request request;
+            request.operation = control::Operation::env;
+            request.job = array.to_string() + "_" + std::to_string(task);
+            const auto reply = control::call(route, request, 30s);
+            answered[static_cast<std::size_t>(task)] = reply && reply->job_known ? 1 : 0;
+            if (!reply) {
+                errors[static_cast<std::size_t>(task)] = reply.error().message;
+            }
+        });
+    }
+    for (auto& task : tasks) {
+        task.join();
+    }
+    for (int task = 0; task < k_tasks; ++task) {
+        EXPECT_EQ(answered[static_cast<std::size_t>(task)], 1)
+            << "task " << task << ": " << errors[static_cast<std::size_t>(task)];
+    }
 }
 
 }  // namespace
