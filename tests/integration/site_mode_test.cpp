@@ -60,30 +60,8 @@ class SiteMode : public ::testing::Test {
         if (::geteuid() != 0) {
             GTEST_SKIP() << "site-wide mode needs root (the daemon reads files as each owner)";
         }
-        for (const char* user : {k_alice, k_bob}) {
-            if (uid_of(user) == static_cast<uid_t>(-1)) {
-                const auto made = run_command(std::string("useradd --system --no-create-home "
-                                                          "--shell /bin/sh ") +
-                                              user);
-                ASSERT_EQ(made.exit_status, 0) << made.output;
-            }
-        }
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        m_dir = fs::path(test_support::job_output_dir()) / ("site-" + std::string(info->name()));
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir / "state");
-        fs::permissions(m_dir, fs::perms(0755));
-        fs::permissions(m_dir / "state", fs::perms(0700));
-        for (const char* user : {k_alice, k_bob}) {
-            const auto home = m_dir / user;
-            fs::create_directories(home);
-            ASSERT_EQ(::chown(home.c_str(), uid_of(user), uid_of(user)), 0);
-            fs::permissions(home, fs::perms(0700));
-        }
-        // The users run a copy of the binary: the build tree may not be theirs to enter.
-        fs::copy_file(test_support::supervisor_binary(), binary(),
-                      fs::copy_options::overwrite_existing);
-        fs::permissions(binary(), fs::perms(0755));
+        m_dir = test_support::make_two_user_test_dir("site-", {k_alice, k_bob});
+        ASSERT_FALSE(m_dir.empty());
     }
 
     void TearDown() override {

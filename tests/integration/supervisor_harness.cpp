@@ -1,6 +1,7 @@
 #include "tests/integration/supervisor_harness.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -229,6 +230,43 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
     std::ofstream(path) << "#!/bin/bash\n" << body;
     std::filesystem::permissions(path, std::filesystem::perms::owner_all);
     return path.string();
+}
+
+std::filesystem::path make_two_user_test_dir(const std::string& prefix,
+                                             const std::vector<std::string>& users) {
+    namespace fs = std::filesystem;
+    const auto uid_of = [](const std::string& user) {
+        const passwd* entry = ::getpwnam(user.c_str());
+        return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
+    };
+    for (const auto& user : users) {
+        if (uid_of(user) == static_cast<uid_t>(-1)) {
+            const auto made =
+                run_command("useradd --system --no-create-home --shell /bin/sh " + user);
+            if (made.exit_status != 0) {
+                ADD_FAILURE() << made.output;
+                return {};
+            }
+        }
+    }
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const auto dir = fs::path(job_output_dir()) / (prefix + info->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "state");
+    fs::permissions(dir, fs::perms(0755));
+    fs::permissions(dir / "state", fs::perms(0700));
+    for (const auto& user : users) {
+        const auto home = dir / user;
+        fs::create_directories(home);
+        if (::chown(home.c_str(), uid_of(user), uid_of(user)) != 0) {
+            ADD_FAILURE() << "cannot give " << home << " to " << user;
+            return {};
+        }
+        fs::permissions(home, fs::perms(0700));
+    }
+    fs::copy_file(supervisor_binary(), dir / "supervisor", fs::copy_options::overwrite_existing);
+    fs::permissions(dir / "supervisor", fs::perms(0755));
+    return dir;
 }
 
 pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesystem::path& state_dir,

@@ -125,6 +125,14 @@ pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesyst
                         const std::filesystem::path& socket, const std::filesystem::path& log,
                         const std::string& poll_ms, const std::vector<std::string>& args = {});
 
+// The directory of a test of two local users (site-wide mode, the TCP channel):
+// <job_output_dir>/<prefix><test name>, made afresh (0755) with state/ (0700, root's), a home
+// per user (0700, theirs; the users created with useradd --system when missing) and a copy of
+// the binary at supervisor (0755: the build tree may not be theirs to enter). Its path, or an
+// empty one after adding a failure.
+std::filesystem::path make_two_user_test_dir(const std::string& prefix,
+                                             const std::vector<std::string>& users);
+
 // What `binary status JOB --json` shows of one job, read straight from the database in
 // `state_dir` (as the caller: root in the site-mode tests); null when it shows none.
 nlohmann::json status_in(const std::filesystem::path& binary,

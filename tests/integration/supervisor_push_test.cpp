@@ -81,6 +81,19 @@ class JobEndPush : public ::testing::Test {
         return test_support::status_in(binary(), m_dir / "state", job);
     }
 
+    // The job's status once the daemon has looked at its end, or after 60 s: with a two-minute
+    // poll, only a report of the end makes it look that soon.
+    nlohmann::json status_once_looked_at(const common::JobId& job) const {
+        const auto deadline = std::chrono::steady_clock::now() + 60s;
+        nlohmann::json last = status_of(job);
+        while (last.value("status", "") == "enabled" &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(200ms);
+            last = status_of(job);
+        }
+        return last;
+    }
+
     common::JobId submit(const std::string& script) {
         const auto file = m_dir / ("job-" + std::to_string(m_jobs.size()) + ".sh");
         std::ofstream(file) << "#!/bin/bash\n" << script << "\n";
@@ -112,12 +125,7 @@ TEST_F(JobEndPush, AFailureIsSeenAtOnceThroughEpilogSlurmctld) {
     ASSERT_EQ(status_of(job).value("status", ""), "enabled") << status_of(job).dump();
 
     // Within 60 s of the submission (the job runs ~3 s), well before the poll at 120 s.
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    nlohmann::json last = status_of(job);
-    while (last.value("status", "") == "enabled" && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(200ms);
-        last = status_of(job);
-    }
+    const auto last = status_once_looked_at(job);
     EXPECT_NE(last.value("status", ""), "enabled") << last.dump(2) << daemon_log();
     EXPECT_NE(last.value("last_cause", ""), "") << last.dump(2);
 }
@@ -143,12 +151,7 @@ TEST_F(JobEndPush, AFailureIsSeenAtOnceOverTcpWhenTheDaemonIsOnAnotherHost) {
     const auto registered = cli("register " + job.to_string() + " --allow requeue");
     ASSERT_EQ(registered.exit_status, 0) << registered.output << daemon_log();
 
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    nlohmann::json last = status_of(job);
-    while (last.value("status", "") == "enabled" && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(200ms);
-        last = status_of(job);
-    }
+    const auto last = status_once_looked_at(job);
     EXPECT_NE(last.value("status", ""), "enabled") << last.dump(2) << daemon_log();
     EXPECT_EQ(daemon_log().find("refused a request"), std::string::npos) << daemon_log();
 }

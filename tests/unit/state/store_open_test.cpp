@@ -8,6 +8,7 @@
 
 #include "state/store.h"
 #include "test_support.h"
+#include "tests/support/scoped_env.h"
 
 namespace state {
 namespace {
@@ -15,33 +16,7 @@ namespace {
 using test_support::TempDir;
 using testing::at;
 
-// Sets an environment variable for one test and restores it afterwards.
-class ScopedEnv {
-  public:
-    ScopedEnv(const char* name, const char* value) : m_name(name) {
-        if (const char* old = std::getenv(name)) {
-            m_old = old;
-        }
-        if (value) {
-            ::setenv(name, value, 1);
-        } else {
-            ::unsetenv(name);
-        }
-    }
-    ~ScopedEnv() {
-        if (m_old) {
-            ::setenv(m_name, m_old->c_str(), 1);
-        } else {
-            ::unsetenv(m_name);
-        }
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-  private:
-    const char* m_name;
-    std::optional<std::string> m_old;
-};
+using test_support::ScopedEnv;
 
 TEST(StoreOpen, CreatesMissingDirectoriesPrivateToTheUser) {
     TempDir dir;
