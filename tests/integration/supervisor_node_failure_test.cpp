@@ -83,6 +83,11 @@ TEST_F(SupervisorControllerOutage, UnreachableSlurmIsNeverTakenForAFailure) {
     auto status = h.wait_status(
         [](const auto& s) { return s.value("last_slurm_state", "") == "RUNNING"; }, 60s);
     ASSERT_EQ(status.value("last_slurm_state", ""), "RUNNING") << status.dump(2);
+    // The job's own `supervisor env` journals its fetch (settings_fetched) as it starts, the
+    // daemon's state or not: counted from after it.
+    ASSERT_TRUE(test_support::eventually(
+        [&] { return test_support::count_events(h.events(), "settings_fetched") == 1; }, 60s))
+        << h.events().dump(2);
     const auto events_before = h.events().size();
 
     test_support::stop_controller();
