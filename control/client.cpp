@@ -158,10 +158,16 @@ common::Result<Reply> call(const DaemonRoute& route, const Request& request,
         // The request travels as the credential's payload: munged stamps it with our uid and
         // gid, encrypts it with the cluster's key, and the daemon's munged refuses it if
         // changed, late or seen before.
-        const auto credential = TRY(encode_credential(payload, remote.munge));
-        bool unanswered = false;
-        auto reply =
-            connect_and_send(remote.address, credential, describe(route), timeout, &unanswered);
+        // A munged asked by a whole array's tasks at once refuses some connections (its listen
+        // backlog is full): those are asked again, as an unread request is.
+        auto credential = encode_credential(payload, remote.munge);
+        if (!credential && attempt == k_tcp_attempts) {
+            return tl::unexpected(credential.error());
+        }
+        bool unanswered = !credential;
+        auto reply = credential ? connect_and_send(remote.address, *credential, describe(route),
+                                                   timeout, &unanswered)
+                                : common::Result<Reply>(tl::unexpected(credential.error()));
         if (reply || !unanswered || attempt == k_tcp_attempts) {
             return reply;
         }

@@ -5,8 +5,8 @@
 // puts it). call() fails with an Error a person can act on when nobody listens, munged cannot
 // mint a credential, the daemon refuses or closes the connection, or the reply is late
 // (k_reply_timeout: a register asks slurmctld) or malformed. Over TCP a request the daemon
-// closed without reading (over its share of one host's connections) is sent again, with a new
-// credential, up to k_tcp_attempts times.
+// closed without reading, or whose credential this host's munged did not mint (too many asking
+// at once), is tried again, with a new credential, up to k_tcp_attempts times.
 #pragma once
 
 #include <chrono>

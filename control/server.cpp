@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -37,6 +38,9 @@ struct Connection {
     Peer peer;  // over TCP: the address alone until the request's credential is decoded
     Clock::time_point deadline;
     std::string received;
+    // Closed without an answer: our own munged could not decode its credential just now (too
+    // busy), so nothing is known of it; the client asks again (client.h).
+    bool close_unanswered = false;
 };
 
 std::string errno_text() {
@@ -206,10 +210,9 @@ Reply refused(std::string message, std::string hint) {
 
 // Over TCP: the frame is a MUNGE credential, and the request is its payload. Who asks is the
 // credential's uid and gid, never anything the request says.
-common::Result<std::pair<Request, Peer>> decode_tcp_request(std::string_view frame,
-                                                            const Connection& connection,
-                                                            const CredentialDecoder& decode) {
-    auto decoded = decode(std::string(frame));
+common::Result<std::pair<Request, Peer>> decode_tcp_request(
+    const tl::expected<DecodedCredential, CredentialRefusal>& decoded,
+    const Connection& connection) {
     if (!decoded) {
         spdlog::warn(
             "control channel: refused a request from {}: its MUNGE credential is {} "
@@ -237,7 +240,7 @@ common::Result<std::pair<Request, Peer>> decode_tcp_request(std::string_view fra
 
 // What to answer a connection, once what it sent is a whole frame or can never become one;
 // nullopt while more bytes may still come.
-std::optional<Reply> answer_for(const Connection& connection, Handlers& handlers,
+std::optional<Reply> answer_for(Connection& connection, Handlers& handlers,
                                 const CredentialDecoder& decode) {
     const auto& bytes = connection.received;
     const std::uint32_t limit =
@@ -253,11 +256,20 @@ std::optional<Reply> answer_for(const Connection& connection, Handlers& handlers
     }
     const auto frame = std::string_view(bytes).substr(4);
     if (connection.transport == Transport::tcp) {
-        auto decoded = decode_tcp_request(frame, connection, decode);
-        if (!decoded) {
-            return refused(decoded.error().message, decoded.error().hint);
+        auto decoded = decode(std::string(frame));
+        if (!decoded && decoded.error().fault == CredentialFault::munged_unreachable) {
+            spdlog::warn(
+                "control channel: munged could not decode the request from {} ({}): "
+                "closed unanswered, it asks again",
+                connection.peer.address, decoded.error().message);
+            connection.close_unanswered = true;
+            return std::nullopt;
         }
-        return handlers.handle(decoded->first, decoded->second);
+        auto request = decode_tcp_request(decoded, connection);
+        if (!request) {
+            return refused(request.error().message, request.error().hint);
+        }
+        return handlers.handle(request->first, request->second);
     }
     auto request = decode_request(frame);
     if (!request) {
@@ -317,15 +329,19 @@ void accept_unix(int listener, std::vector<Connection>& connections) {
                                Transport::unix_socket,
                                *peer,
                                Clock::now() + ControlServer::k_request_deadline,
-                               {}});
+                               {},
+                               false});
     }
 }
 
 // Takes TCP connections while the table has room; the rest wait in the kernel's backlog, so
 // that a thousand array tasks asking at once are answered in turn rather than refused. One
-// host over its share is refused: it would keep the others waiting.
-void accept_tcp(int listener, std::vector<Connection>& connections) {
-    while (connections.size() < ControlServer::k_max_connections) {
+// host over its share waits in `held`, unread, until a slot of its own frees (promote_held):
+// it cannot keep the other hosts waiting, and its burst is served in order. Past
+// k_max_held, a connection is closed unread (the client asks again).
+void accept_tcp(int listener, std::vector<Connection>& connections, std::deque<Connection>& held) {
+    while (connections.size() < ControlServer::k_max_connections &&
+           held.size() < ControlServer::k_max_held) {
         const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
             return;
@@ -333,17 +349,30 @@ void accept_tcp(int listener, std::vector<Connection>& connections) {
         Peer peer;
         peer.address = peer_address(fd);
         if (!room_for_address(connections, peer.address)) {
-            reap_closed(connections);
-        }
-        if (!room_for_address(connections, peer.address)) {
-            ::close(fd);
+            held.push_back({fd, Transport::tcp, std::move(peer), {}, {}, false});
             continue;
         }
         connections.push_back({fd,
                                Transport::tcp,
                                std::move(peer),
                                Clock::now() + ControlServer::k_request_deadline,
-                               {}});
+                               {},
+                               false});
+    }
+}
+
+// Moves held connections, oldest first, into the table as their hosts' shares allow; each gets
+// its request deadline from then.
+void promote_held(std::vector<Connection>& connections, std::deque<Connection>& held) {
+    for (auto it = held.begin();
+         it != held.end() && connections.size() < ControlServer::k_max_connections;) {
+        if (!room_for_address(connections, it->peer.address)) {
+            ++it;
+            continue;
+        }
+        it->deadline = Clock::now() + ControlServer::k_request_deadline;
+        connections.push_back(std::move(*it));
+        it = held.erase(it);
     }
 }
 
@@ -351,6 +380,12 @@ void accept_tcp(int listener, std::vector<Connection>& connections) {
 
 void ControlServer::serve() {
     std::vector<Connection> connections;
+    std::deque<Connection> held;  // TCP connections over their host's share, unread
+    const auto close_held = [&held] {
+        for (const auto& connection : held) {
+            ::close(connection.fd);
+        }
+    };
     while (true) {
         // pollfd slots: the wake-up pipe, then each listener (a full table leaves the TCP
         // listener out, or poll would report it ready at once and spin), then the connections.
@@ -375,6 +410,10 @@ void ControlServer::serve() {
         }
         if ((watched[0].revents & POLLIN) != 0) {
             m_handlers->journal_fetches();
+            close_held();
+            for (const auto& connection : connections) {
+                ::close(connection.fd);
+            }
             return;  // stopping
         }
         // Every connection of this round first: what each sent, and the answers of those whose
@@ -398,6 +437,8 @@ void ControlServer::serve() {
             }
             if (auto reply = answer_for(connection, *m_handlers, m_decode)) {
                 answers.emplace_back(i, std::move(*reply));
+                done[i] = true;
+            } else if (connection.close_unanswered) {
                 done[i] = true;
             } else if (Clock::now() >= connection.deadline) {
                 done[i] = true;  // too slow: its slot goes to someone else
@@ -425,8 +466,9 @@ void ControlServer::serve() {
         if ((watched[1].revents & POLLIN) != 0) {
             accept_unix(m_listeners.unix_socket, connections);
         }
+        promote_held(connections, held);
         if ((watched[2].revents & POLLIN) != 0) {
-            accept_tcp(m_listeners.tcp, connections);
+            accept_tcp(m_listeners.tcp, connections, held);
         }
     }
 }

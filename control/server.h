@@ -13,8 +13,10 @@
 // within k_reply_deadline; at most k_max_connections are open at once (k_max_per_uid of one uid
 // on the socket, k_max_per_address of one host over TCP, whose uid is known only once its
 // request is decoded), so neither a slow client nor many of them can keep others out for long.
-// Over TCP, connections beyond the table wait in the kernel's backlog rather than being
-// refused. Requests are handled one at a time, in the order they complete.
+// Over TCP, connections beyond the table wait in the kernel's backlog, and those of a host over
+// its share wait accepted but unread (at most k_max_held), rather than being refused: an array's
+// tasks on one node asking at once are answered in turn. Requests are handled one at a time, in
+// the order they complete.
 //
 // start() fails when the socket path exists and is not a socket, when its directory is
 // missing, or when binding either endpoint fails; a stale socket (nobody listening) is
@@ -54,6 +56,7 @@ class ControlServer {
     static constexpr std::size_t k_max_connections = 64;
     static constexpr std::size_t k_max_per_uid = 8;
     static constexpr std::size_t k_max_per_address = 32;
+    static constexpr std::size_t k_max_held = 1024;
     static constexpr int k_tcp_backlog = 1024;
 
     // Serves `handlers` (used from the server's thread only) until destroyed.

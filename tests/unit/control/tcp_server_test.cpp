@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <thread>
 
 #include "control/client.h"
 #include "control/frame.h"
@@ -217,6 +218,32 @@ TEST_F(ControlTcp, AFrameOverMungesLimitIsRefusedWithoutWaitingForIt) {
     ASSERT_TRUE(reply);
     EXPECT_EQ(reply->exit_status, 2);
     EXPECT_NE(reply->error.message.find("too large"), std::string::npos) << reply->error.message;
+}
+
+// More connections from one host than its share of the table, all at once (an array's tasks on
+// one node): the extra ones wait, unread, and every one is answered; none is closed unanswered.
+TEST_F(ControlTcp, OneHostsBurstBeyondItsShareIsAnsweredInTurn) {
+    start();
+    control::Request status;
+    status.operation = control::Operation::status;
+    const auto credential = credential_of(k_tcp_alice, status);
+    constexpr std::size_t k_burst = 3 * control::ControlServer::k_max_per_address;
+    std::vector<std::string> outcomes(k_burst);
+    std::vector<std::thread> clients;
+    for (std::size_t i = 0; i < k_burst; ++i) {
+        clients.emplace_back([&, i] {
+            const auto reply = send(credential);
+            outcomes[i] = !reply                    ? reply.error().message
+                          : reply->exit_status != 0 ? reply->error.message
+                                                    : "answered";
+        });
+    }
+    for (auto& client : clients) {
+        client.join();
+    }
+    for (std::size_t i = 0; i < k_burst; ++i) {
+        EXPECT_EQ(outcomes[i], "answered") << "client " << i;
+    }
 }
 
 }  // namespace
