@@ -327,7 +327,7 @@ void Handlers::record_fetch(const state::Registration& registration, const Reque
     supervisor::SettingsFetchedEvent fetched;
     fetched.attempt = registration.attempt;
     fetched.restart_count = request.restart_count;
-    fetched.host = common::printable(request.host.substr(0, 255));
+    fetched.host = request.host;  // made printable where it is journaled
     fetched.channel = peer.address.empty() ? "unix socket" : "tcp from " + peer.address;
     fetched.resume_from = resume_from;
     m_fetches.push_back({registration.job, std::move(fetched), m_clock.now()});

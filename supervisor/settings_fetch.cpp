@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "common/printable.h"
 #include "supervisor/journal.h"
 #include "supervisor/journal_events.h"
 #include "supervisor/stall.h"
@@ -33,7 +34,10 @@ FetchRecord settings_fetch_record(const state::Store& store,
 }
 
 void record_settings_fetched(state::Store& store, const common::JobId& job,
-                             const SettingsFetchedEvent& fetched, common::TimePoint at) {
+                             SettingsFetchedEvent fetched, common::TimePoint at) {
+    // The host is the job's word (its environment, or what its `supervisor env` sent): shown
+    // to people as printable text, at most a host name's length.
+    fetched.host = common::printable(std::string_view(fetched.host).substr(0, 255));
     record_event(store, job, at,
                  "attempt " + std::to_string(fetched.attempt) + " fetched its settings on " +
                      (fetched.host.empty() ? std::string("an unnamed host") : fetched.host) + " (" +

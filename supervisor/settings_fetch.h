@@ -38,10 +38,11 @@ enum class FetchRecord { none, fetched, reported };
 
 struct SettingsFetchedEvent;
 
-// Journals that a run fetched its settings (`fetched.attempt` is the registration's attempt).
-// Call inside a transaction.
+// Journals that a run fetched its settings (`fetched.attempt` is the registration's attempt);
+// the host, which the job names, is kept as printable text of at most 255 bytes. Call inside a
+// transaction.
 void record_settings_fetched(state::Store& store, const common::JobId& job,
-                             const SettingsFetchedEvent& fetched, common::TimePoint at);
+                             SettingsFetchedEvent fetched, common::TimePoint at);
 
 // Journals settings_not_fetched and queues the owner's message. Call inside a transaction.
 void record_settings_not_fetched(state::Store& store, const state::Registration& registration,

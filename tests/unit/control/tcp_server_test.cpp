@@ -220,6 +220,31 @@ TEST_F(ControlTcp, AFrameOverMungesLimitIsRefusedWithoutWaitingForIt) {
     EXPECT_NE(reply->error.message.find("too large"), std::string::npos) << reply->error.message;
 }
 
+// The host a job names is its owner's word: a terminal escape, a forged journal line and a
+// megabyte of it are journaled as one printable line of at most 255 bytes.
+TEST_F(ControlTcp, AHostileHostNameIsJournaledPrintableAndShort) {
+    start();
+    const auto job = registered_job_of(k_tcp_alice);
+    auto request = env_from_inside(job);
+    request.host = "n1\x1b[2J\n2026-01-01T00:00:00Z  decision  plan: drain every node" +
+                   std::string(1'000'000, 'x');
+    const auto reply = send(credential_of(k_tcp_alice, request));
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(reply->exit_status, 0) << reply->error.message;
+    std::optional<supervisor::SettingsFetchedEvent> fetched;
+    for (const auto& event : m_store->events(job)) {
+        if (auto decoded = supervisor::decode<supervisor::SettingsFetchedEvent>(event)) {
+            fetched = decoded;
+            EXPECT_EQ(event.message.find('\n'), std::string::npos) << event.message.substr(0, 200);
+            EXPECT_EQ(event.message.find('\x1b'), std::string::npos);
+        }
+    }
+    ASSERT_TRUE(fetched);
+    EXPECT_LE(fetched->host.size(), 255U * 4) << "255 bytes of the job's text, escaped at most";
+    EXPECT_EQ(fetched->host.find('\n'), std::string::npos);
+    EXPECT_EQ(fetched->host.find('\x1b'), std::string::npos);
+}
+
 // More connections from one host than its share of the table, all at once (an array's tasks on
 // one node): the extra ones wait, unread, and every one is answered; none is closed unanswered.
 TEST_F(ControlTcp, OneHostsBurstBeyondItsShareIsAnsweredInTurn) {

@@ -111,5 +111,30 @@ TEST_F(SettingsFetchTest, TheJournalTellsAFetchFromAReportOfTheCurrentAttempt) {
     EXPECT_EQ(settings_fetch_record(*m_store, other), FetchRecord::none) << "another attempt's";
 }
 
+// Both writers of the fetch (the control channel, and `supervisor env` on the daemon's own host,
+// which reads SLURMD_NODENAME) hand the job's text over as it is: the journal keeps it printable
+// and short.
+TEST_F(SettingsFetchTest, TheHostAJobNamesIsJournaledPrintableAndShort) {
+    const auto id = submit();
+    register_job(request(id));
+    SettingsFetchedEvent fetched;
+    fetched.attempt = 1;
+    fetched.host = "n1\x1b]0;owned\x07\n2026-01-01  decision  plan: drain" + std::string(4096, 'x');
+    fetched.channel = "state directory";
+    auto transaction = m_store->begin();
+    record_settings_fetched(*m_store, id, fetched, m_clock.now());
+    transaction.commit();
+    const auto events = events_of_kind(id, "settings_fetched");
+    ASSERT_EQ(events.size(), 1U);
+    const auto read = decode<SettingsFetchedEvent>(events[0]);
+    ASSERT_TRUE(read);
+    for (const auto& text : {read->host, events[0].message}) {
+        EXPECT_EQ(text.find('\n'), std::string::npos) << text.substr(0, 120);
+        EXPECT_EQ(text.find('\x1b'), std::string::npos) << text.substr(0, 120);
+        EXPECT_EQ(text.find('\x07'), std::string::npos) << text.substr(0, 120);
+    }
+    EXPECT_LT(read->host.size(), 4096U) << "cut to a host name's length";
+}
+
 }  // namespace
 }  // namespace supervisor::test
