@@ -135,6 +135,8 @@ void decode_data(const json& data, SettingsFetchedEvent& out) {
 void decode_data(const json& data, SettingsNotFetchedEvent& out) {
     read_field(data, "attempt", out.attempt);
     read_field(data, "running_s", out.running_s);
+    read_field(data, "fetched_attempt", out.fetched_attempt);
+    read_field(data, "fetched_resume_from", out.fetched_resume_from);
 }
 
 void decode_data(const json& data, StuckPendingEvent& out) {
@@ -271,7 +273,10 @@ json encode(const SettingsFetchedEvent& event) {
 }
 
 json encode(const SettingsNotFetchedEvent& event) {
-    return {{"attempt", event.attempt}, {"running_s", event.running_s}};
+    return {{"attempt", event.attempt},
+            {"running_s", event.running_s},
+            {"fetched_attempt", event.fetched_attempt},
+            {"fetched_resume_from", event.fetched_resume_from}};
 }
 
 template <typename Payload>

@@ -223,11 +223,14 @@ struct SettingsFetchedEvent {
     bool operator==(const SettingsFetchedEvent&) const = default;
 };
 
-// An attempt the supervisor restarted has run `running_s` without fetching its settings.
+// An attempt the supervisor restarted has run `running_s` without fetching its own settings:
+// none at all, or (fetched_attempt > 0) only those of that earlier attempt.
 struct SettingsNotFetchedEvent {
     static constexpr state::EventKind kind = state::EventKind::settings_not_fetched;
     std::uint32_t attempt = 0;
     std::int64_t running_s = 0;
+    std::uint32_t fetched_attempt = 0;  // 0: it fetched none
+    std::string fetched_resume_from;    // what that fetch gave it; empty: a fresh start
 
     bool operator==(const SettingsNotFetchedEvent&) const = default;
 };

@@ -126,8 +126,11 @@ void PollCycle::check_settings_fetched(const state::Registration& registration,
     }
     contain(registration, report, [&] {
         auto transaction = m_store.begin();
-        if (settings_fetch_record(m_store, registration) == FetchRecord::none) {
-            record_settings_not_fetched(m_store, registration, running, m_clock.now());
+        const auto look = settings_fetch_record(m_store, registration);
+        if (look.record == FetchRecord::none ||
+            look.record == FetchRecord::fetched_another_attempts) {
+            record_settings_not_fetched(m_store, registration, running, m_clock.now(),
+                                        look.another);
         }
         transaction.commit();
         m_settings_fetches.settle(registration.job, registration.attempt);

@@ -3,6 +3,8 @@
 // attempt, when that attempt's time is up.
 #include "supervisor/settings_fetch.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/printable.h"
@@ -17,20 +19,58 @@ bool SettingsFetchTracker::settled(const common::JobId& job, std::uint32_t attem
     return it != m_settled.end() && it->second == attempt;
 }
 
-FetchRecord settings_fetch_record(const state::Store& store,
-                                  const state::Registration& registration) {
-    auto record = FetchRecord::none;
-    for (const auto& event : store.events(registration.job)) {
-        if (const auto fetched = decode<SettingsFetchedEvent>(event);
-            fetched && fetched->attempt == registration.attempt) {
-            return FetchRecord::fetched;
-        }
-        if (const auto reported = decode<SettingsNotFetchedEvent>(event);
-            reported && reported->attempt == registration.attempt) {
-            record = FetchRecord::reported;  // a fetch after the report still counts
+namespace {
+
+// The restart count the current attempt was prepared to run under; nullopt without its row.
+std::optional<std::uint32_t> prepared_restart_count(const state::Store& store,
+                                                    const state::Registration& registration) {
+    for (const auto& attempt : store.attempts(registration.job)) {
+        if (attempt.number == registration.attempt) {
+            return attempt.restart_count;
         }
     }
-    return record;
+    return std::nullopt;
+}
+
+}  // namespace
+
+FetchLook settings_fetch_record(const state::Store& store,
+                                const state::Registration& registration) {
+    // Why the restart count and not the attempt the event names: the event names the attempt
+    // the daemon had prepared when the run asked. A run that Slurm restarted before the daemon
+    // saw the restart (a node failure, an administrator's requeue) asks under the attempt
+    // before its own and is answered with that attempt's checkpoint and fixes; its restart
+    // count is the only thing that tells it apart from the earlier run.
+    const auto prepared = prepared_restart_count(store, registration);
+    const auto of_this_run = [&](const SettingsFetchedEvent& fetched) {
+        if (fetched.restart_count < 0 || !prepared) {
+            return fetched.attempt == registration.attempt;
+        }
+        return fetched.restart_count >= static_cast<std::int64_t>(*prepared);
+    };
+    FetchLook look;
+    bool reported = false;
+    for (const auto& event : store.events(registration.job)) {
+        if (const auto fetched = decode<SettingsFetchedEvent>(event);
+            fetched && of_this_run(*fetched)) {
+            if (fetched->attempt == registration.attempt) {
+                return {FetchRecord::fetched, std::nullopt};  // a fetch after a report counts
+            }
+            if (fetched->attempt < registration.attempt && !look.another) {
+                look.another = *fetched;
+            }
+        }
+        if (const auto report = decode<SettingsNotFetchedEvent>(event);
+            report && report->attempt == registration.attempt) {
+            reported = true;
+        }
+    }
+    if (reported) {
+        look.record = FetchRecord::reported;
+    } else if (look.another) {
+        look.record = FetchRecord::fetched_another_attempts;
+    }
+    return look;
 }
 
 void record_settings_fetched(state::Store& store, const common::JobId& job,
@@ -48,36 +88,70 @@ void record_settings_fetched(state::Store& store, const common::JobId& job,
 }
 
 void record_settings_not_fetched(state::Store& store, const state::Registration& registration,
-                                 std::chrono::seconds running, common::TimePoint at) {
+                                 std::chrono::seconds running, common::TimePoint at,
+                                 const std::optional<SettingsFetchedEvent>& another) {
     const std::string job = registration.job.to_string();
     const std::string attempt = std::to_string(registration.attempt);
     const std::string running_text = format_stall_timeout(running);
-    record_event(store, registration.job, at,
-                 "attempt " + attempt + " has run " + running_text +
-                     " without fetching its resume settings (`supervisor env`): it is "
-                     "probably training from scratch",
-                 SettingsNotFetchedEvent{registration.attempt, running.count()});
+    SettingsNotFetchedEvent data;
+    data.attempt = registration.attempt;
+    data.running_s = running.count();
     notify::Message message;
     message.job = job;
     message.job_name = registration.job_name;
     message.status = std::string(state::to_string(registration.status));
-    message.headline = "runs without its resume settings";
-    message.reason = "attempt " + attempt + " is running without its resume settings: it has run " +
-                     running_text +
-                     " and has not asked for them, so it is probably training from scratch "
-                     "rather than resuming from its checkpoint with the fixes applied";
     message.attempt = registration.attempt;
-    message.notes = {
-        "The batch script must run `eval \"$(supervisor env)\"` at every start. On a compute "
-        "node that is not the daemon's host, `supervisor env` finds the daemon through "
-        "/etc/slurm-supervisor/client.conf (or $SUPERVISOR_CLIENT_CONF); its error, if any, "
-        "is in the job's log.",
-        "The supervisor will not tell you again about this attempt."};
-    message.next_step =
-        "look at the start of the job's log for `supervisor env`'s error, run "
-        "`supervisor doctor` on the job's node, and make the script fetch its "
-        "settings; if the run must not go on from scratch, cancel it (scancel " +
-        job + ")";
+    if (another) {
+        data.fetched_attempt = another->attempt;
+        data.fetched_resume_from = another->resume_from;
+        const std::string earlier = std::to_string(another->attempt);
+        const auto given = another->resume_from.empty()
+                               ? std::string("a fresh start")
+                               : "resume from " + another->resume_from;
+        const auto own = registration.last_checkpoint.empty()
+                             ? std::string("a fresh start")
+                             : "resume from " + registration.last_checkpoint;
+        record_event(store, registration.job, at,
+                     "attempt " + attempt + " runs with the settings of attempt " + earlier +
+                         " (" + given + "), not its own (" + own +
+                         "): it started before the supervisor had prepared them",
+                     data);
+        message.headline = "runs with an earlier attempt's settings";
+        message.reason = "attempt " + attempt + " is running with the settings of attempt " +
+                         earlier + " (" + given + ") instead of its own (" + own +
+                         "): it started before the supervisor had prepared them, so it does "
+                         "not have the checkpoint and fixes chosen after the last failure";
+        message.notes = {
+            "This happens when Slurm restarts the job at once (after a node failure or an "
+            "administrator's requeue), before the supervisor has seen the end of the run before.",
+            "The supervisor will not tell you again about this attempt."};
+        message.next_step =
+            "look at the job's log to see which checkpoint it loaded; if it must not go on "
+            "from there, requeue it (scontrol requeue " +
+            job + "): its next run fetches the settings prepared now";
+    } else {
+        record_event(store, registration.job, at,
+                     "attempt " + attempt + " has run " + running_text +
+                         " without fetching its resume settings (`supervisor env`): it is "
+                         "probably training from scratch",
+                     data);
+        message.headline = "runs without its resume settings";
+        message.reason = "attempt " + attempt +
+                         " is running without its resume settings: it has run " + running_text +
+                         " and has not asked for them, so it is probably training from scratch "
+                         "rather than resuming from its checkpoint with the fixes applied";
+        message.notes = {
+            "The batch script must run `eval \"$(supervisor env)\"` at every start. On a compute "
+            "node that is not the daemon's host, `supervisor env` finds the daemon through "
+            "/etc/slurm-supervisor/client.conf (or $SUPERVISOR_CLIENT_CONF); its error, if any, "
+            "is in the job's log.",
+            "The supervisor will not tell you again about this attempt."};
+        message.next_step =
+            "look at the start of the job's log for `supervisor env`'s error, run "
+            "`supervisor doctor` on the job's node, and make the script fetch its "
+            "settings; if the run must not go on from scratch, cancel it (scancel " +
+            job + ")";
+    }
     queue_owner_message(store, registration, message, job + ":settings_not_fetched:" + attempt, at);
 }
 

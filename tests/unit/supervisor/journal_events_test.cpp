@@ -109,7 +109,8 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     expect_round_trip(straggler);
     expect_round_trip(StuckPendingEvent{1, "ReqNodeNotAvail", 3600});
     expect_round_trip(SettingsFetchedEvent{2, 1, "n3", "tcp from 10.1.0.13", "/ckpt/step_40"});
-    expect_round_trip(SettingsNotFetchedEvent{3, 612});
+    expect_round_trip(SettingsNotFetchedEvent{3, 612, 0, ""});
+    expect_round_trip(SettingsNotFetchedEvent{3, 612, 2, "/scratch/ckpt/step_000200.pt"});
 }
 
 TEST(JournalEvents, OptionalFieldsAbsentAreNotWritten) {

@@ -78,6 +78,60 @@ TEST_F(SettingsFetchTest, AnAttemptThatFetchedItsSettingsIsNeverReported) {
     EXPECT_EQ(notifications_saying(id, "probably training from scratch"), 0U);
 }
 
+// Slurm restarted the run before the daemon had prepared attempt 2 (the event names attempt 1,
+// the restart count is attempt 2's): the run has attempt 1's checkpoint and none of the fixes.
+TEST_F(SettingsFetchTest, ARunThatFetchedAnEarlierAttemptsSettingsIsReported) {
+    m_config.settings_fetch_within = std::chrono::seconds(60);
+    const auto id = restarted_job();
+    SettingsFetchedEvent early;
+    early.attempt = 1;
+    early.restart_count = 1;
+    early.host = "n2";
+    early.channel = "tcp from 10.0.0.12";
+    auto transaction = m_store->begin();
+    record_settings_fetched(*m_store, id, early, m_clock.now());
+    transaction.commit();
+    for (int i = 0; i < 20; ++i) {
+        cycle();
+    }
+    const auto reported = events_of_kind(id, "settings_not_fetched");
+    ASSERT_EQ(reported.size(), 1U);
+    EXPECT_NE(reported[0].message.find("runs with the settings of attempt 1"), std::string::npos)
+        << reported[0].message;
+    EXPECT_NE(reported[0].message.find("resume from " + registration(id).last_checkpoint),
+              std::string::npos)
+        << reported[0].message;
+    const auto data = decode<SettingsNotFetchedEvent>(reported[0]);
+    ASSERT_TRUE(data);
+    EXPECT_EQ(data->attempt, 2U);
+    EXPECT_EQ(data->fetched_attempt, 1U);
+    EXPECT_EQ(notifications_saying(id, "is running with the settings of attempt 1"), 1U);
+    EXPECT_EQ(notifications_saying(id, "probably training from scratch"), 0U);
+}
+
+// The run before (restart count 0) asking again after the daemon prepared attempt 2 is not
+// attempt 2's run: it proves nothing about whether attempt 2 fetched.
+TEST_F(SettingsFetchTest, AFetchByTheRunBeforeDoesNotCountForTheNewAttempt) {
+    m_config.settings_fetch_within = std::chrono::seconds(60);
+    const auto id = restarted_job();
+    SettingsFetchedEvent stale;
+    stale.attempt = 2;
+    stale.restart_count = 0;
+    stale.host = "n1";
+    stale.channel = "unix socket";
+    auto transaction = m_store->begin();
+    record_settings_fetched(*m_store, id, stale, m_clock.now());
+    transaction.commit();
+    EXPECT_EQ(settings_fetch_record(*m_store, registration(id)).record, FetchRecord::none);
+    for (int i = 0; i < 20; ++i) {
+        cycle();
+    }
+    const auto reported = events_of_kind(id, "settings_not_fetched");
+    ASSERT_EQ(reported.size(), 1U);
+    EXPECT_NE(reported[0].message.find("without fetching its resume settings"), std::string::npos)
+        << reported[0].message;
+}
+
 TEST_F(SettingsFetchTest, AFirstAttemptIsNeverReported) {
     m_config.settings_fetch_within = std::chrono::seconds(30);
     const auto id = submit();
@@ -93,22 +147,22 @@ TEST_F(SettingsFetchTest, TheJournalTellsAFetchFromAReportOfTheCurrentAttempt) {
     const auto id = submit();
     register_job(request(id));
     const auto registration_now = registration(id);
-    EXPECT_EQ(settings_fetch_record(*m_store, registration_now), FetchRecord::none);
+    EXPECT_EQ(settings_fetch_record(*m_store, registration_now).record, FetchRecord::none);
     auto transaction = m_store->begin();
     record_settings_not_fetched(*m_store, registration_now, std::chrono::seconds(700),
                                 m_clock.now());
     transaction.commit();
-    EXPECT_EQ(settings_fetch_record(*m_store, registration_now), FetchRecord::reported);
+    EXPECT_EQ(settings_fetch_record(*m_store, registration_now).record, FetchRecord::reported);
     SettingsFetchedEvent late;
     late.attempt = registration_now.attempt;
     auto again = m_store->begin();
     record_settings_fetched(*m_store, id, late, m_clock.now());
     again.commit();
-    EXPECT_EQ(settings_fetch_record(*m_store, registration_now), FetchRecord::fetched)
+    EXPECT_EQ(settings_fetch_record(*m_store, registration_now).record, FetchRecord::fetched)
         << "a fetch after the report counts";
     auto other = registration_now;
     other.attempt = registration_now.attempt + 1;
-    EXPECT_EQ(settings_fetch_record(*m_store, other), FetchRecord::none) << "another attempt's";
+    EXPECT_EQ(settings_fetch_record(*m_store, other).record, FetchRecord::none) << "another attempt's";
 }
 
 // Both writers of the fetch (the control channel, and `supervisor env` on the daemon's own host,
