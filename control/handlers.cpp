@@ -87,6 +87,10 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
     }
 }
 
+std::string channel_of(const Peer& peer) {
+    return peer.address.empty() ? "unix socket" : "tcp from " + peer.address;
+}
+
 Reply Handlers::register_job(const Request& request, const Peer& peer) {
     auto job = common::JobId::parse(request.job);
     if (!job) {
@@ -120,8 +124,8 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
     }
     Reply reply;
     reply.registered = registered_summary(*registration, m_store);
-    spdlog::info("job {} registered by uid {} through the control socket: {}", job->to_string(),
-                 peer.uid, state::to_string(registration->status));
+    spdlog::info("job {} registered by uid {} ({}): {}", job->to_string(), peer.uid,
+                 channel_of(peer), state::to_string(registration->status));
     return reply;
 }
 
@@ -194,8 +198,8 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
         enabled += result->status == state::Status::enabled ? 1 : 0;
         item.registered = registered_summary(*result, m_store);
     }
-    spdlog::info("{} jobs registered by uid {} through the control socket: {} enabled, {} not{}",
-                 ids.size(), peer.uid, enabled, ids.size() - enabled - kept,
+    spdlog::info("{} jobs registered by uid {} ({}): {} enabled, {} not{}", ids.size(),
+                 peer.uid, channel_of(peer), enabled, ids.size() - enabled - kept,
                  kept == 0 ? "" : fmt::format(", {} already watched", kept));
     return reply;
 }
@@ -247,8 +251,8 @@ Reply Handlers::unregister_job(const Request& request, const Peer& peer) {
     if (auto done = supervisor::unregister_job(m_store, m_clock, *job); !done) {
         return failed(done.error());
     }
-    spdlog::info("job {} unregistered by uid {} through the control socket", job->to_string(),
-                 peer.uid);
+    spdlog::info("job {} unregistered by uid {} ({})", job->to_string(), peer.uid,
+                 channel_of(peer));
     return printed("job " + job->to_string() + " is no longer watched; its history is kept " +
                    "(supervisor events " + job->to_string() + ")\n");
 }
@@ -328,7 +332,7 @@ void Handlers::record_fetch(const state::Registration& registration, const Reque
     fetched.attempt = registration.attempt;
     fetched.restart_count = request.restart_count;
     fetched.host = request.host;  // made printable where it is journaled
-    fetched.channel = peer.address.empty() ? "unix socket" : "tcp from " + peer.address;
+    fetched.channel = channel_of(peer);
     fetched.resume_from = resume_from;
     m_fetches.push_back({registration.job, std::move(fetched), m_clock.now()});
 }

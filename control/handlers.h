@@ -46,6 +46,10 @@ struct Peer {
     std::string address;  // over TCP, the sender's address ("10.1.0.11"); empty on the socket
 };
 
+// How the peer reached the daemon, as the log and the journal say it: "unix socket", or "tcp
+// from <address>".
+[[nodiscard]] std::string channel_of(const Peer& peer);
+
 class Handlers {
   public:
     // `pushes`: where job-end reports go (the daemon's loop); null: they are refused.

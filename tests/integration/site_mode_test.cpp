@@ -310,7 +310,7 @@ TEST_F(SiteMode, RegisteringManyJobsIsOneRequestThatRefusesOthersJobs) {
     EXPECT_NE(registered.output.find("3 of 4 jobs registered: 3 enabled"), std::string::npos)
         << registered.output;
     EXPECT_NE(daemon_log().find("4 jobs registered by uid " + std::to_string(uid_of(k_alice)) +
-                                " through the control socket: 3 enabled"),
+                                " (unix socket): 3 enabled"),
               std::string::npos)
         << daemon_log();
     for (const auto& job : alices) {

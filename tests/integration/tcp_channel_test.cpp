@@ -182,6 +182,10 @@ TEST_F(TcpChannel, OverTcpAUserActsOnTheirOwnJobsOnly) {
               std::string::npos)
         << registered.output;
     EXPECT_NE(registered.output.find(m_address.to_string()), std::string::npos);
+    EXPECT_NE(daemon_log().find("registered by uid " + std::to_string(uid_of(k_alice)) +
+                                " (tcp from 127.0.0.1)"),
+              std::string::npos)
+        << daemon_log();
 
     const auto alices = as(k_alice, binary().string() + " status");
     EXPECT_EQ(alices.exit_status, 0) << alices.output;
