@@ -198,8 +198,8 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
         enabled += result->status == state::Status::enabled ? 1 : 0;
         item.registered = registered_summary(*result, m_store);
     }
-    spdlog::info("{} jobs registered by uid {} ({}): {} enabled, {} not{}", ids.size(),
-                 peer.uid, channel_of(peer), enabled, ids.size() - enabled - kept,
+    spdlog::info("{} jobs registered by uid {} ({}): {} enabled, {} not{}", ids.size(), peer.uid,
+                 channel_of(peer), enabled, ids.size() - enabled - kept,
                  kept == 0 ? "" : fmt::format(", {} already watched", kept));
     return reply;
 }

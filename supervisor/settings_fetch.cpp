@@ -105,15 +105,14 @@ void record_settings_not_fetched(state::Store& store, const state::Registration&
         data.fetched_attempt = another->attempt;
         data.fetched_resume_from = another->resume_from;
         const std::string earlier = std::to_string(another->attempt);
-        const auto given = another->resume_from.empty()
-                               ? std::string("a fresh start")
-                               : "resume from " + another->resume_from;
+        const auto given = another->resume_from.empty() ? std::string("a fresh start")
+                                                        : "resume from " + another->resume_from;
         const auto own = registration.last_checkpoint.empty()
                              ? std::string("a fresh start")
                              : "resume from " + registration.last_checkpoint;
         record_event(store, registration.job, at,
-                     "attempt " + attempt + " runs with the settings of attempt " + earlier +
-                         " (" + given + "), not its own (" + own +
+                     "attempt " + attempt + " runs with the settings of attempt " + earlier + " (" +
+                         given + "), not its own (" + own +
                          "): it started before the supervisor had prepared them",
                      data);
         message.headline = "runs with an earlier attempt's settings";

@@ -162,7 +162,8 @@ TEST_F(SettingsFetchTest, TheJournalTellsAFetchFromAReportOfTheCurrentAttempt) {
         << "a fetch after the report counts";
     auto other = registration_now;
     other.attempt = registration_now.attempt + 1;
-    EXPECT_EQ(settings_fetch_record(*m_store, other).record, FetchRecord::none) << "another attempt's";
+    EXPECT_EQ(settings_fetch_record(*m_store, other).record, FetchRecord::none)
+        << "another attempt's";
 }
 
 // Both writers of the fetch (the control channel, and `supervisor env` on the daemon's own host,
