@@ -29,6 +29,19 @@ class SettingsFetchTest : public PollCycleTest {
         return id;
     }
 
+    // Journals a fetch as the control channel does: the attempt the daemon had prepared when
+    // the run asked, and the run's Slurm restart count.
+    void journal_fetch(const common::JobId& id, std::uint32_t attempt, std::int64_t restart_count) {
+        SettingsFetchedEvent fetched;
+        fetched.attempt = attempt;
+        fetched.restart_count = restart_count;
+        fetched.host = "n2";
+        fetched.channel = "tcp from 10.0.0.12";
+        auto transaction = m_store->begin();
+        record_settings_fetched(*m_store, id, fetched, m_clock.now());
+        transaction.commit();
+    }
+
     std::size_t notifications_saying(const common::JobId& id, const std::string& text) const {
         std::size_t count = 0;
         for (const auto& notification : m_store->notifications(id)) {
@@ -63,14 +76,7 @@ TEST_F(SettingsFetchTest, ARestartedAttemptThatNeverFetchesIsReportedOnce) {
 TEST_F(SettingsFetchTest, AnAttemptThatFetchedItsSettingsIsNeverReported) {
     m_config.settings_fetch_within = std::chrono::seconds(60);
     const auto id = restarted_job();
-    SettingsFetchedEvent fetched;
-    fetched.attempt = 2;
-    fetched.restart_count = 1;
-    fetched.host = "n2";
-    fetched.channel = "tcp from 10.0.0.12";
-    auto transaction = m_store->begin();
-    record_settings_fetched(*m_store, id, fetched, m_clock.now());
-    transaction.commit();
+    journal_fetch(id, 2, 1);
     for (int i = 0; i < 20; ++i) {
         cycle();
     }
@@ -83,14 +89,7 @@ TEST_F(SettingsFetchTest, AnAttemptThatFetchedItsSettingsIsNeverReported) {
 TEST_F(SettingsFetchTest, ARunThatFetchedAnEarlierAttemptsSettingsIsReported) {
     m_config.settings_fetch_within = std::chrono::seconds(60);
     const auto id = restarted_job();
-    SettingsFetchedEvent early;
-    early.attempt = 1;
-    early.restart_count = 1;
-    early.host = "n2";
-    early.channel = "tcp from 10.0.0.12";
-    auto transaction = m_store->begin();
-    record_settings_fetched(*m_store, id, early, m_clock.now());
-    transaction.commit();
+    journal_fetch(id, 1, 1);
     for (int i = 0; i < 20; ++i) {
         cycle();
     }
@@ -114,14 +113,7 @@ TEST_F(SettingsFetchTest, ARunThatFetchedAnEarlierAttemptsSettingsIsReported) {
 TEST_F(SettingsFetchTest, AFetchByTheRunBeforeDoesNotCountForTheNewAttempt) {
     m_config.settings_fetch_within = std::chrono::seconds(60);
     const auto id = restarted_job();
-    SettingsFetchedEvent stale;
-    stale.attempt = 2;
-    stale.restart_count = 0;
-    stale.host = "n1";
-    stale.channel = "unix socket";
-    auto transaction = m_store->begin();
-    record_settings_fetched(*m_store, id, stale, m_clock.now());
-    transaction.commit();
+    journal_fetch(id, 2, 0);
     EXPECT_EQ(settings_fetch_record(*m_store, registration(id)).record, FetchRecord::none);
     for (int i = 0; i < 20; ++i) {
         cycle();
