@@ -46,6 +46,28 @@ std::string socket_error_text() {
     return std::strerror(errno);
 }
 
+// Tries each resolved address in turn with a fresh non-blocking socket of its own: `use` returns
+// true when the socket is ready (it is returned), or false with errno set (it is closed and the
+// next address tried). Fails with the last address's error.
+template <typename Use>
+tl::expected<int, std::string> first_usable_socket(const addrinfo* addresses, Use use) {
+    std::string last_error = "no address";
+    for (const addrinfo* entry = addresses; entry != nullptr; entry = entry->ai_next) {
+        const int fd = ::socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                                entry->ai_protocol);
+        if (fd < 0) {
+            last_error = socket_error_text();
+            continue;
+        }
+        if (use(fd, *entry)) {
+            return fd;
+        }
+        last_error = socket_error_text();
+        ::close(fd);
+    }
+    return tl::unexpected(last_error);
+}
+
 }  // namespace
 
 std::string TcpAddress::to_string() const {
@@ -109,26 +131,19 @@ common::Result<int> listen_tcp(const TcpAddress& address, int backlog) {
     if (!addresses) {
         return tl::unexpected(addresses.error());
     }
-    std::string last_error = "no address";
-    for (const addrinfo* entry = addresses->get(); entry != nullptr; entry = entry->ai_next) {
-        const int fd = ::socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                                entry->ai_protocol);
-        if (fd < 0) {
-            last_error = socket_error_text();
-            continue;
-        }
+    auto fd = first_usable_socket(addresses->get(), [&](int socket, const addrinfo& entry) {
         // A restarted daemon binds at once, though the last one's connections linger in
         // TIME_WAIT.
         const int on = 1;
-        (void)::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-        if (::bind(fd, entry->ai_addr, entry->ai_addrlen) == 0 && ::listen(fd, backlog) == 0) {
-            return fd;
-        }
-        last_error = socket_error_text();
-        ::close(fd);
+        (void)::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        return ::bind(socket, entry.ai_addr, entry.ai_addrlen) == 0 &&
+               ::listen(socket, backlog) == 0;
+    });
+    if (!fd) {
+        return common::fail("cannot listen on " + address.to_string() + ": " + fd.error(),
+                            "choose a free port, or stop what listens there (`ss -tlnp`)");
     }
-    return common::fail("cannot listen on " + address.to_string() + ": " + last_error,
-                        "choose a free port, or stop what listens there (`ss -tlnp`)");
+    return *fd;
 }
 
 common::Result<std::uint16_t> bound_port(int listener) {
@@ -148,36 +163,31 @@ common::Result<int> connect_tcp(const TcpAddress& address, Clock::time_point dea
     if (!addresses) {
         return tl::unexpected(addresses.error());
     }
-    std::string last_error = "no address";
-    for (const addrinfo* entry = addresses->get(); entry != nullptr; entry = entry->ai_next) {
-        const int fd = ::socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                                entry->ai_protocol);
-        if (fd < 0) {
-            last_error = socket_error_text();
-            continue;
-        }
-        int status = ::connect(fd, entry->ai_addr, entry->ai_addrlen);
+    auto fd = first_usable_socket(addresses->get(), [&](int socket, const addrinfo& entry) {
+        int status = ::connect(socket, entry.ai_addr, entry.ai_addrlen);
         if (status != 0 && errno == EINPROGRESS) {
             const auto left =
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-            pollfd wait{fd, POLLOUT, 0};
+            pollfd wait{socket, POLLOUT, 0};
             int error = ETIMEDOUT;
             if (left.count() > 0 && ::poll(&wait, 1, static_cast<int>(left.count())) == 1) {
                 socklen_t size = sizeof error;
-                (void)::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size);
+                (void)::getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &size);
             }
             status = error == 0 ? 0 : -1;
             errno = error;
         }
-        if (status == 0) {
-            const int on = 1;  // one small request, one reply: no Nagle delay
-            (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-            return fd;
+        if (status != 0) {
+            return false;
         }
-        last_error = socket_error_text();
-        ::close(fd);
+        const int on = 1;  // one small request, one reply: no Nagle delay
+        (void)::setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+        return true;
+    });
+    if (!fd) {
+        return common::fail("cannot connect to " + address.to_string() + ": " + fd.error());
     }
-    return common::fail("cannot connect to " + address.to_string() + ": " + last_error);
+    return *fd;
 }
 
 std::string peer_address(int fd) {
