@@ -37,6 +37,7 @@ using notify::integration::Server;
 using test_support::eventually;
 using test_support::is_completed;
 using test_support::run_command;
+using test_support::uid_of;
 
 // A command whose output does not matter (cleanup, releases).
 void run_quietly(const std::string& command) {
@@ -45,11 +46,6 @@ void run_quietly(const std::string& command) {
 
 const char* const k_alice = "sup-alice";
 const char* const k_bob = "sup-bob";
-
-uid_t uid_of(const std::string& user) {
-    const passwd* entry = ::getpwnam(user.c_str());
-    return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
-}
 
 using test_support::read_text;
 
@@ -62,6 +58,7 @@ class SiteMode : public ::testing::Test {
         }
         m_dir = test_support::make_two_user_test_dir("site-", {k_alice, k_bob});
         ASSERT_FALSE(m_dir.empty());
+        m_socket = test_support::short_socket_path();
     }
 
     void TearDown() override {
@@ -75,7 +72,7 @@ class SiteMode : public ::testing::Test {
     }
 
     fs::path binary() const { return m_dir / "supervisor"; }
-    fs::path socket() const { return m_dir / "control.sock"; }
+    fs::path socket() const { return m_socket; }
     fs::path home(const char* user) const { return m_dir / user; }
 
     void start_daemon(const std::string& config = {}) {
@@ -91,25 +88,18 @@ class SiteMode : public ::testing::Test {
     // `command` as `user`, in their directory, with the site daemon's socket and no state dir.
     test_support::CommandResult as(const char* user, const std::string& command,
                                    const std::string& env = {}) const {
-        const char* conf = std::getenv("SLURM_CONF");
-        return run_command(
-            "cd " + home(user).string() + " && runuser -u " + user +
-            " -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=" + home(user).string() +
-            " SLURM_CONF=" + (conf ? conf : "") + " SUPERVISOR_SOCKET=" + socket().string() +
-            " SUPERVISOR_BIN=" + binary().string() + " " + env + " " + command + " 2>&1");
+        return test_support::run_as(user, home(user), command,
+                                    "SUPERVISOR_SOCKET=" + socket().string() +
+                                        " SUPERVISOR_BIN=" + binary().string() + " " + env);
     }
 
     // A batch script of `user`'s, submitted as them; returns the job id.
     common::JobId submit(const char* user, const std::string& script,
                          const std::string& options = {}, const std::string& env = {}) {
-        const auto file = home(user) / ("job-" + std::to_string(m_jobs.size()) + ".sh");
-        std::ofstream(file) << "#!/bin/bash\n" << script << "\n";
-        EXPECT_EQ(::chown(file.c_str(), uid_of(user), uid_of(user)), 0);
-        fs::permissions(file, fs::perms(0700));
-        const auto submitted = as(user, "sbatch --parsable " + options + " " + file.string(), env);
-        auto id =
-            common::JobId::parse(submitted.output.substr(0, submitted.output.find_first_of(";\n")));
-        EXPECT_TRUE(id) << submitted.output;
+        const auto id =
+            test_support::submit_as(user, home(user), m_jobs.size(), script, options,
+                                    "SUPERVISOR_SOCKET=" + socket().string() +
+                                        " SUPERVISOR_BIN=" + binary().string() + " " + env);
         if (!id) {
             return {};
         }
@@ -141,6 +131,7 @@ class SiteMode : public ::testing::Test {
     }
 
     fs::path m_dir;
+    fs::path m_socket;  // short: see short_socket_path()
     pid_t m_daemon = -1;
     std::vector<common::JobId> m_jobs;
 };

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -232,13 +233,46 @@ std::string write_script(const SupervisorHarness& harness, const std::string& na
     return path.string();
 }
 
+std::filesystem::path short_socket_path() {
+    static int made = 0;
+    return std::filesystem::path(job_output_dir()) / ("sock-" + std::to_string(++made));
+}
+
+uid_t uid_of(const std::string& user) {
+    const passwd* entry = ::getpwnam(user.c_str());
+    return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
+}
+
+CommandResult run_as(const std::string& user, const std::filesystem::path& home,
+                     const std::string& command, const std::string& env) {
+    const char* conf = std::getenv("SLURM_CONF");
+    return run_command("cd " + home.string() + " && runuser -u " + user +
+                       " -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=" + home.string() +
+                       " SLURM_CONF=" + (conf ? conf : "") + " " + env + " " + command + " 2>&1");
+}
+
+std::optional<common::JobId> submit_as(const std::string& user, const std::filesystem::path& home,
+                                       std::size_t index, const std::string& script,
+                                       const std::string& options, const std::string& env) {
+    namespace fs = std::filesystem;
+    const auto file = home / ("job-" + std::to_string(index) + ".sh");
+    std::ofstream(file) << "#!/bin/bash\n" << script << "\n";
+    EXPECT_EQ(::chown(file.c_str(), uid_of(user), uid_of(user)), 0);
+    fs::permissions(file, fs::perms(0700));
+    const auto submitted =
+        run_as(user, home, "sbatch --parsable " + options + " " + file.string(), env);
+    auto id =
+        common::JobId::parse(submitted.output.substr(0, submitted.output.find_first_of(";\n")));
+    if (!id) {
+        ADD_FAILURE() << "sbatch as " << user << ": " << submitted.output;
+        return std::nullopt;
+    }
+    return *id;
+}
+
 std::filesystem::path make_two_user_test_dir(const std::string& prefix,
                                              const std::vector<std::string>& users) {
     namespace fs = std::filesystem;
-    const auto uid_of = [](const std::string& user) {
-        const passwd* entry = ::getpwnam(user.c_str());
-        return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
-    };
     for (const auto& user : users) {
         if (uid_of(user) == static_cast<uid_t>(-1)) {
             const auto made =

@@ -133,6 +133,26 @@ pid_t start_site_daemon(const std::filesystem::path& binary, const std::filesyst
 std::filesystem::path make_two_user_test_dir(const std::string& prefix,
                                              const std::vector<std::string>& users);
 
+// A path for a test's control socket: <job_output_dir>/sock-<n>, n counting up in this process,
+// short whatever the test's name (a socket's path holds at most 107 bytes) and, like the rest of
+// job_output_dir(), seen by the dev cluster's nodes.
+[[nodiscard]] std::filesystem::path short_socket_path();
+
+// The uid of a local user; (uid_t)-1 when there is none.
+[[nodiscard]] uid_t uid_of(const std::string& user);
+
+// `command` as `user` (runuser), in `home`, with nothing of the caller's environment but PATH,
+// HOME=`home` and SLURM_CONF, plus `env` ("NAME=value ..."); stdout and stderr together.
+CommandResult run_as(const std::string& user, const std::filesystem::path& home,
+                     const std::string& command, const std::string& env = {});
+
+// A batch script of `user`'s, written to <home>/job-<index>.sh (0700, theirs) and submitted as
+// them with `run_as(..., "sbatch --parsable OPTIONS SCRIPT", env)`; its id, or nullopt after
+// adding a failure with sbatch's output.
+std::optional<common::JobId> submit_as(const std::string& user, const std::filesystem::path& home,
+                                       std::size_t index, const std::string& script,
+                                       const std::string& options, const std::string& env);
+
 // What `binary status JOB --json` shows of one job, read straight from the database in
 // `state_dir` (as the caller: root in the site-mode tests); null when it shows none.
 nlohmann::json status_in(const std::filesystem::path& binary,

@@ -35,20 +35,30 @@ namespace fs = std::filesystem;
 using test_support::eventually;
 using test_support::read_text;
 using test_support::run_command;
+using test_support::uid_of;
 
 const char* const k_alice = "sup-alice";
 const char* const k_bob = "sup-bob";
-
-uid_t uid_of(const std::string& user) {
-    const passwd* entry = ::getpwnam(user.c_str());
-    return entry != nullptr ? entry->pw_uid : static_cast<uid_t>(-1);
-}
 
 // The dev cluster's munged: SLURM_CONF is <dir>/etc/slurm.conf, the socket <dir>/munge/.
 fs::path munge_socket() {
     const char* conf = std::getenv("SLURM_CONF");
     return fs::path(conf != nullptr ? conf : "/etc/slurm/slurm.conf").parent_path().parent_path() /
            "munge" / "munge.socket";
+}
+
+// The head's address on the dev cluster's network (its nodes reach the daemon there; the test,
+// on the head, too): $SLURM_TEST_HEAD_ADDR, 127.0.0.1 on the loopback layout.
+std::string head_address() {
+    const char* head = std::getenv("SLURM_TEST_HEAD_ADDR");
+    return head != nullptr && *head != '\0' ? head : "127.0.0.1";
+}
+
+// How a job's requests are journaled as coming from: a node's address on the cluster's network
+// (the head's but for the last number), or loopback.
+std::string job_peer_prefix() {
+    const auto head = head_address();
+    return head == "127.0.0.1" ? head : head.substr(0, head.rfind('.') + 1);
 }
 
 // Whether something accepts TCP connections on `address` now.
@@ -69,7 +79,7 @@ class TcpChannel : public ::testing::Test {
         }
         m_dir = test_support::make_two_user_test_dir("tcp-", {k_alice, k_bob});
         ASSERT_FALSE(m_dir.empty());
-        m_address = {"127.0.0.1", static_cast<std::uint16_t>(notify::integration::free_port())};
+        m_address = {head_address(), static_cast<std::uint16_t>(notify::integration::free_port())};
         write_client_conf(client_conf(), m_address);
     }
 
@@ -93,7 +103,8 @@ class TcpChannel : public ::testing::Test {
     void start_daemon(const std::string& config = {}) {
         std::ofstream(m_dir / "config.toml") << config << "\n";
         m_daemon = test_support::start_site_daemon(
-            binary(), m_dir / "state", m_dir / "control.sock", m_dir / "daemon.log", "300",
+            binary(), m_dir / "state", test_support::short_socket_path(), m_dir / "daemon.log",
+            "300",
             {"--config", (m_dir / "config.toml").string(), "--listen", m_address.to_string(),
              "--munge-socket", munge_socket().string()});
         ASSERT_GT(m_daemon, 0) << daemon_log();
@@ -112,25 +123,15 @@ class TcpChannel : public ::testing::Test {
     // `command` as `user`, in their directory, with nothing but client.conf to find the daemon.
     test_support::CommandResult as(const char* user, const std::string& command,
                                    const std::string& env = {}) const {
-        const char* conf = std::getenv("SLURM_CONF");
-        return run_command("cd " + home(user).string() + " && runuser -u " + user +
-                           " -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=" +
-                           home(user).string() + " SLURM_CONF=" + (conf ? conf : "") +
-                           " SUPERVISOR_CLIENT_CONF=" + client_conf().string() + " " + env + " " +
-                           command + " 2>&1");
+        return test_support::run_as(user, home(user), command,
+                                    "SUPERVISOR_CLIENT_CONF=" + client_conf().string() + " " + env);
     }
 
     // A batch script of `user`'s, submitted as them with `options`; its id.
     common::JobId submit(const char* user, const std::string& script,
                          const std::string& options = {}) {
-        const auto file = home(user) / ("job-" + std::to_string(m_jobs.size()) + ".sh");
-        std::ofstream(file) << "#!/bin/bash\n" << script << "\n";
-        EXPECT_EQ(::chown(file.c_str(), uid_of(user), uid_of(user)), 0);
-        fs::permissions(file, fs::perms(0700));
-        const auto submitted = as(user, "sbatch --parsable " + options + " " + file.string());
-        auto id =
-            common::JobId::parse(submitted.output.substr(0, submitted.output.find_first_of(";\n")));
-        EXPECT_TRUE(id) << submitted.output;
+        const auto id = test_support::submit_as(user, home(user), m_jobs.size(), script, options,
+                                                "SUPERVISOR_CLIENT_CONF=" + client_conf().string());
         if (!id) {
             return {};
         }
@@ -183,7 +184,7 @@ TEST_F(TcpChannel, OverTcpAUserActsOnTheirOwnJobsOnly) {
         << registered.output;
     EXPECT_NE(registered.output.find(m_address.to_string()), std::string::npos);
     EXPECT_NE(daemon_log().find("registered by uid " + std::to_string(uid_of(k_alice)) +
-                                " (tcp from 127.0.0.1)"),
+                                " (tcp from " + m_address.host + ")"),
               std::string::npos)
         << daemon_log();
 
@@ -235,7 +236,8 @@ TEST_F(TcpChannel, ReplayedExpiredAndUnboundCredentialsAreRefused) {
     EXPECT_EQ(forged->exit_status, 2);
     EXPECT_NE(forged->error.message.find("MUNGE credential (invalid"), std::string::npos)
         << forged->error.message;
-    EXPECT_NE(daemon_log().find("refused a request from 127.0.0.1"), std::string::npos);
+    EXPECT_NE(daemon_log().find("refused a request from " + m_address.host), std::string::npos)
+        << daemon_log();
 }
 
 // 2. A per-user daemon (not a Slurm operator) serves its own uid only; a credential that only
@@ -306,7 +308,8 @@ TEST_F(TcpChannel, AnAttemptWithoutItsSettingsIsLoudInItsLogAndReportedToItsOwne
     ASSERT_TRUE(
         eventually([&] { return journal(job).find("settings_fetched") != std::string::npos; }, 60s))
         << journal(job) << read_text(out);
-    EXPECT_NE(journal(job).find("tcp from 127.0.0.1"), std::string::npos) << journal(job);
+    EXPECT_NE(journal(job).find("tcp from " + job_peer_prefix()), std::string::npos)
+        << journal(job);
 
     // The supervisor requeues it; the daemon stops before attempt 2 starts.
     ASSERT_TRUE(eventually(
