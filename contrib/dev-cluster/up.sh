@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Start (or complete) a private 3-node Slurm cluster (22.05 or 24.11) on loopback, or with
-# DC_LAYOUT=hosts as three separate "hosts" (network, UTS and mount namespaces on a bridge), for
-# slurm-supervisor development and integration tests. See README.md.
+# Start (or complete) a private 3-node Slurm cluster (22.05 or 24.11) as three separate "hosts"
+# (network, UTS and mount namespaces on a bridge), or with DC_LAYOUT=loopback as processes of this
+# machine on 127.0.0.1, for slurm-supervisor development and integration tests. See README.md.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
@@ -19,16 +19,13 @@ missing ones are started, so running it again restarts a killed slurmd or a
 stopped slurmctld. Waits until all nodes are responsive (idle/mixed/allocated).
 
 On success prints exactly one line to stdout and writes it to \$SLURM_TEST_DIR/env.sh:
-  export SLURM_CONF=\$SLURM_TEST_DIR/etc/slurm.conf
-  (hosts layout: export SLURM_CONF=... SLURM_TEST_SCRATCH=\$SLURM_TEST_DIR/scratch
-   SLURM_TEST_HEAD_ADDR=<the head's address on the nodes' network>)
+  export SLURM_CONF=\$SLURM_TEST_DIR/etc/slurm.conf SLURM_TEST_SCRATCH=\$SLURM_TEST_DIR/scratch
+    SLURM_TEST_HEAD_ADDR=<the head's address on the nodes' network; 127.0.0.1 on loopback>
 Progress messages go to stderr. Typical use:
   eval "\$($0)"        or      $0 && source \$SLURM_TEST_DIR/env.sh
 
 Layouts (DC_LAYOUT):
-  loopback (default)  every daemon in this machine's namespaces; slurmd -N nX on 127.0.0.1,
-                      one port each
-  hosts               each node its own host: its own network namespace (ssv-<id>-nX, address
+  hosts (default)     each node its own host: its own network namespace (ssv-<id>-nX, address
                       <subnet>.11/.12/.13 on a bridge whose .1 is this machine, the head, where
                       slurmctld runs), hostname nX (UTS namespace), private /tmp /var/tmp /run
                       /root /home /dev/shm (mount namespace), its own munged. Shared with the
@@ -36,6 +33,8 @@ Layouts (DC_LAYOUT):
                       the node's spool, the checkout and \$BUILD_DIR. Job files belong in
                       \$SLURM_TEST_DIR/scratch (mode 1777). Run commands on a node with
                       node.sh; cut a node off with kill-node.sh NODE cut.
+  loopback            every daemon in this machine's namespaces; slurmd -N nX on 127.0.0.1,
+                      one port each (no namespaces: for a machine where they are not allowed)
 
 Environment:
   SLURM_TEST_DIR          state root            (default /tmp/slurm-supervisor-dev)
@@ -48,14 +47,15 @@ Environment:
   SLURM_TEST_DBD_PORT     slurmdbd port         (default 16819, WITH_DBD=1 only)
   SLURM_TEST_MYSQL_PORT   MariaDB port          (default 16806, WITH_DBD=1 only)
   SLURM_TEST_UP_TIMEOUT   seconds to wait for the nodes (default 60)
-  DC_LAYOUT               loopback (default) or hosts
+  DC_LAYOUT               hosts (default) or loopback
   SLURM_TEST_SUBNET       hosts layout: a private /24 for the bridge
                           (default 10.219.<slurmctld port mod 256>.0/24)
   SLURM_TEST_NODE_PATHS   hosts layout: more paths (colon-separated) that the nodes see as
                           the head does, e.g. a build dir under /tmp
 Settings (ports, WITH_DBD, DC_LAYOUT, SLURM_TEST_SUBNET, SLURM_TEST_NODE_PATHS) are
 remembered in \$SLURM_TEST_DIR/etc/settings.env and reused by later runs that do not set
-them (unless CLEAN=1). Changing the layout or subnet needs down.sh first.
+them (unless CLEAN=1); a settings file without a LAYOUT line (written before the hosts layout
+was the default) means loopback. Changing the layout or subnet needs down.sh first.
 
 Logs: \$SLURM_TEST_DIR/log/{slurmctld,slurmd-nX,munged,slurmdbd,mariadb}.log
       (hosts layout also munged-nX.log, node-nX.log: the namespace holder's messages)
@@ -100,6 +100,8 @@ if [[ -f "$SETTINGS" ]]; then
     while IFS='=' read -r k v; do
         [[ "$k" =~ ^[A-Z_]+$ ]] && saved[$k]="$v"
     done <"$SETTINGS"
+    # written before the hosts layout was the default, when loopback wrote no LAYOUT line
+    [[ -n "${saved[LAYOUT]:-}" ]] || saved[LAYOUT]=loopback
 fi
 setting() {  # name env-var default
     local v="${!2:-}"
@@ -119,7 +121,7 @@ done
 [[ "$WITH_DBD_V" == 1 ]] || WITH_DBD_V=0
 NODE_PORTS=("$SLURMD_PORT" "$((SLURMD_PORT + 1))" "$((SLURMD_PORT + 2))")
 HOST="$(hostname -s)"
-LAYOUT="$(setting LAYOUT DC_LAYOUT loopback)"
+LAYOUT="$(setting LAYOUT DC_LAYOUT hosts)"
 HEAD_ADDR=127.0.0.1
 case "$LAYOUT" in
     loopback) ;;
@@ -153,9 +155,9 @@ case "$LAYOUT" in
     *) dc_die "DC_LAYOUT must be 'loopback' or 'hosts' (got '$LAYOUT')" ;;
 esac
 # The layout and the subnet are not changed under running daemons or existing namespaces.
-if [[ "$LAYOUT" != "${saved[LAYOUT]:-loopback}" || ("$LAYOUT" == hosts && -n "${saved[SUBNET]:-}" && "$SUBNET" != "${saved[SUBNET]}") ]] &&
+if [[ -n "${saved[LAYOUT]:-}" && "$LAYOUT" != "${saved[LAYOUT]}" || ("$LAYOUT" == hosts && -n "${saved[SUBNET]:-}" && "$SUBNET" != "${saved[SUBNET]}") ]] &&
     { dc_any_running || dc_hosts_load; }; then
-    dc_die "the cluster in $DC_DIR runs with DC_LAYOUT=${saved[LAYOUT]:-loopback}${saved[SUBNET]:+ (subnet ${saved[SUBNET]})}; run '$HERE/down.sh' before changing the layout or subnet, or use CLEAN=1"
+    dc_die "the cluster in $DC_DIR runs with DC_LAYOUT=${saved[LAYOUT]}${saved[SUBNET]:+ (subnet ${saved[SUBNET]})}; run '$HERE/down.sh' before changing the layout or subnet, or use CLEAN=1"
 fi
 
 mkdir -p "$DC_DIR"/{etc,state,log,run,munge} "${DC_NODES[@]/#/$DC_DIR/spool/}"
@@ -224,9 +226,9 @@ else
 fi
 printf 'CTLD_PORT=%s\nSLURMD_PORT=%s\nDBD_PORT=%s\nMYSQL_PORT=%s\nWITH_DBD=%s\n' \
     "$CTLD_PORT" "$SLURMD_PORT" "$DBD_PORT" "$MYSQL_PORT" "$WITH_DBD_V" >"$SETTINGS"
-# (the loopback layout's file stays as it always was: no LAYOUT line means loopback)
+printf 'LAYOUT=%s\n' "$LAYOUT" >>"$SETTINGS"
 if [[ "$LAYOUT" == hosts ]]; then
-    printf 'LAYOUT=hosts\nSUBNET=%s\nNODE_PATHS=%s\n' "$SUBNET" "$NODE_PATHS" >>"$SETTINGS"
+    printf 'SUBNET=%s\nNODE_PATHS=%s\n' "$SUBNET" "$NODE_PATHS" >>"$SETTINGS"
 fi
 export SLURM_CONF="$DC_CONF"
 
@@ -607,8 +609,7 @@ while :; do
     sleep 0.1
 done
 
-line="export SLURM_CONF=$DC_CONF"
-[[ "$LAYOUT" == hosts ]] && line+=" SLURM_TEST_SCRATCH=$DC_DIR/scratch SLURM_TEST_HEAD_ADDR=$HEAD_ADDR"
+line="export SLURM_CONF=$DC_CONF SLURM_TEST_SCRATCH=$DC_DIR/scratch SLURM_TEST_HEAD_ADDR=$HEAD_ADDR"
 printf '%s\n' "$line" >"$DC_DIR/env.sh.tmp"
 mv -f "$DC_DIR/env.sh.tmp" "$DC_DIR/env.sh"
 dc_log "cluster ready in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s${SUBNET:+ (hosts layout, $SUBNET)}: $(for n in "${DC_NODES[@]}"; do printf '%s=%s ' "$n" "${node_state[$n]}"; done)(logs: $DC_DIR/log)"

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -120,7 +121,13 @@ void wait_ready(pid_t pid, const std::string& url, const std::filesystem::path& 
 
 }  // namespace
 
-PrometheusStack::PrometheusStack(std::filesystem::path directory) : m_dir(std::move(directory)) {
+// Why the head's address: in the dev cluster's hosts layout a job (which pushes its node's
+// telemetry) runs on a node whose 127.0.0.1 is its own; the head is reached on the bridge.
+PrometheusStack::PrometheusStack(std::filesystem::path directory)
+    : m_dir(std::move(directory)), m_host([] {
+          const char* head = std::getenv("SLURM_TEST_HEAD_ADDR");
+          return std::string(head != nullptr && *head != '\0' ? head : "127.0.0.1");
+      }()) {
     std::filesystem::create_directories(m_dir / "data");
     const auto pushgateway = find_binary("prometheus-pushgateway");
     const auto prometheus = find_binary("prometheus");
@@ -129,18 +136,21 @@ PrometheusStack::PrometheusStack(std::filesystem::path directory) : m_dir(std::m
     std::ofstream(m_dir / "prometheus.yml")
         << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
         << "scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
-        << "    static_configs:\n      - targets: ['127.0.0.1:" << m_pushgateway_port << "']\n";
+        << "    static_configs:\n      - targets: ['" << m_host << ":" << m_pushgateway_port
+        << "']\n";
     // Debian's Pushgateway persists to /var/lib/prometheus/pushgateway.data by default: two
     // stacks (tests side by side) would load each other's series. Memory only.
-    m_pushgateway = spawn({pushgateway, "--persistence.file=",
-                           "--web.listen-address=127.0.0.1:" + std::to_string(m_pushgateway_port)},
-                          m_dir / "pushgateway.log");
+    m_pushgateway =
+        spawn({pushgateway, "--persistence.file=",
+               "--web.listen-address=" + m_host + ":" + std::to_string(m_pushgateway_port)},
+              m_dir / "pushgateway.log");
     wait_ready(m_pushgateway, pushgateway_url(), m_dir / "pushgateway.log");
-    m_prometheus = spawn(
-        {prometheus, "--config.file=" + (m_dir / "prometheus.yml").string(),
-         "--storage.tsdb.path=" + (m_dir / "data").string(),
-         "--web.listen-address=127.0.0.1:" + std::to_string(m_prometheus_port), "--log.level=warn"},
-        m_dir / "prometheus.log");
+    m_prometheus =
+        spawn({prometheus, "--config.file=" + (m_dir / "prometheus.yml").string(),
+               "--storage.tsdb.path=" + (m_dir / "data").string(),
+               "--web.listen-address=" + m_host + ":" + std::to_string(m_prometheus_port),
+               "--log.level=warn"},
+              m_dir / "prometheus.log");
     wait_ready(m_prometheus, url(), m_dir / "prometheus.log");
 }
 
@@ -150,11 +160,11 @@ PrometheusStack::~PrometheusStack() {
 }
 
 std::string PrometheusStack::url() const {
-    return "http://127.0.0.1:" + std::to_string(m_prometheus_port);
+    return "http://" + m_host + ":" + std::to_string(m_prometheus_port);
 }
 
 std::string PrometheusStack::pushgateway_url() const {
-    return "http://127.0.0.1:" + std::to_string(m_pushgateway_port);
+    return "http://" + m_host + ":" + std::to_string(m_pushgateway_port);
 }
 
 void PrometheusStack::push(const std::string& node, const std::string& lines) const {

@@ -1,5 +1,6 @@
 // PrometheusStack: a real Pushgateway and a real Prometheus (Debian's prometheus-pushgateway and
-// prometheus packages, contrib/install-deps.sh) on free loopback ports, in a directory of the
+// prometheus packages, contrib/install-deps.sh) on free ports of the dev cluster's head address
+// ($SLURM_TEST_HEAD_ADDR, which its nodes reach; 127.0.0.1 without it), in a directory of the
 // caller's, for the node-evidence tests and the bench. Prometheus scrapes the Pushgateway every
 // second with honor_labels, so what a test pushes is a series with exactly the labels pushed:
 // push("n1", "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 79\n") gives
@@ -26,8 +27,8 @@ class PrometheusStack {
     PrometheusStack(const PrometheusStack&) = delete;
     PrometheusStack& operator=(const PrometheusStack&) = delete;
 
-    [[nodiscard]] std::string url() const;              // Prometheus, "http://127.0.0.1:PORT"
-    [[nodiscard]] std::string pushgateway_url() const;  // "http://127.0.0.1:PORT"
+    [[nodiscard]] std::string url() const;              // Prometheus, "http://HEAD:PORT"
+    [[nodiscard]] std::string pushgateway_url() const;  // "http://HEAD:PORT"
 
     // POSTs exposition-format `lines` to the group job="dcgm", Hostname=`node` (a POST replaces
     // only the metrics it names). Throws std::runtime_error when the Pushgateway refuses.
@@ -46,6 +47,7 @@ class PrometheusStack {
 
   private:
     std::filesystem::path m_dir;
+    std::string m_host;  // the address both listen on
     int m_prometheus_port = 0;
     int m_pushgateway_port = 0;
     pid_t m_prometheus = -1;

@@ -62,7 +62,15 @@ std::string cluster_unavailable_reason() {
 }
 
 std::string job_output_dir() {
-    static const ScratchDirForThisProcess dir("supervisor-tests");
+    // Why the cluster's scratch: in the dev cluster's hosts layout a job's /tmp is its node's
+    // own, and scratch is the one directory that the head (the test, the daemon) and every node
+    // share, as a real cluster's jobs share only their filesystems with the daemon's host.
+    // The name is short there: a test's control socket (at most 107 bytes) lives below it.
+    static const ScratchDirForThisProcess dir = [] {
+        const char* scratch = std::getenv("SLURM_TEST_SCRATCH");
+        return scratch && *scratch ? ScratchDirForThisProcess("t", scratch)
+                                   : ScratchDirForThisProcess("supervisor-tests");
+    }();
     return dir.path().string();
 }
 

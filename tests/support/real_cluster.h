@@ -46,8 +46,9 @@ struct CommandResult {
 // job_output_dir(). Throws std::runtime_error when sbatch fails, with its output.
 [[nodiscard]] slurm::JobId sbatch(const std::string& options);
 
-// A directory for job output files, unique per test process; removed at exit when every test
-// in the process passed (tests/support/scratch_dir.h).
+// A directory for job output files, unique per test process, under $SLURM_TEST_SCRATCH (the
+// dev cluster's directory that every node shares) when that is set, else under the system temp
+// dir; removed at exit when every test in the process passed (tests/support/scratch_dir.h).
 [[nodiscard]] std::string job_output_dir();
 
 // Polls until `done` holds for the job or `timeout` passes; returns the last snapshot seen

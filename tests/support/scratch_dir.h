@@ -1,7 +1,7 @@
-// One scratch directory per test process, under the system temp dir, for files that outlive a
-// single test (Slurm job output, copied binaries, CLI fixtures). Removed with everything in it
-// when the process exits and every test in it passed; kept after a failure so that it can be
-// read, and kept always when SUPERVISOR_KEEP_TEST_FILES is set. Creating it throws
+// One scratch directory per test process, under the system temp dir or a given base directory,
+// for files that outlive a single test (Slurm job output, copied binaries, CLI fixtures). Removed
+// with everything in it when the process exits and every test in it passed; kept after a failure so
+// that it can be read, and kept always when SUPERVISOR_KEEP_TEST_FILES is set. Creating it throws
 // std::filesystem::filesystem_error when the temp dir cannot be written.
 #pragma once
 
@@ -18,10 +18,12 @@ namespace test_support {
 
 class ScratchDirForThisProcess {
   public:
-    // <temp>/<prefix>-<pid>, created (with parents) now.
-    explicit ScratchDirForThisProcess(const std::string& prefix)
-        : m_path(std::filesystem::temp_directory_path() /
-                 (prefix + "-" + std::to_string(::getpid()))) {
+    // <base>/<prefix>-<pid>, created (with parents) now; <base> is the system temp dir unless
+    // given.
+    explicit ScratchDirForThisProcess(
+        const std::string& prefix,
+        const std::filesystem::path& base = std::filesystem::temp_directory_path())
+        : m_path(base / (prefix + "-" + std::to_string(::getpid()))) {
         std::filesystem::create_directories(m_path);
     }
 
