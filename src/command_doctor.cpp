@@ -123,10 +123,11 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
     auto* send_test =
         doctor
             ->add_option("--send-test", options->test_targets,
-                         "also send a test message to each TARGET (mailto:..., sms:+..., "
-                         "https://...; none named: [notify] default_targets) and report the "
-                         "server's answer")
-            ->expected(0, -1)
+                         "also send a test message to TARGET (mailto:..., sms:+..., "
+                         "https://...; repeat the option for more; none named: [notify] "
+                         "default_targets) and report the server's answer")
+            ->expected(0, 1)
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
             ->type_name("TARGET");
     doctor->callback([&global, &action, options, send_test] {
         options->send_test = send_test->count() > 0;

@@ -10,6 +10,7 @@
 #include "build_info.h"
 #include "commands.h"
 #include "common/failpoint.h"
+#include "one_value_per_option.h"
 #include "ops/log_setup.h"
 #include "slurm/libslurm_client.h"
 #include "slurm/release.h"
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
     cli::add_run(app, global, action);
     cli::add_job_ended(app, global, action);
     cli::add_doctor(app, global, action);
+    cli::one_value_per_option(app);
 
     try {
         app.parse(argc, argv);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "one_value_per_option.h"
+
 namespace cli {
 namespace {
 
@@ -48,6 +50,7 @@ Parsed parse_words(const std::vector<std::string>& words) {
     CLI::App app{"#SUPERVISOR"};
     app.set_help_flag();
     add_registration_options(app, parsed.options);
+    one_value_per_option(app);
     std::vector<std::string> reversed(words.rbegin(), words.rend());
     try {
         app.parse(reversed);

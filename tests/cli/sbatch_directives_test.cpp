@@ -89,6 +89,10 @@ TEST(SbatchDirectives, ErrorsNameTheScriptTheLineAndTheFix) {
         {"#SUPERVISOR --max-attempts 2\n#SUPERVISOR --max-attempts 3\n", "run.sh:2",
          "max-attempts"},
         {"#SUPERVISOR --max-attempts 0\n", "run.sh:1", "--max-attempts"},
+        // one value per option, as on the command line: a list is a comma list or a repeat
+        {"#SUPERVISOR --allow requeue exclude_node\n", "run.sh:1", "exclude_node"},
+        {"#SUPERVISOR --notify mailto:a@example.org mailto:b@example.org\n", "run.sh:1",
+         "mailto:b@example.org"},
     };
     for (const auto& c : cases) {
         const auto parsed = parse_directives(c.text, "run.sh");

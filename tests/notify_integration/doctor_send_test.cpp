@@ -61,9 +61,13 @@ class DoctorSendTest : public ::testing::Test {
         std::vector<std::string> args{"--state-dir",  (m_dir / "state").string(),
                                       "--slurm-conf", (m_dir / "no-slurm.conf").string(),
                                       "doctor",       "--json",
-                                      "--config",     (m_dir / "config.toml").string(),
-                                      "--send-test"};
-        args.insert(args.end(), targets.begin(), targets.end());
+                                      "--config",     (m_dir / "config.toml").string()};
+        if (targets.empty()) {
+            args.emplace_back("--send-test");
+        }
+        for (const auto& target : targets) {
+            args.insert(args.end(), {"--send-test", target});
+        }
         const auto run = cli::test::run_supervisor(args);
         // Exit 1 whatever the channels say: there is no Slurm here, and doctor says so.
         EXPECT_EQ(run.status, 1) << run.out << run.err;
