@@ -212,6 +212,31 @@ struct CheckpointFindings {
     bool resumed_intact = false;       // the checkpoint the run resumed from still validates
 };
 
+// When the newest entry passed over for its settle time alone, and newer than the chosen
+// checkpoint (or with none chosen), will have settled; nullopt when there is none.
+//
+// Why wait for it once the job has ended, when no process of the job is left to write: the
+// daemon's host sees the files through the shared filesystem, whose client caches attributes
+// (NFS: up to acregmax, 60 s by default; Lustre and GPFS clients likewise), so a directory the
+// node finished writing just before the end can still show an older size and time here, or
+// miss its last file. The settle time is how long such a view may lag; deciding before it has
+// passed would resume from an older checkpoint, or from scratch, for good.
+std::optional<common::TimePoint> settles_at(const recovery::checkpoints::Scan& found,
+                                            std::chrono::seconds settle) {
+    std::optional<common::TimePoint> newest;
+    const auto before = found.chosen.value_or(found.candidates.size());
+    for (std::size_t i = 0; i < before; ++i) {
+        const auto& candidate = found.candidates[i];
+        if (candidate.unsettled && (!newest || candidate.modified > *newest)) {
+            newest = candidate.modified;
+        }
+    }
+    if (!newest) {
+        return std::nullopt;
+    }
+    return *newest + settle + std::chrono::seconds(1);
+}
+
 // Scans the declared checkpoint directory with the owner's credentials, given back on return.
 CheckpointFindings find_checkpoints(const FailureContext& context, const Config& config,
                                     FailureAnalysis& analysis) {
@@ -255,6 +280,9 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
                 analysis.rejected_checkpoints.push_back(candidate.path.string() + ": " +
                                                         candidate.reason);
             }
+        }
+        if (context.stall == nullptr && !context.slurm_requeued) {
+            analysis.checkpoint_settles_at = settles_at(*found, config.checkpoint_settle);
         }
     } else {
         analysis.notes.push_back(found.error().message);

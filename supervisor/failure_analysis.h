@@ -32,6 +32,10 @@ struct FailureAnalysis {
     // Set when the checkpoint was chosen by name (no known format to validate): the
     // uncertainty, for the journal and the owner's message.
     std::optional<std::string> checkpoint_caveat;
+    // Set for a run that ended (neither hung nor requeued by Slurm) when an entry newer than
+    // the chosen checkpoint, or any entry when none was chosen, was passed over for its settle
+    // time alone: when the newest of them will have settled. The daemon decides after it.
+    std::optional<common::TimePoint> checkpoint_settles_at;
     recovery::Plan plan;
     std::vector<std::string> notes;  // what could not be looked at, and why
     std::string slurm_state;         // the state the run ended in, as Slurm names it

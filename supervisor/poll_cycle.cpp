@@ -221,7 +221,7 @@ CycleReport PollCycle::run() {
         return report;
     }
     if (!report.slurm_changed && written.empty() && m_moved.empty() &&
-        !m_watched.any_pending_or_recovering() && m_troubles.empty() &&
+        !m_watched.any_pending_or_recovering() && m_troubles.empty() && m_settling.empty() &&
         m_store.unfinished_actions().empty()) {
         // Nothing moved since the last look, in Slurm or in the store; only a timed look (step
         // 5) can need a decision (a hung job changes nothing in Slurm, a pending wait grows by
@@ -339,7 +339,7 @@ std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common
         }
         if (!m_moved.contains(id) && !written.contains(id) &&
             registration.status == state::Status::enabled && !in_flight.contains(id) &&
-            !m_troubles.contains(id)) {
+            !m_troubles.contains(id) && !m_settling.contains(id)) {
             continue;
         }
         to_look.push_back(&registration);
@@ -425,6 +425,7 @@ void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
         m_idle_gpus.forget(job);
         m_stuck_pending.forget(job);
         m_settings_fetches.forget(job);
+        m_settling.erase(job);
     }
 }
 

@@ -198,6 +198,15 @@ class PollCycle {
     // process's own writes cost one more look; another process's write at the same moment is
     // never left unseen).
     std::set<common::JobId> m_written_by_last_looks;
+    // Ended jobs whose decision waits for a checkpoint entry to settle (failure_analysis.h,
+    // checkpoint_settles_at): looked at every cycle, decided once `due` has passed. `waited`:
+    // this failure has had its one wait, so an entry that never settles (a node that still
+    // writes) does not hold the decision back again.
+    struct SettleWait {
+        common::MonotonicPoint due{};
+        bool waited = false;
+    };
+    std::map<common::JobId, SettleWait> m_settling;
 };
 
 }  // namespace supervisor

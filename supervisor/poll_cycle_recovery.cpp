@@ -6,6 +6,8 @@
 // so a kill at any point leaves either nothing or a complete record to resume from.
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "common/failpoint.h"
 #include "common/json_text.h"
 #include "supervisor/failure_analysis.h"
@@ -165,12 +167,36 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
 
 void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                                Observation observation, const Stall* stall) {
+    // 0. Waiting for a checkpoint to settle: nothing to decide before it has.
+    auto settling = m_settling.find(registration.job);
+    if (settling != m_settling.end()) {
+        if (m_clock.monotonic() < settling->second.due) {
+            return;
+        }
+        settling->second.waited = true;
+    }
+
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
     auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
     const auto context = failure_context(registration, job, observation, stall);
     const auto now = context.now;
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    if (analysis.checkpoint_settles_at && *analysis.checkpoint_settles_at > now &&
+        (settling == m_settling.end() || !settling->second.waited)) {
+        // The run has ended, and an entry newer than any usable checkpoint is too fresh to
+        // judge yet (failure_analysis.cpp: settles_at): decided once it has settled, never
+        // given up on now.
+        const auto wait =
+            std::chrono::duration_cast<std::chrono::seconds>(*analysis.checkpoint_settles_at - now);
+        m_settling[registration.job] = {m_clock.monotonic() + wait, false};
+        spdlog::info(
+            "job {}: attempt {} ended; waiting {} s for its newest checkpoint entry to "
+            "settle before deciding",
+            registration.job.to_string(), registration.attempt, wait.count());
+        return;
+    }
+    m_settling.erase(registration.job);
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));
     auto report = failure_report(analysis, describe(analysis.correlation));
     if (context.slurm_requeued) {

@@ -187,6 +187,7 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
             c.modified > *options.settled_before) {
             reject(c, "modified within the settle time (at " + common::format_time(c.modified) +
                           "); it may still be being written");
+            c.unsettled = true;
         } else if (options.unfinished_after && c.modified > *options.unfinished_after) {
             reject(c, "still being written: modified " +
                           seconds_after(c.modified, *options.unfinished_after) +

@@ -10,7 +10,7 @@
 // 3. Reject without reading: temporary names; ScanOptions::older_than and everything newer;
 //    DeepSpeed/Megatron directories newer than their tracker (trackers.h); Layout::by_name
 //    candidates modified after ScanOptions::settled_before ("modified within the settle time
-//    (at T); it may still be being written"); anything modified after
+//    (at T); it may still be being written"; Candidate::unsettled); anything modified after
 //    ScanOptions::unfinished_after; candidates without the declared marker.
 // 4. Validate newest first (directories.h, validators.h) until one is usable, or all with
 //    check_all. The first usable one is `chosen`; the ones before it say why they were not.

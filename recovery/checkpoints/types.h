@@ -42,6 +42,9 @@ struct Candidate {
     Verdict verdict = Verdict::not_checked;
     std::string reason;            // why rejected, or what was verified
     std::uint64_t bytes_read = 0;  // bytes this validation read
+    // Rejected for its settle time alone (ScanOptions::settled_before): it may be usable once
+    // it has settled.
+    bool unsettled = false;
 };
 
 struct ScanOptions {

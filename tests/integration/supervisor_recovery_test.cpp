@@ -167,3 +167,60 @@ INSTANTIATE_TEST_SUITE_P(Failpoints, CrashSafety, ::testing::Values("after_inten
                          [](const auto& instance) { return std::string(instance.param); });
 
 }  // namespace
+
+namespace {
+
+// Checkpoints of no known format (step-numbered directories, each written under a temporary
+// name and renamed), the run failing a second after the third (issue 32): every entry is
+// younger than the settle time when the daemon sees the end. It waits for step_3 to settle and
+// resumes from it, instead of finding "no complete checkpoint yet" and giving up for good.
+TEST_F(SupervisorRecovery, AFailureWithinTheSettleTimeIsRecoveredFromTheNewestEntry) {
+    SupervisorHarness h("settle");
+    const auto ckpt = h.checkpoints().string();
+    const auto script = test_support::write_script(
+        h, "steps.sbatch",
+        "settings=$(SUPERVISOR_STATE_DIR=" + (h.dir() / "state").string() + " " +
+            test_support::supervisor_binary() +
+            " env --optional)\n"
+            "eval \"$settings\"\n"
+            "echo \"run ${SLURM_RESTART_COUNT:-0} resumes from ${SUPERVISOR_RESUME_FROM:-none}\"\n"
+            "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then\n"
+            "  for n in 1 2 3; do\n"
+            "    mkdir -p " +
+            ckpt +
+            "/.partial_step_$n\n"
+            "    head -c 4096 /dev/zero > " +
+            ckpt +
+            "/.partial_step_$n/weights.bin\n"
+            "    mv " +
+            ckpt + "/.partial_step_$n " + ckpt +
+            "/step_$n\n"
+            "    sleep 0.3\n"
+            "  done\n"
+            "  sleep 1\n"
+            "  echo '[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+            "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.' >&2\n"
+            "  exit 1\n"
+            "fi\n");
+    const auto job = test_support::sbatch("--requeue --open-mode=append --hold " + script);
+    h.also_cancel(job);
+    const auto registered =
+        h.cli("register " + job.to_string() + " --checkpoint-dir " + ckpt + " --allow requeue");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("checkpoint_settle_s = 10\nrequeue_backoff_s = 1");
+    h.start_daemon();
+    ASSERT_EQ(test_support::run_command("scontrol release " + job.to_string()).exit_status, 0);
+
+    const auto status = h.wait_status(is_completed, 120s, job);
+    const auto log =
+        test_support::read_text(test_support::job_output_dir() + "/" + job.to_string() + ".out");
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << log << h.daemon_log();
+    EXPECT_NE(log.find("run 1 resumes from " + ckpt + "/step_3"), std::string::npos) << log;
+    EXPECT_NE(h.daemon_log().find("to settle before deciding"), std::string::npos)
+        << h.daemon_log();
+    EXPECT_TRUE(has_events(h.events(job), "decision", "resuming from " + ckpt + "/step_3", 1))
+        << dump(h.events(job));
+}
+
+}  // namespace

@@ -401,16 +401,21 @@ TEST_F(PollCycleTest, ACheckpointOfNoKnownFormatIsUsedByNameWithItsUncertaintySa
     const auto id = submit();
     register_job(request(id));
     run_on(id, "n1");
-    // step_300 is still being written when the run dies: inside the settle time.
+    // step_300 is written just before the run dies: inside the settle time, so the decision
+    // waits until it has settled (checkpoint_settle_test.cpp has the timing), then takes it.
     fs::last_write_time(checkpoints() / "step_300" / "weights.npz",
                         std::chrono::file_clock::from_sys(m_clock.now()));
     fail(id, k_nccl_log);
     cycle();
+    EXPECT_EQ(registration(id).status, Status::enabled) << "step_300 settles first";
+    for (int i = 0; i < 6 && registration(id).status == Status::enabled; ++i) {
+        cycle();
+    }
     const auto reg = registration(id);
     EXPECT_EQ(reg.status, Status::recovering) << reg.status_reason;
-    EXPECT_EQ(reg.last_checkpoint, (checkpoints() / "step_200").string());
+    EXPECT_EQ(reg.last_checkpoint, (checkpoints() / "step_300").string());
     EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_RESUME_FROM"),
-              (checkpoints() / "step_200").string());
+              (checkpoints() / "step_300").string());
     const auto diagnosis = nlohmann::json::parse(events_of_kind(id, "diagnosis").at(0).data_json);
     EXPECT_NE(diagnosis.at("notes").dump().find("chosen by its step number"), std::string::npos)
         << diagnosis.dump();
