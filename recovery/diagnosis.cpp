@@ -615,12 +615,18 @@ common::Result<std::vector<Finding>> gather_findings(const Evidence& evidence,
                                                      const std::vector<std::string>& job_nodes,
                                                      Layout& layout) {
     std::vector<Finding> findings = findings_from_slurm(evidence.slurm, job_nodes);
+    for (auto& finding : findings) {
+        finding.node_side = true;  // slurmctld's
+    }
     std::vector<ExceptionLine> exceptions;
     for (const auto& log : evidence.logs) {
         auto scanned = TRY(catalogue.scan(log));
         read_markers(log.name(), scanned.markers, layout);
         read_exceptions(log, scanned.markers, exceptions);
         auto from_log = findings_from_hits(catalogue, log.name(), scanned.hits);
+        for (auto& finding : from_log) {
+            finding.node_side = log.node().has_value();  // one node's kernel log (the epilog)
+        }
         findings.insert(findings.end(), std::make_move_iterator(from_log.begin()),
                         std::make_move_iterator(from_log.end()));
     }
@@ -638,6 +644,9 @@ common::Result<std::vector<Finding>> gather_findings(const Evidence& evidence,
         findings.push_back(std::move(*quiet));
     }
     auto from_nodes = findings_from_signals(evidence.node_signals, job_nodes);
+    for (auto& finding : from_nodes) {
+        finding.node_side = true;  // the node's telemetry
+    }
     findings.insert(findings.end(), std::make_move_iterator(from_nodes.begin()),
                     std::make_move_iterator(from_nodes.end()));
     return findings;
@@ -708,6 +717,10 @@ void judge_nodes(Diagnosis& diagnosis, const std::vector<const Finding*>& winner
     diagnosis.node_condemned =
         !diagnosis.nodes.empty() && std::any_of(winners.begin(), winners.end(),
                                                 [](const Finding* f) { return f->condemns_node; });
+    diagnosis.condemned_on_node_evidence =
+        diagnosis.node_condemned &&
+        std::any_of(winners.begin(), winners.end(),
+                    [](const Finding* f) { return f->condemns_node && f->node_side; });
     for (const auto* finding : winners) {
         if (finding->xid && (!diagnosis.xid || finding->condemns_node)) {
             diagnosis.xid = finding->xid;

@@ -42,8 +42,11 @@ struct Diagnosis {
     std::vector<std::string> slurm_facts_used;  // "state TIMEOUT", "node n2 DOWN (Not responding)"
     std::optional<int> xid;                     // the deciding Xid code, for gpu_xid
     bool node_condemned = false;                // hardware verdict on `nodes`: exclude and drain
-    std::optional<std::int64_t> step;           // last training step seen in the logs
-    std::string summary;                        // one operator-style sentence
+    // The verdict rests on the node's own evidence (Finding::node_side), not on the job's output
+    // alone: only then may the node be drained, which takes it from every user.
+    bool condemned_on_node_evidence = false;
+    std::optional<std::int64_t> step;  // last training step seen in the logs
+    std::string summary;               // one operator-style sentence
     bool operator==(const Diagnosis&) const = default;
 };
 

@@ -83,6 +83,7 @@ nlohmann::json to_json(const Diagnosis& diagnosis) {
         {"confidence", diagnosis.confidence},
         {"nodes", diagnosis.nodes},
         {"node_condemned", diagnosis.node_condemned},
+        {"condemned_on_node_evidence", diagnosis.condemned_on_node_evidence},
         {"node_attribution", diagnosis.node_attribution},
         {"xid", common::json_or_null(diagnosis.xid)},
         {"step", common::json_or_null(diagnosis.step)},
@@ -102,6 +103,7 @@ Diagnosis diagnosis_from_json(const nlohmann::json& data) {
     common::read_field(data, "confidence", diagnosis.confidence);
     common::read_field(data, "nodes", diagnosis.nodes);
     common::read_field(data, "node_condemned", diagnosis.node_condemned);
+    common::read_field(data, "condemned_on_node_evidence", diagnosis.condemned_on_node_evidence);
     common::read_field(data, "node_attribution", diagnosis.node_attribution);
     common::read_field(data, "xid", diagnosis.xid);
     common::read_field(data, "step", diagnosis.step);

@@ -20,6 +20,9 @@ struct Finding {
     std::optional<int> xid;
     std::optional<int> rank;
     bool condemns_node = false;
+    // From the node's side (slurmctld, a kernel log the node epilog left, GPU telemetry), not
+    // from the job's own output, which its owner writes.
+    bool node_side = false;
     std::vector<Action> actions;
     std::optional<EvidenceLine> line;  // set for log findings
     std::string fact;                  // set for Slurm findings: "state TIMEOUT"

@@ -266,6 +266,14 @@ class FixChooser {
         if (!m_request.is_operator) {
             return not_allowed(action, "the supervisor is not a Slurm operator");
         }
+        if (!m_request.diagnosis->condemned_on_node_evidence) {
+            // The job's output is its owner's to write: alone it never takes a node from the
+            // other users of the cluster (issue 32). The node is still excluded from this job.
+            return not_allowed(action,
+                               "only the job's own output condemns it; a drain needs the node's "
+                               "own evidence (its kernel log through the node epilog, its GPU "
+                               "telemetry, or slurmctld)");
+        }
         if (m_request.allocation.empty()) {
             return not_allowed(action, "the failed attempt's nodes are not known");
         }

@@ -42,6 +42,9 @@ struct Config {
     bool allow_drain = false;
     std::size_t drain_max_per_job = 1;
     std::size_t drain_max_per_hour = 3;
+    // ... and at most this many in any hour for the jobs of one owner, so that one user cannot
+    // spend the cluster's hourly budget.
+    std::size_t drain_max_per_user = 1;
     // Correlation across jobs: a node implicated in failures of at least this many different
     // jobs within the window is a suspect for every watched job (excluded from their recoveries
     // where exclude_node is allowed, drained within the drain limits, told to the operators).
@@ -67,7 +70,7 @@ struct Config {
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
 // time_limit_max_factor, outside_requeue_limit, stuck_pending_after_s, checkpoint_settle_s,
-// allow_drain (a boolean), drain_max_per_job, drain_max_per_hour,
+// allow_drain (a boolean), drain_max_per_job, drain_max_per_hour, drain_max_per_user,
 // log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
 // retention_days, suspect_node_min_jobs, suspect_node_window_h, same_step_tolerance,
 // straggler_below_percent, straggler_after_s, [notify] (config_notify.h), [evidence]

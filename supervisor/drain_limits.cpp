@@ -25,10 +25,24 @@ DrainBudget drain_budget(const state::Store& store, const Config& config, const 
             for_job += drained_by(action).size();
         }
     }
+    // Why per owner too: whoever may whitelist drain_node could otherwise spend the cluster's
+    // whole hourly budget, and take nodes from every other user, on their own jobs' failures.
+    const auto owner_of = [&store](const common::JobId& id) -> std::optional<uid_t> {
+        const auto registration = store.registration(id);
+        return registration ? std::optional(registration->owner_uid) : std::nullopt;
+    };
+    const auto owner = owner_of(job);
     std::size_t this_hour = 0;
+    std::size_t this_hour_for_owner = 0;
     for (const auto& action : store.done_actions_since(
              std::string(step_kind_text(StepKind::drain_node)), now - std::chrono::hours(1))) {
-        this_hour += drained_by(action).size();
+        const auto drained = drained_by(action).size();
+        this_hour += drained;
+        // A job no longer registered counts against everyone: its owner is not known.
+        const auto by = owner_of(action.job);
+        if (!by || by == owner) {
+            this_hour_for_owner += drained;
+        }
     }
     if (for_job >= config.drain_max_per_job) {
         return {0, std::to_string(for_job) +
@@ -40,7 +54,13 @@ DrainBudget drain_budget(const state::Store& store, const Config& config, const 
                        " node(s) drained in the last hour, the site's "
                        "limit (drain_max_per_hour)"};
     }
-    return {std::min(config.drain_max_per_job - for_job, config.drain_max_per_hour - this_hour),
+    if (this_hour_for_owner >= config.drain_max_per_user) {
+        return {0, std::to_string(this_hour_for_owner) +
+                       " node(s) drained in the last hour for this owner's jobs, the site's "
+                       "limit (drain_max_per_user)"};
+    }
+    return {std::min({config.drain_max_per_job - for_job, config.drain_max_per_hour - this_hour,
+                      config.drain_max_per_user - this_hour_for_owner}),
             ""};
 }
 

@@ -1,9 +1,11 @@
 // How many nodes the supervisor may still drain, now, for one job: a drain takes a node away
-// from every user of the cluster, and the nodes come from a job's log, which its owner writes.
-// So drains are the site's to allow (Config::allow_drain, off by default), at most
-// drain_max_per_job nodes for one job (all its attempts) and drain_max_per_hour nodes in any
-// hour across all jobs, counted from the done drain actions of the journal (the nodes each one
-// planned: a partly refused drain still counts whole, which errs on the safe side). The planner
+// from every user of the cluster. So drains are the site's to allow (Config::allow_drain, off by
+// default), and only on the node's own evidence (the planner: Diagnosis::
+// condemned_on_node_evidence), at most drain_max_per_job nodes for one job (all its attempts),
+// drain_max_per_hour in any hour across all jobs and drain_max_per_user in any hour across one
+// owner's jobs (a job no longer registered counts against every owner), counted from the done
+// drain actions of the journal (the nodes each one planned: a partly refused drain still counts
+// whole, which errs on the safe side). The planner
 // asks before it plans a drain; the executor asks again right before draining (several jobs may
 // have planned drains in one cycle, or a crash may have left one in flight).
 #pragma once
@@ -25,7 +27,8 @@ struct DrainBudget {
     std::string why_none;   // when 0: the limit that stops it, for a person
 };
 
-// Reads the job's actions and the drain actions of the last hour (two queries).
+// Reads the job's actions, the drain actions of the last hour and the registration of each
+// (2 + that many queries).
 [[nodiscard]] DrainBudget drain_budget(const state::Store& store, const Config& config,
                                        const common::JobId& job, common::TimePoint now);
 

@@ -186,9 +186,22 @@ TEST_F(SiteMode, AnotherUsersPrivateFileBehindAJobsOutputIsNeverRead) {
     EXPECT_EQ(daemon_log().find("BOB-SECRET-TOKEN"), std::string::npos);
 }
 
-// 2. Drains: never a node the attempt did not run on, at most drain_max_per_hour in all.
+// 2. Drains: never a node the attempt did not run on, never on the job's own output alone, at
+// most drain_max_per_hour in all.
 TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
-    start_daemon("allow_drain = true\ndrain_max_per_job = 1\ndrain_max_per_hour = 1\n");
+    const char* conf = std::getenv("SLURM_CONF");
+    ASSERT_NE(conf, nullptr);
+    const auto cluster = fs::path(conf).parent_path().parent_path();
+    const auto kernel_log = [&](const std::string& node) {
+        return cluster / "kernel-log" / (node + ".log");
+    };
+    for (const auto* node : {"n2", "n3"}) {
+        fs::remove(kernel_log(node));
+    }
+    start_daemon(
+        "allow_drain = true\ndrain_max_per_job = 1\ndrain_max_per_hour = 1\n"
+        "[evidence]\nepilog_spool = \"" +
+        (cluster / "epilog-spool").string() + "\"\n");
     const auto xid_of = [](const std::string& host, int lines) {
         std::string script;
         for (int i = 0; i < lines; ++i) {
@@ -210,16 +223,30 @@ TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
     ASSERT_TRUE(has_decided(first)) << first.dump(2) << daemon_log();
     EXPECT_EQ(run_command("sinfo -h -t drain -o %N").output, "") << journal(storm);
 
-    // Two jobs whose own nodes are condemned: one drain within the hourly limit, not two.
-    const auto on_n2 =
-        submit(k_alice, xid_of("n2", 1), "-w n2 --hold -o " + (home(k_alice) / "n2.out").string());
-    const auto on_n3 =
-        submit(k_alice, xid_of("n3", 1), "-w n3 --hold -o " + (home(k_alice) / "n3.out").string());
+    // Two jobs whose own nodes are condemned by the nodes themselves (their kernel logs, which
+    // the node epilog copies to the spool): one drain within the hourly limit, not two.
+    const auto on_n2 = submit(k_alice, "sleep 4\n" + xid_of("n2", 1),
+                              "-w n2 --hold -o " + (home(k_alice) / "n2.out").string());
+    const auto on_n3 = submit(k_alice, "sleep 4\n" + xid_of("n3", 1),
+                              "-w n3 --hold -o " + (home(k_alice) / "n3.out").string());
     for (const auto& job : {on_n2, on_n3}) {
         ASSERT_EQ(
             as(k_alice, binary().string() + " register " + job.to_string() + allow).exit_status, 0);
     }
     run_quietly("scontrol release " + on_n2.to_string() + "," + on_n3.to_string());
+    for (const auto& job : {on_n2, on_n3}) {
+        ASSERT_TRUE(eventually(
+            [&] {
+                return run_command("squeue -h -j " + job.to_string() + " -o %t").output == "R\n";
+            },
+            30s));
+    }
+    for (const auto* node : {"n2", "n3"}) {
+        std::ofstream(kernel_log(node), std::ios::app)
+            << run_command("date -u +%Y-%m-%dT%H:%M:%S").output.substr(0, 19) << "+00:00 " << node
+            << " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen "
+               "off the bus.\n";
+    }
     // Both plans carried out (drains included, done or refused), however slow the machine.
     ASSERT_TRUE(plan_carried_out(wait_for(on_n2, plan_carried_out))) << daemon_log();
     ASSERT_TRUE(plan_carried_out(wait_for(on_n3, plan_carried_out))) << daemon_log();
@@ -227,6 +254,9 @@ TEST_F(SiteMode, NodesOutsideTheAllocationAreNeverDrainedAndDrainsAreCapped) {
     EXPECT_EQ(std::count(drained.begin(), drained.end(), '\n'), 1) << drained;
     EXPECT_NE(drained.find("slurm-supervisor: job"), std::string::npos) << drained;
     EXPECT_EQ(drained.find("fallen off"), std::string::npos) << "our words, not the log's";
+    for (const auto* node : {"n2", "n3"}) {
+        fs::remove(kernel_log(node));
+    }
 }
 
 // 3. and 4. Who may do what, and the job contract without write access.

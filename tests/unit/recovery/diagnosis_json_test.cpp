@@ -24,6 +24,7 @@ Diagnosis full_diagnosis() {
     d.slurm_facts_used = {"state FAILED"};
     d.xid = 79;
     d.node_condemned = true;
+    d.condemned_on_node_evidence = true;
     d.step = 1500;
     d.summary = "GPU of n2 fell off the bus";
     return d;
@@ -37,8 +38,9 @@ TEST(DiagnosisJson, WhatIsWrittenReadsBackWhole) {
 
 TEST(DiagnosisJson, FieldNamesAreTheDocumentedOnes) {
     const auto data = recovery::to_json(full_diagnosis());
-    for (const char* key : {"cause", "confidence", "nodes", "node_condemned", "node_attribution",
-                            "xid", "step", "evidence", "actions", "slurm_facts", "summary"}) {
+    for (const char* key :
+         {"cause", "confidence", "nodes", "node_condemned", "condemned_on_node_evidence",
+          "node_attribution", "xid", "step", "evidence", "actions", "slurm_facts", "summary"}) {
         EXPECT_TRUE(data.contains(key)) << key;
     }
     EXPECT_EQ(data["actions"][0], nlohmann::json::parse(R"({"action":"exclude_node",

@@ -170,6 +170,26 @@ TEST(NodeEvidence, AnEpilogKernelLogIsItsNodesWhateverHostItsLinesName) {
     EXPECT_EQ(d.nodes, (std::vector<std::string>{"n3"}));
 }
 
+// Whether a condemnation rests on the node's own word (issue 32): the same Xid 79 line in the
+// job's output condemns the node for that job only; from the epilog's kernel log or from
+// telemetry it is the node's evidence, which alone may drain it.
+TEST(NodeEvidence, OnlyTheNodesOwnEvidenceCondemnsItBeyondTheJob) {
+    const auto from_job = test::diagnose_text(k_dmesg_xid, test::facts("FAILED", "n3", 1));
+    EXPECT_TRUE(from_job.node_condemned);
+    EXPECT_FALSE(from_job.condemned_on_node_evidence);
+
+    const auto from_kernel = diagnose_with(
+        k_generic_cuda, test::facts("FAILED", "n[1-3]", 1), {}, "n3",
+        "2026-11-26T01:02:03+00:00 n3 kernel: " + k_dmesg_xid.substr(k_dmesg_xid.find("NVRM")));
+    EXPECT_TRUE(from_kernel.node_condemned);
+    EXPECT_TRUE(from_kernel.condemned_on_node_evidence);
+
+    const auto from_telemetry = diagnose_with(k_generic_cuda, test::facts("FAILED", "n[1-2]", 1),
+                                              {signal("n2", NodeSignalKind::xid, 79)});
+    EXPECT_TRUE(from_telemetry.node_condemned);
+    EXPECT_TRUE(from_telemetry.condemned_on_node_evidence);
+}
+
 TEST(NodeEvidence, ANodeDrainedByAHealthCheckForAnXidIsThatCause) {
     auto facts = test::facts("FAILED", "n[1-2]", 1);
     facts.node_states = {{"n1", "ALLOCATED", ""}, {"n2", "MIXED+DRAIN", "NHC: Xid 79 on GPU 3"}};

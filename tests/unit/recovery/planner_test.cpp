@@ -259,10 +259,12 @@ TEST(Planner, CudaOomWithoutAKnobEscalatesAndSaysHowToDeclareOne) {
     EXPECT_TRUE(mentions(plan.notes, "--knob batch_size="));
 }
 
+// Xid 79 on n2, as the node's own kernel log (or telemetry) says it.
 Diagnosis condemning_xid() {
     auto d = diagnosis(Cause::gpu_xid);
     d.nodes = {"n2"};
     d.node_condemned = true;
+    d.condemned_on_node_evidence = true;
     d.xid = 79;
     return d;
 }
@@ -310,6 +312,23 @@ TEST(Planner, DrainOnlyAsOperator) {
     ASSERT_FALSE(plan.escalate) << plan.reason;
     EXPECT_EQ(kinds(plan), (std::vector{ActionKind::drain_node, ActionKind::requeue}));
     EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n2"});
+}
+
+// The job's own output alone (an Xid line it printed) never drains: its owner writes it, and a
+// drain takes the node from everyone. The node is still excluded from the job.
+TEST(Planner, AnXidOnlyInTheJobsOwnOutputIsNeverDrained) {
+    auto d = condemning_xid();
+    d.condemned_on_node_evidence = false;
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node", "drain_node"});
+    r.is_operator = true;
+    r.allocation = {"n2"};
+    r.drains_left = 3;
+    const auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_TRUE(plan.drain_nodes.empty());
+    EXPECT_EQ(plan.exclude_nodes, std::vector<std::string>{"n2"});
+    EXPECT_TRUE(mentions(plan.would_have_done, "only the job's own output condemns it"));
 }
 
 // The site decides: no drain while the site's limits (or its switch) leave none, whatever the

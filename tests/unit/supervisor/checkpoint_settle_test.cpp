@@ -71,7 +71,8 @@ TEST_F(CheckpointSettleTest, AnOlderSettledCheckpointIsNotTakenWhileANewerOneSet
     m_config.checkpoint_settle = std::chrono::seconds(60);
 
     cycle();
-    EXPECT_TRUE(events_of_kind(id, "decision").empty()) << "step_1 is not taken while step_2 settles";
+    EXPECT_TRUE(events_of_kind(id, "decision").empty())
+        << "step_1 is not taken while step_2 settles";
     for (int i = 0; i < 8; ++i) {
         cycle();
     }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "common/time_text.h"
+#include "node_evidence/epilog_spool.h"
 #include "supervisor/carried_environment.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
@@ -184,6 +186,9 @@ std::string xid_lines(const std::vector<std::string>& hosts) {
     return log;
 }
 
+// Drains: only what the site allows, only on the node's own evidence (here its kernel log,
+// which the node epilog left in a real EpilogSpool), within limits per job, per hour and per
+// owner.
 class DrainLimitsTest : public PollCycleTest {
   protected:
     void SetUp() override {
@@ -193,14 +198,36 @@ class DrainLimitsTest : public PollCycleTest {
         m_config.drain_max_per_job = 1;
         m_config.drain_max_per_hour = 1;
         checkpoint("step_000020.pt");
+        fs::create_directory(spool());
+        fs::permissions(spool(), fs::perms(0755));
+        node_evidence::EpilogSpoolOptions options;
+        options.directory = spool();
+        options.self = ::geteuid();
+        m_spool = std::make_unique<node_evidence::EpilogSpool>(options);
+        m_cycle->set_node_evidence(m_spool.get());
     }
 
-    common::JobId failing_job(const std::string& node, const std::vector<std::string>& hosts) {
+    fs::path spool() const { return m_dir.path() / "spool"; }
+
+    // A job that ran on `node` and failed with Xid 79 lines naming `hosts` in its own output;
+    // with `kernel_log`, the node epilog also left `node`'s kernel line of it.
+    common::JobId failing_job(const std::string& node, const std::vector<std::string>& hosts,
+                              bool kernel_log = true) {
         const auto id = submit();
         auto r = request(id);
         r.allowed_actions = {"requeue", "drain_node", "exclude_node"};
         register_job(r);
         run_on(id, node);
+        if (kernel_log) {
+            const auto path = spool() / (std::to_string(m_slurm.job(id).raw_job_id) + "." + node);
+            std::ofstream(path) << "# slurm-supervisor epilog 1: job " << id.to_string() << " node "
+                                << node << "\n"
+                                << common::format_time(m_clock.now() - std::chrono::seconds(5))
+                                << " " << node
+                                << " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, "
+                                   "name=python3, GPU has fallen off the bus.\n";
+            fs::permissions(path, fs::perms(0644));
+        }
         fail(id, xid_lines(hosts));
         return id;
     }
@@ -215,12 +242,33 @@ class DrainLimitsTest : public PollCycleTest {
         }
         return names;
     }
+
+    std::string journal_text(const common::JobId& id) const {
+        std::string text;
+        for (const auto& event : m_store->events(id)) {
+            text += event.kind + ": " + event.message + " " + event.data_json + "\n";
+        }
+        return text;
+    }
+
+    std::unique_ptr<node_evidence::EpilogSpool> m_spool;
 };
 
 TEST_F(DrainLimitsTest, ALogNamingOtherHostsDrainsNone) {
-    failing_job("n1", {"n2", "n3"});
+    failing_job("n1", {"n2", "n3"}, false);
     cycle();
     EXPECT_TRUE(drained().empty()) << drained().front();
+}
+
+// An Xid line in the job's own output is its owner's to write: the node is excluded from that
+// job, never drained from everyone (issue 32).
+TEST_F(DrainLimitsTest, TheJobsOwnOutputAloneNeverDrainsItsNode) {
+    const auto id = failing_job("n1", {"n1"}, false);
+    cycle();
+    EXPECT_TRUE(drained().empty()) << drained().front();
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n1"});
+    EXPECT_NE(journal_text(id).find("only the job's own output condemns it"), std::string::npos)
+        << journal_text(id);
 }
 
 TEST_F(DrainLimitsTest, DrainsAcrossJobsStopAtTheHourlyLimitWithOurOwnReason) {
@@ -238,6 +286,18 @@ TEST_F(DrainLimitsTest, DrainsAcrossJobsStopAtTheHourlyLimitWithOurOwnReason) {
     EXPECT_EQ(registration(second).status, Status::enabled) << registration(second).status_reason;
 }
 
+// One owner cannot spend the cluster's hourly budget on their own jobs' failures.
+TEST_F(DrainLimitsTest, OneOwnersJobsDrainAtMostTheirShareOfTheHour) {
+    m_config.drain_max_per_hour = 3;
+    m_config.drain_max_per_user = 1;
+    failing_job("n1", {"n1"});
+    const auto second = failing_job("n2", {"n2"});
+    cycle();
+    EXPECT_EQ(drained().size(), 1U) << "drain_max_per_user = 1 for the one owner of both";
+    EXPECT_NE(journal_text(second).find("drain_max_per_user"), std::string::npos)
+        << journal_text(second);
+}
+
 TEST_F(DrainLimitsTest, NoDrainUnlessTheSiteAllowsIt) {
     m_config.allow_drain = false;
     const auto id = failing_job("n1", {"n1"});
@@ -248,13 +308,7 @@ TEST_F(DrainLimitsTest, NoDrainUnlessTheSiteAllowsIt) {
         said = said || event.message.find("the site does not allow drains") != std::string::npos ||
                event.data_json.find("the site does not allow drains") != std::string::npos;
     }
-    EXPECT_TRUE(said) << [&] {
-        std::string text;
-        for (const auto& event : m_store->events(id)) {
-            text += event.kind + ": " + event.message + " " + event.data_json + "\n";
-        }
-        return text;
-    }();
+    EXPECT_TRUE(said) << journal_text(id);
 }
 
 }  // namespace
