@@ -70,7 +70,7 @@ void record_attempt_start(state::Store& store, const common::JobId& registered,
 
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
-                         const FailureReport& report) {
+                         const FailureReport& report, TellOwner tell) {
     const auto row = transition(registration.status, observation);
     const std::string from = state::status_text(registration);
     if (row.verdict == Verdict::reject) {
@@ -100,7 +100,7 @@ Verdict apply_transition(state::Store& store, state::Registration& registration,
                                  !task_end_told_alone(row.outcome) && report.summary.empty();
     if ((row.to == state::Status::recovering || row.to == state::Status::completed ||
          row.to == state::Status::credential_error || runs_again) &&
-        !told_in_summary) {
+        !told_in_summary && tell == TellOwner::yes) {
         notify_owner(store, registration, reason, report, at);
     }
     if (registration.whole_array && row.to == state::Status::completed) {

@@ -54,10 +54,13 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
 // event and, when it enters recovering, completed or credential_error or goes from recovering
 // back to enabled (running again), queues a notification (owner_message.h) to each of the
 // registration's targets — or one with no target, for the config's defaults; a reject records
-// a "rejected" event (a bug). Returns the verdict.
+// a "rejected" event (a bug). With TellOwner::no nothing is queued: a second move of the same
+// decision, in the same transaction, tells the owner what was decided (one message per
+// decision). Returns the verdict.
+enum class TellOwner { yes, no };
 Verdict apply_transition(state::Store& store, state::Registration& registration,
                          Observation observation, const std::string& reason, common::TimePoint at,
-                         const FailureReport& report = {});
+                         const FailureReport& report = {}, TellOwner tell = TellOwner::yes);
 
 // Queues `message` to each of the registration's targets (one row with no target, for the
 // config's defaults, when it has none); the dispatcher drops a repeat of `dedup_key` within

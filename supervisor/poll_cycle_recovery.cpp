@@ -217,8 +217,11 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     const auto ended = count_the_end(registration, context, cause, m_config);
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
+    // Escalated at once: the escalation below is the one message of this decision; "failed;
+    // recovering" first would be untrue.
     apply_transition(m_store, registration, observation,
-                     "attempt " + std::to_string(attempt.number) + ended, now, report);
+                     "attempt " + std::to_string(attempt.number) + ended, now, report,
+                     analysis.plan.escalate ? TellOwner::no : TellOwner::yes);
 
     // 4. The decision: escalate, or the plan's effects, its steps and the next attempt.
     DecisionEvent decision;

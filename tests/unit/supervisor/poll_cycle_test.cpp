@@ -222,6 +222,13 @@ TEST_F(PollCycleTest, CodeBugEscalatesWithoutRequeue) {
     EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
     EXPECT_TRUE(m_store->actions(id).empty());
     EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_ATTEMPT"), "1");
+    // One decision, one message: what was decided, never a "recovering" before it (issue 32).
+    const auto notifications = m_store->notifications(id);
+    ASSERT_EQ(notifications.size(), 1U);
+    EXPECT_NE(notifications[0].body.find("NOT recovered"), std::string::npos)
+        << notifications[0].body;
+    EXPECT_EQ(notifications[0].body.find("failed; recovering"), std::string::npos)
+        << notifications[0].body;
 }
 
 TEST_F(PollCycleTest, RequeueNotWhitelistedEscalatesWithWouldHaveDone) {
