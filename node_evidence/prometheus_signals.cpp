@@ -72,7 +72,10 @@ std::vector<recovery::NodeSignal> signals_from(const Series& series,
         signal.gpu = gpu;
         signal.kind = series.kind;
         signal.value = *value;
-        signal.source = "prometheus " + series.metric;
+        // Cited by the series' labels, as a person would query it again (issue 32), not by a
+        // line number it never had.
+        signal.source = "prometheus " + series.metric + "{" + labels.hostname + "=\"" + node +
+                        "\"" + (gpu.empty() ? "" : "," + labels.gpu + "=\"" + gpu + "\"") + "}";
         signals.push_back(std::move(signal));
     }
     return signals;

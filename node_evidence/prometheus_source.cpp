@@ -122,6 +122,10 @@ Found PrometheusSource::gather(const Request& request) {
             continue;
         }
         auto signals = signals_from(series, *samples, request.nodes, labels, thresholds);
+        for (auto& signal : signals) {
+            // What the query saw, evaluated at the end of the run's window.
+            signal.time = common::TimePoint(std::chrono::seconds(window.at));
+        }
         found.signals.insert(found.signals.end(), std::make_move_iterator(signals.begin()),
                              std::make_move_iterator(signals.end()));
     }

@@ -87,10 +87,11 @@ bool decides(const NodeSignal& signal) {
     return false;
 }
 
-// The signal as an evidence line: its source in place of a file, "node.<kind>" as the rule.
+// The signal as an evidence line: its source (and when it was seen) in place of a file, no
+// line number (0: it is no line of a log), "node.<kind>" as the rule.
 EvidenceLine line_of(const NodeSignal& signal, Cause cause, bool supports_cause) {
     EvidenceLine line;
-    line.file = signal.source;
+    line.file = signal.source + (signal.time ? " at " + common::format_time(*signal.time) : "");
     line.text = describe(signal);
     line.rule_id = "node." + std::string(to_string(signal.kind));
     line.cause = cause;

@@ -66,7 +66,9 @@ std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
     }
     if (!d.evidence.empty() && d.evidence.front().supports_cause) {
         const auto& first = d.evidence.front();
-        text += " (" + first.file + " line " + describe_line_number(first.line) + ")";
+        // Line 0 is no line of a log: a node's telemetry, cited by its source (node_signals.cpp).
+        text += " (" + first.file +
+                (first.line != 0 ? " line " + describe_line_number(first.line) : "") + ")";
     } else if (!d.slurm_facts_used.empty()) {
         text += " (Slurm: " + d.slurm_facts_used.front() + ")";
     }

@@ -41,7 +41,8 @@ TEST(PrometheusSignals, AnXidCodeIsOneSignalNamingItsSource) {
     EXPECT_EQ(found[0].gpu, "0");
     EXPECT_EQ(found[0].kind, Kind::xid);
     EXPECT_EQ(found[0].value, 79);
-    EXPECT_EQ(found[0].source, "prometheus DCGM_FI_DEV_XID_ERRORS");
+    // The series by its labels, as a person would query it again.
+    EXPECT_EQ(found[0].source, "prometheus DCGM_FI_DEV_XID_ERRORS{Hostname=\"n1\",gpu=\"0\"}");
     EXPECT_FALSE(found[0].time);
     EXPECT_TRUE(signals(Kind::xid, {sample("n1", "0", 0), sample("n1", "1", 1000)}).empty());
 }

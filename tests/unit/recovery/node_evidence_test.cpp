@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/time_text.h"
 #include "recovery/node_signals.h"
 #include "test_support.h"
 
@@ -107,6 +108,19 @@ TEST(NodeEvidence, AGenericCudaErrorWithXid79InTelemetryIsGpuXidOnThatNode) {
     EXPECT_EQ(d.evidence.front().file, "prometheus xid");
     EXPECT_NE(d.evidence.front().text.find("n2 gpu 0: Xid 79"), std::string::npos)
         << d.evidence.front().text;
+    // Cited by its source, never by a line number a series does not have (issue 32).
+    EXPECT_NE(d.summary.find("(prometheus xid)"), std::string::npos) << d.summary;
+    EXPECT_EQ(d.summary.find("xid line"), std::string::npos) << d.summary;
+}
+
+TEST(NodeEvidence, ASeriesIsCitedWithWhenItWasSeen) {
+    auto seen = signal("n2", NodeSignalKind::xid, 79);
+    seen.source = "prometheus DCGM_FI_DEV_XID_ERRORS{Hostname=\"n2\",gpu=\"0\"}";
+    seen.time = common::TimePoint(std::chrono::seconds(1764039601));
+    const auto d = diagnose_with(k_generic_cuda, test::facts("FAILED", "n[1-2]", 1), {seen});
+    ASSERT_FALSE(d.evidence.empty());
+    EXPECT_EQ(d.evidence.front().file, seen.source + " at " + common::format_time(*seen.time));
+    EXPECT_NE(d.summary.find("(" + d.evidence.front().file + ")"), std::string::npos) << d.summary;
 }
 
 TEST(NodeEvidence, ASignalOfANodeOutsideTheRunIsIgnored) {
