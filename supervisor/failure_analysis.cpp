@@ -306,7 +306,8 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     request.diagnosis = &analysis.diagnosis;
     request.whitelist = whitelist_of(registration.allowed_actions);
     // Runs ended by requeues the supervisor did not make are not charged to the budget.
-    const std::uint32_t outside = registration.outside_requeues + (context.slurm_requeued ? 1 : 0);
+    const std::uint32_t outside =
+        registration.outside_requeues + (ended_by_other_hands(context) ? 1 : 0);
     request.failed_attempt =
         registration.attempt > outside ? registration.attempt - outside : std::uint32_t{1};
     request.outside_requeues = outside;
@@ -356,6 +357,11 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
 }
 
 }  // namespace
+
+bool ended_by_other_hands(const FailureContext& context) {
+    return context.slurm_requeued ||
+           (context.job != nullptr && context.job->state == slurm::JobState::preempted);
+}
 
 FailureContext failure_context_for(const state::Registration& registration,
                                    const slurm::JobSnapshot& job,

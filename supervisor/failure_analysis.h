@@ -75,6 +75,12 @@ struct FailureContext {
                                                  const state::Store& store, bool slurm_requeued,
                                                  common::TimePoint now);
 
+// The run was ended by other hands, not by a failure of its own, so it is not charged to
+// --max-attempts (the user guide's promise): Slurm requeued it itself (preemption with
+// PreemptMode=REQUEUE, a node failure, an administrator), or it was preempted and cancelled
+// (PreemptMode=CANCEL: state PREEMPTED). Such runs count against outside_requeue_limit instead.
+[[nodiscard]] bool ended_by_other_hands(const FailureContext& context);
+
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,
                                               const recovery::Catalogue& catalogue,
                                               const Config& config);

@@ -83,6 +83,14 @@ std::string count_the_end(state::Registration& registration, const FailureContex
                std::to_string(registration.outside_requeues) + " of at most " +
                std::to_string(config.outside_requeue_limit) + " such requeues)";
     }
+    if (ended_by_other_hands(context)) {
+        // Preempted and cancelled (PreemptMode=CANCEL): another job's priority ended it; the
+        // supervisor's requeue continues it uncharged, as after Slurm's own requeue.
+        ++registration.outside_requeues;
+        return " was preempted (" + cause + "); not counted against --max-attempts (" +
+               std::to_string(registration.outside_requeues) + " of at most " +
+               std::to_string(config.outside_requeue_limit) + " such runs)";
+    }
     if (context.stall != nullptr) {
         return " hung (" + cause + ", no progress for " +
                format_stall_timeout(context.stall->silent_for) + ")";

@@ -231,6 +231,30 @@ TEST_F(PollCycleTest, CodeBugEscalatesWithoutRequeue) {
         << notifications[0].body;
 }
 
+// A run preempted and cancelled (PreemptMode=CANCEL) is not its own failure: requeued by the
+// supervisor and not charged to --max-attempts, as the user guide promises (issue 32).
+TEST_F(PollCycleTest, PreemptedRunsAreNotChargedToTheAttemptBudget) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id, 2));
+    for (int preemption = 1; preemption <= 2; ++preemption) {
+        run_on(id, "n1");
+        m_slurm.finish(id, JobState::preempted, 0);
+        cycle();
+        cycle();
+        const auto reg = registration(id);
+        ASSERT_NE(reg.status, Status::completed)
+            << "preemption " << preemption << ": " << reg.status_reason;
+        EXPECT_EQ(reg.outside_requeues, static_cast<std::uint32_t>(preemption));
+    }
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 2);
+    // Its own failure after two preemptions is its first charged one: recovered too.
+    run_on(id, "n1");
+    fail(id, k_nccl_log);
+    cycle();
+    EXPECT_EQ(registration(id).status, Status::recovering) << registration(id).status_reason;
+}
+
 TEST_F(PollCycleTest, RequeueNotWhitelistedEscalatesWithWouldHaveDone) {
     checkpoint("step_000020.pt");
     const auto id = submit();
