@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/join.h"
 #include "notify/message.h"
 #include "recovery/node_signals.h"
 #include "state/event_kind.h"
@@ -73,9 +74,15 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
     message.notes = {
         "Nothing was done: the job keeps running. A slow job is not stopped or "
         "requeued by the supervisor."};
+    // scontrol has no requeue --exclude: the job is requeued held, kept off the node while it
+    // waits, and let go (a job submitted without --requeue cannot be requeued at all).
+    const std::string job = registration.job.to_string();
+    const std::string away = nodes.empty() ? std::string("NODE") : common::join(nodes, ",");
     message.next_step = idle || !nodes.empty()
-                            ? "look at the node(s) named; if one is at fault, requeue the job "
-                              "away from it (`scontrol requeue` with --exclude) yourself"
+                            ? "look at the node(s) named; if one is at fault, move the job away "
+                              "from it yourself, from its last checkpoint: scontrol requeuehold " +
+                                  job + " && scontrol update jobid=" + job + " ExcNodeList=" + away +
+                                  " && scontrol release " + job
                             : "check whether the slowdown is expected (evaluation, data "
                               "loading); if not, look at the job's nodes";
     queue_owner_message(store, registration, message,
