@@ -22,7 +22,9 @@ namespace supervisor {
 enum class Observation {
     validated,          // registration checks passed
     validation_failed,  // registration checks failed (access, not requeueable, unreadable log)
-    access_lost,        // Slurm refuses us now: access denied or authentication failure
+    access_lost,        // slurmctld refused to show the job (access denied), cycles in a row;
+                        // an authentication failure is the daemon's own, backed off as
+                        // slurmctld unreachable
     job_active,         // pending or running, nothing new
     job_succeeded,      // COMPLETED with exit code 0
     job_cancelled,      // CANCELLED (by a person: never fought)

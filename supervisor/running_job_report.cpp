@@ -81,8 +81,8 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
     message.next_step = idle || !nodes.empty()
                             ? "look at the node(s) named; if one is at fault, move the job away "
                               "from it yourself, from its last checkpoint: scontrol requeuehold " +
-                                  job + " && scontrol update jobid=" + job + " ExcNodeList=" + away +
-                                  " && scontrol release " + job
+                                  job + " && scontrol update jobid=" + job +
+                                  " ExcNodeList=" + away + " && scontrol release " + job
                             : "check whether the slowdown is expected (evaluation, data "
                               "loading); if not, look at the job's nodes";
     queue_owner_message(store, registration, message,

@@ -35,8 +35,8 @@ std::string line_part(const std::string& output, const std::string& prefix,
 }
 
 TEST(DocExamples, TheDoctorExampleShowsThisBinarysRulesAndSchema) {
-    const auto doc = read_file(std::filesystem::path(SUPERVISOR_SOURCE_DIR) / "doc" /
-                               "operations.md");
+    const auto doc =
+        read_file(std::filesystem::path(SUPERVISOR_SOURCE_DIR) / "doc" / "operations.md");
     ASSERT_FALSE(doc.empty());
     const auto dir = fresh_directory("doctor_example");
     std::filesystem::create_directories(dir / "state");

@@ -203,11 +203,11 @@ TEST_F(NodeEvidenceCycleTest, AJobThatFellBehindItsOwnPaceIsReportedOnceAndLeftR
         // A command that exists (scontrol has no `requeue --exclude`), naming the node.
         if (notification.subject.find("running slowly") != std::string::npos) {
             EXPECT_EQ(notification.body.find("--exclude"), std::string::npos) << notification.body;
-            EXPECT_NE(notification.body.find("scontrol requeuehold " + id.to_string() +
-                                             " && scontrol update jobid=" + id.to_string() +
-                                             " ExcNodeList=n2 && scontrol release " +
-                                             id.to_string()),
-                      std::string::npos)
+            EXPECT_NE(
+                notification.body.find("scontrol requeuehold " + id.to_string() +
+                                       " && scontrol update jobid=" + id.to_string() +
+                                       " ExcNodeList=n2 && scontrol release " + id.to_string()),
+                std::string::npos)
                 << notification.body;
         }
     }
