@@ -3,12 +3,9 @@
 //   * SLURM_*: sbatch's and slurmd's to set for the new job;
 //   * the job contract's own SUPERVISOR_RESUME_FROM and SUPERVISOR_ATTEMPT: `supervisor env`
 //     sets them on every run, a leftover from a shell inside a job must not stand in for them;
-//   * what changes how programs are loaded or interpreted rather than what they compute: the
-//     dynamic loader's LD_*, GLIBC_TUNABLES, GCONV_PATH, exported shell functions
-//     (BASH_FUNC_*), BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, IFS, PYTHONSTARTUP, PYTHONHOME,
-//     PYTHONINSPECT, PERL5OPT, PERL5LIB, PERLLIB, RUBYOPT, RUBYLIB, NODE_OPTIONS,
-//     JAVA_TOOL_OPTIONS, _JAVA_OPTIONS: a job that needs one sets it in its own script, where its
-//     owner wrote it;
+//   * what changes how programs are loaded or interpreted rather than what they compute
+//     (resume_env.h: changes_how_programs_run(), LD_*, BASH_FUNC_*, PYTHONSTARTUP, ...): a job
+//     that needs one sets it in its own script, where its owner wrote it;
 //   * entries without '='.
 // The rest stays, SUPERVISOR_STATE_DIR and SUPERVISOR_BIN included (without them the new job's
 // `supervisor env` would look in another place and resume from scratch). Pure.

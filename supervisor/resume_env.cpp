@@ -14,9 +14,15 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<std::string_view, 9> k_reserved{"PATH",     "LD_PRELOAD", "LD_LIBRARY_PATH",
-                                                     "IFS",      "HOME",       "SHELL",
-                                                     "BASH_ENV", "ENV",        "PYTHONPATH"};
+// Where the job's programs are found: a knob never turns them (a resubmit carries the job's own).
+constexpr std::array<std::string_view, 4> k_reserved{"PATH", "HOME", "SHELL", "PYTHONPATH"};
+
+constexpr std::array<std::string_view, 19> k_loader_or_interpreter{
+    "GLIBC_TUNABLES", "GCONV_PATH",        "BASH_ENV",      "ENV",
+    "SHELLOPTS",      "BASHOPTS",          "PS4",           "IFS",
+    "PYTHONSTARTUP",  "PYTHONHOME",        "PYTHONINSPECT", "PERL5OPT",
+    "PERL5LIB",       "PERLLIB",           "RUBYOPT",       "RUBYLIB",
+    "NODE_OPTIONS",   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"};
 
 std::string single_quoted(const std::string& value) {
     std::string out = "'";
@@ -32,6 +38,11 @@ std::string single_quoted(const std::string& value) {
 
 }  // namespace
 
+bool changes_how_programs_run(std::string_view name) {
+    return name.starts_with("LD_") || name.starts_with("BASH_FUNC_") ||
+           std::ranges::find(k_loader_or_interpreter, name) != k_loader_or_interpreter.end();
+}
+
 common::Result<void> validate_env_entry(const std::string& name, const std::string& value) {
     const bool valid_name =
         !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
@@ -41,11 +52,10 @@ common::Result<void> validate_env_entry(const std::string& name, const std::stri
         return common::fail("'" + name + "' is not a valid environment variable name",
                             "use letters, digits and underscores, not starting with a digit");
     }
-    for (const auto reserved : k_reserved) {
-        if (name == reserved || name.starts_with("SLURM_")) {
-            return common::fail("environment variable " + name + " is reserved",
-                                "choose the job's own variable name, e.g. BATCH_SIZE");
-        }
+    if (std::ranges::find(k_reserved, name) != k_reserved.end() || name.starts_with("SLURM_") ||
+        changes_how_programs_run(name)) {
+        return common::fail("environment variable " + name + " is reserved",
+                            "choose the job's own variable name, e.g. BATCH_SIZE");
     }
     if (value.find('\0') != std::string::npos || value.find('\n') != std::string::npos) {
         return common::fail("the value of " + name + " contains a newline or NUL byte",

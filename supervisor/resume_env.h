@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -18,6 +19,16 @@ namespace supervisor {
 inline constexpr const char* k_resume_from = "SUPERVISOR_RESUME_FROM";
 inline constexpr const char* k_attempt = "SUPERVISOR_ATTEMPT";
 
+// Whether `name` changes how programs are loaded or interpreted rather than what they compute:
+// the dynamic loader's LD_*, GLIBC_TUNABLES, GCONV_PATH, exported shell functions (BASH_FUNC_*),
+// BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, IFS, PYTHONSTARTUP, PYTHONHOME, PYTHONINSPECT,
+// PERL5OPT, PERL5LIB, PERLLIB, RUBYOPT, RUBYLIB, NODE_OPTIONS, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS.
+// The supervisor never sets one (a knob's variable) nor carries one to a resubmitted job: a job
+// that needs one sets it in its own script, where its owner wrote it.
+[[nodiscard]] bool changes_how_programs_run(std::string_view name);
+
+// Fails for a name that is no shell variable, reserved (PATH, HOME, SHELL, PYTHONPATH, SLURM_*,
+// and every name changes_how_programs_run() is true for), or a value with a newline or NUL byte.
 [[nodiscard]] common::Result<void> validate_env_entry(const std::string& name,
                                                       const std::string& value);
 

@@ -31,8 +31,11 @@ TEST(ResumeEnv, RejectsNamesThatAreNotShellVariables) {
 }
 
 TEST(ResumeEnv, RejectsReservedNames) {
-    for (const std::string name : {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS", "BASH_ENV",
-                                   "SLURM_JOB_ID", "SLURM_NODELIST"}) {
+    // A knob's variable is never one that changes how programs load or run (issue 32).
+    for (const std::string name :
+         {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS", "BASH_ENV", "SLURM_JOB_ID",
+          "SLURM_NODELIST", "LD_AUDIT", "PYTHONSTARTUP", "BASH_FUNC_x", "GLIBC_TUNABLES",
+          "NODE_OPTIONS", "PERL5OPT", "JAVA_TOOL_OPTIONS"}) {
         const auto result = validate_env_entry(name, "1");
         ASSERT_FALSE(result) << name;
         EXPECT_NE(result.error().message.find(name), std::string::npos) << result.error().message;
