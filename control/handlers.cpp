@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/printable.h"
+#include "common/try.h"
 #include "control/views.h"
 #include "slurm/submit_request.h"
 #include "supervisor/carried_environment.h"
@@ -87,6 +88,23 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
     }
 }
 
+namespace {
+
+// What a registration may ask over the channel, beyond what it may ask of a local database: a
+// relative path would mean the daemon's working directory, not the caller's (the CLI sends
+// absolute ones; only another client sends a relative one).
+common::Result<void> checked_over_channel(const supervisor::RegisterRequest& options) {
+    TRY(supervisor::check_request(options));
+    if (!options.checkpoint_dir.empty() && !options.checkpoint_dir.starts_with('/')) {
+        return common::fail("--checkpoint-dir '" + common::printable(options.checkpoint_dir) +
+                                "' is relative: the daemon does not share your working directory",
+                            "give an absolute path (the supervisor CLI sends one)");
+    }
+    return {};
+}
+
+}  // namespace
+
 std::string channel_of(const Peer& peer) {
     return peer.address.empty() ? "unix socket" : "tcp from " + peer.address;
 }
@@ -99,7 +117,7 @@ Reply Handlers::register_job(const Request& request, const Peer& peer) {
     auto options = request.registration;
     options.job = *job;
     options.caller = peer.uid;  // the kernel's word, never the request's
-    if (auto checked = supervisor::check_request(options); !checked) {
+    if (auto checked = checked_over_channel(options); !checked) {
         return failed(checked.error());
     }
     // Refused before anything is written: a user may not even leave a row for another
@@ -147,7 +165,7 @@ Reply Handlers::register_many(const Request& request, const Peer& peer) {
     }
     auto options = request.registration;
     options.caller = peer.uid;  // the kernel's word, never the request's
-    if (auto checked = supervisor::check_request(options); !checked) {
+    if (auto checked = checked_over_channel(options); !checked) {
         return failed(checked.error());
     }
     // As for one job: each job is refused before anything is written when it, or the row under

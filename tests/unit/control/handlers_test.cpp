@@ -70,6 +70,25 @@ TEST_F(ControlHandlers, AUserRegistersTheirOwnJobButNotAnotherUsersAndLeavesNoRo
     EXPECT_EQ(stored.registrant_uid, k_alice) << "the kernel's word, not the request's";
 }
 
+// A relative --checkpoint-dir over the channel would be read from the daemon's own working
+// directory (issue 32): refused, one request or many, and nothing registered.
+TEST_F(ControlHandlers, ARelativeCheckpointDirectoryIsRefused) {
+    const auto alices = job_of(k_alice);
+    for (const auto operation : {Operation::register_job, Operation::register_many}) {
+        Request request;
+        request.operation = operation;
+        request.job = alices.to_string();
+        request.jobs = {alices.to_string()};
+        request.registration.allowed_actions = {"requeue"};
+        request.registration.checkpoint_dir = "ckpt/run1";
+        const auto reply = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
+        EXPECT_EQ(reply.exit_status, 1) << to_string(operation);
+        EXPECT_NE(reply.error.message.find("'ckpt/run1' is relative"), std::string::npos)
+            << reply.error.message;
+        EXPECT_FALSE(m_store->registration(alices));
+    }
+}
+
 TEST_F(ControlHandlers, AnOperatorRegistersForAUserWithoutHandingOverTheirEnvironment) {
     const auto alices = job_of(k_alice);
     Request request;
