@@ -21,27 +21,8 @@ class EpilogEvidenceTest : public PollCycleTest {
   protected:
     void SetUp() override {
         PollCycleTest::SetUp();
-        fs::create_directory(spool());
-        fs::permissions(spool(), fs::perms(0755));
-        node_evidence::EpilogSpoolOptions options;
-        options.directory = spool();
-        options.self = ::geteuid();
-        m_spool = std::make_unique<node_evidence::EpilogSpool>(options);
-        m_cycle->set_node_evidence(m_spool.get());
+        use_epilog_spool();
     }
-    fs::path spool() const { return m_dir.path() / "spool"; }
-    // What the epilog writes on `node` for the job's run: a kernel line `ago` before now.
-    void epilog_writes(const common::JobId& id, const std::string& node, const std::string& line,
-                       std::chrono::seconds ago) {
-        const auto path = spool() / (std::to_string(m_slurm.job(id).raw_job_id) + "." + node);
-        std::ofstream(path) << "# slurm-supervisor epilog 1: job " << id.to_string() << " node "
-                            << node << "\n"
-                            << common::format_time(m_clock.now() - ago) << " " << node
-                            << " kernel: " << line << "\n";
-        fs::permissions(path, fs::perms(0644));
-    }
-
-    std::unique_ptr<node_evidence::EpilogSpool> m_spool;
 };
 
 TEST_F(EpilogEvidenceTest, TheAnalysisWaitsForTheEpilogThenDiagnosesTheNodesXid) {

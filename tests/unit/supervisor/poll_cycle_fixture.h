@@ -5,6 +5,8 @@
 
 #include "supervisor/poll_cycle.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/time_text.h"
+#include "node_evidence/epilog_spool.h"
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
 #include "tests/fakes/fake_slurm_client.h"
@@ -206,12 +210,36 @@ class PollCycleTest : public ::testing::Test {
         m_slurm.put(job);
     }
 
+    // The nodes' own evidence as a site has it: a real EpilogSpool over <temp>/spool (root's
+    // view: the spool is this process's), given to the cycle.
+    void use_epilog_spool() {
+        fs::create_directory(spool());
+        fs::permissions(spool(), fs::perms(0755));
+        node_evidence::EpilogSpoolOptions options;
+        options.directory = spool();
+        options.self = ::geteuid();
+        m_spool = std::make_unique<node_evidence::EpilogSpool>(options);
+        m_cycle->set_node_evidence(m_spool.get());
+    }
+    fs::path spool() const { return m_dir.path() / "spool"; }
+    // What the node epilog writes on `node` for the job's run: one kernel line, `ago` before now.
+    void epilog_writes(const common::JobId& id, const std::string& node, const std::string& line,
+                       std::chrono::seconds ago) {
+        const auto path = spool() / (std::to_string(m_slurm.job(id).raw_job_id) + "." + node);
+        std::ofstream(path) << "# slurm-supervisor epilog 1: job " << id.to_string() << " node "
+                            << node << "\n"
+                            << common::format_time(m_clock.now() - ago) << " " << node
+                            << " kernel: " << line << "\n";
+        fs::permissions(path, fs::perms(0644));
+    }
+
     test_support::TempDir m_dir;
     common::FakeClock m_clock;
     fakes::FakeSlurmClient m_slurm{m_clock};
     supervisor::Config m_config;
     std::unique_ptr<state::Store> m_store;
     std::unique_ptr<supervisor::PollCycle> m_cycle;
+    std::unique_ptr<node_evidence::EpilogSpool> m_spool;  // use_epilog_spool()
 };
 
 }  // namespace supervisor::test

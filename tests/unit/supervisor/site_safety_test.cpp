@@ -6,8 +6,6 @@
 
 #include <algorithm>
 
-#include "common/time_text.h"
-#include "node_evidence/epilog_spool.h"
 #include "supervisor/carried_environment.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
@@ -198,16 +196,8 @@ class DrainLimitsTest : public PollCycleTest {
         m_config.drain_max_per_job = 1;
         m_config.drain_max_per_hour = 1;
         checkpoint("step_000020.pt");
-        fs::create_directory(spool());
-        fs::permissions(spool(), fs::perms(0755));
-        node_evidence::EpilogSpoolOptions options;
-        options.directory = spool();
-        options.self = ::geteuid();
-        m_spool = std::make_unique<node_evidence::EpilogSpool>(options);
-        m_cycle->set_node_evidence(m_spool.get());
+        use_epilog_spool();
     }
-
-    fs::path spool() const { return m_dir.path() / "spool"; }
 
     // A job that ran on `node` and failed with Xid 79 lines naming `hosts` in its own output;
     // with `kernel_log`, the node epilog also left `node`'s kernel line of it.
@@ -219,14 +209,10 @@ class DrainLimitsTest : public PollCycleTest {
         register_job(r);
         run_on(id, node);
         if (kernel_log) {
-            const auto path = spool() / (std::to_string(m_slurm.job(id).raw_job_id) + "." + node);
-            std::ofstream(path) << "# slurm-supervisor epilog 1: job " << id.to_string() << " node "
-                                << node << "\n"
-                                << common::format_time(m_clock.now() - std::chrono::seconds(5))
-                                << " " << node
-                                << " kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, "
-                                   "name=python3, GPU has fallen off the bus.\n";
-            fs::permissions(path, fs::perms(0644));
+            epilog_writes(id, node,
+                          "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen off "
+                          "the bus.",
+                          std::chrono::seconds(5));
         }
         fail(id, xid_lines(hosts));
         return id;
@@ -250,8 +236,6 @@ class DrainLimitsTest : public PollCycleTest {
         }
         return text;
     }
-
-    std::unique_ptr<node_evidence::EpilogSpool> m_spool;
 };
 
 TEST_F(DrainLimitsTest, ALogNamingOtherHostsDrainsNone) {
