@@ -41,9 +41,15 @@ http::MailTls mail_tls(SmtpTls tls) {
     return http::MailTls::try_tls;
 }
 
+// Whether an answer's body may be shown: a webhook's server is one a job's owner chose, and
+// what it answers must not come back to them through the journal (issue 32: a user could read
+// services on the daemon's host); the site's own SMS gateway's is shown.
+enum class AnswerBody { shown, withheld };
+
 // A request that got no answer is transient whatever the reason: the dispatcher retries it
 // with backoff, and gives up after give_up_after_s.
-SendResult http_result(const http::Result<http::Response>& reply, const char* what) {
+SendResult http_result(const http::Result<http::Response>& reply, const char* what,
+                       AnswerBody body) {
     if (!reply) {
         return tl::unexpected(SendError{std::string(what) + ": " + reply.error().message, false});
     }
@@ -54,8 +60,9 @@ SendResult http_result(const http::Result<http::Response>& reply, const char* wh
     // 401 and 403 are not retried: credentials or a revoked webhook do not mend themselves,
     // and retrying would journal the same refusal for ever.
     const bool transient = code == 408 || code == 429 || code >= 500 || code < 200;
+    const bool show = body == AnswerBody::shown && !reply->body.empty();
     return tl::unexpected(SendError{std::string(what) + ": HTTP " + std::to_string(code) +
-                                        (reply->body.empty() ? "" : ": " + excerpt(reply->body)),
+                                        (show ? ": " + excerpt(reply->body) : ""),
                                     !transient});
 }
 
@@ -159,7 +166,7 @@ class CurlSender final : public Sender {
                             secrets->password};
         post.connect_timeout = post.timeout = m_settings.timeout;
         post.body_limit = k_body_limit;
-        return http_result(http::perform(post), "Twilio");
+        return http_result(http::perform(post), "Twilio", AnswerBody::shown);
     }
 
     SendResult send_webhook(const Target& target, const Outgoing& message) {
@@ -171,7 +178,7 @@ class CurlSender final : public Sender {
         post.body = message.json;
         post.connect_timeout = post.timeout = m_settings.timeout;
         post.body_limit = k_body_limit;
-        return http_result(http::perform(post), "webhook");
+        return http_result(http::perform(post), "webhook", AnswerBody::withheld);
     }
 
     Settings m_settings;

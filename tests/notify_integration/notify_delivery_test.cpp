@@ -280,10 +280,12 @@ TEST_F(NotifyDelivery, ARevokedWebhookFailsForGoodAndItsSecretsAreNotJournalled)
     const auto row = rows(id)[0];
     EXPECT_EQ(row.status, NotificationStatus::failed);
     EXPECT_NE(row.last_error.find("HTTP 401"), std::string::npos) << row.last_error;
+    // What the server answered stays with it: the owner chose the URL (issue 32).
+    EXPECT_EQ(row.last_error.find("invalid_token"), std::string::npos) << row.last_error;
     clock.advance(24h);
     EXPECT_EQ(run().failed + run().retried, 0U);
     for (const auto& event : store->events(id)) {
-        for (const auto* secret : {"hunter2", "robot", "s3cr3t-token"}) {
+        for (const auto* secret : {"hunter2", "robot", "s3cr3t-token", "invalid_token"}) {
             EXPECT_EQ(event.message.find(secret), std::string::npos) << event.message;
             EXPECT_EQ(event.data_json.find(secret), std::string::npos) << event.data_json;
         }
