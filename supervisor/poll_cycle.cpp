@@ -627,8 +627,10 @@ bool PollCycle::still_current(const state::Registration& registration) const {
 void PollCycle::validate(state::Registration& registration, const slurm::JobSnapshot& job) {
     const auto now = m_clock.now();
     std::optional<common::Error> problem;
+    // Asked before the owner's identity is taken: a Slurm call reads the daemon's own files
+    // (slurm.conf and its includes, the munge socket), never with a user's rights (issue 32).
+    const auto is_operator = m_client.ask_is_operator_uid(registration.registrant_uid);
     if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
-        const auto is_operator = m_client.ask_is_operator_uid(registration.registrant_uid);
         problem = check_registration(registration, job,
                                      {registration.registrant_uid, is_operator && *is_operator});
     } else {

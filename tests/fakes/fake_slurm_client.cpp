@@ -1,6 +1,7 @@
 #include "tests/fakes/fake_slurm_client.h"
 
 #include <pwd.h>
+#include <sys/fsuid.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -576,7 +577,8 @@ slurm::Result<bool> FakeSlurmClient::ask_is_operator_uid(std::uint32_t uid) {
     if (m_unreachable) {
         return tl::unexpected(unreachable_error("reading SlurmUser from slurmctld"));
     }
-    m_calls.push_back("is-operator");
+    // With the file identity it was asked under: a Slurm call must never hold a user's.
+    m_calls.push_back("is-operator fsuid=" + std::to_string(::setfsuid(static_cast<uid_t>(-1))));
     return uid == m_caller_uid && m_operator;
 }
 

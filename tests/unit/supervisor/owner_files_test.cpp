@@ -129,6 +129,30 @@ TEST_F(OwnerFilesTest, StallLooksNeverReadAFileTheOwnerCannot) {
     EXPECT_EQ(registration(id).status, Status::enabled) << "no verdict without evidence";
 }
 
+// The registrant's operator status is asked of Slurm with the daemon's own file identity, not
+// the owner's taken for reading their files: a Slurm call reads slurm.conf, its includes and
+// the munge socket (issue 32).
+TEST_F(OwnerFilesTest, AValidationAsksSlurmWithTheDaemonsOwnFileIdentity) {
+    const auto id = submit_as_other_user();
+    auto r = request(id);
+    r.caller = k_other_user;  // the owner registers (not root: Slurm is asked about them)
+    ASSERT_TRUE(supervisor::register_job(*m_store, m_slurm, m_clock, m_config, r));
+    auto stored = m_store->registration(id).value();
+    stored.status = Status::pending;
+    m_store->update_registration(stored);
+    cycle();
+    std::vector<std::string> asked;
+    for (const auto& call : m_slurm.calls()) {
+        if (call.starts_with("is-operator fsuid=")) {
+            asked.push_back(call);
+        }
+    }
+    ASSERT_FALSE(asked.empty()) << "the validation asked nothing";
+    for (const auto& call : asked) {
+        EXPECT_EQ(call, "is-operator fsuid=" + std::to_string(::geteuid())) << call;
+    }
+}
+
 TEST_F(OwnerFilesTest, ACheckpointDirectoryTheOwnerCannotReadFailsRegistration) {
     const auto id = submit_as_other_user();
     fs::permissions(checkpoints(), fs::perms(0700));  // root's, private
