@@ -159,7 +159,9 @@ nlohmann::json correlation_json(const FailureCorrelation& correlation) {
     }
     nlohmann::json suspects = nlohmann::json::array();
     for (const auto& s : correlation.suspects) {
-        suspects.push_back({{"node", s.node}, {"failures", s.failures}, {"jobs", s.jobs}});
+        // How many jobs, never which: the others may be other users' (PrivateData=jobs), and
+        // this goes to the owner's journal (issue 32).
+        suspects.push_back({{"node", s.node}, {"failures", s.failures}, {"jobs", s.jobs.size()}});
     }
     const auto names = [](const std::vector<recovery::SuspectNode>& nodes) {
         nlohmann::json list = nlohmann::json::array();

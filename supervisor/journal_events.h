@@ -161,7 +161,7 @@ struct SuspectNodeEvent {
     static constexpr state::EventKind kind = state::EventKind::suspect_node;
     std::string node;
     std::size_t failures = 0;
-    std::vector<std::string> jobs;
+    std::vector<std::string> jobs;  // of those jobs, the journal's own only (not other users')
     bool drained = false;
     std::int64_t window_hours = 0;
 

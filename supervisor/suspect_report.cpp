@@ -23,16 +23,24 @@ void report_new_suspects(state::Store& store, const state::Registration& registr
                          const FailureCorrelation& correlation, const recovery::Plan& plan,
                          common::TimePoint at) {
     const std::string window = std::to_string(correlation.window.count()) + " h";
+    const auto own = registration.job.to_string();
     for (const auto& suspect : correlation.newly_suspect) {
-        const std::string what = "node " + suspect.node + " implicated in " +
-                                 std::to_string(suspect.failures) + " failures of " +
-                                 std::to_string(suspect.jobs.size()) + " jobs (" +
-                                 common::join(suspect.jobs) + ") within " + window;
+        const std::string counted = "node " + suspect.node + " implicated in " +
+                                    std::to_string(suspect.failures) + " failures of " +
+                                    std::to_string(suspect.jobs.size()) + " jobs";
+        // The journal is the owner's to read: it names their own job only, as other users'
+        // job ids are not theirs to see (PrivateData=jobs); the operators' message names all.
+        const std::vector<std::string> own_only = contains(suspect.jobs, own)
+                                                      ? std::vector<std::string>{own}
+                                                      : std::vector<std::string>{};
+        const std::string what = counted + " (" + common::join(suspect.jobs) + ") within " + window;
         const bool drained = contains(plan.drain_nodes, suspect.node);
         const bool excluded = contains(plan.exclude_nodes, suspect.node);
-        record_event(store, registration.job, at, what,
-                     SuspectNodeEvent{suspect.node, suspect.failures, suspect.jobs, drained,
-                                      correlation.window.count()});
+        record_event(
+            store, registration.job, at,
+            counted + (own_only.empty() ? "" : ", this one among them") + " within " + window,
+            SuspectNodeEvent{suspect.node, suspect.failures, own_only, drained,
+                             correlation.window.count()});
 
         notify::Message message;
         message.job = registration.job.to_string();

@@ -223,7 +223,8 @@ TEST_F(FailureHistoryTest, CorrelatesWithTheJournal) {
               nlohmann::json({{"cause", "gpu_xid"}, {"step", 15}, {"attempts", {1, 2}}}));
     ASSERT_EQ(json["suspect_nodes"].size(), 1U) << json.dump();
     EXPECT_EQ(json["suspect_nodes"][0],
-              nlohmann::json({{"node", "n2"}, {"failures", 3}, {"jobs", {"100", "200"}}}));
+              nlohmann::json({{"node", "n2"}, {"failures", 3}, {"jobs", 2}}))
+        << "a count: the other jobs may be other users'";
     EXPECT_EQ(supervisor::describe(correlation),
               "gpu_xid again at step 15 (attempts 1, 2): reproducible, a requeue alone will not "
               "cure it; node n2 implicated in 3 failures of 2 jobs in 24 h");

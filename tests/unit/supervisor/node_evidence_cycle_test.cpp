@@ -128,10 +128,20 @@ TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOpera
     const auto suspect = events_of_kind(second, "suspect_node");
     ASSERT_EQ(suspect.size(), 1U);
     EXPECT_EQ(nlohmann::json::parse(suspect[0].data_json)["node"], "n1");
+    // The owner's journal names their own job, never the other one (another user's, on a
+    // PrivateData=jobs site); the operators' message names both (issue 32).
+    EXPECT_EQ(nlohmann::json::parse(suspect[0].data_json)["jobs"],
+              nlohmann::json({second.to_string()}));
+    for (const auto& event : m_store->events(second)) {
+        EXPECT_EQ(event.message.find(first.to_string() + ")"), std::string::npos) << event.message;
+        EXPECT_EQ(event.data_json.find("\"" + first.to_string() + "\""), std::string::npos)
+            << event.kind << ": " << event.data_json;
+    }
     std::size_t to_operators = 0;
     for (const auto& notification : m_store->notifications(second)) {
         if (notification.dedup_key == "suspect_node:n1") {
             EXPECT_EQ(notification.target, "") << "the default targets: the operators";
+            EXPECT_NE(notification.body.find(first.to_string()), std::string::npos);
             ++to_operators;
         }
     }
