@@ -175,13 +175,18 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
 
 void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                                Observation observation, const Stall* stall) {
-    // 0. Waiting for a checkpoint to settle: nothing to decide before it has.
+    // 0. Waiting for a checkpoint to settle: nothing to decide before it has. Only an ended run
+    // waits; one Slurm requeued meanwhile (or a hang) is decided now.
     auto settling = m_settling.find(registration.job);
     if (settling != m_settling.end()) {
-        if (m_clock.monotonic() < settling->second.due) {
+        if (observation != Observation::job_failed || stall != nullptr) {
+            m_settling.erase(settling);
+            settling = m_settling.end();
+        } else if (m_clock.monotonic() < settling->second.due) {
             return;
+        } else {
+            settling->second.waited = true;
         }
-        settling->second.waited = true;
     }
 
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).

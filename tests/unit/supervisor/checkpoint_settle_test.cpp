@@ -98,6 +98,20 @@ TEST_F(CheckpointSettleTest, AnEntryThatNeverSettlesHoldsTheDecisionBackOnce) {
     EXPECT_EQ(resume_from(id), (checkpoints() / "step_1").string());
 }
 
+// Slurm requeues the job while its decision waits: that is decided at once, not held back.
+TEST_F(CheckpointSettleTest, ARequeueBySlurmDuringTheWaitIsHandledAtOnce) {
+    const auto id = failed_job();
+    step_directory(1, std::chrono::minutes(30));
+    step_directory(2, std::chrono::seconds(5));
+    m_config.checkpoint_settle = std::chrono::seconds(60);
+    cycle();
+    EXPECT_TRUE(events_of_kind(id, "decision").empty());
+    requeued_behind_our_back(id);
+    cycle();
+    EXPECT_EQ(events_of_kind(id, "decision").size(), 1U) << "the requeue waited for the settle";
+    EXPECT_EQ(registration(id).outside_requeues, 1U);
+}
+
 // Nothing newer than a settled checkpoint: decided at once, as before.
 TEST_F(CheckpointSettleTest, WithNothingNewerThanTheChosenCheckpointTheDecisionIsNotDelayed) {
     const auto id = failed_job();
