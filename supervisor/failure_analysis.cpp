@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/time_text.h"
 #include "common/try.h"
 #include "recovery/checkpoints/scan.h"
 #include "recovery/hostlist.h"
@@ -283,6 +284,14 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
         }
         if (context.stall == nullptr && !context.slurm_requeued) {
             analysis.checkpoint_settles_at = settles_at(*found, config.checkpoint_settle);
+            if (analysis.checkpoint_settles_at) {
+                // For `supervisor diagnose` as for the journal: the plan shown is today's.
+                analysis.notes.push_back(
+                    "a checkpoint entry newer than the one chosen is still within the settle "
+                    "time: the daemon waits until " +
+                    common::format_time(*analysis.checkpoint_settles_at) +
+                    " before deciding (once per failure)");
+            }
         }
     } else {
         analysis.notes.push_back(found.error().message);

@@ -96,6 +96,11 @@ TEST_F(CheckpointSettleTest, AnEntryThatNeverSettlesHoldsTheDecisionBackOnce) {
     }
     EXPECT_EQ(events_of_kind(id, "decision").size(), 1U);
     EXPECT_EQ(resume_from(id), (checkpoints() / "step_1").string());
+    // The diagnosis says why step_2 was not waited for again (and `supervisor diagnose` too).
+    const auto diagnoses = events_of_kind(id, "diagnosis");
+    ASSERT_EQ(diagnoses.size(), 1U);
+    EXPECT_NE(diagnoses[0].data_json.find("still within the settle time"), std::string::npos)
+        << diagnoses[0].data_json;
 }
 
 // Slurm requeues the job while its decision waits: that is decided at once, not held back.
