@@ -214,7 +214,8 @@ struct CheckpointFindings {
 };
 
 // When the newest entry passed over for its settle time alone, and newer than the chosen
-// checkpoint (or with none chosen), will have settled; nullopt when there is none.
+// checkpoint (or with none chosen), will have settled, at most `settle` after `now`; nullopt
+// when there is none.
 //
 // Why wait for it once the job has ended, when no process of the job is left to write: the
 // daemon's host sees the files through the shared filesystem, whose client caches attributes
@@ -223,7 +224,7 @@ struct CheckpointFindings {
 // miss its last file. The settle time is how long such a view may lag; deciding before it has
 // passed would resume from an older checkpoint, or from scratch, for good.
 std::optional<common::TimePoint> settles_at(const recovery::checkpoints::Scan& found,
-                                            std::chrono::seconds settle) {
+                                            std::chrono::seconds settle, common::TimePoint now) {
     std::optional<common::TimePoint> newest;
     const auto before = found.chosen.value_or(found.candidates.size());
     for (std::size_t i = 0; i < before; ++i) {
@@ -235,7 +236,9 @@ std::optional<common::TimePoint> settles_at(const recovery::checkpoints::Scan& f
     if (!newest) {
         return std::nullopt;
     }
-    return *newest + settle + std::chrono::seconds(1);
+    // Why capped: the time is the file's, which its owner sets (`touch -d`) and a node with a
+    // wrong clock writes; a date in the future must not hold the decision back for longer.
+    return std::min(*newest + settle + std::chrono::seconds(1), now + settle);
 }
 
 // Scans the declared checkpoint directory with the owner's credentials, given back on return.
@@ -283,7 +286,8 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
             }
         }
         if (context.stall == nullptr && !context.slurm_requeued) {
-            analysis.checkpoint_settles_at = settles_at(*found, config.checkpoint_settle);
+            analysis.checkpoint_settles_at =
+                settles_at(*found, config.checkpoint_settle, context.now);
             if (analysis.checkpoint_settles_at) {
                 // For `supervisor diagnose` as for the journal: the plan shown is today's.
                 analysis.notes.push_back(

@@ -103,6 +103,22 @@ TEST_F(CheckpointSettleTest, AnEntryThatNeverSettlesHoldsTheDecisionBackOnce) {
         << diagnoses[0].data_json;
 }
 
+// An entry dated in the future (its owner's `touch -d`, a node whose clock is wrong) holds the
+// decision back for the settle time at most, like any other.
+TEST_F(CheckpointSettleTest, AnEntryDatedInTheFutureHoldsTheDecisionBackForTheSettleTimeAtMost) {
+    const auto id = failed_job();
+    step_directory(1, std::chrono::minutes(30));
+    step_directory(2, -std::chrono::seconds(std::chrono::hours(24 * 365)));
+    m_config.checkpoint_settle = std::chrono::seconds(60);
+    cycle();
+    EXPECT_TRUE(events_of_kind(id, "decision").empty());
+    for (int i = 0; i < 7; ++i) {
+        cycle();
+    }
+    EXPECT_EQ(events_of_kind(id, "decision").size(), 1U) << "held back a year";
+    EXPECT_EQ(resume_from(id), (checkpoints() / "step_1").string());
+}
+
 // Slurm requeues the job while its decision waits: that is decided at once, not held back.
 TEST_F(CheckpointSettleTest, ARequeueBySlurmDuringTheWaitIsHandledAtOnce) {
     const auto id = failed_job();
