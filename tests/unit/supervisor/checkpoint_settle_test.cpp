@@ -33,6 +33,16 @@ class CheckpointSettleTest : public PollCycleTest {
         return id;
     }
 
+    // A failed job whose step_1 settled long ago and whose step_2 was written `age` before the
+    // fake clock's now, with a settle time of 60 s.
+    common::JobId failed_while_step_2_settles(std::chrono::seconds age) {
+        const auto id = failed_job();
+        step_directory(1, std::chrono::minutes(30));
+        step_directory(2, age);
+        m_config.checkpoint_settle = std::chrono::seconds(60);
+        return id;
+    }
+
     std::string resume_from(const common::JobId& id) const {
         const auto env = m_store->resume_env(id);
         const auto it = env.find(k_resume_from);
@@ -65,10 +75,7 @@ TEST_F(CheckpointSettleTest, AFailureRightAfterTheOnlyCheckpointsWaitsForThemToS
 }
 
 TEST_F(CheckpointSettleTest, AnOlderSettledCheckpointIsNotTakenWhileANewerOneSettles) {
-    const auto id = failed_job();
-    step_directory(1, std::chrono::minutes(30));
-    step_directory(2, std::chrono::seconds(5));
-    m_config.checkpoint_settle = std::chrono::seconds(60);
+    const auto id = failed_while_step_2_settles(std::chrono::seconds(5));
 
     cycle();
     EXPECT_TRUE(events_of_kind(id, "decision").empty())
@@ -83,10 +90,7 @@ TEST_F(CheckpointSettleTest, AnOlderSettledCheckpointIsNotTakenWhileANewerOneSet
 // A wait is had once per failure: an entry that keeps changing (a node still writing after the
 // end) does not hold the decision back a second time.
 TEST_F(CheckpointSettleTest, AnEntryThatNeverSettlesHoldsTheDecisionBackOnce) {
-    const auto id = failed_job();
-    step_directory(1, std::chrono::minutes(30));
-    step_directory(2, std::chrono::seconds(5));
-    m_config.checkpoint_settle = std::chrono::seconds(60);
+    const auto id = failed_while_step_2_settles(std::chrono::seconds(5));
 
     cycle();
     EXPECT_TRUE(events_of_kind(id, "decision").empty());
@@ -106,10 +110,8 @@ TEST_F(CheckpointSettleTest, AnEntryThatNeverSettlesHoldsTheDecisionBackOnce) {
 // An entry dated in the future (its owner's `touch -d`, a node whose clock is wrong) holds the
 // decision back for the settle time at most, like any other.
 TEST_F(CheckpointSettleTest, AnEntryDatedInTheFutureHoldsTheDecisionBackForTheSettleTimeAtMost) {
-    const auto id = failed_job();
-    step_directory(1, std::chrono::minutes(30));
-    step_directory(2, -std::chrono::seconds(std::chrono::hours(24 * 365)));
-    m_config.checkpoint_settle = std::chrono::seconds(60);
+    const auto id =
+        failed_while_step_2_settles(-std::chrono::seconds(std::chrono::hours(24 * 365)));
     cycle();
     EXPECT_TRUE(events_of_kind(id, "decision").empty());
     for (int i = 0; i < 7; ++i) {
@@ -121,10 +123,7 @@ TEST_F(CheckpointSettleTest, AnEntryDatedInTheFutureHoldsTheDecisionBackForTheSe
 
 // Slurm requeues the job while its decision waits: that is decided at once, not held back.
 TEST_F(CheckpointSettleTest, ARequeueBySlurmDuringTheWaitIsHandledAtOnce) {
-    const auto id = failed_job();
-    step_directory(1, std::chrono::minutes(30));
-    step_directory(2, std::chrono::seconds(5));
-    m_config.checkpoint_settle = std::chrono::seconds(60);
+    const auto id = failed_while_step_2_settles(std::chrono::seconds(5));
     cycle();
     EXPECT_TRUE(events_of_kind(id, "decision").empty());
     requeued_behind_our_back(id);
