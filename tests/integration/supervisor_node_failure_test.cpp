@@ -77,9 +77,13 @@ class SupervisorControllerOutage : public ::testing::Test {
 
 TEST_F(SupervisorControllerOutage, UnreachableSlurmIsNeverTakenForAFailure) {
     test_support::SupervisorHarness h("controller-outage");
-    const auto job = h.submit("", "--steps 150 --step-seconds 0.1");
+    // Held until the daemon serves: a job that starts before `register` has created the state
+    // directory's database fetches no settings (its `supervisor env` fails), and the fetch this
+    // test counts from would never come.
+    const auto job = h.submit("", "--steps 150 --step-seconds 0.1", "--hold");
     ASSERT_EQ(h.cli("register " + job.to_string() + " --allow requeue").exit_status, 0);
     h.start_daemon();
+    ASSERT_EQ(test_support::run_command("scontrol release " + job.to_string()).exit_status, 0);
     auto status = h.wait_status(
         [](const auto& s) { return s.value("last_slurm_state", "") == "RUNNING"; }, 60s);
     ASSERT_EQ(status.value("last_slurm_state", ""), "RUNNING") << status.dump(2);
