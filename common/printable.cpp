@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace common {
 namespace {
@@ -90,6 +91,19 @@ std::string printable(std::string_view text) {
         }
     }
     return out;
+}
+
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) {
+        return printable(text);
+    }
+    std::size_t cut = max_bytes;
+    // Back to the start of a sequence: a continuation byte is 10xxxxxx.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) {
+        --cut;
+    }
+    return printable(text.substr(0, cut)) + "... (" + std::to_string(text.size()) +
+           " bytes in all)";
 }
 
 }  // namespace common

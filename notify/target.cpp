@@ -3,6 +3,7 @@
 // CR/LF in an address would inject SMTP commands or mail headers), one '@' in a mail address,
 // E.164 digits for SMS.
 #include "notify/target.h"
+#include "common/printable.h"
 #include "common/try.h"
 
 #include <algorithm>
@@ -12,6 +13,11 @@ namespace {
 
 constexpr std::string_view k_forms =
     "use mailto:NAME@DOMAIN, sms:+NUMBER (E.164, e.g. sms:+15551234567) or an https:// URL";
+
+// A target in an error: a user may send a 3 MB one, and the error must not repeat it.
+std::string shown(std::string_view text) {
+    return common::excerpt(text, 80);
+}
 
 bool has_space_or_control(std::string_view text) {
     return std::ranges::any_of(text, [](char c) {
@@ -25,7 +31,7 @@ common::Result<Target> email(std::string_view text, std::string_view address) {
     if (at == std::string_view::npos || at == 0 || at + 1 == address.size() ||
         address.find('@', at + 1) != std::string_view::npos ||
         address.find_first_of("<>,;\"()[]\\") != std::string_view::npos) {
-        return common::fail("notification target '" + std::string(text) +
+        return common::fail("notification target '" + shown(text) +
                                 "': not a mail address (one '@' with a name before and a domain "
                                 "after, no <>,;\"()[]\\)",
                             std::string(k_forms));
@@ -37,7 +43,7 @@ common::Result<Target> sms(std::string_view text, std::string_view number) {
     const auto digits = number.substr(std::min<std::size_t>(1, number.size()));
     if (number.empty() || number.front() != '+' || digits.size() < 7 || digits.size() > 15 ||
         !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; })) {
-        return common::fail("notification target '" + std::string(text) +
+        return common::fail("notification target '" + shown(text) +
                                 "': not an E.164 phone number ('+', country code, 7 to 15 digits "
                                 "in all, no spaces)",
                             std::string(k_forms));
@@ -49,7 +55,7 @@ common::Result<Target> webhook(std::string_view text) {
     const auto scheme_end = text.find("://");
     const auto host = text.substr(scheme_end + 3);
     if (host.empty() || host.front() == '/' || host.front() == ':') {
-        return common::fail("notification target '" + std::string(text) + "': the URL has no host",
+        return common::fail("notification target '" + shown(text) + "': the URL has no host",
                             std::string(k_forms));
     }
     return Target{Channel::webhook, std::string(text), std::string(text)};
@@ -73,9 +79,14 @@ common::Result<Target> parse_target(std::string_view text) {
     if (text.empty()) {
         return common::fail("empty notification target", std::string(k_forms));
     }
+    if (text.size() > k_max_target_bytes) {
+        return common::fail("notification target '" + shown(text) + "' is longer than " +
+                                std::to_string(k_max_target_bytes) + " bytes",
+                            std::string(k_forms));
+    }
     if (has_space_or_control(text)) {
         return common::fail(
-            "notification target '" + std::string(text) + "' contains a space or control character",
+            "notification target '" + shown(text) + "' contains a space or control character",
             std::string(k_forms));
     }
     if (text.starts_with("mailto:")) {
@@ -87,7 +98,7 @@ common::Result<Target> parse_target(std::string_view text) {
     if (text.starts_with("https://") || text.starts_with("http://")) {
         return webhook(text);
     }
-    return common::fail("notification target '" + std::string(text) + "': unknown kind",
+    return common::fail("notification target '" + shown(text) + "': unknown kind",
                         std::string(k_forms));
 }
 

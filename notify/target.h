@@ -5,7 +5,8 @@
 //   sms:+15551234567           SMS through Twilio ([notify] twilio_*), E.164 number
 //   https://hooks.example/...  JSON webhook (Slack incoming webhooks and the like); http:// too
 //
-// parse_target() fails (value) with what is wrong and the accepted forms.
+// parse_target() fails (value) with what is wrong and the accepted forms, for a target of more
+// than k_max_target_bytes among them (browsers and webhook services stop well before).
 #pragma once
 
 #include <optional>
@@ -16,6 +17,8 @@
 #include "common/error.h"
 
 namespace notify {
+
+inline constexpr std::size_t k_max_target_bytes = 2048;
 
 enum class Channel { email, sms, webhook };
 [[nodiscard]] std::string_view to_string(Channel channel);

@@ -39,5 +39,22 @@ TEST(Printable, BytesThatAreNotUtf8AreShownByValue) {
     EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");           // cut short
 }
 
+TEST(Excerpt, ShortTextIsOnlyMadePrintable) {
+    EXPECT_EQ(excerpt("mailto:a@b", 80), "mailto:a@b");
+    EXPECT_EQ(excerpt("a\nb", 80), "a\\nb");
+}
+
+TEST(Excerpt, LongTextIsCutAndSaysHowLongItWas) {
+    const std::string target = "https://x/" + std::string(3 * 1024 * 1024, 'a');
+    const auto shown = excerpt(target, 80);
+    EXPECT_EQ(shown, target.substr(0, 80) + "... (3145738 bytes in all)");
+}
+
+TEST(Excerpt, CutsBeforeAUtf8SequenceNeverInsideIt) {
+    // "é" is two bytes: a cut after its first byte would leave half a character.
+    EXPECT_EQ(excerpt("ab\u00e9cd", 3), "ab... (6 bytes in all)");
+    EXPECT_EQ(excerpt("ab\u00e9cd", 4), "ab\u00e9... (6 bytes in all)");
+}
+
 }  // namespace
 }  // namespace common

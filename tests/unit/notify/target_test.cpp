@@ -56,5 +56,21 @@ TEST(Target, ParseTargetsStopsAtTheFirstError) {
     EXPECT_NE(bad.error().message.find("pager:7"), std::string::npos);
 }
 
+TEST(Target, AnErrorNeverRepeatsALongTargetWhole) {
+    // A user may send a 3 MB target over the control channel; the error goes back to them and
+    // into the daemon's log.
+    const std::string huge = "mailto:" + std::string(3 * 1024 * 1024, 'a');
+    const auto parsed = parse_target(huge);
+    ASSERT_FALSE(parsed);
+    EXPECT_LT(parsed.error().message.size(), 300U) << parsed.error().message.substr(0, 300);
+    EXPECT_NE(parsed.error().message.find("3145735 bytes in all"), std::string::npos);
+    EXPECT_NE(parsed.error().message.find("longer than 2048 bytes"), std::string::npos);
+
+    const auto spaced = parse_target("https://hooks.example.org/" + std::string(1900, 'x') + " y");
+    ASSERT_FALSE(spaced);
+    EXPECT_LT(spaced.error().message.size(), 300U) << spaced.error().message;
+    EXPECT_TRUE(parse_target("https://hooks.example.org/" + std::string(2000, 'x')));
+}
+
 }  // namespace
 }  // namespace notify
