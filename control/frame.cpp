@@ -68,8 +68,7 @@ std::optional<std::uint32_t> announced_size(std::string_view received) {
     return (byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3);
 }
 
-common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_point deadline,
-                                 std::uint32_t max_bytes) {
+common::Result<std::string> framed(std::string_view payload, std::uint32_t max_bytes) {
     if (payload.size() > max_bytes) {
         return common::fail("message of " + std::to_string(payload.size()) +
                             " bytes, more than the protocol's " + std::to_string(max_bytes));
@@ -78,20 +77,37 @@ common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_p
     std::string frame{static_cast<char>(size >> 24), static_cast<char>(size >> 16),
                       static_cast<char>(size >> 8), static_cast<char>(size)};
     frame.append(payload);
+    return frame;
+}
+
+common::Result<std::size_t> send_available(int fd, std::string_view bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t sent =
+            ::send(fd, bytes.data() + done, bytes.size() - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (sent < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno == EAGAIN) {  // EWOULDBLOCK is the same number on Linux
+                break;
+            }
+            return common::fail(std::string("write: ") + std::strerror(errno));
+        }
+        done += static_cast<std::size_t>(sent);
+    }
+    return done;
+}
+
+common::Result<void> write_frame(int fd, std::string_view payload, Clock::time_point deadline,
+                                 std::uint32_t max_bytes) {
+    const auto frame = TRY(framed(payload, max_bytes));
     std::size_t done = 0;
     while (done < frame.size()) {
         if (auto ready = wait_for(fd, POLLOUT, deadline); !ready) {
             return ready;
         }
-        const ssize_t sent =
-            ::send(fd, frame.data() + done, frame.size() - done, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (sent < 0) {
-            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
-                continue;
-            }
-            return common::fail(std::string("write: ") + std::strerror(errno));
-        }
-        done += static_cast<std::size_t>(sent);
+        done += TRY(send_available(fd, std::string_view(frame).substr(done)));
     }
     return {};
 }

@@ -1,6 +1,8 @@
-// Frames on a stream socket: a 4-byte big-endian length, then the payload (protocol.h). Both
-// ends use these with a deadline, so a peer that stops sending or reading costs at most that
-// long. Failures are Errors naming what happened (closed, too large, timed out).
+// Frames on a stream socket: a 4-byte big-endian length, then the payload (protocol.h). The
+// client reads and writes with a deadline, so a peer that stops sending or reading costs at most
+// that long; the server frames its replies and sends what the socket takes at each readiness
+// (send_available), so a client that reads nothing costs it nothing but memory. Failures are
+// Errors naming what happened (closed, too large, timed out).
 #pragma once
 
 #include <chrono>
@@ -15,6 +17,13 @@ namespace control {
 
 // The payload size a frame's header announces; nullopt while fewer than 4 bytes are there.
 [[nodiscard]] std::optional<std::uint32_t> announced_size(std::string_view received);
+
+// The frame of `payload`: its header and the payload. Fails for a payload over `max_bytes`.
+[[nodiscard]] common::Result<std::string> framed(std::string_view payload, std::uint32_t max_bytes);
+
+// Sends what the socket takes now of `bytes` without waiting: how many bytes went (0 when its
+// buffer is full). Fails when the peer has gone (closed, reset).
+[[nodiscard]] common::Result<std::size_t> send_available(int fd, std::string_view bytes);
 
 // Fails without sending anything for a payload over `max_bytes`, and with what was received
 // for an announced size over it.

@@ -1,7 +1,10 @@
 // One poll() over the listeners, a wake-up pipe and every open connection; each connection's
 // bytes accumulate until a whole frame is there, so a slow sender holds nothing but its own
-// slot until its deadline. A TCP frame's credential is decoded on this thread too: munged
-// answers on its Unix socket in well under a millisecond.
+// slot until its deadline. A reply goes out as the socket takes it (POLLOUT), never with a wait
+// on this thread: a client that never reads its reply holds its own slot until the reply
+// deadline and delays nobody (it once held the whole channel for up to 5 s a reply). A TCP
+// frame's credential is decoded on this thread too: munged answers on its Unix socket in well
+// under a millisecond.
 #include "control/server.h"
 
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/printable.h"
 #include "common/try.h"
 #include "control/frame.h"
 #include "control/protocol.h"
@@ -36,11 +40,20 @@ struct Connection {
     int fd = -1;
     Transport transport = Transport::unix_socket;
     Peer peer;  // over TCP: the address alone until the request's credential is decoded
-    Clock::time_point deadline;
+    // Whose it is: from SO_PEERCRED on the socket, from the decoded credential over TCP.
+    bool identified = false;
+    Clock::time_point deadline;  // for its request while reading, for its reply after
     std::string received;
     // Closed without an answer: our own munged could not decode its credential just now (too
     // busy), so nothing is known of it; the client asks again (client.h).
     bool close_unanswered = false;
+    std::string unsent;  // the reply's frame, what the socket has not taken yet
+    bool replying = false;
+
+    // Who it is, for the log: a uid on the socket, the address over TCP.
+    [[nodiscard]] std::string who() const {
+        return transport == Transport::tcp ? peer.address : "uid " + std::to_string(peer.uid);
+    }
 };
 
 std::string errno_text() {
@@ -208,6 +221,23 @@ Reply refused(std::string message, std::string hint) {
     return reply;
 }
 
+// An error goes back to whoever sent the request, and no error of ours needs more than this:
+// whatever text of theirs one quotes, they do not get megabytes of it back.
+void bound_error_text(common::Error& error) {
+    for (auto* text : {&error.message, &error.hint}) {
+        if (text->size() > ControlServer::k_max_error_bytes) {
+            *text = common::excerpt(*text, ControlServer::k_max_error_bytes);
+        }
+    }
+}
+
+void bound_error_texts(Reply& reply) {
+    bound_error_text(reply.error);
+    for (auto& each : reply.each) {
+        bound_error_text(each.error);
+    }
+}
+
 // Over TCP: the frame is a MUNGE credential, and the request is its payload. Who asks is the
 // credential's uid and gid, never anything the request says.
 common::Result<std::pair<Request, Peer>> decode_tcp_request(
@@ -238,10 +268,49 @@ common::Result<std::pair<Request, Peer>> decode_tcp_request(
     return std::pair{std::move(*request), std::move(peer)};
 }
 
+// How many replies of `uid`'s are waiting for it to read them, on either endpoint.
+std::size_t replies_unread(const std::vector<Connection>& connections, uid_t uid) {
+    return static_cast<std::size_t>(std::ranges::count_if(connections, [&](const Connection& c) {
+        return c.replying && c.identified && c.peer.uid == uid;
+    }));
+}
+
+// The bytes of requests one sender may have arriving at once.
+std::size_t byte_budget(Transport transport) {
+    return transport == Transport::tcp ? ControlServer::k_max_bytes_per_address
+                                       : ControlServer::k_max_bytes_per_uid;
+}
+
+// Whether `more` bytes for `connection` keep its sender within its share of the requests being
+// received: its uid's on the socket, its host's over TCP (whose uid is not known yet).
+bool within_byte_budget(const std::vector<Connection>& connections, const Connection& connection,
+                        std::size_t more) {
+    const bool tcp = connection.transport == Transport::tcp;
+    std::size_t total = more;
+    for (const auto& c : connections) {
+        if (!c.replying && c.transport == connection.transport &&
+            (tcp ? c.peer.address == connection.peer.address : c.peer.uid == connection.peer.uid)) {
+            total += c.received.size();
+        }
+    }
+    return total <= byte_budget(connection.transport);
+}
+
+Reply over_byte_budget(const Connection& connection) {
+    const bool tcp = connection.transport == Transport::tcp;
+    const auto budget = byte_budget(connection.transport);
+    return refused((tcp ? "the requests arriving from " + connection.peer.address
+                        : "uid " + std::to_string(connection.peer.uid) + "'s requests") +
+                       " are more than " + std::to_string(budget / (1024 * 1024)) +
+                       " MiB at once: this one is refused",
+                   "send one request at a time and read its reply (the `supervisor` command "
+                   "does)");
+}
+
 // What to answer a connection, once what it sent is a whole frame or can never become one;
 // nullopt while more bytes may still come.
-std::optional<Reply> answer_for(Connection& connection, Handlers& handlers,
-                                const CredentialDecoder& decode) {
+std::optional<Reply> answer_for(Connection& connection, const std::vector<Connection>& connections,
+                                Handlers& handlers, const CredentialDecoder& decode) {
     const auto& bytes = connection.received;
     const std::uint32_t limit =
         connection.transport == Transport::tcp ? k_max_tcp_request_bytes : k_max_request_bytes;
@@ -269,7 +338,15 @@ std::optional<Reply> answer_for(Connection& connection, Handlers& handlers,
         if (!request) {
             return refused(request.error().message, request.error().hint);
         }
-        return handlers.handle(request->first, request->second);
+        connection.peer = request->second;
+        connection.identified = true;
+        if (replies_unread(connections, connection.peer.uid) >= ControlServer::k_max_per_uid) {
+            return refused("uid " + std::to_string(connection.peer.uid) + " has " +
+                               std::to_string(ControlServer::k_max_per_uid) +
+                               " replies of the daemon unread",
+                           "read each reply before asking again (the `supervisor` command does)");
+        }
+        return handlers.handle(request->first, connection.peer);
     }
     auto request = decode_request(frame);
     if (!request) {
@@ -302,10 +379,11 @@ bool room_for(const std::vector<Connection>& connections, uid_t uid) {
            static_cast<std::size_t>(same_uid) < ControlServer::k_max_per_uid;
 }
 
-// Whether one more TCP connection from `address` fits: that host's share of the table.
+// Whether one more TCP connection from `address` fits: that host's share of the table, counting
+// the connections whose uid is not known yet (a decoded one counts against its uid's share).
 bool room_for_address(const std::vector<Connection>& connections, const std::string& address) {
     const auto same_host = std::ranges::count_if(connections, [&](const Connection& c) {
-        return c.transport == Transport::tcp && c.peer.address == address;
+        return c.transport == Transport::tcp && !c.identified && c.peer.address == address;
     });
     return static_cast<std::size_t>(same_host) < ControlServer::k_max_per_address;
 }
@@ -325,12 +403,12 @@ void accept_unix(int listener, std::vector<Connection>& connections) {
             ::close(fd);  // the client sees the connection closed and says so
             continue;
         }
-        connections.push_back({fd,
-                               Transport::unix_socket,
-                               *peer,
-                               Clock::now() + ControlServer::k_request_deadline,
-                               {},
-                               false});
+        Connection connection;
+        connection.fd = fd;
+        connection.peer = *peer;
+        connection.identified = true;
+        connection.deadline = Clock::now() + ControlServer::k_request_deadline;
+        connections.push_back(std::move(connection));
     }
 }
 
@@ -346,18 +424,16 @@ void accept_tcp(int listener, std::vector<Connection>& connections, std::deque<C
         if (fd < 0) {
             return;
         }
-        Peer peer;
-        peer.address = peer_address(fd);
-        if (!room_for_address(connections, peer.address)) {
-            held.push_back({fd, Transport::tcp, std::move(peer), {}, {}, false});
+        Connection connection;
+        connection.fd = fd;
+        connection.transport = Transport::tcp;
+        connection.peer.address = peer_address(fd);
+        if (!room_for_address(connections, connection.peer.address)) {
+            held.push_back(std::move(connection));
             continue;
         }
-        connections.push_back({fd,
-                               Transport::tcp,
-                               std::move(peer),
-                               Clock::now() + ControlServer::k_request_deadline,
-                               {},
-                               false});
+        connection.deadline = Clock::now() + ControlServer::k_request_deadline;
+        connections.push_back(std::move(connection));
     }
 }
 
@@ -374,6 +450,51 @@ void promote_held(std::vector<Connection>& connections, std::deque<Connection>& 
         connections.push_back(std::move(*it));
         it = held.erase(it);
     }
+}
+
+// Starts sending `reply`: what the socket takes now goes at once (most replies, whole), the rest
+// as it becomes writable (send_more). True when the connection is done with (all sent, or it
+// cannot be).
+bool start_reply(Connection& connection, Reply reply) {
+    bound_error_texts(reply);
+    auto frame = framed(encode(reply), k_max_reply_bytes);
+    common::Result<std::size_t> sent =
+        frame ? send_available(connection.fd, *frame) : tl::unexpected(frame.error());
+    if (!sent) {
+        spdlog::warn("control channel: the reply to {} was not delivered: {}", connection.who(),
+                     sent.error().message);
+        return true;
+    }
+    if (*sent == frame->size()) {
+        return true;
+    }
+    connection.unsent = frame->substr(*sent);
+    connection.replying = true;
+    connection.deadline = Clock::now() + ControlServer::k_reply_deadline;
+    return false;
+}
+
+// Sends what the socket takes of the rest of a reply. True when the connection is done with:
+// all sent, the client gone, or its reply not read within k_reply_deadline.
+bool send_more(Connection& connection, short revents) {
+    if ((revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
+        const auto sent = send_available(connection.fd, connection.unsent);
+        if (!sent) {
+            spdlog::warn("control channel: the reply to {} was not delivered: {}", connection.who(),
+                         sent.error().message);
+            return true;
+        }
+        connection.unsent.erase(0, *sent);
+        if (connection.unsent.empty()) {
+            return true;
+        }
+    }
+    if (Clock::now() >= connection.deadline) {
+        spdlog::warn("control channel: {} did not read its reply within {} s: closed",
+                     connection.who(), ControlServer::k_reply_deadline.count());
+        return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -397,7 +518,8 @@ void ControlServer::serve() {
         auto timeout = std::chrono::milliseconds(1000);
         const auto now = Clock::now();
         for (const auto& connection : connections) {
-            watched.push_back({connection.fd, POLLIN, 0});
+            watched.push_back(
+                {connection.fd, static_cast<short>(connection.replying ? POLLOUT : POLLIN), 0});
             timeout =
                 std::min(timeout, std::max(std::chrono::milliseconds(0),
                                            std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -417,27 +539,37 @@ void ControlServer::serve() {
             return;  // stopping
         }
         // Every connection of this round first: what each sent, and the answers of those whose
-        // request is whole. Then what the answers journaled, in one transaction, and only then
-        // the replies: a burst of an array's tasks costs one commit, and a fetch is journaled
-        // before its task hears the answer.
+        // request is whole; a reply under way goes on. Then what the answers journaled, in one
+        // transaction, and only then the replies: a burst of an array's tasks costs one commit,
+        // and a fetch is journaled before its task hears the answer.
         std::vector<bool> done(connections.size(), false);
         std::vector<std::pair<std::size_t, Reply>> answers;
         for (std::size_t i = 0; i < connections.size(); ++i) {
             auto& connection = connections[i];
-            if ((watched[i + k_first_connection].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+            const auto revents = watched[i + k_first_connection].revents;
+            if (connection.replying) {
+                done[i] = send_more(connection, revents);
+                continue;
+            }
+            if ((revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
                 char buffer[65536];
                 const ssize_t got = ::recv(connection.fd, buffer, sizeof buffer, MSG_DONTWAIT);
                 if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) {
                     done[i] = true;
                     continue;
                 }
+                if (got > 0 &&
+                    !within_byte_budget(connections, connection, static_cast<std::size_t>(got))) {
+                    connection.received.clear();
+                    answers.emplace_back(i, over_byte_budget(connection));
+                    continue;
+                }
                 if (got > 0) {
                     connection.received.append(buffer, static_cast<std::size_t>(got));
                 }
             }
-            if (auto reply = answer_for(connection, *m_handlers, m_decode)) {
+            if (auto reply = answer_for(connection, connections, *m_handlers, m_decode)) {
                 answers.emplace_back(i, std::move(*reply));
-                done[i] = true;
             } else if (connection.close_unanswered) {
                 done[i] = true;
             } else if (Clock::now() >= connection.deadline) {
@@ -445,17 +577,8 @@ void ControlServer::serve() {
             }
         }
         m_handlers->journal_fetches();
-        for (const auto& [index, reply] : answers) {
-            const auto& connection = connections[index];
-            if (auto sent = write_frame(connection.fd, encode(reply),
-                                        Clock::now() + k_reply_deadline, k_max_reply_bytes);
-                !sent) {
-                spdlog::warn("control channel: the reply to {} was not delivered: {}",
-                             connection.transport == Transport::tcp
-                                 ? connection.peer.address
-                                 : "uid " + std::to_string(connection.peer.uid),
-                             sent.error().message);
-            }
+        for (auto& [index, reply] : answers) {
+            done[index] = start_reply(connections[index], std::move(reply));
         }
         for (std::size_t i = connections.size(); i-- > 0;) {
             if (done[i]) {

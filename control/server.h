@@ -10,9 +10,13 @@
 // decoder) or whose payload is no request is answered with an error and never handled.
 //
 // A connection must deliver its whole request within k_request_deadline and read its reply
-// within k_reply_deadline; at most k_max_connections are open at once (k_max_per_uid of one uid
-// on the socket, k_max_per_address of one host over TCP, whose uid is known only once its
-// request is decoded), so neither a slow client nor many of them can keep others out for long.
+// within k_reply_deadline; replies are sent as the socket takes them, so a client that does not
+// read delays nobody but itself. At most k_max_connections are open at once (k_max_per_uid of
+// one uid on the socket, k_max_per_address of one host over TCP while their uid is unknown, and
+// k_max_per_uid replies unread of one uid either way), and the requests arriving at once may
+// hold at most k_max_bytes_per_uid of one uid (k_max_bytes_per_address of one host over TCP):
+// neither a slow client nor many of them can keep another user waiting. An error in a reply
+// quotes at most k_max_error_bytes of anything (a user's 3 MB notify target is not sent back).
 // Over TCP, connections beyond the table wait in the kernel's backlog, and those of a host over
 // its share wait accepted but unread (at most k_max_held), rather than being refused: an array's
 // tasks on one node asking at once are answered in turn. Requests are handled one at a time, in
@@ -57,6 +61,9 @@ class ControlServer {
     static constexpr std::size_t k_max_per_uid = 8;
     static constexpr std::size_t k_max_per_address = 32;
     static constexpr std::size_t k_max_held = 1024;
+    static constexpr std::size_t k_max_bytes_per_uid = 8U * 1024 * 1024;
+    static constexpr std::size_t k_max_bytes_per_address = 16U * 1024 * 1024;  // all its users
+    static constexpr std::size_t k_max_error_bytes = 1024;
     static constexpr int k_tcp_backlog = 1024;
 
     // Serves `handlers` (used from the server's thread only) until destroyed.

@@ -10,8 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
 #include "control/client.h"
 #include "control/frame.h"
@@ -114,6 +116,108 @@ TEST_F(ControlServerTest, OneUsersIdleConnectionsAreCappedAndDoNotStopTheServer)
     EXPECT_EQ(got, 0);
     ::close(probe);
     for (const int fd : idle) {
+        ::close(fd);
+    }
+    const auto reply =
+        control::call(control::UnixRoute{socket()}, status(), std::chrono::seconds(10));
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(reply->exit_status, 0);
+}
+
+// A job of this process's uid with a journal whose `events` reply is far larger than a Unix
+// socket's send buffer (about 200 KiB): a reply that cannot go out at once.
+common::JobId job_with_a_long_journal(state::Store& store, const common::Clock& clock) {
+    state::Registration registration;
+    registration.job = *common::JobId::parse("7001");
+    registration.job_name = "train";
+    registration.owner_uid = ::getuid();
+    registration.status = state::Status::enabled;
+    registration.created_at = registration.updated_at = clock.now();
+    EXPECT_TRUE(store.insert_registration(registration));
+    for (int i = 0; i < 3000; ++i) {
+        store.append_event({0, registration.job, clock.now(), "observed",
+                            "line " + std::to_string(i) + " " + std::string(300, 'x'), "{}"});
+    }
+    return registration.job;
+}
+
+// The request's frame, sent whole; the reply is never read.
+int asked_and_never_read(const std::filesystem::path& socket, const control::Request& request) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_TRUE(control::write_frame(fd, control::encode(request),
+                                     std::chrono::steady_clock::now() + std::chrono::seconds(10),
+                                     control::k_max_request_bytes));
+    return fd;
+}
+
+// Clients that never read their (large) replies once held the server's one thread for up to
+// k_reply_deadline each: everyone else's `env` and `status` waited, seconds per such client.
+// Replies now go out as the socket takes them.
+TEST_F(ControlServerTest, ClientsThatNeverReadTheirRepliesDelayNobody) {
+    control::Request events;
+    events.operation = control::Operation::events;
+    events.job = job_with_a_long_journal(*m_store, m_clock).to_string();
+    const auto whole =
+        control::call(control::UnixRoute{socket()}, events, std::chrono::seconds(10));
+    ASSERT_TRUE(whole) << whole.error().message;
+    ASSERT_GT(whole->output.size(), 800U * 1024) << "a reply no socket buffer takes at once";
+
+    std::vector<int> unread;  // one slot of this uid's share left for the request measured
+    for (std::size_t i = 0; i + 1 < control::ControlServer::k_max_per_uid; ++i) {
+        unread.push_back(asked_and_never_read(socket(), events));
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const auto reply =
+        control::call(control::UnixRoute{socket()}, status(), std::chrono::seconds(60));
+    const auto took = std::chrono::steady_clock::now() - started;
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(reply->exit_status, 0);
+    // Waiting on one unread reply would have taken the whole reply deadline.
+    EXPECT_LT(took, control::ControlServer::k_reply_deadline)
+        << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+    for (const int fd : unread) {
+        ::close(fd);
+    }
+}
+
+// The requests arriving at once from one uid may hold k_max_bytes_per_uid in all: a third
+// request of 3.5 MB while two are still arriving is refused, named, and the server goes on.
+TEST_F(ControlServerTest, OneUidsRequestsArrivingAtOnceAreBoundInBytes) {
+    const std::size_t part = 3584U * 1024;  // of a frame announced at 4 MB, never completed
+    static_assert(2 * 3584U * 1024 < control::ControlServer::k_max_bytes_per_uid);
+    static_assert(3 * 3584U * 1024 > control::ControlServer::k_max_bytes_per_uid);
+    const auto partial_frame = [&] {
+        std::string bytes = {0x00, 0x40, 0x00, 0x00};  // 4 MiB announced
+        bytes.append(part, 'x');
+        return bytes;
+    }();
+    std::vector<int> arriving;
+    for (int i = 0; i < 2; ++i) {
+        arriving.push_back(connected());
+        ASSERT_EQ(::send(arriving.back(), partial_frame.data(), partial_frame.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(partial_frame.size()));
+    }
+    const int third = connected();
+    std::thread sender([&] {  // blocks once the server stops reading it; ends when closed
+        (void)!::send(third, partial_frame.data(), partial_frame.size(), MSG_NOSIGNAL);
+    });
+    const auto payload =
+        control::read_frame(third, std::chrono::steady_clock::now() + std::chrono::seconds(60),
+                            control::k_max_reply_bytes);
+    ::shutdown(third, SHUT_RDWR);
+    sender.join();
+    ::close(third);
+    ASSERT_TRUE(payload) << payload.error().message;
+    const auto refusal = control::decode_reply(*payload);
+    ASSERT_TRUE(refusal);
+    EXPECT_EQ(refusal->exit_status, 2);
+    EXPECT_NE(refusal->error.message.find("more than 8 MiB at once"), std::string::npos)
+        << refusal->error.message;
+    for (const int fd : arriving) {
         ::close(fd);
     }
     const auto reply =
