@@ -237,6 +237,7 @@ Statement& Statement::bind(std::string_view name, const std::optional<std::int64
 bool Statement::step() {
     const int rc = sqlite3_step(m_statement);
     if (rc == SQLITE_ROW) {
+        ++m_database.m_rows_read;
         return true;
     }
     if (rc == SQLITE_DONE) {

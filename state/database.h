@@ -48,6 +48,8 @@ class Database {
     void exec(const Sql& sql);
     // Rows changed by the most recent INSERT, UPDATE or DELETE on this connection.
     [[nodiscard]] std::int64_t changes() const;
+    // Rows the statements of this connection have returned (each step that gave a row).
+    [[nodiscard]] std::int64_t rows_read() const { return m_rows_read; }
     // True when no transaction is open on this connection.
     [[nodiscard]] bool autocommit() const;
     // PRAGMA user_version. Throws DatabaseError.
@@ -70,6 +72,7 @@ class Database {
     sqlite3* m_handle;
     std::filesystem::path m_path;
     std::unordered_multimap<std::string, sqlite3_stmt*> m_idle_statements;  // by SQL text
+    std::int64_t m_rows_read = 0;
 };
 
 // One prepared statement; parameters are bound by :name (or by 1-based index), never spliced

@@ -174,6 +174,9 @@ class Store {
 
     [[nodiscard]] int schema_version() const;
     [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+    // Rows this store's queries have returned since it was opened: what a request cost in
+    // reads, for the tests that keep work in proportion to the request (not to the table).
+    [[nodiscard]] std::int64_t rows_read() const;
 
   private:
     friend class Transaction;

@@ -52,4 +52,8 @@ std::string Store::journal_mode() const {
     return statement.column_text(0);
 }
 
+std::int64_t Store::rows_read() const {
+    return m_database->rows_read();
+}
+
 }  // namespace state

@@ -203,6 +203,27 @@ TEST_F(PollCycleTest, ManyJobsWithAnInvalidRequestOrNoSlurmWriteNothing) {
     EXPECT_TRUE(m_store->load_all_registrations().empty());
 }
 
+// The site daemon registers many jobs per request for any user: its reads are the rows of the
+// request's jobs, never every registration of every user (it once read the whole table).
+TEST_F(PollCycleTest, RegisteringManyJobsReadsInProportionToTheRequest) {
+    std::vector<common::JobId> earlier;
+    for (int i = 0; i < 400; ++i) {
+        earlier.push_back(submit());
+    }
+    (void)supervisor::register_jobs(*m_store, m_slurm, m_clock, m_config, request(earlier[0]),
+                                    earlier);
+    ASSERT_EQ(m_store->load_all_registrations().size(), earlier.size());
+    const std::vector<common::JobId> ids{submit(), submit()};
+
+    const auto rows_before = m_store->rows_read();
+    const auto results =
+        supervisor::register_jobs(*m_store, m_slurm, m_clock, m_config, request(ids[0]), ids);
+    const auto rows = m_store->rows_read() - rows_before;
+
+    ASSERT_TRUE(results[0].result && results[1].result);
+    EXPECT_LT(rows, 40) << "rows read to register 2 jobs beside " << earlier.size() << " others";
+}
+
 TEST_F(PollCycleTest, AHeterogeneousJobIsRefusedAndNothingIsWritten) {
     const auto id = submit();
     auto job = m_slurm.job(id);
