@@ -10,7 +10,10 @@ common::Result<ProbeFacts> probe_prometheus(const PrometheusSettings& settings,
                                             Transport transport) {
     auto auth = TRY(read_prometheus_auth(settings));
     PrometheusClient client(settings, std::move(auth), std::move(transport));
-    const std::string match = "{__name__=" + promql_string(settings.metrics.xid) + "}";
+    const std::string match =
+        "{" +
+        with_labels("__name__=" + promql_string(settings.metrics.xid), settings.series_labels) +
+        "}";
     const auto names = client.label_values("__name__", match, std::nullopt);
     if (!names) {
         return common::fail(

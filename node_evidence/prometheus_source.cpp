@@ -68,7 +68,8 @@ Found PrometheusSource::gather(const Request& request) {
         // what would have ended it.
         std::erase_if(all, [](const Series& series) { return !shows_in_a_running_job(series); });
     }
-    const std::string selector = one_of(m_settings.hostname_label, request.nodes);
+    const std::string selector =
+        with_labels(one_of(m_settings.hostname_label, request.nodes), m_settings.series_labels);
     const std::string limit_note =
         " (prometheus_query_limit = " + std::to_string(m_settings.query_limit) + ")";
     if (m_settings.query_limit == 0) {
@@ -78,7 +79,8 @@ Found PrometheusSource::gather(const Request& request) {
 
     std::string presence = any_of_metrics(all, selector);
     if (client.label_values_url("__name__", presence, window).size() > k_url_limit) {
-        presence = any_of_metrics(all, m_settings.hostname_label + "!=\"\"");
+        presence = any_of_metrics(
+            all, with_labels(m_settings.hostname_label + "!=\"\"", m_settings.series_labels));
     }
     const auto present = client.label_values("__name__", presence, window);
     if (!present) {

@@ -77,6 +77,14 @@ std::string one_of(const std::string& label, const std::vector<std::string>& val
     return label + "=~" + promql_string(pattern);
 }
 
+std::string with_labels(std::string selector,
+                        const std::vector<std::pair<std::string, std::string>>& labels) {
+    for (const auto& [label, value] : labels) {
+        selector += (selector.empty() ? "" : ",") + label + "=" + promql_string(value);
+    }
+    return selector;
+}
+
 QueryWindow query_window(common::TimePoint start, common::TimePoint end,
                          std::chrono::seconds margin) {
     if (end < start) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -25,6 +26,11 @@ namespace node_evidence {
 // `label=~"n1|n2"`: the label equal to one of `values` (Prometheus anchors the regex).
 // `values` must not be empty.
 [[nodiscard]] std::string one_of(const std::string& label, const std::vector<std::string>& values);
+
+// `selector` and `label="value"` for each of `labels`, comma-separated: the site's series labels
+// ([evidence] series_labels) added to a selector.
+[[nodiscard]] std::string with_labels(
+    std::string selector, const std::vector<std::pair<std::string, std::string>>& labels);
 
 // The run's window widened by the margin on both sides, as an instant query sees it: evaluated
 // at `at` (Unix seconds, the end rounded up plus the margin) over the `range_s` seconds before

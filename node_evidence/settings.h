@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace node_evidence {
 
@@ -37,6 +39,11 @@ struct PrometheusSettings {
     std::size_t query_limit = 16;
     std::string hostname_label = "Hostname";  // the label that holds the node's name
     std::string gpu_label = "gpu";
+    // label = value pairs every series asked for must carry (e.g. job = "dcgm-exporter", the
+    // exporter's scrape job): a series a user pushed to a Pushgateway that Prometheus scrapes
+    // carries the Pushgateway's job instead, so it is never taken for the node's telemetry.
+    // Empty: any series with the node's hostname label (doctor warns).
+    std::vector<std::pair<std::string, std::string>> series_labels;
     MetricNames metrics;
     // A GPU at or above this temperature during the run is mentioned (context only).
     double hot_celsius = 90.0;

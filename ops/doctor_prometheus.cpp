@@ -2,7 +2,9 @@
 // client, credentials reader and settings as a failure's analysis (node_evidence/), so its
 // verdict is the one the next failure will meet. A Prometheus that answers but has no series
 // of the configured Xid name is a warning, not a failure: diagnosis still works from the logs,
-// but the site is paying for a source that can never say anything.
+// but the site is paying for a source that can never say anything. So is a Prometheus asked
+// without series_labels: anyone who can push to a Pushgateway it scrapes can forge a node's
+// Xid, and doctor says so.
 #include "node_evidence/prometheus_probe.h"
 #include "ops/doctor.h"
 
@@ -40,11 +42,20 @@ Check check_prometheus(const node_evidence::PrometheusSettings& settings,
     for (std::size_t i = 0; i < facts->nodes.size() && i < 3; ++i) {
         sample += (i ? ", " : "") + facts->nodes[i];
     }
-    return {"prometheus", CheckStatus::ok,
-            "Prometheus answers; " + xid + " for " + std::to_string(facts->nodes.size()) +
-                " node(s) by label " + settings.hostname_label + " (" + sample +
-                (facts->nodes.size() > 3 ? ", ..." : "") + ")",
-            ""};
+    const std::string found = "Prometheus answers; " + xid + " for " +
+                              std::to_string(facts->nodes.size()) + " node(s) by label " +
+                              settings.hostname_label + " (" + sample +
+                              (facts->nodes.size() > 3 ? ", ..." : "") + ")";
+    if (settings.series_labels.empty()) {
+        return {"prometheus", CheckStatus::warn,
+                found +
+                    ", from any series: no series_labels, so a series pushed to a "
+                    "Pushgateway this Prometheus scrapes could condemn a node",
+                "set [evidence] series_labels to what only the exporter's series carry, e.g. "
+                "{ job = \"dcgm-exporter\" } (its scrape job; a Pushgateway scraped without "
+                "honor_labels gets its own)"};
+    }
+    return {"prometheus", CheckStatus::ok, found, ""};
 }
 
 }  // namespace ops

@@ -13,20 +13,15 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 14> k_evidence_keys{"prometheus_url",
-                                                      "prometheus_credentials_file",
-                                                      "prometheus_ca_file",
-                                                      "prometheus_client_cert",
-                                                      "prometheus_client_key",
-                                                      "prometheus_timeout_ms",
-                                                      "hostname_label",
-                                                      "gpu_label",
-                                                      "hot_celsius",
-                                                      "idle_below_percent",
-                                                      "epilog_spool",
-                                                      "window_margin_s",
-                                                      "metrics",
-                                                      "prometheus_query_limit"};
+constexpr std::array<const char*, 15> k_evidence_keys{
+    "prometheus_url",        "prometheus_credentials_file",
+    "prometheus_ca_file",    "prometheus_client_cert",
+    "prometheus_client_key", "prometheus_timeout_ms",
+    "hostname_label",        "gpu_label",
+    "series_labels",         "hot_celsius",
+    "idle_below_percent",    "epilog_spool",
+    "window_margin_s",       "metrics",
+    "prometheus_query_limit"};
 
 constexpr std::array<const char*, 9> k_metric_keys{
     "xid",          "ecc_uncorrectable", "ecc_correctable",  "row_remap_failure", "nvlink_errors",
@@ -86,6 +81,38 @@ common::Result<void> read_metrics(const toml::node& node, const std::filesystem:
     return {};
 }
 
+// series_labels = { job = "dcgm-exporter" }: label names by Prometheus' grammar, values
+// non-empty strings (an empty one would match series without the label, pushed ones too).
+common::Result<void> read_series_labels(const TableReader& reader,
+                                        std::vector<std::pair<std::string, std::string>>& labels) {
+    const auto* node = reader.table().get("series_labels");
+    if (node == nullptr) {
+        return {};
+    }
+    const auto* table = node->as_table();
+    const std::string example = "e.g. series_labels = { job = \"dcgm-exporter\" }";
+    if (table == nullptr) {
+        return common::fail(reader.where("series_labels") + " must be a table of label = \"value\"",
+                            example);
+    }
+    for (const auto& [key, value] : *table) {
+        const std::string label(key.str());
+        const auto* text = value.as_string();
+        if (!valid_name(label, false) || label.starts_with("__")) {
+            return common::fail(
+                reader.where("series_labels") + ": '" + label + "' is not a Prometheus label name",
+                "letters, digits and '_', not starting with a digit or '__'");
+        }
+        if (text == nullptr || text->get().empty()) {
+            return common::fail(
+                reader.where("series_labels") + ": " + label + " must be a non-empty string",
+                example);
+        }
+        labels.emplace_back(label, text->get());
+    }
+    return {};
+}
+
 }  // namespace
 
 common::Result<void> read_evidence_config(const toml::node& section,
@@ -117,6 +144,7 @@ common::Result<void> read_evidence_config(const toml::node& section,
             return result;
         }
     }
+    TRY(read_series_labels(reader, prometheus.series_labels));
     if (prometheus.client_cert.empty() != prometheus.client_key.empty()) {
         return common::fail(
             reader.where("prometheus_client_cert") + " and 'prometheus_client_key' go together",

@@ -132,6 +132,25 @@ TEST(PrometheusSource, AHealthyRunCostsOnePresenceCheckAndOneQueryPerSeries) {
     EXPECT_NE(xid.body.find(http::percent_encode("[720s]")), std::string::npos) << xid.body;
 }
 
+// A series someone pushed to a Pushgateway carries the Pushgateway's scrape job, not the
+// exporter's: with series_labels every request selects the exporter's series only.
+TEST(PrometheusSource, EveryRequestCarriesTheSitesSeriesLabels) {
+    FakePrometheus prometheus;
+    prometheus.answer = [](const http::Request& r) {
+        return ok(is_presence(r) ? names_of(all_metrics()) : k_empty);
+    };
+    auto settings = site_settings();
+    settings.series_labels = {{"job", "dcgm-exporter"}, {"cluster", "a\"b"}};
+    PrometheusSource source(settings, 60s, prometheus.transport());
+    (void)source.gather(failed_run());
+    ASSERT_EQ(prometheus.requests.size(), 10U);
+    const auto labels = http::percent_encode("job=\"dcgm-exporter\",cluster=\"a\\\"b\"");
+    for (const auto& request : prometheus.requests) {
+        EXPECT_NE((request.url + request.body).find(labels), std::string::npos)
+            << request.url << " " << request.body;
+    }
+}
+
 TEST(PrometheusSource, ARunningJobIsAskedOnlyWhatSlowsOrIdlesIt) {
     FakePrometheus prometheus;
     prometheus.answer = [](const http::Request& r) {

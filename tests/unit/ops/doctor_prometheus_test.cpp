@@ -2,6 +2,7 @@
 // no hostname label, and a Prometheus with the series.
 #include <gtest/gtest.h>
 
+#include "http/url.h"
 #include "ops/doctor.h"
 
 namespace ops {
@@ -59,13 +60,35 @@ TEST(DoctorPrometheus, NoHostnameLabelWarnsNamingIt) {
     EXPECT_NE(check.fix.find("hostname_label"), std::string::npos) << check.fix;
 }
 
-TEST(DoctorPrometheus, SeriesForNodesIsOk) {
-    const auto check = check_prometheus(
-        configured(), answering("\"DCGM_FI_DEV_XID_ERRORS\"", "\"n1\",\"n2\",\"n3\",\"n4\""));
-    EXPECT_EQ(check.status, CheckStatus::ok);
+TEST(DoctorPrometheus, SeriesForNodesSelectedByTheSitesLabelsIsOk) {
+    auto settings = configured();
+    settings.series_labels = {{"job", "dcgm-exporter"}};
+    std::vector<std::string> urls;
+    const auto answer = answering("\"DCGM_FI_DEV_XID_ERRORS\"", "\"n1\",\"n2\",\"n3\",\"n4\"");
+    const auto check = check_prometheus(settings, [&](const http::Request& request) {
+        urls.push_back(request.url);
+        return answer(request);
+    });
+    EXPECT_EQ(check.status, CheckStatus::ok) << check.message;
     EXPECT_NE(check.message.find("for 4 node(s) by label Hostname (n1, n2, n3, ...)"),
               std::string::npos)
         << check.message;
+    for (const auto& url : urls) {  // both asked of the exporter's series only
+        EXPECT_NE(url.find(http::percent_encode("job=\"dcgm-exporter\"")), std::string::npos)
+            << url;
+    }
+}
+
+// Anyone who can push to a Pushgateway that Prometheus scrapes could push an Xid series for any
+// node: without series_labels, doctor says so.
+TEST(DoctorPrometheus, SeriesWithoutTheSitesLabelsWarnsThatTheyCanBeForged) {
+    const auto check = check_prometheus(
+        configured(), answering("\"DCGM_FI_DEV_XID_ERRORS\"", "\"n1\",\"n2\",\"n3\",\"n4\""));
+    EXPECT_EQ(check.status, CheckStatus::warn);
+    EXPECT_NE(check.message.find("for 4 node(s) by label Hostname"), std::string::npos)
+        << check.message;
+    EXPECT_NE(check.message.find("Pushgateway"), std::string::npos) << check.message;
+    EXPECT_NE(check.fix.find("series_labels"), std::string::npos) << check.fix;
 }
 
 }  // namespace

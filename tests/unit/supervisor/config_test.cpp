@@ -171,6 +171,7 @@ TEST_F(ConfigTest, TheEvidenceSectionIsReadWithItsMetricNames) {
         "prometheus_credentials_file = \"/etc/slurm-supervisor/prometheus.secret\"\n"
         "prometheus_timeout_ms = 1500\nhostname_label = \"instance_host\"\n"
         "epilog_spool = \"/shared/spool\"\nidle_below_percent = 10\n"
+        "series_labels = { job = \"dcgm-exporter\", cluster = \"a\" }\n"
         "[evidence.metrics]\nxid = \"site:dcgm_xid\"\n");
     const auto config = load_config(file, Config{}, true);
     ASSERT_TRUE(config) << config.error().message;
@@ -183,6 +184,8 @@ TEST_F(ConfigTest, TheEvidenceSectionIsReadWithItsMetricNames) {
     EXPECT_EQ(evidence.prometheus.metrics.xid, "site:dcgm_xid");
     EXPECT_EQ(evidence.prometheus.metrics.ecc_uncorrectable, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL");
     EXPECT_EQ(evidence.epilog_spool, "/shared/spool");
+    EXPECT_EQ(evidence.prometheus.series_labels, (std::vector<std::pair<std::string, std::string>>{
+                                                     {"cluster", "a"}, {"job", "dcgm-exporter"}}));
 }
 
 TEST_F(ConfigTest, BadEvidenceSettingsAreErrorsNamingTheKey) {
@@ -195,6 +198,10 @@ TEST_F(ConfigTest, BadEvidenceSettingsAreErrorsNamingTheKey) {
         {"[evidence]\nprometheus_client_cert = \"/c.pem\"\n", "go together"},
         {"[evidence]\nprometheus_timeout_ms = 0\n", "'prometheus_timeout_ms' must be a positive"},
         {"evidence = 3\n", "'evidence' must be a table"},
+        {"[evidence]\nseries_labels = \"job=x\"\n", "must be a table of label"},
+        {"[evidence]\nseries_labels = { job = \"\" }\n", "job must be a non-empty string"},
+        {"[evidence]\nseries_labels = { job = 3 }\n", "job must be a non-empty string"},
+        {"[evidence]\nseries_labels = { __name__ = \"x\" }\n", "not a Prometheus label name"},
     };
     for (const auto& [text, expected] : cases) {
         const auto config = load_config(write(text), Config{}, true);
