@@ -36,16 +36,18 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
 
 // Every node's GPU 0 at `value` for each metric, as a healthy exporter reports it, and seen by
 // Prometheus before the test goes on (a counter's increase needs a sample before the rise).
-void seed(const PrometheusStack& stack, const std::vector<std::string>& metrics) {
+void seed(const PrometheusStack& stack, const std::vector<std::string>& metrics,
+          const std::string& job = "dcgm") {
     for (const auto& node : k_nodes) {
         std::string lines;
         for (const auto& metric : metrics) {
             lines += metric + "{gpu=\"0\"} 0\n";
         }
-        stack.push(node, lines);
+        stack.push(node, lines, job);
     }
     for (const auto& metric : metrics) {
-        ASSERT_TRUE(stack.wait_for_value("count(" + metric + "{job=\"dcgm\"})", 3, 30s)) << metric;
+        ASSERT_TRUE(stack.wait_for_value("count(" + metric + "{job=\"" + job + "\"})", 3, 30s))
+            << metric;
     }
 }
 
@@ -53,7 +55,8 @@ void seed(const PrometheusStack& stack, const std::vector<std::string>& metrics)
 // (when a metric is named) and then dies the way a GPU fault looks from the application: a
 // generic CUDA error. Its second run succeeds.
 std::string job_script(const SupervisorHarness& h, const PrometheusStack* stack,
-                       const std::string& metric = {}, const std::string& value = {}) {
+                       const std::string& metric = {}, const std::string& value = {},
+                       const std::string& push_job = "dcgm") {
     const auto path = h.dir() / "job.sbatch";
     std::ofstream out(path);
     out << "#!/bin/bash\n"
@@ -62,7 +65,7 @@ std::string job_script(const SupervisorHarness& h, const PrometheusStack* stack,
     if (!metric.empty()) {
         out << "  /usr/bin/python3 " << test_support::dcgm_push_script() << " "
             << stack->pushgateway_url() << " " << stack->url() << " \"$SLURMD_NODENAME\" " << metric
-            << " " << value << " || exit 7\n";
+            << " " << value << " " << push_job << " || exit 7\n";
     }
     out << "  echo 'RuntimeError: CUDA error: unspecified launch failure' >&2\n"
         << "  echo 'CUDA kernel errors might be asynchronously reported at some other API call' "
@@ -137,6 +140,21 @@ TEST_F(SupervisorNodeEvidence, AnXidInTelemetryExcludesTheNodeOfAGenericCudaErro
                           "DCGM_FI_DEV_XID_ERRORS"),
               1U)
         << events;
+}
+
+// A user who can push to a Pushgateway that Prometheus scrapes (with honor_labels, as here: the
+// pushed job label is kept) pushes an Xid 79 for the node their job ran on. With series_labels
+// naming the exporter's job, that series is never asked for: the failure is read from the log.
+TEST_F(SupervisorNodeEvidence, AnXidPushedUnderAnotherJobIsNeverTheNodesEvidence) {
+    SupervisorHarness h("evidence-forged");
+    PrometheusStack stack(h.dir() / "prometheus");
+    seed(stack, {"DCGM_FI_DEV_XID_ERRORS"});
+    seed(stack, {"DCGM_FI_DEV_XID_ERRORS"}, "forged");
+    const auto status = run(h, job_script(h, &stack, "DCGM_FI_DEV_XID_ERRORS", "79", "forged"),
+                            evidence_config(stack.url()) + "series_labels = { job = \"dcgm\" }\n");
+    expect_recovered_from_the_log(h, status);
+    const auto events = dump(h.events(m_job));
+    EXPECT_EQ(occurrences(events, "Xid 79"), 0U) << events;
 }
 
 TEST_F(SupervisorNodeEvidence, RisingDoubleBitEccErrorsExcludeTheNode) {

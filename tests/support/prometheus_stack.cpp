@@ -167,10 +167,12 @@ std::string PrometheusStack::pushgateway_url() const {
     return "http://" + m_host + ":" + std::to_string(m_pushgateway_port);
 }
 
-void PrometheusStack::push(const std::string& node, const std::string& lines) const {
+void PrometheusStack::push(const std::string& node, const std::string& lines,
+                           const std::string& job) const {
     http::Request request;
     request.method = http::Method::post;
-    request.url = pushgateway_url() + "/metrics/job/dcgm/Hostname/" + http::percent_encode(node);
+    request.url = pushgateway_url() + "/metrics/job/" + http::percent_encode(job) + "/Hostname/" +
+                  http::percent_encode(node);
     request.body = lines;
     request.connect_timeout = request.timeout = 10s;
     const auto response = http::perform(request);

@@ -30,9 +30,10 @@ class PrometheusStack {
     [[nodiscard]] std::string url() const;              // Prometheus, "http://HEAD:PORT"
     [[nodiscard]] std::string pushgateway_url() const;  // "http://HEAD:PORT"
 
-    // POSTs exposition-format `lines` to the group job="dcgm", Hostname=`node` (a POST replaces
+    // POSTs exposition-format `lines` to the group job=`job`, Hostname=`node` (a POST replaces
     // only the metrics it names). Throws std::runtime_error when the Pushgateway refuses.
-    void push(const std::string& node, const std::string& lines) const;
+    void push(const std::string& node, const std::string& lines,
+              const std::string& job = "dcgm") const;
     // Polls the instant query `promql` until one of its samples has `value`; false after
     // `timeout`.
     [[nodiscard]] bool wait_for_value(const std::string& promql, double value,
