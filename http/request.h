@@ -44,6 +44,9 @@ struct Request {
     // At most this many bytes of the body are kept; past it the transfer stops there and the
     // response says `truncated`.
     std::size_t body_limit = 64 * 1024;
+    // Connect to public addresses only (address_kind.h), judged on the address resolved for the
+    // URL's host: for a URL a user chose, so the daemon's host never lends them its network.
+    bool public_addresses_only = false;
 };
 
 struct Response {

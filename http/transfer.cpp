@@ -8,7 +8,10 @@
 #include <type_traits>
 #include <variant>
 
+#include <sys/socket.h>
+
 #include "common/try.h"
+#include "http/address_kind.h"
 #include "http/detail/curl.h"
 
 namespace http {
@@ -30,6 +33,25 @@ size_t collect(char* data, size_t size, size_t count, void* user) {
         return 0;  // ends the transfer
     }
     return bytes;
+}
+
+// CURLOPT_OPENSOCKETFUNCTION: the last chance to look at the address curl resolved before it
+// connects. A non-public one gets no socket (the transfer fails with COULDNT_CONNECT) and is
+// kept to say why.
+struct AddressGuard {
+    std::string refused;  // "127.0.0.1 (loopback)"; empty while nothing was refused
+};
+
+curl_socket_t open_public_only(void* user, curlsocktype purpose, curl_sockaddr* address) {
+    auto* guard = static_cast<AddressGuard*>(user);
+    if (purpose == CURLSOCKTYPE_IPCXN) {
+        const auto* target = &address->addr;
+        if (const auto kind = non_public_kind(target)) {
+            guard->refused = address_text(target) + " (" + std::string(*kind) + ")";
+            return CURL_SOCKET_BAD;
+        }
+    }
+    return ::socket(address->family, address->socktype, address->protocol);
 }
 
 bool has_line_break(const std::string& text) {
@@ -98,7 +120,22 @@ Result<Response> perform(const Request& request) {
         curl_easy_setopt(h, CURLOPT_SSLCERT, tls.client_cert.c_str());
         curl_easy_setopt(h, CURLOPT_SSLKEY, tls.client_key.c_str());
     }
+    AddressGuard guard;
+    if (request.public_addresses_only) {
+        curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_public_only);
+        curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &guard);
+        curl_easy_setopt(h, CURLOPT_PROXY, "");  // the daemon's proxy would connect for us
+    }
     const CURLcode code = curl_easy_perform(h);
+    // A name with a public address among others may have connected after a refusal.
+    if (code != CURLE_OK && !guard.refused.empty()) {
+        return tl::unexpected(Error{{"refused to connect to " + guard.refused +
+                                         ": a URL a user chose may reach public addresses only",
+                                     "use a webhook host on the internet, or ask the site to "
+                                     "list the host in [notify] webhook_hosts"},
+                                    true,
+                                    0});
+    }
     response.status = easy.response_code();
     if (code == CURLE_WRITE_ERROR && sink.truncated && response.status != 0) {
         response.truncated = true;
