@@ -5,6 +5,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "http/mail.h"
 #include "http/transfer.h"
 #include "http/url.h"
@@ -46,12 +49,17 @@ http::MailTls mail_tls(SmtpTls tls) {
 // services on the daemon's host); the site's own SMS gateway's is shown.
 enum class AnswerBody { shown, withheld };
 
-// A request that got no answer is transient whatever the reason: the dispatcher retries it
-// with backoff, and gives up after give_up_after_s.
+// A request that got no answer is transient (the dispatcher retries it with backoff, and gives
+// up after give_up_after_s) unless it can never be sent: a URL curl cannot use, or an address a
+// user's webhook may not reach, which says what to do.
 SendResult http_result(const http::Result<http::Response>& reply, const char* what,
                        AnswerBody body) {
     if (!reply) {
-        return tl::unexpected(SendError{std::string(what) + ": " + reply.error().message, false});
+        const auto& error = reply.error();
+        return tl::unexpected(
+            SendError{std::string(what) + ": " + error.message +
+                          (error.permanent && !error.hint.empty() ? " (" + error.hint + ")" : ""),
+                      error.permanent});
     }
     const long code = reply->status;
     if (code >= 200 && code < 300) {
@@ -76,8 +84,13 @@ SendResult not_configured(const char* channel, const char* keys) {
 
 class CurlSender final : public Sender {
   public:
-    CurlSender(Settings settings, const common::Clock& clock)
-        : m_settings(std::move(settings)), m_clock(clock), m_host(local_host_name()) {}
+    CurlSender(Settings settings, const common::Clock& clock, bool site_daemon)
+        : m_settings(std::move(settings)),
+          m_clock(clock),
+          m_host(local_host_name()),
+          m_public_webhooks_only(
+              m_settings.webhook_addresses == WebhookAddresses::public_only ||
+              (m_settings.webhook_addresses == WebhookAddresses::automatic && site_daemon)) {}
 
     SendResult send(const Target& target, const Outgoing& message) override {
         switch (target.channel) {
@@ -169,8 +182,31 @@ class CurlSender final : public Sender {
         return http_result(http::perform(post), "Twilio", AnswerBody::shown);
     }
 
+    // Whether the site chose this webhook (one of its default targets, or a host it lists),
+    // rather than a registration's owner: only those may reach non-public addresses.
+    [[nodiscard]] bool chosen_by_the_site(const Target& target) const {
+        if (std::ranges::find(m_settings.default_targets, target.text) !=
+            m_settings.default_targets.end()) {
+            return true;
+        }
+        const auto authority = url_authority(target.address);
+        if (!authority) {
+            return false;
+        }
+        auto host = std::string(authority->host_port);
+        if (host.starts_with('[')) {
+            host = host.substr(1, host.find(']') == std::string::npos ? 0 : host.find(']') - 1);
+        } else {
+            host = host.substr(0, host.find(':'));
+        }
+        std::ranges::transform(host, host.begin(),
+                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return std::ranges::find(m_settings.webhook_hosts, host) != m_settings.webhook_hosts.end();
+    }
+
     SendResult send_webhook(const Target& target, const Outgoing& message) {
         http::Request post;
+        post.public_addresses_only = m_public_webhooks_only && !chosen_by_the_site(target);
         post.method = http::Method::post;
         post.url = target.address;
         post.headers = {"Content-Type: application/json",
@@ -184,12 +220,14 @@ class CurlSender final : public Sender {
     Settings m_settings;
     const common::Clock& m_clock;
     std::string m_host;
+    bool m_public_webhooks_only;
 };
 
 }  // namespace
 
-std::unique_ptr<Sender> make_curl_sender(Settings settings, const common::Clock& clock) {
-    return std::make_unique<CurlSender>(std::move(settings), clock);
+std::unique_ptr<Sender> make_curl_sender(Settings settings, const common::Clock& clock,
+                                         bool site_daemon) {
+    return std::make_unique<CurlSender>(std::move(settings), clock, site_daemon);
 }
 
 std::string local_host_name() {

@@ -4,7 +4,8 @@
 //   sms:     POST {twilio_base_url}/2010-04-01/Accounts/{twilio_account_sid}/Messages.json,
 //            form To/From/Body, basic auth (user = the SID unless the secrets file names one,
 //            password = the auth token from twilio_secrets_file)
-//   http(s): POST the JSON payload to the URL
+//   http(s): POST the JSON payload to the URL; from a site daemon, to public addresses only
+//            unless the site chose it ([notify] default_targets, webhook_hosts)
 //
 // Each send() is one request with the configured timeout. A channel that is not configured,
 // a secrets file that is missing or too open, a server that is down: transient SendErrors
@@ -25,7 +26,11 @@ namespace notify {
 // "localhost" when gethostname fails.
 [[nodiscard]] std::string local_host_name();
 
+// `site_daemon`: the daemon runs as root for every user, so a registration's webhooks go to
+// public addresses only unless [notify] webhook_addresses says otherwise (settings.h); a
+// per-user daemon or `doctor --send-test` (whose targets are its user's own) passes false.
 [[nodiscard]] std::unique_ptr<Sender> make_curl_sender(Settings settings,
-                                                       const common::Clock& clock);
+                                                       const common::Clock& clock,
+                                                       bool site_daemon = false);
 
 }  // namespace notify

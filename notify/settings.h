@@ -17,6 +17,8 @@ enum class SmtpTls {
     required,  // STARTTLS or fail
 };
 
+enum class WebhookAddresses { automatic, public_only, any };
+
 struct Settings {
     // Email: empty smtp_url means no email channel (mailto: messages wait, with the reason).
     std::string smtp_url;                     // smtp://host:587 or smtps://host:465
@@ -32,6 +34,14 @@ struct Settings {
 
     // Targets for registrations that name none.
     std::vector<std::string> default_targets;
+
+    // Where webhooks a registration names may be sent (http/address_kind.h): public addresses
+    // only, so a user cannot make a root daemon POST to services of its host or the site's
+    // private networks; `automatic` means public only when the daemon runs as root (a site
+    // daemon). The site's own targets (default_targets) and hosts in webhook_hosts (lower case)
+    // are sent to whatever their address.
+    WebhookAddresses webhook_addresses = WebhookAddresses::automatic;
+    std::vector<std::string> webhook_hosts;
 
     std::chrono::seconds retry_initial{30};  // after the first failed try; doubles
     std::chrono::seconds retry_max{3600};    // the longest wait between tries

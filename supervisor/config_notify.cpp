@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <limits>
 
+#include "common/printable.h"
 #include "common/try.h"
 #include "notify/target.h"
 #include "supervisor/config_table.h"
@@ -13,11 +15,12 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 16> k_notify_keys{
-    "smtp_url",        "smtp_from",          "smtp_secrets_file", "smtp_tls",
-    "twilio_base_url", "twilio_account_sid", "twilio_from",       "twilio_secrets_file",
-    "default_targets", "retry_initial_s",    "retry_max_s",       "cooldown_s",
-    "sms_per_hour",    "timeout_s",          "give_up_after_s",   "send_budget_s"};
+constexpr std::array<const char*, 18> k_notify_keys{
+    "smtp_url",          "smtp_from",          "smtp_secrets_file", "smtp_tls",
+    "twilio_base_url",   "twilio_account_sid", "twilio_from",       "twilio_secrets_file",
+    "default_targets",   "retry_initial_s",    "retry_max_s",       "cooldown_s",
+    "sms_per_hour",      "timeout_s",          "give_up_after_s",   "send_budget_s",
+    "webhook_addresses", "webhook_hosts"};
 
 }  // namespace
 
@@ -28,8 +31,8 @@ common::Result<void> read_notify_config(const toml::node& section,
     if (auto known = reader.only_keys(k_notify_keys); !known) {
         return known;
     }
-    const auto* table = &reader.table();
     std::string tls;
+    std::string addresses;
     std::int64_t retry_initial = settings.retry_initial.count(),
                  retry_max = settings.retry_max.count(), cooldown = settings.cooldown.count(),
                  timeout = settings.timeout.count(), give_up_after = settings.give_up_after.count(),
@@ -38,7 +41,7 @@ common::Result<void> read_notify_config(const toml::node& section,
          {reader.url("smtp_url", settings.smtp_url, {"smtp://", "smtps://"}),
           reader.string("smtp_from", settings.smtp_from),
           reader.absolute_path("smtp_secrets_file", settings.smtp_secrets_file),
-          reader.string("smtp_tls", tls),
+          reader.string("smtp_tls", tls), reader.string("webhook_addresses", addresses),
           reader.url("twilio_base_url", settings.twilio_base_url, {"https://", "http://"}),
           reader.string("twilio_account_sid", settings.twilio_account_sid),
           reader.string("twilio_from", settings.twilio_from),
@@ -75,25 +78,38 @@ common::Result<void> read_notify_config(const toml::node& section,
     settings.timeout = std::chrono::seconds(timeout);
     settings.give_up_after = std::chrono::seconds(give_up_after);
     settings.send_budget = std::chrono::seconds(send_budget);
-    if (const auto* targets = table->get("default_targets")) {
-        const auto* array = targets->as_array();
-        if (!array) {
-            return common::fail(reader.where("default_targets") + " must be an array of targets",
-                                "e.g. default_targets = [\"mailto:hpc-team@example.org\"]");
+    TRY(reader.strings("default_targets", settings.default_targets,
+                       "e.g. default_targets = [\"mailto:hpc-team@example.org\"]"));
+    for (const auto& text : settings.default_targets) {
+        if (auto target = notify::parse_target(text); !target) {
+            return common::fail(reader.where("default_targets") + ": " + target.error().message,
+                                target.error().hint);
         }
-        settings.default_targets.clear();
-        for (const auto& entry : *array) {
-            const auto text = entry.value<std::string>();
-            if (!text) {
-                return common::fail(
-                    reader.where("default_targets") + ": every entry must be a string",
-                    "quote each target");
-            }
-            if (auto target = notify::parse_target(*text); !target) {
-                return common::fail(reader.where("default_targets") + ": " + target.error().message,
-                                    target.error().hint);
-            }
-            settings.default_targets.push_back(*text);
+    }
+    TRY(reader.strings("webhook_hosts", settings.webhook_hosts,
+                       "e.g. webhook_hosts = [\"hooks.internal.example.org\"]"));
+    for (auto& host : settings.webhook_hosts) {
+        if (host.empty() || host.find_first_of(":/@ ") != std::string::npos) {
+            return common::fail(reader.where("webhook_hosts") + ": '" + common::excerpt(host, 80) +
+                                    "' is not a host name",
+                                "name the host alone, without scheme, port or path");
+        }
+        std::ranges::transform(host, host.begin(),
+                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    }
+    if (!addresses.empty()) {
+        if (addresses == "auto") {
+            settings.webhook_addresses = notify::WebhookAddresses::automatic;
+        } else if (addresses == "public") {
+            settings.webhook_addresses = notify::WebhookAddresses::public_only;
+        } else if (addresses == "any") {
+            settings.webhook_addresses = notify::WebhookAddresses::any;
+        } else {
+            return common::fail(
+                reader.where("webhook_addresses") + ": unknown value '" +
+                    common::excerpt(addresses, 40) + "'",
+                "use \"auto\" (public addresses only when the daemon runs as root), \"public\" or "
+                "\"any\"");
         }
     }
     return {};

@@ -91,4 +91,26 @@ common::Result<void> TableReader::boolean(const std::string& key, bool& out) con
     return {};
 }
 
+common::Result<void> TableReader::strings(const std::string& key, std::vector<std::string>& out,
+                                          const std::string& example) const {
+    const auto* node = m_table->get(key);
+    if (node == nullptr) {
+        return {};
+    }
+    const auto* array = node->as_array();
+    if (array == nullptr) {
+        return common::fail(where(key) + " must be an array of strings", example);
+    }
+    std::vector<std::string> values;
+    for (const auto& entry : *array) {
+        const auto text = entry.value<std::string>();
+        if (!text) {
+            return common::fail(where(key) + ": every entry must be a string", example);
+        }
+        values.push_back(*text);
+    }
+    out = std::move(values);
+    return {};
+}
+
 }  // namespace supervisor

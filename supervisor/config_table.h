@@ -11,6 +11,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -36,6 +37,10 @@ class TableReader {
     [[nodiscard]] common::Result<void> url(const std::string& key, std::string& out,
                                            std::initializer_list<const char*> schemes) const;
     [[nodiscard]] common::Result<void> boolean(const std::string& key, bool& out) const;
+    // An array of strings; `example` is the hint of the error for anything else.
+    [[nodiscard]] common::Result<void> strings(const std::string& key,
+                                               std::vector<std::string>& out,
+                                               const std::string& example) const;
 
     template <typename T>
     [[nodiscard]] common::Result<void> positive(const std::string& key, T& out,

@@ -125,7 +125,8 @@ class Engine {
                                                           return is && *is;
                                                       })),
           m_cycle(store, client, clock, m_catalogue, m_config),
-          m_sender(notify::make_curl_sender(m_config.notify, clock)),
+          // Root serves every user: the webhooks they name may not reach what root can.
+          m_sender(notify::make_curl_sender(m_config.notify, clock, ::geteuid() == 0)),
           m_dispatcher(store, *m_sender, clock, m_config.notify) {
         m_cycle.set_node_evidence(m_node_evidence.get());
     }

@@ -88,7 +88,7 @@ class NotifyDelivery : public ::testing::Test {
 
     DispatchReport run() {
         if (!m_dispatcher) {
-            m_sender = make_curl_sender(settings, clock);
+            m_sender = make_curl_sender(settings, clock, site_daemon);
             m_dispatcher = std::make_unique<Dispatcher>(*store, *m_sender, clock, settings);
         }
         return m_dispatcher->run();
@@ -102,6 +102,7 @@ class NotifyDelivery : public ::testing::Test {
     std::unique_ptr<state::Store> store;
     common::FakeClock clock;
     Settings settings;
+    bool site_daemon = false;  // the sender as a root site daemon makes it
     std::unique_ptr<Server> smtp;
     std::unique_ptr<Server> http;
     std::string webhook;
@@ -290,6 +291,45 @@ TEST_F(NotifyDelivery, ARevokedWebhookFailsForGoodAndItsSecretsAreNotJournalled)
             EXPECT_EQ(event.data_json.find(secret), std::string::npos) << event.data_json;
         }
     }
+}
+
+// A root site daemon sends the webhooks a user names to public addresses only: the receiver
+// on the daemon's own loopback (by address, and by a name that resolves to it) is refused before
+// a byte is sent, for good, and the reason names the address (issue 32).
+TEST_F(NotifyDelivery, ASiteDaemonSendsAUsersWebhooksToPublicAddressesOnly) {
+    http->start();
+    site_daemon = true;
+    const auto by_name = "http://localhost:" + std::to_string(http->port()) + "/users/T0/x";
+    const auto id = fail_job({webhook, by_name});
+    const auto report = run();
+    EXPECT_EQ(report.failed, 2U);
+    EXPECT_EQ(report.sent, 0U);
+    for (const auto& row : rows(id)) {
+        EXPECT_EQ(row.status, NotificationStatus::failed) << row.target;
+        EXPECT_NE(row.last_error.find("(loopback): a URL a user chose may reach public addresses "
+                                      "only"),
+                  std::string::npos)
+            << row.last_error;
+        EXPECT_NE(row.last_error.find("webhook_hosts"), std::string::npos) << row.last_error;
+    }
+    EXPECT_TRUE(http->received(".json").empty()) << "nothing reached the daemon's loopback";
+}
+
+// What the site chose itself goes anywhere: its default targets, and the hosts it lists in
+// webhook_hosts; and a site may turn the rule off (webhook_addresses = "any").
+TEST_F(NotifyDelivery, TheSitesOwnWebhooksReachTheAddressesItChose) {
+    http->start();
+    site_daemon = true;
+    settings.default_targets = {webhook};
+    settings.webhook_hosts = {"localhost"};
+    const auto listed = "http://LocalHost:" + std::to_string(http->port()) + "/listed/T0/x";
+    const auto id = fail_job({webhook, listed});
+    const auto report = run();
+    EXPECT_EQ(report.sent, 2U);
+    for (const auto& row : rows(id)) {
+        EXPECT_EQ(row.status, NotificationStatus::sent) << row.target << ": " << row.last_error;
+    }
+    EXPECT_EQ(http->received(".json").size(), 2U);
 }
 
 }  // namespace

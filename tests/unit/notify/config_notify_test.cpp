@@ -34,6 +34,8 @@ retry_max_s = 600
 cooldown_s = 120
 sms_per_hour = 3
 timeout_s = 5
+webhook_addresses = "public"
+webhook_hosts = ["Hooks.Internal.example.org"]
 )");
     ASSERT_TRUE(config) << config.error().message;
     const auto& n = config->notify;
@@ -52,6 +54,8 @@ timeout_s = 5
     EXPECT_EQ(n.cooldown, 120s);
     EXPECT_EQ(n.sms_per_hour, 3U);
     EXPECT_EQ(n.timeout, 5s);
+    EXPECT_EQ(n.webhook_addresses, notify::WebhookAddresses::public_only);
+    EXPECT_EQ(n.webhook_hosts, std::vector<std::string>{"hooks.internal.example.org"});
 }
 
 TEST(ConfigNotify, DefaultsWithoutTheSection) {
@@ -63,6 +67,8 @@ TEST(ConfigNotify, DefaultsWithoutTheSection) {
     EXPECT_EQ(config->notify.retry_initial, 30s);
     EXPECT_EQ(config->notify.sms_per_hour, 4U);
     EXPECT_TRUE(config->notify.default_targets.empty());
+    EXPECT_EQ(config->notify.webhook_addresses, notify::WebhookAddresses::automatic);
+    EXPECT_TRUE(config->notify.webhook_hosts.empty());
 }
 
 TEST(ConfigNotify, ErrorsNameTheKey) {
@@ -79,6 +85,10 @@ TEST(ConfigNotify, ErrorsNameTheKey) {
         {"[notify]\ndefault_targets = \"mailto:a@b\"\n", "'default_targets' must be an array"},
         {"[notify]\ndefault_targets = [\"pager:7\"]\n", "notification target 'pager:7'"},
         {"notify = 3\n", "'notify' must be a table"},
+        {"[notify]\nwebhook_addresses = \"private\"\n", "'webhook_addresses': unknown value"},
+        {"[notify]\nwebhook_hosts = \"a\"\n", "'webhook_hosts' must be an array of strings"},
+        {"[notify]\nwebhook_hosts = [\"https://a.example\"]\n", "is not a host name"},
+        {"[notify]\nwebhook_hosts = [3]\n", "every entry must be a string"},
         // 2^32 + 1 would wrap to 1 SMS an hour; a float is refused, never cast (toml++ UB).
         {"[notify]\nsms_per_hour = 4294967297\n", "'sms_per_hour' must be a positive integer"},
         {"[notify]\ntimeout_s = 1e25\n", "'timeout_s' must be a positive integer"},
