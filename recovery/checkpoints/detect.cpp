@@ -39,12 +39,13 @@ bool contains(const fs::path& directory, const char* name) {
     return fs::exists(directory / name, ec);
 }
 
-bool holds_distcp_or_metadata(const fs::path& directory) {
+bool holds_distcp_or_metadata(const fs::path& directory, ReadBudget& budget) {
     std::error_code ec;
     if (fs::exists(directory / ".metadata", ec)) {
         return true;
     }
-    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end && budget.charge_entry();
+         it.increment(ec)) {
         if (ends_with(it->path().filename().string(), ".distcp")) {
             return true;
         }
@@ -52,7 +53,8 @@ bool holds_distcp_or_metadata(const fs::path& directory) {
     return false;
 }
 
-std::optional<Layout> directory_layout(const fs::path& path, const std::string& name) {
+std::optional<Layout> directory_layout(const fs::path& path, const std::string& name,
+                                       ReadBudget& budget) {
     if (numbered(name, "global_step")) {
         return Layout::deepspeed;
     }
@@ -62,7 +64,7 @@ std::optional<Layout> directory_layout(const fs::path& path, const std::string& 
     if (numbered(name, "checkpoint-") || contains(path, "trainer_state.json")) {
         return Layout::huggingface;
     }
-    if (holds_distcp_or_metadata(path)) {
+    if (holds_distcp_or_metadata(path, budget)) {
         return Layout::torch_dcp;
     }
     return std::nullopt;
@@ -166,13 +168,13 @@ bool step_numbered(const std::string& name, bool directory) {
     return !non_checkpoint_kind(name, directory) && step_in_name(name).has_value();
 }
 
-common::TimePoint newest_inside(const fs::path& directory) {
+common::TimePoint newest_inside(const fs::path& directory, ReadBudget& budget) {
     auto newest = modified_time(directory);
     std::error_code ec;
     for (fs::recursive_directory_iterator
              it(directory, fs::directory_options::skip_permission_denied, ec),
          end;
-         !ec && it != end; it.increment(ec)) {
+         !ec && it != end && budget.charge_entry(); it.increment(ec)) {
         newest = std::max(newest, modified_time(it->path()));
     }
     return newest;
@@ -220,7 +222,8 @@ ListedEntry entry_of(const fs::directory_entry& listed) {
 
 // The layout an entry shows (by its name, or for a directory by what it holds), or the
 // declared pattern it matches; none when it is no candidate.
-std::optional<Layout> layout_of(const ListedEntry& entry, const ScanOptions& options) {
+std::optional<Layout> layout_of(const ListedEntry& entry, const ScanOptions& options,
+                                ReadBudget& budget) {
     if (!options.pattern.empty()) {
         if (glob_matches(options.pattern, entry.name) ||
             (entry.temporary && glob_matches(options.pattern, entry.base))) {
@@ -228,8 +231,8 @@ std::optional<Layout> layout_of(const ListedEntry& entry, const ScanOptions& opt
         }
         return std::nullopt;
     }
-    auto layout =
-        entry.is_directory ? directory_layout(entry.path, entry.base) : file_layout(entry.base);
+    auto layout = entry.is_directory ? directory_layout(entry.path, entry.base, budget)
+                                     : file_layout(entry.base);
     if (!layout && step_numbered(entry.base, entry.is_directory)) {
         layout = Layout::by_name;
     }
@@ -238,14 +241,14 @@ std::optional<Layout> layout_of(const ListedEntry& entry, const ScanOptions& opt
 
 // A candidate: its step (from its name, or its symlink target's), when it was last written,
 // and the verdict it gets at once: rejected for a temporary name or a symlink to nothing.
-Found found_of(const ListedEntry& entry, Layout layout) {
+Found found_of(const ListedEntry& entry, Layout layout, ReadBudget& budget) {
     Found found;
     found.directory = entry.is_directory;
     found.candidate.path = entry.path;
     found.candidate.layout = layout;
     found.candidate.step = step_in_name(entry.base);
     found.candidate.modified =
-        entry.is_directory ? newest_inside(entry.path) : modified_time(entry.path);
+        entry.is_directory ? newest_inside(entry.path, budget) : modified_time(entry.path);
     std::error_code ec;
     if (entry.is_symlink) {
         const auto target = fs::read_symlink(entry.path, ec);
@@ -279,7 +282,8 @@ common::TimePoint modified_time(const fs::path& path) {
         std::chrono::file_clock::to_sys(written));
 }
 
-common::Result<Listing> list_candidates(const fs::path& directory, const ScanOptions& options) {
+common::Result<Listing> list_candidates(const fs::path& directory, const ScanOptions& options,
+                                        ReadBudget& budget) {
     std::error_code ec;
     fs::directory_iterator it(directory, ec);
     if (ec) {
@@ -302,6 +306,9 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                 "cannot list checkpoint directory " + directory.string() + ": " + ec.message(),
                 "check the directory's permissions and the file system");
         }
+        if (!budget.charge_entry()) {
+            break;
+        }
         ++listing.entries;
         const auto entry = entry_of(*it);
         const auto& name = entry.name;
@@ -323,7 +330,7 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
             other(Other::markers);
             continue;
         }
-        const auto layout = layout_of(entry, options);
+        const auto layout = layout_of(entry, options, budget);
         if (!layout) {
             const auto kind = non_checkpoint_kind(name, entry.is_directory);
             other(entry.temporary      ? Other::temporary
@@ -332,8 +339,15 @@ common::Result<Listing> list_candidates(const fs::path& directory, const ScanOpt
                                        : Other::files);
             continue;
         }
-        auto found = found_of(entry, *layout);
+        auto found = found_of(entry, *layout, budget);
         (*layout == Layout::by_name ? by_name : listing.found).push_back(std::move(found));
+    }
+    if (budget.exhausted()) {
+        return common::fail("checkpoint directory " + directory.string() +
+                                " was not scanned: " + budget.exhausted_because() + " (" +
+                                std::to_string(listing.entries) + " entries listed)",
+                            "keep the checkpoints in a directory of their own (--checkpoint-dir), "
+                            "apart from logs or other tasks' files, and prune old ones");
     }
     if (self_is_dcp && options.pattern.empty()) {
         Found self;

@@ -35,7 +35,9 @@
 // files (.lock, .pid), scripts (.py, .sh), core dumps, hidden or temporary, other files, other
 // directories (a step-numbered entry not used by name counts as an other file or directory).
 //
-// list_candidates() fails only when the directory cannot be listed.
+// list_candidates() fails when the directory cannot be listed, and when listing it (each entry,
+// and the walks into candidate directories for their newest time) passes `budget`'s entries or
+// time: a listing cut short could miss the newest checkpoint, so none is taken from it.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +47,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "recovery/checkpoints/read_budget.h"
 #include "recovery/checkpoints/types.h"
 
 namespace recovery::checkpoints {
@@ -65,7 +68,8 @@ struct Listing {
 };
 
 [[nodiscard]] common::Result<Listing> list_candidates(const std::filesystem::path& directory,
-                                                      const ScanOptions& options);
+                                                      const ScanOptions& options,
+                                                      ReadBudget& budget);
 
 // A file's mtime as a system-clock instant (follows symlinks); epoch when it cannot be read.
 [[nodiscard]] common::TimePoint modified_time(const std::filesystem::path& path);

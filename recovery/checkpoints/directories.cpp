@@ -38,10 +38,11 @@ bool is_weight_like(const std::string& name) {
 }
 
 // Names of the regular files directly inside, sorted (directory order is arbitrary).
-std::vector<std::string> files_in(const fs::path& directory) {
+std::vector<std::string> files_in(const fs::path& directory, ReadBudget& budget) {
     std::vector<std::string> names;
     std::error_code ec;
-    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end && budget.charge_entry();
+         it.increment(ec)) {
         if (it->is_regular_file(ec)) {
             names.push_back(it->path().filename().string());
         }
@@ -50,10 +51,12 @@ std::vector<std::string> files_in(const fs::path& directory) {
     return names;
 }
 
-std::vector<std::string> subdirectories_in(const fs::path& directory, std::string_view prefix) {
+std::vector<std::string> subdirectories_in(const fs::path& directory, std::string_view prefix,
+                                           ReadBudget& budget) {
     std::vector<std::string> names;
     std::error_code ec;
-    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end && budget.charge_entry();
+         it.increment(ec)) {
         const auto name = it->path().filename().string();
         if (it->is_directory(ec) && name.starts_with(prefix)) {
             names.push_back(name);
@@ -133,7 +136,7 @@ std::string count(std::size_t n, const std::string& what) {
 Validation validate_deepspeed(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
     std::size_t model_states = 0;
-    for (const auto& name : files_in(directory)) {
+    for (const auto& name : files_in(directory, budget)) {
         if (!ends_with(name, ".pt")) {
             continue;
         }
@@ -162,7 +165,7 @@ Validation validate_dcp(const fs::path& directory, ReadBudget& budget) {
     }
     const auto metadata_time = modified_time(metadata_path);
     std::set<std::string> shards;
-    for (const auto& name : files_in(directory)) {
+    for (const auto& name : files_in(directory, budget)) {
         if (!ends_with(name, ".distcp")) {
             continue;
         }
@@ -210,7 +213,7 @@ Validation validate_dcp(const fs::path& directory, ReadBudget& budget) {
 
 Validation validate_megatron(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
-    const auto ranks = subdirectories_in(directory, "mp_rank_");
+    const auto ranks = subdirectories_in(directory, "mp_rank_", budget);
     if (ranks.empty()) {
         std::error_code ec;
         if (fs::exists(directory / ".metadata", ec) || fs::exists(directory / "common.pt", ec)) {
@@ -223,7 +226,7 @@ Validation validate_megatron(const fs::path& directory, ReadBudget& budget) {
             "is incomplete");
     }
     for (const auto& rank : ranks) {
-        const auto files = files_in(directory / rank);
+        const auto files = files_in(directory / rank, budget);
         if (std::find(files.begin(), files.end(), "model_optim_rng.pt") == files.end()) {
             return tally.fail(rank + "/model_optim_rng.pt missing: the save is incomplete");
         }
@@ -251,7 +254,7 @@ Validation validate_huggingface(const fs::path& directory, ReadBudget& budget) {
     if (!nlohmann::json::accept(*state)) {
         return tally.fail("trainer_state.json is not valid JSON: cut short");
     }
-    const auto files = files_in(directory);
+    const auto files = files_in(directory, budget);
     const std::set<std::string> present(files.begin(), files.end());
     bool has_weights = false;
     std::size_t shards = 0;
@@ -321,7 +324,7 @@ Validation validate_huggingface(const fs::path& directory, ReadBudget& budget) {
 
 Validation validate_declared(const fs::path& directory, ReadBudget& budget) {
     Tally tally;
-    for (const auto& name : files_in(directory)) {
+    for (const auto& name : files_in(directory, budget)) {
         if (is_weight_like(name) && !tally.add(name, validate_file(directory / name, budget))) {
             return tally.result("");
         }
@@ -353,7 +356,7 @@ Validation validate_file(const fs::path& file, ReadBudget& budget) {
 
 // stat(2) rather than std::filesystem so the kind of a FIFO or device can be named; nothing is
 // opened, so neither can block or be read endlessly.
-Validation validate_by_name(const fs::path& entry) {
+Validation validate_by_name(const fs::path& entry, ReadBudget& budget) {
     struct stat info {};
     if (::stat(entry.c_str(), &info) != 0) {
         return {false,
@@ -379,6 +382,9 @@ Validation validate_by_name(const fs::path& entry) {
              it(entry, fs::directory_options::skip_permission_denied, ec),
          end;
          !ec && it != end; it.increment(ec)) {
+        if (!budget.charge_entry()) {
+            return {false, budget.exhausted_because(), 0};
+        }
         std::error_code kind_error;
         if (!it->is_regular_file(kind_error)) {
             continue;

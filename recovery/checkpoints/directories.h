@@ -36,6 +36,6 @@ namespace recovery::checkpoints {
 // "directory holding PATH (N bytes)");
 // not ok for an empty file, a directory without one, a FIFO, device or socket, or what cannot
 // be looked at. Whether it is complete is unknowable; the settle rule is the scan's (scan.h).
-[[nodiscard]] Validation validate_by_name(const std::filesystem::path& entry);
+[[nodiscard]] Validation validate_by_name(const std::filesystem::path& entry, ReadBudget& budget);
 
 }  // namespace recovery::checkpoints

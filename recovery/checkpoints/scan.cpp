@@ -148,7 +148,12 @@ bool has_marker(const Found& found, const std::string& marker) {
 }  // namespace
 
 common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options) {
-    auto listing = TRY(list_candidates(directory, options));
+    // One budget for the whole scan: listing the directory costs entries, validating costs
+    // bytes, both cost time.
+    ReadBudget budget(options.limits, options.budget_clock
+                                          ? options.budget_clock
+                                          : ReadBudget::Now(&std::chrono::steady_clock::now));
+    auto listing = TRY(list_candidates(directory, options, budget));
     auto found = newest_first(std::move(listing.found));
     Scan result;
     result.candidates.reserve(found.size());
@@ -173,9 +178,6 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
     if (options.older_than) {
         apply_older_than(*options.older_than, candidates, result.notes);
     }
-    ReadBudget budget(options.limits, options.budget_clock
-                                          ? options.budget_clock
-                                          : ReadBudget::Now(&std::chrono::steady_clock::now));
     apply_trackers(directory, candidates, result.notes, result.bytes_read, budget);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         auto& c = candidates[i];
@@ -204,7 +206,7 @@ common::Result<Scan> scan(const fs::path& directory, const ScanOptions& options)
         if (c.verdict != Verdict::not_checked) {
             continue;
         }
-        const auto validation = c.layout == Layout::by_name ? validate_by_name(c.path)
+        const auto validation = c.layout == Layout::by_name ? validate_by_name(c.path, budget)
                                 : found[i].directory ? validate_directory(c.path, c.layout, budget)
                                                      : validate_file(c.path, budget);
         c.bytes_read = validation.bytes_read;

@@ -431,6 +431,54 @@ TEST_F(Checkpoints, TimeBudgetStopsTheScanOnItsOwnClock) {
     EXPECT_TRUE(has_note(s, "time budget of 30 s")) << (s.notes.empty() ? "" : s.notes.back());
 }
 
+// A directory of more entries than a scan may look at (an array's tasks sharing one directory,
+// a million empty files) is not scanned at all: a listing cut short could miss the newest
+// checkpoint, and resuming from an older one would be wrong. It once stat'ed every entry.
+TEST_F(Checkpoints, ADirectoryOfMoreEntriesThanTheBudgetIsNotScanned) {
+    write("step_1.pt", good_pt());
+    for (int i = 0; i < 60; ++i) {
+        write("task_" + std::to_string(i) + ".log", "");
+    }
+    ScanOptions options;
+    options.limits.max_entries = 50;
+    const auto result = scan(m_dir, options);
+    ASSERT_FALSE(result);
+    EXPECT_TRUE(contains(result.error().message, "was not scanned")) << result.error().message;
+    EXPECT_TRUE(contains(result.error().message, "budget of 50 directory entries"))
+        << result.error().message;
+    EXPECT_TRUE(contains(result.error().hint, "directory of their own")) << result.error().hint;
+
+    options.limits.max_entries = 100;  // the same directory within budget
+    ASSERT_TRUE(scan(m_dir, options));
+}
+
+// The walks inside the entries are charged too: a candidate directory's newest time, and the
+// look for a non-empty file inside a step-numbered directory of no known layout.
+TEST_F(Checkpoints, WalksInsideCandidateDirectoriesAreCharged) {
+    write("global_step10/mp_rank_00_model_states.pt", good_pt());
+    for (int i = 0; i < 80; ++i) {
+        write("global_step10/extra_" + std::to_string(i), "");
+    }
+    ScanOptions options;
+    options.limits.max_entries = 50;
+    const auto walked = scan(m_dir, options);
+    ASSERT_FALSE(walked);
+    EXPECT_TRUE(contains(walked.error().message, "directory entries")) << walked.error().message;
+
+    fs::remove_all(m_dir / "global_step10");
+    for (int i = 0; i < 80; ++i) {
+        write("step_1/empty_" + std::to_string(i), "");
+    }
+    // Listed (1), looked into for its layout (80) and for its newest time (80): 161 fit; the
+    // look for a non-empty file inside does not.
+    options.limits.max_entries = 200;
+    const auto s = scanned(m_dir, options);
+    EXPECT_FALSE(s.chosen);
+    EXPECT_EQ(named(s, "step_1").verdict, Verdict::not_checked) << named(s, "step_1").reason;
+    EXPECT_TRUE(has_note(s, "validation stopped at step_1"))
+        << (s.notes.empty() ? "" : s.notes.back());
+}
+
 TEST_F(Checkpoints, ModifiedAfterTheCutOffIsStillBeingWritten) {
     write("step_2.pt", good_pt(), 100);
     write("step_1.pt", good_pt(), 10);

@@ -210,6 +210,18 @@ TEST_F(Validators, ReadBudgetIsSharedAndSaysWhenItRunsOut) {
     EXPECT_FALSE(small.charge(1));  // exhausted for good
 }
 
+TEST_F(Validators, DirectoryEntriesAreChargedToTheSameBudget) {
+    ReadBudget budget(ReadLimits{1024, std::chrono::seconds(30), 3});
+    EXPECT_TRUE(budget.charge_entry());
+    EXPECT_TRUE(budget.charge_entry());
+    EXPECT_TRUE(budget.charge_entry());
+    EXPECT_FALSE(budget.charge_entry());
+    EXPECT_NE(budget.exhausted_because().find("budget of 3 directory entries per scan"),
+              std::string::npos)
+        << budget.exhausted_because();
+    EXPECT_FALSE(budget.charge(1)) << "one budget: entries spent stop reads too";
+}
+
 TEST_F(Validators, LargeZipReadsOnlyItsTailAndHeaders) {
     const std::size_t data = 4 << 20;
     const auto path = write("big.pt", torch_like_zip(data, true));
