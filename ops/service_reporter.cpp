@@ -66,6 +66,10 @@ void ServiceReporter::alive() {
     m_notifier.watchdog(std::chrono::steady_clock::now());
 }
 
+void ServiceReporter::progressing() {
+    m_notifier.watchdog(std::chrono::steady_clock::now());
+}
+
 void ServiceReporter::reloaded(const supervisor::Config& config) {
     m_metrics_file = config.metrics_file;
     reopen_log_file();

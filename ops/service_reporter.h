@@ -2,8 +2,9 @@
 //
 // systemd: READY=1 after the first cycle ran (the store is open by then, and slurmctld has
 // answered or been found unreachable — either way the daemon works as designed); a STATUS= line
-// after every cycle; WATCHDOG=1 after each cycle and while the loop sleeps, which includes the
-// backoff while slurmctld is unreachable — never from inside a cycle, so a hung cycle lets
+// after every cycle; WATCHDOG=1 after each cycle, while the loop sleeps (which includes the
+// backoff while slurmctld is unreachable) and inside a cycle after each job it looked at — so a
+// cycle of many failures is not taken for a hang, while a job whose handling hangs lets
 // systemd's watchdog fire; STOPPING=1 when the loop ends. SIGHUP also reopens the log file.
 //
 // Metrics: after every cycle the textfile (config metrics_file) is rewritten atomically. A
@@ -32,6 +33,7 @@ class ServiceReporter final : public supervisor::DaemonObserver {
                         std::chrono::steady_clock::duration took) override;
     void cycle_failed(supervisor::CycleFailure failure, const std::string& error) override;
     void alive() override;
+    void progressing() override;
     void reloaded(const supervisor::Config& config) override;
     void stopping() override;
 

@@ -151,7 +151,12 @@ common::Result<std::unique_ptr<Engine>> load_engine(const DaemonOptions& options
                                                     const common::Clock& clock) {
     auto config = TRY(options.load_config());
     auto catalogue = TRY(options.load_catalogue(config));
-    return std::make_unique<Engine>(std::move(config), std::move(catalogue), store, client, clock);
+    auto engine =
+        std::make_unique<Engine>(std::move(config), std::move(catalogue), store, client, clock);
+    if (options.observer != nullptr) {
+        engine->cycle().set_progress([observer = options.observer] { observer->progressing(); });
+    }
+    return engine;
 }
 
 // How slurmctld answered the last cycles: the wait before the next one doubles while it is

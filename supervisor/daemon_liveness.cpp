@@ -65,6 +65,12 @@ void DaemonLiveness::alive() {
     }
 }
 
+void DaemonLiveness::progressing() {
+    if (m_next != nullptr) {
+        m_next->progressing();
+    }
+}
+
 void DaemonLiveness::reloaded(const Config& config) {
     {
         const std::lock_guard lock(m_mutex);

@@ -37,6 +37,7 @@ class DaemonLiveness final : public DaemonObserver {
                         std::chrono::steady_clock::duration took) override;
     void cycle_failed(CycleFailure failure, const std::string& error) override;
     void alive() override;
+    void progressing() override;
     void reloaded(const Config& config) override;
     void stopping() override;
 

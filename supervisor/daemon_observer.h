@@ -28,6 +28,9 @@ class DaemonObserver {
     // The loop is alive and between cycles: called every sleep slice (about every 50 ms),
     // never from inside a cycle, so a hung cycle stops these calls.
     virtual void alive() = 0;
+    // Inside a cycle, after each job it looked at: a cycle of many failures (each bounded: a
+    // scan's 30 s, a query's timeout) goes on; one whose handling hangs stops these calls too.
+    virtual void progressing() = 0;
     // After SIGHUP: the configuration now in force (the old one when the reload failed).
     virtual void reloaded(const Config& config) = 0;
     // The loop is leaving (SIGTERM/SIGINT or --once).

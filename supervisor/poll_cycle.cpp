@@ -358,6 +358,9 @@ std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common
                 [&] { look_at(current, job, in_flight.contains(current.job), report); });
         m_moved.erase(current.job);
         looked.insert(current.job);
+        if (m_progress) {
+            m_progress();
+        }
     }
     // The rows the looks wrote: looked at again next cycle, and timed now with the others.
     auto after_looks = m_watched.refresh(m_store);

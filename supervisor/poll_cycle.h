@@ -77,6 +77,10 @@ class PollCycle {
     // Where a failure's node evidence comes from (telemetry, kernel events); none by default.
     // The source must outlive the cycle.
     void set_node_evidence(node_evidence::Source* source) { m_node_evidence = source; }
+    // Called inside run() after each job it looked at (a failure's analysis, a timed look): a
+    // cycle of many failures, each bounded, is progress, not a hang (daemon_observer.h). A job
+    // whose handling hangs stops the calls. None by default.
+    void set_progress(std::function<void()> progress) { m_progress = std::move(progress); }
 
   private:
     // The steps of run(), in order (ARCHITECTURE.md, "One poll cycle").
@@ -182,6 +186,7 @@ class PollCycle {
     OwnerIdentities m_owners;   // whose credentials each job's files are read with
     std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
     node_evidence::Source* m_node_evidence = nullptr;
+    std::function<void()> m_progress;
     std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
     WatchedRegistrations m_watched;  // the watched rows, in step with the store
     // Slurm's latest answer about the watched jobs, by id: kept while slurmctld says nothing

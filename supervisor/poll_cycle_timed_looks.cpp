@@ -24,6 +24,9 @@ int PollCycle::timed_looks(const std::set<common::JobId>& changed,
     }
     int begun = 0;
     for (const auto& id : due) {
+        if (m_progress) {
+            m_progress();  // the look before this one is done
+        }
         const auto* registration = m_watched.find(id);
         const auto it = jobs.find(id);
         // Only an enabled job: a pending one is not validated yet, a recovering one is ours.

@@ -66,6 +66,15 @@ TEST_F(ServiceReporterTest, WatchdogFromAliveAndAfterCycles) {
     EXPECT_EQ(socket.next(), std::nullopt);
 }
 
+TEST_F(ServiceReporterTest, WatchdogFromInsideACycleThatMovesOn) {
+    test::NotifySocket socket(60'000'000);
+    ServiceReporter reporter(*m_store, m_clock);
+    reporter.started(m_config);
+    (void)socket.next();
+    reporter.progressing();  // a job of the cycle was handled
+    EXPECT_EQ(socket.next(), "WATCHDOG=1");
+}
+
 TEST_F(ServiceReporterTest, WritesTheMetricsFileEachCycleAndFollowsReload) {
     auto config = m_config;
     config.metrics_file = m_dir.path() / "supervisor.prom";

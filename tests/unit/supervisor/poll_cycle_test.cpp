@@ -505,6 +505,37 @@ TEST_F(PollCycleTest, UnreachableSlurmIsNeverTakenForAFailure) {
     EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
 }
 
+// Each failure's handling is bounded (a scan's 30 s, a query's timeout), but a cycle with many
+// of them can pass systemd's WatchdogSec: the cycle says it moves on after each job, and the
+// daemon feeds the watchdog from it (daemon_observer.h). It once said nothing inside a cycle.
+TEST_F(PollCycleTest, ACycleOfManyFailuresReportsProgressAfterEachJob) {
+    checkpoint("step_000020.pt");
+    std::vector<common::JobId> ids;
+    for (int i = 0; i < 3; ++i) {
+        ids.push_back(submit());
+        register_job(request(ids.back()));
+        run_on(ids.back(), "n" + std::to_string(i + 1));
+    }
+    cycle();
+    for (const auto& id : ids) {
+        fail(id, k_nccl_log);
+    }
+    std::vector<std::size_t> recovering_when_told;
+    m_cycle->set_progress([&] {
+        std::size_t recovering = 0;
+        for (const auto& id : ids) {
+            recovering += registration(id).status == Status::recovering ? 1 : 0;
+        }
+        recovering_when_told.push_back(recovering);
+    });
+    cycle();
+    // Told after the first failure was handled, after the second, after the third.
+    for (std::size_t handled = 1; handled <= ids.size(); ++handled) {
+        EXPECT_NE(std::ranges::find(recovering_when_told, handled), recovering_when_told.end())
+            << handled;
+    }
+}
+
 TEST_F(PollCycleTest, UnreachableDuringTheRequeueLeavesTheActionForTheNextCycle) {
     checkpoint("step_000020.pt");
     const auto id = submit();
