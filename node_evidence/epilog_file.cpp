@@ -4,6 +4,7 @@
 // that an evidence line's number still points at the file's line a person can look up.
 #include "node_evidence/epilog_file.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -101,6 +102,79 @@ std::optional<common::TimePoint> epilog_line_time(std::string_view line) {
     return time_point_cast<common::TimePoint::duration>(local - offset);
 }
 
+namespace {
+
+// TASK_COMM_LEN - 1: the longest name a process can give itself.
+constexpr std::size_t k_comm_bytes = 15;
+
+// The name that starts at `begin` made '?': it ends at the last `separator` the kernel may have
+// put after it (a name may hold the separator itself), or after k_comm_bytes without one.
+void mask_name(std::string& message, std::size_t begin, std::string_view separator) {
+    auto end = std::min(message.size(), begin + k_comm_bytes);
+    for (auto at = message.find(separator, begin); at != std::string::npos && at <= end;
+         at = message.find(separator, at + 1)) {
+        end = at;
+    }
+    message.replace(begin, end - begin, "?");
+}
+
+// NVRM's "pid=N, name=COMM, ": COMM made '?'.
+void mask_names_after_name_key(std::string& message) {
+    constexpr std::string_view k_key = "name=";
+    for (auto at = message.find(k_key); at != std::string::npos; at = message.find(k_key, at + 1)) {
+        mask_name(message, at + k_key.size(), ", ");
+    }
+}
+
+// "process 1234 (COMM)" (the OOM killer's lines): COMM made '?'.
+void mask_process_names(std::string& message) {
+    constexpr std::string_view k_key = "process ";
+    for (auto at = message.find(k_key); at != std::string::npos; at = message.find(k_key, at + 1)) {
+        auto open = at + k_key.size();
+        while (open < message.size() && message[open] >= '0' && message[open] <= '9') {
+            ++open;
+        }
+        if (open > at + k_key.size() && message.compare(open, 2, " (") == 0) {
+            mask_name(message, open + 2, ")");
+        }
+    }
+}
+
+// "comm[1234]: " at the start: a line the kernel begins with a process's name.
+bool starts_with_process(std::string_view message) {
+    const auto open = message.find('[');
+    if (open == 0 || open == std::string_view::npos || open > k_comm_bytes) {
+        return false;
+    }
+    auto at = open + 1;
+    while (at < message.size() && message[at] >= '0' && message[at] <= '9') {
+        ++at;
+    }
+    return at > open + 1 && message.substr(at).starts_with("]: ");
+}
+
+}  // namespace
+
+std::string kernel_words(std::string_view line) {
+    constexpr std::string_view k_tag = " kernel: ";
+    const auto tag = line.find(k_tag);
+    if (tag == std::string_view::npos) {
+        return {};
+    }
+    const auto head = line.substr(0, tag + k_tag.size());
+    std::string message(line.substr(tag + k_tag.size()));
+    if (message.starts_with("audit") || message.starts_with("traps: ") ||
+        starts_with_process(message)) {
+        return {};
+    }
+    if (const auto invoked = message.find(" invoked oom-killer"); invoked != std::string::npos) {
+        message.replace(0, invoked, "?");
+    }
+    mask_names_after_name_key(message);
+    mask_process_names(message);
+    return std::string(head) + message;
+}
+
 WindowedText keep_window(std::string_view text, common::TimePoint from, common::TimePoint to) {
     WindowedText kept;
     kept.text.reserve(text.size());
@@ -120,7 +194,7 @@ WindowedText keep_window(std::string_view text, common::TimePoint from, common::
                 ++kept.outside;
             } else {
                 ++kept.kept;
-                kept.text += line;
+                kept.text += kernel_words(line);
             }
         }
         if (!last) {

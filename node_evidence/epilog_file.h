@@ -25,9 +25,20 @@ namespace node_evidence {
 // an impossible date or time.
 [[nodiscard]] std::optional<common::TimePoint> epilog_line_time(std::string_view line);
 
+// A line as the diagnosis rules may read it: the kernel's own words, without what a user chose.
+// The kernel quotes user text in some lines: a process's name (at most 15 bytes, which a user
+// sets with prctl), the paths of a program and its libraries. A process named "EDAC MC0: 1 UE "
+// or a library at "/home/u/NVRM: Xid (PCI:0): 79.so" would otherwise read as a node's hardware
+// fault. So a line that starts with user text ("comm[pid]: segfault ... in LIB", "traps: ...",
+// "audit..." with comm= and exe=) is emptied, and the quoted names of the lines kept
+// ("name=COMM" of NVRM's Xid lines, "process N (COMM)", "COMM invoked oom-killer") become '?'.
+// Lines are "TIME NODE kernel: MESSAGE" (the epilog's format); any other line is emptied.
+[[nodiscard]] std::string kernel_words(std::string_view line);
+
 struct WindowedText {
     // The file's text with every line outside the window made empty: the line numbers of what
-    // is kept are still the file's. Header lines and lines without a time are emptied too.
+    // is kept are still the file's. Header lines and lines without a time are emptied too; the
+    // lines kept are their kernel_words().
     std::string text;
     std::size_t kept = 0;     // lines in the window
     std::size_t outside = 0;  // timed lines outside it

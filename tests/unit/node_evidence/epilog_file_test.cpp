@@ -117,4 +117,37 @@ TEST(SpoolTrust, SlurmUserIsAskedOnlyAboutAnOwnerThatIsNeitherRootNorTheDaemon) 
     EXPECT_EQ(asked, 2);
 }
 
+// Kernel lines quote what users chose: a process's name (15 bytes at most, set with prctl), a
+// program's or library's path. None of it may read as a node's hardware fault (issue 32).
+TEST(KernelWords, WhatAUserNamedIsNeverTheKernelsWord) {
+    using node_evidence::kernel_words;
+    const std::string head = "2026-11-26T01:30:00+00:00 n2 kernel: ";
+    // Lines that begin with a process's name, or carry paths: emptied.
+    for (const char* message :
+         {"python3[4242]: segfault at 0 ip 0 sp 0 error 4 in NVRM: Xid (PCI:0): 79.so[7f00+1000]",
+          "traps: EDAC MC0: 1 UE [4242] general protection fault ip:0 sp:0 error:0",
+          "audit: type=1701 audit(0:1): pid=4242 comm=\"x\" exe=\"/home/u/NVRM: Xid (PCI:0): 79\"",
+          "EDAC MC0: 1 UE [4242]: segfault at 0 ip 0 sp 0 error 4"}) {
+        EXPECT_EQ(kernel_words(head + message), "") << message;
+    }
+    // Names inside the kernel's own lines: made '?', the kernel's words kept.
+    EXPECT_EQ(kernel_words(head + "NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name=EDAC MC0: 1 UE , "
+                                  "Graphics Exception"),
+              head + "NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name=?, Graphics Exception");
+    EXPECT_EQ(kernel_words(head + "NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=,PCIe link down, x"),
+              head + "NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=?, x");
+    EXPECT_EQ(
+        kernel_words(head + "Out of memory: Killed process 4242 (EDAC MC0: 1 UE ) total-vm:1kB"),
+        head + "Out of memory: Killed process 4242 (?) total-vm:1kB");
+    EXPECT_EQ(kernel_words(head + "PCIe link down invoked oom-killer: gfp_mask=0x0"),
+              head + "? invoked oom-killer: gfp_mask=0x0");
+    // The kernel's own hardware lines are as they were.
+    for (const char* message :
+         {"NVRM: GPU 0000:b3:00.0: GPU has fallen off the bus.", "EDAC MC0: 1 UE memory read error",
+          "pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received"}) {
+        EXPECT_EQ(kernel_words(head + message), head + message) << message;
+    }
+    EXPECT_EQ(kernel_words("not a line of the epilog's"), "");
+}
+
 }  // namespace
