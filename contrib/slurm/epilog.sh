@@ -109,7 +109,7 @@ trusted() {  # path what
 
 # ---- configuration: `key = value` lines, never sourced (it names commands run as root)
 spool='' kernel_log=auto journalctl_cmd=journalctl dmesg_cmd=dmesg nvidia_smi=auto
-lookback=86400 margin=60 max_bytes=65536 file_mode=0644 write_as=''
+lookback=86400 margin=60 max_bytes=65536 file_mode=0640 write_as=''
 [[ -f "$config" ]] || { note "no config $config: nothing done"; exit 0; }
 trusted "$config" config || exit 0
 while IFS= read -r line || [[ -n "$line" ]]; do
@@ -150,7 +150,7 @@ number_in() {  # value low high default
 lookback="$(number_in "$lookback" 60 2592000 86400)"
 margin="$(number_in "$margin" 0 3600 60)"
 max_bytes="$(number_in "$max_bytes" 8192 1048576 65536)"
-[[ "$file_mode" =~ ^0?[64][40][40]$ ]] || { note "file_mode $file_mode: 0644 used"; file_mode=0644; }
+[[ "$file_mode" =~ ^0?[64][40][40]$ ]] || { note "file_mode $file_mode: 0640 used"; file_mode=0640; }
 
 # ---- who and when
 job="${SLURM_JOB_ID-}"

@@ -178,7 +178,7 @@ run_epilog SLURM_JOB_START_TIME=$((t - 100))
 out="$dir/spool/4242.n1"
 check "exit status $rc" [ "$rc" = 0 ]
 check "no file" [ -f "$out" ]
-check "file mode $(stat -c %a "$out")" [ "$(stat -c %a "$out")" = 644 ]
+check "file mode $(stat -c %a "$out")" [ "$(stat -c %a "$out")" = 640 ]
 check "not 4 lines: $(cat "$out")" [ "$(wc -l <"$out")" = 4 ]
 check "header names the window" grep -q "since $((t - 160)) (start) until" "$out"
 check "a line not in the form TIME n1 kernel: $(grep -v '^#' "$out" | grep -Ev "$line_form")" \
@@ -281,6 +281,15 @@ run_epilog
 check "the link's target written" [ "$(cat "$dir/victim")" = precious ]
 check "the link not replaced by a file" eval "[ -f '$dir/spool/4242.n1' ] && [ ! -L '$dir/spool/4242.n1' ]"
 
+# The files name other jobs' processes: 0640 unless the site chooses 0644 for per-user daemons.
+begin file_mode_0644 'nvidia_smi = off' "kernel_log = file:$top/file_mode_0644/kern-n1.log" \
+    'file_mode = 0644'
+echo "$(iso "$(now)")Z h kernel: NVRM: Xid (PCI:0000:3b:00): 79, x" >"$dir/kern-n1.log"
+run_epilog
+check "exit status $rc" [ "$rc" = 0 ]
+check "file_mode 0644 not used: $(stat -c %a "$dir/spool/4242.n1")" \
+    [ "$(stat -c %a "$dir/spool/4242.n1")" = 644 ]
+
 begin spool_link 'nvidia_smi = off' "kernel_log = file:$top/spool_link/kern-n1.log"
 echo "$(iso "$(now)")Z h kernel: NVRM: Xid (PCI:0000:3b:00): 79, x" >"$dir/kern-n1.log"
 mkdir -m 755 "$dir/elsewhere"
@@ -315,7 +324,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
     run_epilog
     check "exit status $rc" [ "$rc" = 0 ]
     check "not written as nobody: $(stat -c %U "$dir/spool/4242.n1" 2>&1)" \
-        [ "$(stat -c '%U %a' "$dir/spool/4242.n1" 2>&1)" = "nobody 644" ]
+        [ "$(stat -c '%U %a' "$dir/spool/4242.n1" 2>&1)" = "nobody 640" ]
     check "the Xid" grep -q ' n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, x$' "$dir/spool/4242.n1"
 
     begin write_as_unknown 'nvidia_smi = off' "kernel_log = file:$top/write_as_unknown/k.log" \
