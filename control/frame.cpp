@@ -68,6 +68,21 @@ std::optional<std::uint32_t> announced_size(std::string_view received) {
     return (byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3);
 }
 
+ReceivedFrame received_frame(std::string_view received, std::uint32_t max_bytes) {
+    const auto size = announced_size(received);
+    if (!size) {
+        return {};
+    }
+    const auto whole = 4 + std::size_t{*size};
+    if (*size > max_bytes || received.size() > whole) {
+        return {FrameState::refused, {}};
+    }
+    if (received.size() < whole) {
+        return {};
+    }
+    return {FrameState::whole, received.substr(4)};
+}
+
 common::Result<std::string> framed(std::string_view payload, std::uint32_t max_bytes) {
     if (payload.size() > max_bytes) {
         return common::fail("message of " + std::to_string(payload.size()) +

@@ -18,6 +18,16 @@ namespace control {
 // The payload size a frame's header announces; nullopt while fewer than 4 bytes are there.
 [[nodiscard]] std::optional<std::uint32_t> announced_size(std::string_view received);
 
+// What the bytes a connection has sent so far hold, for a server that reads as they come: not
+// yet a whole frame; exactly one whole frame with its payload; or what can never become one (a
+// size over `max_bytes` announced, or bytes past the frame: one request per connection).
+enum class FrameState { incomplete, whole, refused };
+struct ReceivedFrame {
+    FrameState state = FrameState::incomplete;
+    std::string_view payload;  // whole: a view into `received`
+};
+[[nodiscard]] ReceivedFrame received_frame(std::string_view received, std::uint32_t max_bytes);
+
 // The frame of `payload`: its header and the payload. Fails for a payload over `max_bytes`.
 [[nodiscard]] common::Result<std::string> framed(std::string_view payload, std::uint32_t max_bytes);
 

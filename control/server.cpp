@@ -311,19 +311,18 @@ Reply over_byte_budget(const Connection& connection) {
 // nullopt while more bytes may still come.
 std::optional<Reply> answer_for(Connection& connection, const std::vector<Connection>& connections,
                                 Handlers& handlers, const CredentialDecoder& decode) {
-    const auto& bytes = connection.received;
     const std::uint32_t limit =
         connection.transport == Transport::tcp ? k_max_tcp_request_bytes : k_max_request_bytes;
-    const auto size = announced_size(bytes);
-    if (!size || (*size <= limit && bytes.size() < 4 + std::size_t{*size})) {
+    const auto received = received_frame(connection.received, limit);
+    if (received.state == FrameState::incomplete) {
         return std::nullopt;
     }
-    if (*size > limit || bytes.size() > 4 + std::size_t{*size}) {
+    if (received.state == FrameState::refused) {
         return refused("request too large or not one frame",
                        "send one request of at most " + std::to_string(limit) +
                            " bytes per connection (the `supervisor` command does)");
     }
-    const auto frame = std::string_view(bytes).substr(4);
+    const auto frame = received.payload;
     if (connection.transport == Transport::tcp) {
         auto decoded = decode(std::string(frame));
         if (!decoded && decoded.error().fault == CredentialFault::munged_unreachable) {
