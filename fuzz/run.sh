@@ -48,6 +48,7 @@ registration_values    1024 values
 notify_message         8192 json
 prometheus_answer     16384 json
 control_request       65536 json
+control_frame         65536 json
 journal_payload       16384 json
 "
 
