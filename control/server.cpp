@@ -42,6 +42,7 @@ struct Connection {
     Peer peer;  // over TCP: the address alone until the request's credential is decoded
     // Whose it is: from SO_PEERCRED on the socket, from the decoded credential over TCP.
     bool identified = false;
+    Clock::time_point since;     // when it got its slot in the table
     Clock::time_point deadline;  // for its request while reading, for its reply after
     std::string received;
     // Closed without an answer: our own munged could not decode its credential just now (too
@@ -406,7 +407,8 @@ void accept_unix(int listener, std::vector<Connection>& connections) {
         connection.fd = fd;
         connection.peer = *peer;
         connection.identified = true;
-        connection.deadline = Clock::now() + ControlServer::k_request_deadline;
+        connection.since = Clock::now();
+        connection.deadline = connection.since + ControlServer::k_request_deadline;
         connections.push_back(std::move(connection));
     }
 }
@@ -431,7 +433,8 @@ void accept_tcp(int listener, std::vector<Connection>& connections, std::deque<C
             held.push_back(std::move(connection));
             continue;
         }
-        connection.deadline = Clock::now() + ControlServer::k_request_deadline;
+        connection.since = Clock::now();
+        connection.deadline = connection.since + ControlServer::k_request_deadline;
         connections.push_back(std::move(connection));
     }
 }
@@ -445,9 +448,44 @@ void promote_held(std::vector<Connection>& connections, std::deque<Connection>& 
             ++it;
             continue;
         }
-        it->deadline = Clock::now() + ControlServer::k_request_deadline;
+        it->since = Clock::now();
+        it->deadline = it->since + ControlServer::k_request_deadline;
         connections.push_back(std::move(*it));
         it = held.erase(it);
+    }
+}
+
+// Over TCP a connection is known only by its host until its request is decoded, so one user's
+// connections that send slowly (or never) would keep that host's other users waiting in `held`
+// for their whole request deadline. A client sends its request at once after connecting
+// (client.h: the credential is minted first), so one still incomplete after
+// k_slow_sender_after, while a connection of its host waits, gives its slot up.
+void evict_slow_senders(const std::vector<Connection>& connections,
+                        const std::deque<Connection>& held, std::vector<bool>& done) {
+    if (held.empty()) {
+        return;
+    }
+    const auto now = Clock::now();
+    for (std::size_t i = 0; i < connections.size(); ++i) {
+        const auto& c = connections[i];
+        if (done[i] || c.replying || c.identified || c.transport != Transport::tcp ||
+            now - c.since < ControlServer::k_slow_sender_after) {
+            continue;
+        }
+        const bool host_waits = std::ranges::any_of(held, [&](const Connection& waiting) {
+            return waiting.peer.address == c.peer.address;
+        });
+        if (host_waits) {
+            // Debug only: a user could otherwise write a line here 64 times a second.
+            spdlog::debug(
+                "control channel: a connection from {} sent no whole request within {} ms "
+                "while another of that host waited: closed",
+                c.peer.address,
+                std::chrono::duration_cast<std::chrono::milliseconds>(
+                    ControlServer::k_slow_sender_after)
+                    .count());
+            done[i] = true;
+        }
     }
 }
 
@@ -514,7 +552,8 @@ void ControlServer::serve() {
             {m_listeners.unix_socket, POLLIN, 0},
             {connections.size() < k_max_connections ? m_listeners.tcp : -1, POLLIN, 0}};
         constexpr std::size_t k_first_connection = 3;
-        auto timeout = std::chrono::milliseconds(1000);
+        // Connections waiting in `held` are let in as slow senders give up their slots.
+        auto timeout = std::chrono::milliseconds(held.empty() ? 1000 : 100);
         const auto now = Clock::now();
         for (const auto& connection : connections) {
             watched.push_back(
@@ -579,6 +618,7 @@ void ControlServer::serve() {
         for (auto& [index, reply] : answers) {
             done[index] = start_reply(connections[index], std::move(reply));
         }
+        evict_slow_senders(connections, held, done);
         for (std::size_t i = connections.size(); i-- > 0;) {
             if (done[i]) {
                 ::close(connections[i].fd);

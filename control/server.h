@@ -19,8 +19,10 @@
 // quotes at most k_max_error_bytes of anything (a user's 3 MB notify target is not sent back).
 // Over TCP, connections beyond the table wait in the kernel's backlog, and those of a host over
 // its share wait accepted but unread (at most k_max_held), rather than being refused: an array's
-// tasks on one node asking at once are answered in turn. Requests are handled one at a time, in
-// the order they complete.
+// tasks on one node asking at once are answered in turn; and while one waits, a connection of
+// its host that has not sent its whole request within k_slow_sender_after is closed, so one
+// user's slow connections cannot keep the other users of their node waiting. Requests are handled
+// one at a time, in the order they complete.
 //
 // start() fails when the socket path exists and is not a socket, when its directory is
 // missing, or when binding either endpoint fails; a stale socket (nobody listening) is
@@ -57,6 +59,9 @@ class ControlServer {
   public:
     static constexpr std::chrono::seconds k_request_deadline{5};
     static constexpr std::chrono::seconds k_reply_deadline{5};
+    // Over TCP: a connection without its whole request after this long gives its slot to one
+    // of its host that waits (its uid is not known yet; a client sends at once).
+    static constexpr std::chrono::milliseconds k_slow_sender_after{500};
     static constexpr std::size_t k_max_connections = 64;
     static constexpr std::size_t k_max_per_uid = 8;
     static constexpr std::size_t k_max_per_address = 32;

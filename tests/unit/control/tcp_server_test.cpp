@@ -271,4 +271,32 @@ TEST_F(ControlTcp, OneHostsBurstBeyondItsShareIsAnsweredInTurn) {
     }
 }
 
+// Over TCP a connection is known by its host until its request is decoded: one user's
+// connections from a node that never finish their request once kept that node's other users
+// waiting for the whole request deadline (5 s). One waiting now takes the slot of a slow one.
+TEST_F(ControlTcp, OneUsersSlowConnectionsDoNotKeepTheirHostsOtherUsersWaiting) {
+    start();
+    std::vector<int> slow;
+    for (std::size_t i = 0; i < control::ControlServer::k_max_per_address; ++i) {
+        auto fd = control::connect_tcp(*m_server->tcp_address(),
+                                       std::chrono::steady_clock::now() + std::chrono::seconds(5));
+        ASSERT_TRUE(fd) << fd.error().message;
+        ASSERT_EQ(::send(*fd, "\0\0", 2, MSG_NOSIGNAL), 2);  // half a header, then nothing
+        slow.push_back(*fd);
+    }
+    control::Request status;
+    status.operation = control::Operation::status;
+    const auto started = std::chrono::steady_clock::now();
+    const auto reply = send(credential_of(k_tcp_bob, status));
+    const auto took = std::chrono::steady_clock::now() - started;
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(reply->exit_status, 0) << reply->error.message;
+    // Waiting for the slow ones' deadline would have taken it whole.
+    EXPECT_LT(took, control::ControlServer::k_request_deadline)
+        << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+    for (const int fd : slow) {
+        ::close(fd);
+    }
+}
+
 }  // namespace
