@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/latency_stats.h"
 #include "control/client.h"
 #include "control/protocol.h"
 #include "control/tcp_address.h"
@@ -32,18 +33,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms(Clock::duration d) {
-    return std::chrono::duration<double, std::milli>(d).count();
-}
-
-double percentile(std::vector<double> values, double fraction) {
-    if (values.empty()) {
-        return 0;
-    }
-    std::sort(values.begin(), values.end());
-    const auto index = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1));
-    return values[index];
-}
+using bench::ms;
+using bench::percentile;
 
 std::map<std::string, std::string> options_of(int argc, char** argv) {
     std::map<std::string, std::string> options;

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/latency_stats.h"
 #include "control/client.h"
 #include "control/frame.h"
 #include "control/protocol.h"
@@ -35,17 +36,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms(Clock::duration d) {
-    return std::chrono::duration<double, std::milli>(d).count();
-}
-
-double percentile(std::vector<double> values, double fraction) {
-    if (values.empty()) {
-        return 0;
-    }
-    std::sort(values.begin(), values.end());
-    return values[static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1))];
-}
+using bench::ms;
+using bench::percentile;
 
 int fail(const std::string& message) {
     std::fprintf(stderr, "bench_hostile_connections: %s\n", message.c_str());
