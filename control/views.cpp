@@ -49,8 +49,8 @@ nlohmann::json decision_json(const std::optional<state::Event>& event) {
 // to read each job's whole journal).
 class LastDecisions {
   public:
-    LastDecisions(const state::Store& store, std::size_t jobs_shown) : m_store(store) {
-        if (jobs_shown > 1) {
+    LastDecisions(const state::Store& store, bool for_every_job) : m_store(store) {
+        if (for_every_job) {
             m_all = store.last_events_of_kind(state::event_kind_text(state::EventKind::decision));
         }
     }
@@ -266,19 +266,20 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
                 not_registered(*query.job, "`supervisor status` lists the registered jobs"));
         }
         registrations.push_back(*registration);
+    } else if (query.owner) {
+        registrations = store.load_registrations_of(*query.owner, query.all);
     } else {
-        for (auto& r :
-             query.all ? store.load_all_registrations() : store.load_watched_registrations()) {
-            if (!query.owner || r.owner_uid == *query.owner) {
-                registrations.push_back(std::move(r));
-            }
-        }
+        registrations =
+            query.all ? store.load_all_registrations() : store.load_watched_registrations();
     }
-    const LastDecisions decisions(store, registrations.size());
+    // A listing of every job (an operator's, a per-user daemon's) reads each kind of row once
+    // for all jobs; one user's of a site daemon reads their own jobs' rows, job by job, so
+    // that what a user's `status` costs the daemon grows with their jobs, not everyone's.
+    const bool for_every_job = !query.owner && !query.job && registrations.size() > 1;
+    const LastDecisions decisions(store, for_every_job);
     if (query.json) {
-        // One query for every job's attempts when listing many; one job's own otherwise.
         std::map<state::JobId, std::vector<state::Attempt>> attempts;
-        if (registrations.size() > 1) {
+        if (for_every_job) {
             attempts = store.attempts_of_every_job();
         } else {
             for (const auto& r : registrations) {

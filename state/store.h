@@ -10,6 +10,8 @@
 // DatabaseError (foreign key), and delete_registration() removes them all with it.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -85,6 +87,9 @@ class Store {
     // The registrations being watched (watching = true, status other than completed), oldest
     // first: one indexed query, but every watched row.
     [[nodiscard]] std::vector<Registration> load_watched_registrations() const;
+    // One owner's: the watched ones (as above), or with `all` every one; oldest first. Reads
+    // only that owner's rows.
+    [[nodiscard]] std::vector<Registration> load_registrations_of(uid_t owner, bool all) const;
     // The tasks of array `array_job` that were registered with it (whole_array), watched or
     // not, in task order. One indexed range read.
     [[nodiscard]] std::vector<Registration> array_registrations(std::uint32_t array_job) const;

@@ -82,4 +82,33 @@ TEST_F(StatusView, TheTextListingShowsEachJobsOwnLastDecision) {
     EXPECT_EQ(text.find("first plan"), std::string::npos) << text;
 }
 
+// Through the site daemon every user's `status` is answered on the channel's one thread: it
+// reads that user's rows, never everyone's (it once read every registration, every job's last
+// decision and every job's attempts, whatever the caller owned).
+TEST_F(StatusView, OneOwnersListingReadsTheirRowsNotEveryones) {
+    for (std::uint32_t n = 100; n < 400; ++n) {
+        register_job(job(n));
+        decide(job(n), "someone else's plan");
+        store->upsert_attempt({job(n), 1, 0, at(1), std::nullopt, "", std::nullopt, std::nullopt,
+                               "n1", "", "", std::nullopt});
+    }
+    auto mine = store->registration(job(2)).value();
+    mine.owner_uid = 4242;
+    store->update_registration(mine);
+
+    const auto rows_before = store->rows_read();
+    const auto text = control::status_view(*store, {std::nullopt, false, true, 4242U});
+    const auto rows = store->rows_read() - rows_before;
+    ASSERT_TRUE(text) << text.error().message;
+    const auto listing = nlohmann::json::parse(*text);
+    ASSERT_EQ(listing.size(), 1U) << *text;
+    EXPECT_EQ(listing[0], json_of(job(2)).front()) << "the same as asking for it alone";
+    EXPECT_EQ(listing[0].at("last_decision").at("reason"), "their plan");
+    EXPECT_LT(rows, 20) << "rows read for one job among 303";
+
+    const auto as_text = control::status_view(*store, {std::nullopt, false, false, 4242U});
+    ASSERT_TRUE(as_text);
+    EXPECT_NE(as_text->find("last decision: their plan"), std::string::npos) << *as_text;
+}
+
 }  // namespace
