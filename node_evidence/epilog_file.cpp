@@ -159,7 +159,7 @@ std::string kernel_words(std::string_view line) {
     constexpr std::string_view k_tag = " kernel: ";
     const auto tag = line.find(k_tag);
     if (tag == std::string_view::npos) {
-        return {};
+        return std::string(line);  // the epilog's own lines ("NODE nvidia-smi: ...") quote nobody
     }
     const auto head = line.substr(0, tag + k_tag.size());
     std::string message(line.substr(tag + k_tag.size()));

@@ -32,7 +32,8 @@ namespace node_evidence {
 // fault. So a line that starts with user text ("comm[pid]: segfault ... in LIB", "traps: ...",
 // "audit..." with comm= and exe=) is emptied, and the quoted names of the lines kept
 // ("name=COMM" of NVRM's Xid lines, "process N (COMM)", "COMM invoked oom-killer") become '?'.
-// Lines are "TIME NODE kernel: MESSAGE" (the epilog's format); any other line is emptied.
+// Kernel lines are "TIME NODE kernel: MESSAGE" (the epilog's format); the lines the epilog
+// writes itself ("TIME NODE nvidia-smi: GPU ...", numbers it asked for) are left as they are.
 [[nodiscard]] std::string kernel_words(std::string_view line);
 
 struct WindowedText {
