@@ -22,7 +22,10 @@ export SLURM_TEST_SLURMD_PORT="${SLURM_TEST_SLURMD_PORT:-17221}"
 work="$(mktemp -d /tmp/ssv-hostile.XXXXXX)"
 chmod 755 "$work"
 daemon=""
-trap 'kill $daemon 2>/dev/null; CLEAN=1 "$root/contrib/dev-cluster/down.sh" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+# errexit holds in the trap too: nothing in it may fail before the cluster is stopped.
+trap '[[ -z "$daemon" ]] || kill "$daemon" 2>/dev/null || true
+CLEAN=1 "$root/contrib/dev-cluster/down.sh" >/dev/null 2>&1 || true
+rm -rf "$work"' EXIT
 eval "$(CLEAN=1 DC_LAYOUT=loopback "$root/contrib/dev-cluster/up.sh" 2>/dev/null)"
 
 echo "| daemon | hostile connections | \`status\`: median / p99 / max ms | \`env\`: median / p99 / max ms | no answer |"
