@@ -24,7 +24,10 @@ export SLURM_TEST_CTLD_PORT="${SLURM_TEST_CTLD_PORT:-17117}"
 export SLURM_TEST_SLURMD_PORT="${SLURM_TEST_SLURMD_PORT:-17121}"
 work="$(mktemp -d)"
 daemon=""
-trap 'kill $daemon 2>/dev/null; CLEAN=1 "$root/contrib/dev-cluster/down.sh" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+# errexit holds in the trap too: a daemon already gone must not keep the cluster running.
+trap '[[ -z "$daemon" ]] || kill "$daemon" 2>/dev/null || true
+CLEAN=1 "$root/contrib/dev-cluster/down.sh" >/dev/null 2>&1 || true
+rm -rf "$work"' EXIT
 eval "$(CLEAN=1 "$root/contrib/dev-cluster/up.sh" 2>/dev/null)"
 munge_socket="$SLURM_TEST_DIR/munge/munge.socket"
 port="${LISTEN_PORT:-17127}"
