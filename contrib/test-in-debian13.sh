@@ -116,6 +116,17 @@ cleanup() {
     done
     exit "$status"
 }
+# An interrupted run (a killed CI, a session that ended mid-leg) leaves its mounts behind, and
+# binding the checkout on a stale /src then fails ("mount(2) system call failed: No such file or
+# directory"). With nothing running inside they are its leftovers, unmounted here; with
+# something running inside, another run owns them.
+if grep -q " $rootfs/" /proc/mounts; then
+    [[ -z "$(processes_inside)" ]] ||
+        die "$rootfs is in use by another run (processes inside it): wait for it, or stop it"
+    log "unmounting what an interrupted run left mounted in $rootfs"
+    awk -v prefix="$rootfs/" 'index($2, prefix) == 1 { print $2 }' /proc/mounts | sort -r |
+        while read -r stale; do umount -R -l "$stale" 2>/dev/null || true; done
+fi
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
