@@ -189,16 +189,7 @@ class CurlSender final : public Sender {
             m_settings.default_targets.end()) {
             return true;
         }
-        const auto authority = url_authority(target.address);
-        if (!authority) {
-            return false;
-        }
-        auto host = std::string(authority->host_port);
-        if (host.starts_with('[')) {
-            host = host.substr(1, host.find(']') == std::string::npos ? 0 : host.find(']') - 1);
-        } else {
-            host = host.substr(0, host.find(':'));
-        }
+        auto host = std::string(url_host(target.address));
         std::ranges::transform(host, host.begin(),
                                [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         return std::ranges::find(m_settings.webhook_hosts, host) != m_settings.webhook_hosts.end();

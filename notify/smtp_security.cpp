@@ -5,22 +5,6 @@
 #include "notify/target.h"
 
 namespace notify {
-namespace {
-
-// The host of the URL, without user info and port.
-std::string_view host_of(std::string_view url) {
-    const auto parts = url_authority(url);
-    if (!parts) {
-        return {};
-    }
-    const auto authority = parts->host_port;
-    if (authority.starts_with('[')) {
-        return authority.substr(0, authority.find(']') + 1);
-    }
-    return authority.substr(0, authority.find(':'));
-}
-
-}  // namespace
 
 bool url_has_credentials(std::string_view url) {
     const auto parts = url_authority(url);
@@ -28,7 +12,7 @@ bool url_has_credentials(std::string_view url) {
 }
 
 bool url_host_is_loopback(std::string_view url) {
-    const auto host = host_of(url);
+    const auto host = url_host(url);
     return host == "localhost" || host == "[::1]" || host.starts_with("127.");
 }
 

@@ -130,6 +130,18 @@ std::optional<UrlAuthority> url_authority(std::string_view url) {
     return parts;
 }
 
+std::string_view url_host(std::string_view url) {
+    const auto parts = url_authority(url);
+    if (!parts) {
+        return {};
+    }
+    const auto authority = parts->host_port;
+    if (authority.starts_with('[')) {
+        return authority.substr(0, authority.find(']') + 1);
+    }
+    return authority.substr(0, authority.find(':'));
+}
+
 std::string redacted_url(std::string_view url) {
     const auto parts = url_authority(url);
     if (!parts) {

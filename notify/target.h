@@ -45,6 +45,9 @@ struct UrlAuthority {
     bool has_rest = false;       // a path, query or fragment follows
 };
 [[nodiscard]] std::optional<UrlAuthority> url_authority(std::string_view url);
+// The URL's host as written, without user info and port ("[::1]" keeps its brackets); empty
+// when the text has no "://". A view into `url`.
+[[nodiscard]] std::string_view url_host(std::string_view url);
 
 // A URL as it may be shown (journal, doctor, logs): scheme and host only. Credentials before
 // the host ("user:password@") become "***@"; a path or query, where webhook tokens live,
