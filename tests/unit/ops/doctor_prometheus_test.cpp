@@ -73,6 +73,7 @@ TEST(DoctorPrometheus, SeriesForNodesSelectedByTheSitesLabelsIsOk) {
     EXPECT_NE(check.message.find("for 4 node(s) by label Hostname (n1, n2, n3, ...)"),
               std::string::npos)
         << check.message;
+    ASSERT_EQ(urls.size(), 2U) << "the Xid series' presence, then their nodes";
     for (const auto& url : urls) {  // both asked of the exporter's series only
         EXPECT_NE(url.find(http::percent_encode("job=\"dcgm-exporter\"")), std::string::npos)
             << url;
