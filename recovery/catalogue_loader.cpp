@@ -22,8 +22,9 @@ struct Entry {
 };
 
 const std::set<std::string, std::less<>> k_rule_keys{
-    "id",        "cause",      "pattern",       "priority", "weight", "node_group",
-    "xid_group", "rank_group", "condemns_node", "actions",  "source", "disabled",
+    "id",         "cause",     "pattern",    "priority",      "weight",
+    "node_group", "xid_group", "rank_group", "condemns_node", "program_can_cause",
+    "actions",    "source",    "disabled",
 };
 
 common::Error file_error(std::string_view file, const std::string& what) {
@@ -115,6 +116,12 @@ common::Result<Entry> read_entry(std::string_view file, const std::string& id,
             return fail("'condemns_node' must be true or false");
         }
         entry.rule.condemns_node = condemns->as_boolean()->get();
+    }
+    if (const auto* program = table.get("program_can_cause")) {
+        if (!program->is_boolean()) {
+            return fail("'program_can_cause' must be true or false");
+        }
+        entry.rule.program_can_cause = program->as_boolean()->get();
     }
     if (const auto* actions = table.get("actions")) {
         if (!actions->is_array()) {

@@ -15,6 +15,7 @@
 #include "recovery/attribution.h"
 #include "recovery/detail/pattern_set.h"
 #include "recovery/finding.h"
+#include "recovery/fix_gate.h"
 #include "recovery/hostlist.h"
 #include "recovery/node_signals.h"
 #include "recovery/precedence.h"
@@ -799,6 +800,10 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     judge_nodes(diagnosis, winners, findings, layout, job_nodes, evidence.slurm);
     diagnosis.confidence = confidence_of(winners, verdict.tied);
     diagnosis.suggested_actions = choose_actions(diagnosis.cause, winners, diagnosis.nodes);
+    if (auto why = fix_withheld_because(diagnosis.cause, winners, findings)) {
+        diagnosis.fix_withheld = std::move(*why);
+        diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
+    }
     const auto symptoms = show_evidence(diagnosis, winners, findings, evidence, job_nodes);
     diagnosis.summary = summarise(diagnosis, symptoms);
     return diagnosis;

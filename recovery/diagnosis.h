@@ -46,7 +46,9 @@ struct Diagnosis {
     // alone: only then may the node be drained, which takes it from every user.
     bool condemned_on_node_evidence = false;
     std::optional<std::int64_t> step;  // last training step seen in the logs
-    std::string summary;               // one operator-style sentence
+    // Set when the safety gate (fix_gate.h) turned the cause's fixes into an escalation: why.
+    std::string fix_withheld;
+    std::string summary;  // one operator-style sentence
     bool operator==(const Diagnosis&) const = default;
 };
 

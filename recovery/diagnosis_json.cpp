@@ -89,6 +89,7 @@ nlohmann::json to_json(const Diagnosis& diagnosis) {
         {"step", common::json_or_null(diagnosis.step)},
         {"evidence", std::move(evidence)},
         {"actions", std::move(actions)},
+        {"fix_withheld", diagnosis.fix_withheld},
         {"slurm_facts", diagnosis.slurm_facts_used},
         {"summary", diagnosis.summary},
     };
@@ -107,6 +108,7 @@ Diagnosis diagnosis_from_json(const nlohmann::json& data) {
     common::read_field(data, "node_attribution", diagnosis.node_attribution);
     common::read_field(data, "xid", diagnosis.xid);
     common::read_field(data, "step", diagnosis.step);
+    common::read_field(data, "fix_withheld", diagnosis.fix_withheld);
     if (const auto it = data.find("evidence"); it != data.end() && it->is_array()) {
         for (const auto& line : *it) {
             if (line.is_object()) {

@@ -111,8 +111,11 @@ std::vector<Finding> findings_from_hits(const Catalogue& catalogue, const std::s
         finding.xid = hit.xid;
         finding.rank = hit.rank;
         finding.condemns_node = rule.condemns_node;
+        finding.program_can_cause = rule.program_can_cause;
         finding.actions = rule.actions;
         if (rule.cause == Cause::gpu_xid && hit.xid) {
+            const auto xid = find_xid(*hit.xid);
+            finding.program_can_cause = xid && xid->severity == XidSeverity::application;
             if (xid_is_memory_error(*hit.xid)) {
                 finding.cause = Cause::ecc_error;
             }

@@ -23,6 +23,9 @@ struct Finding {
     // From the node's side (slurmctld, a kernel log the node epilog left, GPU telemetry), not
     // from the job's own output, which its owner writes.
     bool node_side = false;
+    // What the line shows is as often the program's own doing as the infrastructure's (the
+    // rule says so, or an application-class Xid): alone it earns no automatic fix.
+    bool program_can_cause = false;
     std::vector<Action> actions;
     std::optional<EvidenceLine> line;  // set for log findings
     std::string fact;                  // set for Slurm findings: "state TIMEOUT"

@@ -21,7 +21,10 @@ struct Rule {
     std::string node_group;  // name of a (?P<...>) group capturing the node; empty if none
     std::string xid_group;   // name of a (?P<...>) group capturing an NVIDIA Xid code
     std::string rank_group;  // name of a (?P<...>) group capturing the global rank
-    bool condemns_node = false;   // a hit means the node's hardware is not to be trusted
+    bool condemns_node = false;  // a hit means the node's hardware is not to be trusted
+    // A program's own bug produces this line as often as the infrastructure does (an illegal
+    // address, a misaligned access): a hit alone never earns an automatic fix (fix_gate.h).
+    bool program_can_cause = false;
     std::vector<Action> actions;  // what a careful operator would do, in order
     std::string source;           // where the message format comes from (program, file, version)
     std::string origin;           // catalogue file the rule was read from (set by the loader)

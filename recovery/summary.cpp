@@ -82,6 +82,9 @@ std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
     if (d.node_condemned) {
         text += "; the node is not to be trusted";
     }
+    if (!d.fix_withheld.empty()) {
+        text += "; " + d.fix_withheld;
+    }
     std::vector<std::string> actions;
     for (const auto& action : d.suggested_actions) {
         actions.push_back(to_string(action));

@@ -193,6 +193,15 @@ source = "x"
 weight = 1.5
 )"}}),
                  "site.toml", "r7", "weight must be in (0, 1]");
+    expect_error(load({{"site.toml", R"(
+[[rule]]
+id = "r8"
+cause = "cuda_error"
+pattern = 'x'
+source = "x"
+program_can_cause = "yes"
+)"}}),
+                 "site.toml", "r8", "'program_can_cause' must be true or false");
 }
 
 TEST(CatalogueErrors, CaptureGroupMustExist) {

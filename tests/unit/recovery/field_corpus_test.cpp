@@ -24,28 +24,31 @@ constexpr double k_held_out_cause_floor = 0.68;
 constexpr double k_held_out_action_floor = 0.71;
 
 struct FieldCase {
+    std::filesystem::path corpus;
     std::string name;
     toml::table label;
 };
 
-const std::vector<FieldCase>& field_cases() {
-    static const std::vector<FieldCase> cases = [] {
-        std::vector<FieldCase> out;
-        for (const auto& entry : std::filesystem::directory_iterator(SUPERVISOR_FIELD_CORPUS)) {
-            if (entry.path().extension() != ".expect") {
-                continue;
-            }
-            try {
-                out.push_back(
-                    {entry.path().stem().string(), toml::parse_file(entry.path().string())});
-            } catch (const toml::parse_error& error) {
-                ADD_FAILURE() << entry.path().string() << ":" << error.source().begin.line << ": "
-                              << error.description() << " (the format: tests/data/field/README.md)";
-            }
+std::vector<FieldCase> read_cases(const std::filesystem::path& corpus) {
+    std::vector<FieldCase> out;
+    for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
+        if (entry.path().extension() != ".expect") {
+            continue;
         }
-        std::ranges::sort(out, {}, &FieldCase::name);
-        return out;
-    }();
+        try {
+            out.push_back(
+                {corpus, entry.path().stem().string(), toml::parse_file(entry.path().string())});
+        } catch (const toml::parse_error& error) {
+            ADD_FAILURE() << entry.path().string() << ":" << error.source().begin.line << ": "
+                          << error.description() << " (the format: tests/data/field/README.md)";
+        }
+    }
+    std::ranges::sort(out, {}, &FieldCase::name);
+    return out;
+}
+
+const std::vector<FieldCase>& field_cases() {
+    static const std::vector<FieldCase> cases = read_cases(SUPERVISOR_FIELD_CORPUS);
     return cases;
 }
 
@@ -60,7 +63,7 @@ struct Answer {
 };
 
 Answer answer_for(const FieldCase& field) {
-    const auto path = std::filesystem::path(SUPERVISOR_FIELD_CORPUS) / (field.name + ".log");
+    const auto path = field.corpus / (field.name + ".log");
     auto log = LogExcerpt::read(path);
     if (!log) {
         ADD_FAILURE() << field.name << ": " << log.error().message;
@@ -171,7 +174,7 @@ TEST(FieldCorpus, DevSplitScore) {
     EXPECT_GE(score.action_rate(), 0.87);
     // Look-alikes (a collective timeout or an illegal address a program caused) that only the
     // thread's outcome tells apart; the loop guard stops their second repeat at one step.
-    EXPECT_LE(score.code_bugs_auto_fixed * 100, score.code_bugs * 18)
+    EXPECT_LE(score.code_bugs_auto_fixed * 100, score.code_bugs * 14)
         << score.code_bugs_auto_fixed << " of " << score.code_bugs;
 }
 
@@ -183,6 +186,32 @@ TEST(FieldCorpus, HeldOutSplitScore) {
     ASSERT_GE(score.cases, 340);
     EXPECT_GE(score.cause_rate(), k_held_out_cause_floor);
     EXPECT_GE(score.action_rate(), k_held_out_action_floor);
+    // The fix gate (recovery/fix_gate.h) took this from 16 of 77 to 11.
+    EXPECT_LE(score.code_bugs_auto_fixed * 100, score.code_bugs * 15)
+        << score.code_bugs_auto_fixed << " of " << score.code_bugs;
+}
+
+// Failures made on a real H200 (tests/data/device, README there), never used to write rules:
+// a program's own GPU fault (an illegal address in its kernel, with or without the kernel's
+// Xid 31 or 43 beside it; a device-side assert; two ranks on one GPU) never gets an automatic
+// fix, and every other case gets the first action its label names but the empty checkpoint
+// file, which no rule knows yet.
+TEST(DeviceCorpus, AProgramsOwnGpuFaultNeverGetsAnAutomaticFix) {
+    const auto cases = read_cases(SUPERVISOR_DEVICE_CORPUS);
+    ASSERT_GE(cases.size(), 18U);
+    int code_bugs = 0;
+    int right_action = 0;
+    for (const auto& field : cases) {
+        SCOPED_TRACE(field.name);
+        const auto answer = answer_for(field);
+        if (text_of(field.label, "cause") == "code_bug") {
+            ++code_bugs;
+            EXPECT_FALSE(answer.auto_fix) << answer.cause << "/" << answer.action;
+        }
+        right_action += answer.action == text_of(field.label, "action") ? 1 : 0;
+    }
+    EXPECT_GE(code_bugs, 11);
+    EXPECT_GE(right_action, static_cast<int>(cases.size()) - 1);
 }
 
 }  // namespace

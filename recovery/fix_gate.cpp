@@ -1,0 +1,57 @@
+// Why corroboration and not a longer rule list: a rule cannot tell a kernel's out-of-range
+// index from a flaky GPU by the words CUDA prints, since both print the same words. What
+// tells them apart is outside the job's output: the node's own log (a condemning or memory
+// Xid), Slurm's node state. Without it, a restart replays the same bug on a new allocation
+// and tells the owner "recovering", so the honest answer is a person with the excerpt.
+#include "recovery/fix_gate.h"
+
+#include <algorithm>
+
+#include "recovery/xid.h"
+
+namespace recovery {
+namespace {
+
+// Evidence about the hardware or the node that the program's own bugs do not produce.
+bool is_hardware_evidence(const Finding& finding) {
+    if (finding.program_can_cause) {
+        return false;
+    }
+    if (finding.condemns_node || finding.cause == Cause::ecc_error) {
+        return true;
+    }
+    // Slurm's own verdict on a node (no log line: a fact from slurmctld).
+    return finding.cause == Cause::node_failure && !finding.line;
+}
+
+std::string what_was_seen(const Finding& finding) {
+    if (finding.xid) {
+        const auto info = find_xid(*finding.xid);
+        return "Xid " + std::to_string(*finding.xid) +
+               (info ? " (" + std::string(info->meaning) + ")" : std::string());
+    }
+    if (finding.line) {
+        return "what rule " + finding.line->rule_id + " matched";
+    }
+    return "the evidence";
+}
+
+}  // namespace
+
+std::optional<std::string> fix_withheld_because(Cause cause,
+                                                std::span<const Finding* const> winners,
+                                                std::span<const Finding> findings) {
+    if (!is_auto_fixable(cause) || winners.empty()) {
+        return std::nullopt;
+    }
+    const bool proven_by_itself = std::ranges::any_of(
+        winners, [](const Finding* finding) { return !finding->program_can_cause; });
+    if (proven_by_itself || std::ranges::any_of(findings, is_hardware_evidence)) {
+        return std::nullopt;
+    }
+    return "no automatic fix: " + what_was_seen(*winners.front()) +
+           " is as often the program's own fault as the hardware's, and nothing from the node "
+           "(a condemning Xid, an ECC error, a node Slurm marked down) says otherwise";
+}
+
+}  // namespace recovery

@@ -1,0 +1,26 @@
+// The safety gate between the diagnosis and the planner: an automatic fix needs positive
+// evidence of a cause a fix can answer, not merely the absence of a code-bug signature.
+//
+// Some failures look the same whether the program or the infrastructure caused them: an
+// illegal memory access, a misaligned access, an application-class Xid (13, 31, 43). A rule
+// marks such lines `program_can_cause`; the gate lets them earn a fix only when something
+// outside the program's own output corroborates them. Pure; never fails.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "recovery/cause.h"
+#include "recovery/finding.h"
+
+namespace recovery {
+
+// Why no automatic fix may answer `cause`, or nullopt when the evidence allows one: some
+// winning finding proves the cause by itself (a rule not marked program_can_cause, a Slurm
+// fact), or any finding is hardware evidence (a node condemned, an ECC error, a node Slurm
+// marked down). Causes that never get a fix (code_bug, unknown...) are not the gate's: nullopt.
+[[nodiscard]] std::optional<std::string> fix_withheld_because(
+    Cause cause, std::span<const Finding* const> winners, std::span<const Finding> findings);
+
+}  // namespace recovery
