@@ -20,6 +20,7 @@
 #include "recovery/node_signals.h"
 #include "recovery/precedence.h"
 #include "recovery/summary.h"
+#include "recovery/unknown_excerpt.h"
 
 namespace recovery {
 namespace {
@@ -48,6 +49,7 @@ struct Layout {
     // put in log order once all logs are read (sort_by_position), so a search is a binary one
     std::map<std::string, std::vector<std::int64_t>> progress_lines;
     std::map<std::string, std::vector<std::int64_t>> resume_lines;
+    std::vector<EvidenceLine> exception_lines;  // each traceback's last line, in log order
 };
 
 void read_markers(const std::string& file, const std::vector<Marker>& markers, Layout& layout) {
@@ -631,6 +633,10 @@ common::Result<std::vector<Finding>> gather_findings(const Evidence& evidence,
         findings.insert(findings.end(), std::make_move_iterator(from_log.begin()),
                         std::make_move_iterator(from_log.end()));
     }
+    for (const auto& exception : exceptions) {
+        layout.exception_lines.push_back({exception.file, exception.line, exception.text,
+                                          "excerpt.exception", Cause::unknown, false});
+    }
     if (auto first = first_exception_finding(exceptions, findings)) {
         findings.push_back(std::move(*first));
     }
@@ -792,6 +798,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     if (!verdict.cause) {
         diagnosis.cause = Cause::unknown;
         diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
+        diagnosis.evidence = unknown_excerpt(evidence, layout.exception_lines);
         diagnosis.summary = summarise(diagnosis, 0);
         return diagnosis;
     }

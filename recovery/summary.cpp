@@ -72,6 +72,11 @@ std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
     } else if (!d.slurm_facts_used.empty()) {
         text += " (Slurm: " + d.slurm_facts_used.front() + ")";
     }
+    if (d.cause == Cause::unknown && !d.evidence.empty()) {
+        // The excerpt a person needs (unknown_excerpt.h): where to start reading.
+        const auto& first = d.evidence.front();
+        text += "; read first: " + first.file + " line " + describe_line_number(first.line);
+    }
     if (d.step) {
         text += " at step " + std::to_string(*d.step);
     }

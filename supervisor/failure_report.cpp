@@ -9,8 +9,11 @@ namespace supervisor {
 FailureReport failure_report(const FailureAnalysis& analysis, const std::string& correlation) {
     FailureReport report;
     report.summary = analysis.diagnosis.summary;
+    // An unknown failure has no supporting line; its lines are the excerpt a person reads first
+    // (recovery/unknown_excerpt.h), which the owner's message must carry.
+    const bool unknown = analysis.diagnosis.cause == recovery::Cause::unknown;
     for (const auto& line : analysis.diagnosis.evidence) {
-        if (line.supports_cause) {
+        if (line.supports_cause || unknown) {
             // Line 0: not a log line (a node's telemetry, the stall): its source says where.
             report.evidence.push_back(line.file +
                                       (line.line != 0 ? ":" + std::to_string(line.line) : "") +

@@ -12,8 +12,9 @@ namespace supervisor {
 struct FailureAnalysis;
 
 struct FailureReport {
-    std::string summary;                       // the diagnosis in one sentence
-    std::vector<std::string> evidence;         // "file:line: text" lines that support it
+    std::string summary;  // the diagnosis in one sentence
+    // "file:line: text" lines that support it; for an unknown cause, the excerpt to read
+    std::vector<std::string> evidence;
     std::vector<std::string> nodes;            // implicated nodes
     std::string resume_from;                   // the checkpoint the restart uses; may be empty
     std::vector<std::string> actions;          // what the supervisor does

@@ -72,8 +72,8 @@ Finding program_finding() {
     Finding finding;
     finding.cause = Cause::cuda_error;
     finding.program_can_cause = true;
-    finding.line = EvidenceLine{"job.out", 1, "illegal", "cuda.illegal_address",
-                                Cause::cuda_error, true};
+    finding.line =
+        EvidenceLine{"job.out", 1, "illegal", "cuda.illegal_address", Cause::cuda_error, true};
     return finding;
 }
 
@@ -89,8 +89,8 @@ TEST(FixGate, SlurmsVerdictOnANodeCorroborates) {
     // A log line saying a node failed is the job's own output, not Slurm's verdict.
     Finding log_says_down = slurm_down;
     log_says_down.fact.clear();
-    log_says_down.line = EvidenceLine{"job.out", 2, "x", "srun.node_failure",
-                                      Cause::node_failure, true};
+    log_says_down.line =
+        EvidenceLine{"job.out", 2, "x", "srun.node_failure", Cause::node_failure, true};
     log_says_down.program_can_cause = true;
     EXPECT_TRUE(
         fix_withheld_because(Cause::cuda_error, winners, std::vector{program, log_says_down}));

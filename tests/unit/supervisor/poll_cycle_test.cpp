@@ -231,6 +231,25 @@ TEST_F(PollCycleTest, CodeBugEscalatesWithoutRequeue) {
         << notifications[0].body;
 }
 
+// No rule knows how this run ended: the owner is told, with the lines to read first (issue 33:
+// each unknown escalates with the excerpt a person needs), and nothing is retried.
+TEST_F(PollCycleTest, AnUnknownFailureIsEscalatedWithTheLinesToReadFirst) {
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    register_job(request(id));
+    run_on(id, "n1");
+    fail(id, "step 21 loss 0.5\nstep 22 loss 0.4\nthe frobnicator gave up on shard 7\n");
+    cycle();
+    const auto reg = registration(id);
+    EXPECT_EQ(reg.last_cause, "unknown");
+    EXPECT_EQ(reg.outcome, Outcome::unrecoverable);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    const auto notifications = m_store->notifications(id);
+    ASSERT_EQ(notifications.size(), 1U);
+    EXPECT_NE(notifications[0].body.find("the frobnicator gave up on shard 7"), std::string::npos)
+        << notifications[0].body;
+}
+
 // A run preempted and cancelled (PreemptMode=CANCEL) is not its own failure: requeued by the
 // supervisor and not charged to --max-attempts, as the user guide promises (issue 32).
 TEST_F(PollCycleTest, PreemptedRunsAreNotChargedToTheAttemptBudget) {
