@@ -34,7 +34,13 @@ fail() {
     echo "---- the daemon's log"; tail -n 30 "$work/daemon.log" || true
     exit 1
 }
-eval "$(DC_LAYOUT=hosts CLEAN=1 "$root/contrib/dev-cluster/up.sh")"
+# Its own output is the environment to take; a cluster that did not start (a port in use) ends
+# the check here, rather than leaving it to wait for a job that never comes.
+cluster_env="$(DC_LAYOUT=hosts CLEAN=1 "$root/contrib/dev-cluster/up.sh")" || {
+    say "FAILED: the cluster of separate hosts did not start (its messages are above)"
+    exit 1
+}
+eval "$cluster_env"
 scratch="$SLURM_TEST_SCRATCH"
 rm -rf "$work"
 mkdir -p "$work/state" "$scratch/ckpt"
