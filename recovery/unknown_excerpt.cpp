@@ -37,8 +37,8 @@ std::vector<EvidenceLine> last_lines(const LogExcerpt& log, std::size_t count,
     for (auto it = log.lines().rbegin(); it != log.lines().rend() && found.size() < count; ++it) {
         const auto text = log.line_text(*it);
         if (!is_blank(text)) {
-            found.push_back({log.name(), it->number, std::string(text), rule_id, Cause::unknown,
-                             false});
+            found.push_back(
+                {log.name(), it->number, std::string(text), rule_id, Cause::unknown, false});
         }
     }
     std::ranges::reverse(found);

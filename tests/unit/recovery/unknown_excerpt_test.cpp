@@ -46,8 +46,7 @@ TEST(UnknownExcerpt, TheFirstAndLastExceptionsAndEachNodesKernelLine) {
 TEST(UnknownExcerpt, NeverMoreThanItsCap) {
     Evidence evidence;
     for (int i = 0; i < 5; ++i) {
-        evidence.logs.push_back(
-            LogExcerpt::from_text("log" + std::to_string(i), "x\ny\nz\nw\n"));
+        evidence.logs.push_back(LogExcerpt::from_text("log" + std::to_string(i), "x\ny\nz\nw\n"));
     }
     EXPECT_EQ(unknown_excerpt(evidence, {}).size(), k_max_unknown_excerpt_lines);
     EXPECT_TRUE(unknown_excerpt(Evidence{}, {}).empty());
