@@ -57,6 +57,13 @@ for _ in $(seq 100); do
     sleep 0.2
 done
 
+ctld_log="$SLURM_TEST_DIR/log/slurmctld.log"
+slurm_declared_failed() {  # the nodes slurmctld set DOWN or failed a job for, one per line
+    sed -nE -e 's/.*due to failure of node ([^ ]+).*/\1/p' \
+        -e 's/.*Nodes ([^ ]+) not responding, setting DOWN.*/\1/p' "$ctld_log" |
+        while read -r list; do scontrol show hostnames "$list"; done | sort -u
+}
+
 json_field() {  # field: of the job's `status JOB --json` (a list of one), as text
     "$binary" status "$job" --json 2>/dev/null | python3 -c "
 import json, sys
@@ -88,8 +95,24 @@ for _ in $(seq 240); do
 done
 [[ "$(json_field attempt)" == 2 ]] || fail "no second attempt"
 [[ "$(json_field last_cause)" == node_failure ]] || fail "cause $(json_field last_cause), not node_failure"
-[[ "$(json_field excluded_nodes)" == "[\"$victim\"]" ]] ||
+if [[ "$(json_field excluded_nodes)" != "[\"$victim\"]" ]]; then
+    # Slurm 24.11 on this layout, under load, sometimes declares a second node failed (its
+    # slurmctld stalls for seconds: doc/development.md). The supervisor then rightly keeps the
+    # job off both, and the job cannot start on the one node left: not the case this check is
+    # about. Only then, and once, the whole check starts over on a fresh cluster.
+    others="$(slurm_declared_failed | grep -vx "$victim" | paste -sd, -)"
+    if [[ -n "$others" && -z "${CUT_CHECK_STARTED_OVER:-}" ]]; then
+        say "slurmctld itself declared $others failed besides $victim (its log:" \
+            "$(grep -E 'not responding, setting DOWN|failure of node' "$ctld_log" | tr '\n' ' '));" \
+            "the supervisor excluded $(json_field excluded_nodes); starting over once"
+        kill "$daemon" 2>/dev/null
+        wait "$daemon" 2>/dev/null || true
+        daemon=""
+        cleanup
+        exec env CUT_CHECK_STARTED_OVER=1 "$0" "$binary"
+    fi
     fail "excluded $(json_field excluded_nodes), not [\"$victim\"] alone"
+fi
 say "diagnosed node_failure, excluded $victim alone, running again on $(squeue -h -j "$job" -o %N)"
 for _ in $(seq 240); do
     [[ "$(json_field status)" == completed ]] && break
