@@ -55,6 +55,20 @@ bool hidden_code_point(std::uint32_t c) {
     return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
 }
 
+// Where to cut `text` to keep at most `max_bytes`: back to the start of a UTF-8 sequence (a
+// continuation byte is 10xxxxxx), never inside one.
+std::size_t cut_before(std::string_view text, std::size_t max_bytes) {
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) {
+        --cut;
+    }
+    return cut;
+}
+
+std::string bytes_in_all(std::string_view text) {
+    return "... (" + std::to_string(text.size()) + " bytes in all)";
+}
+
 }  // namespace
 
 std::string printable(std::string_view text) {
@@ -97,13 +111,14 @@ std::string excerpt(std::string_view text, std::size_t max_bytes) {
     if (text.size() <= max_bytes) {
         return printable(text);
     }
-    std::size_t cut = max_bytes;
-    // Back to the start of a sequence: a continuation byte is 10xxxxxx.
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) {
-        --cut;
+    return printable(text.substr(0, cut_before(text, max_bytes))) + bytes_in_all(text);
+}
+
+std::string shortened(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) {
+        return std::string(text);
     }
-    return printable(text.substr(0, cut)) + "... (" + std::to_string(text.size()) +
-           " bytes in all)";
+    return std::string(text.substr(0, cut_before(text, max_bytes))) + bytes_in_all(text);
 }
 
 }  // namespace common

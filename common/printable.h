@@ -24,4 +24,8 @@ namespace common {
 // inside one), then "... (N bytes in all)" when something was left out.
 [[nodiscard]] std::string excerpt(std::string_view text, std::size_t max_bytes);
 
+// The same cut as excerpt(), the text kept as it is (for data that is shown through printable()
+// later, such as a diagnosis' evidence lines).
+[[nodiscard]] std::string shortened(std::string_view text, std::size_t max_bytes);
+
 }  // namespace common

@@ -11,6 +11,7 @@
 
 #include <re2/re2.h>
 
+#include "common/printable.h"
 #include "common/try.h"
 #include "recovery/attribution.h"
 #include "recovery/detail/pattern_set.h"
@@ -783,6 +784,14 @@ std::size_t show_evidence(Diagnosis& diagnosis, const std::vector<const Finding*
     return symptom_lines.size();
 }
 
+void shorten_texts(std::vector<EvidenceLine>& lines) {
+    for (auto& line : lines) {
+        if (line.text.size() > k_max_evidence_text_bytes) {
+            line.text = common::shortened(line.text, k_max_evidence_text_bytes);
+        }
+    }
+}
+
 }  // namespace
 
 common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& catalogue) {
@@ -799,6 +808,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         diagnosis.cause = Cause::unknown;
         diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
         diagnosis.evidence = unknown_excerpt(evidence, layout.exception_lines);
+        shorten_texts(diagnosis.evidence);
         diagnosis.summary = summarise(diagnosis, 0);
         return diagnosis;
     }
@@ -812,6 +822,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
     }
     const auto symptoms = show_evidence(diagnosis, winners, findings, evidence, job_nodes);
+    shorten_texts(diagnosis.evidence);
     diagnosis.summary = summarise(diagnosis, symptoms);
     return diagnosis;
 }

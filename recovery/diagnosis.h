@@ -55,6 +55,9 @@ struct Diagnosis {
 // Caps on what a Diagnosis repeats back; the counts behind them are in the summary.
 inline constexpr std::size_t k_max_supporting_lines = 10;
 inline constexpr std::size_t k_max_context_lines = 6;
+// Each evidence line's text is cut to this (common::shortened): a log line is the job owner's and
+// may be megabytes, which the journal and the owner's message would repeat whole.
+inline constexpr std::size_t k_max_evidence_text_bytes = 2048;
 
 [[nodiscard]] common::Result<Diagnosis> diagnose(const Evidence& evidence,
                                                  const Catalogue& catalogue);

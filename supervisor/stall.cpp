@@ -11,6 +11,7 @@
 #include <charconv>
 
 #include "common/input_file.h"
+#include "common/printable.h"
 #include "recovery/precedence.h"
 
 namespace supervisor {
@@ -361,7 +362,7 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
         recovery::EvidenceLine last;
         last.file = silent->file;
         last.line = silent->line;
-        last.text = silent->last_line;
+        last.text = common::shortened(silent->last_line, recovery::k_max_evidence_text_bytes);
         last.rule_id = "supervisor.silent_rank";
         last.cause = recovery::Cause::hang;
         diagnosis.evidence.push_back(std::move(last));

@@ -56,5 +56,12 @@ TEST(Excerpt, CutsBeforeAUtf8SequenceNeverInsideIt) {
     EXPECT_EQ(excerpt("ab\u00e9cd", 4), "ab\u00e9... (6 bytes in all)");
 }
 
+TEST(Shortened, CutsAsExcerptDoesButKeepsTheTextAsItIs) {
+    EXPECT_EQ(shortened("a\nb", 80), "a\nb");
+    EXPECT_EQ(shortened("a\x1b[2Jb\u00e9cd", 7), "a\x1b[2Jb... (10 bytes in all)");
+    const std::string line(2 * 1024 * 1024, 'x');
+    EXPECT_EQ(shortened(line, 16), std::string(16, 'x') + "... (2097152 bytes in all)");
+}
+
 }  // namespace
 }  // namespace common

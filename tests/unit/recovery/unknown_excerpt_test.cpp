@@ -52,5 +52,21 @@ TEST(UnknownExcerpt, NeverMoreThanItsCap) {
     EXPECT_TRUE(unknown_excerpt(Evidence{}, {}).empty());
 }
 
+// A log line is its owner's and may be megabytes: the journal and the owner's message get a cut
+// of it, whether no rule knew the line or one did.
+TEST(DiagnosisEvidence, AMegabyteLogLineIsCutNotRepeated) {
+    const std::string huge(2 * 1024 * 1024, 'x');
+    for (const auto& log :
+         {"step 1 loss 2.3\n" + huge + "\n",
+          "RuntimeError: CUDA error: unspecified launch failure " + huge + "\n"}) {
+        const auto diagnosis = test::diagnose_text(log);
+        ASSERT_FALSE(diagnosis.evidence.empty()) << diagnosis.summary;
+        for (const auto& line : diagnosis.evidence) {
+            EXPECT_LE(line.text.size(), k_max_evidence_text_bytes + 40) << line.rule_id;
+        }
+        EXPECT_NE(diagnosis.evidence.front().text.find("bytes in all)"), std::string::npos);
+    }
+}
+
 }  // namespace
 }  // namespace recovery
