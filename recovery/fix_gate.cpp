@@ -7,10 +7,13 @@
 
 #include <algorithm>
 
+#include "common/printable.h"
 #include "recovery/xid.h"
 
 namespace recovery {
 namespace {
+
+constexpr std::size_t k_quoted_line_bytes = 160;
 
 // Evidence about the hardware or the node that the program's own bugs do not produce.
 bool is_hardware_evidence(const Finding& finding) {
@@ -31,7 +34,9 @@ std::string what_was_seen(const Finding& finding) {
                (info ? " (" + std::string(info->meaning) + ")" : std::string());
     }
     if (finding.line) {
-        return "what rule " + finding.line->rule_id + " matched";
+        // The line itself, as a person would quote it (cut: it is the job owner's text).
+        return "'" + common::shortened(finding.line->text, k_quoted_line_bytes) + "' (rule " +
+               finding.line->rule_id + ")";
     }
     return "the evidence";
 }
