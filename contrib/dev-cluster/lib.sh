@@ -450,6 +450,24 @@ dc_node_exec() {  # node command...
     nsenter --target "$h" --net --uts --mount --root --wd -- "$@"
 }
 
+# dc_head_exec HOSTS-FILE COMMAND...: runs COMMAND (slurmctld, slurmdbd: they daemonize) with
+# HOSTS-FILE bound over /etc/hosts, in the new mount namespace of `unshare --mount --propagation
+# unchanged` (up.sh says why). The mount that holds /etc/hosts is made a slave here first, so the
+# bind stays in this namespace while mounts made outside later (ip netns) still reach it. That
+# mount is `/` on a plain machine, /etc/hosts itself in a container or in contrib/test-in-debian13.sh
+# (which binds the file onto itself for this); a chroot that shows neither cannot keep it private.
+dc_head_exec() {  # hosts-file command...
+    local hosts="$1" holder
+    shift
+    holder="$(findmnt -n -o TARGET --target /etc/hosts 2>/dev/null | head -n1)" || holder=""
+    [[ -n "$holder" ]] ||
+        dc_die "no mount point holds /etc/hosts here (a chroot?), so the head's names cannot be bound over it privately; bind-mount /etc/hosts onto itself before starting the cluster (contrib/test-in-debian13.sh does)"
+    mount --make-rslave "$holder" ||
+        dc_die "cannot make $holder a slave mount in the head's namespace (mount --make-rslave $holder)"
+    mount --bind "$hosts" /etc/hosts || dc_die "cannot bind $hosts over /etc/hosts"
+    exec "$@"
+}
+
 # The holder of a node, run by up.sh through
 #   nsenter --net=/run/netns/<ns> unshare --uts --mount --propagation unchanged bash -c ...
 # It sets the hostname, gives the node private /tmp /var/tmp /run /root /home /dev/shm and a

@@ -324,6 +324,29 @@ fi
 wait_for 10 munged munge_ok ||
     { tail_log "$DC_DIR/log/munged.log"; dc_die "munged does not answer on $MUNGE_SOCK (see $DC_DIR/log/munged.log)"; }
 
+# ---------------------------------------------------------------- the head's names (hosts layout)
+# Slurm 24.11 names each connection it accepts after its peer (getnameinfo in conmgr, and on the
+# address in a munge credential) and caches only lookups that succeed. A head that cannot name
+# the cluster's addresses locally asks DNS on every RPC, and each query the resolver drops holds
+# slurmctld 5 s (issue 31: the suites failed on Debian 13 in this layout). A real head knows its
+# nodes (DNS or /etc/hosts): here slurmctld and slurmdbd see the machine's /etc/hosts plus the
+# cluster's names, bound over /etc/hosts in a mount namespace of their own (lib.sh
+# dc_head_exec); nothing on the machine itself changes.
+head_daemon=()
+if [[ "$LAYOUT" == hosts ]]; then
+    {
+        cat /etc/hosts
+        echo "# the dev cluster's names (up.sh): the head and its nodes"
+        echo "$HEAD_ADDR $HOST"
+        for n in "${DC_NODES[@]}"; do echo "$(DC_H_NET="$NET" dc_node_addr "$n") $n"; done
+    } >"$DC_DIR/etc/head-hosts.tmp"
+    mv -f "$DC_DIR/etc/head-hosts.tmp" "$DC_DIR/etc/head-hosts"
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    head_daemon=(unshare --mount --propagation unchanged -- bash -c
+        'source "$1" && shift && dc_head_exec "$@"' dc-head-exec "$HERE/lib.sh"
+        "$DC_DIR/etc/head-hosts")
+fi
+
 # ---------------------------------------------------------------- mariadb + slurmdbd
 if [[ "$WITH_DBD_V" == 1 ]]; then
     MYSQL_SOCK="$DC_DIR/mysql/mysqld.sock"
@@ -373,7 +396,7 @@ SQL
     else
         check_port_free "$DBD_PORT" slurmdbd
         dc_log "starting slurmdbd on port $DBD_PORT"
-        spawn "$DC_DIR/log/slurmdbd.stdout" slurmdbd ||
+        spawn "$DC_DIR/log/slurmdbd.stdout" "${head_daemon[@]}" slurmdbd ||
             { tail_log "$DC_DIR/log/slurmdbd.log"; dc_die "slurmdbd failed to start (see $DC_DIR/log/slurmdbd.log)"; }
     fi
     wait_for 30 slurmdbd port_busy "$DBD_PORT" ||
@@ -392,7 +415,7 @@ if pid="$(dc_running_pid slurmctld)"; then
 else
     check_port_free "$CTLD_PORT" slurmctld
     dc_log "starting slurmctld on port $CTLD_PORT"
-    spawn "$DC_DIR/log/slurmctld.stdout" slurmctld -f "$DC_CONF" ||
+    spawn "$DC_DIR/log/slurmctld.stdout" "${head_daemon[@]}" slurmctld -f "$DC_CONF" ||
         { tail_log "$DC_DIR/log/slurmctld.stdout"; tail_log "$DC_DIR/log/slurmctld.log"; dc_die "slurmctld failed to start (see $DC_DIR/log/slurmctld.log)"; }
 fi
 
