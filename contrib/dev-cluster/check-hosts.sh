@@ -16,7 +16,8 @@ usage() {
 Usage: [SLURM_TEST_DIR=dir] $(basename "$0") [--no-cut] [--help]
 
 Checks a running hosts-layout cluster (started with DC_LAYOUT=hosts up.sh) under
-\$SLURM_TEST_DIR: hostnames, private /tmp and /var/tmp, NodeAddr on the bridge, one munged
+\$SLURM_TEST_DIR: hostnames, slurmctld naming the head and nodes without DNS, private /tmp
+and /var/tmp, NodeAddr on the bridge, one munged
 per node, a job's file in \$SLURM_TEST_DIR/scratch seen on the head and the other nodes,
 \`srun -N3 hostname\`, and (unless --no-cut, ~30-60 s) \`kill-node.sh n3 cut\`: n3 not
 responding/DOWN within 40 s with its slurmd alive, then uncut + up.sh: idle again.
@@ -101,6 +102,23 @@ for n in "${DC_NODES[@]}"; do
         bad "$n: eth0 lacks $addr/24: $eth"
     fi
 done
+
+# ---------------------------------------------------------------- the head names them itself
+# slurmctld (Slurm 24.11) looks up the name of every peer that connects; from its own hosts file,
+# or each lookup asks DNS and a dropped query stalls it 5 s (up.sh, "the head's names")
+if ctld="$(dc_running_pid slurmctld)"; then
+    for a in "$DC_H_NET.1" $(for n in "${DC_NODES[@]}"; do dc_node_addr "$n"; done); do
+        # getent's first word is the address itself, the second the name
+        named="$(nsenter --target "$ctld" --mount --root -- getent hosts "$a" 2>/dev/null | awk '{ print $2; exit }')" || named=""
+        if [[ -n "$named" ]]; then
+            ok "slurmctld names $a '$named' from its hosts file, without asking DNS"
+        else
+            bad "slurmctld cannot name $a from its hosts file (nsenter --target $ctld --mount --root getent hosts $a): every RPC from there asks DNS"
+        fi
+    done
+else
+    bad "no slurmctld pid to look into ($(dc_pidfile slurmctld))"
+fi
 
 # ---------------------------------------------------------------- private /tmp, /var/tmp
 out="$(timeout 60 srun -w n1 -N1 sh -c "echo written-on-n1 > /tmp/$TAG && hostname" 2>&1 || true)"
