@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <re2/re2.h>
 
@@ -809,7 +810,7 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
         diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
         diagnosis.evidence = unknown_excerpt(evidence, layout.exception_lines);
         shorten_texts(diagnosis.evidence);
-        diagnosis.summary = summarise(diagnosis, 0);
+        diagnosis.summary = summarise(diagnosis);
         return diagnosis;
     }
     diagnosis.cause = *verdict.cause;
@@ -819,11 +820,12 @@ common::Result<Diagnosis> diagnose(const Evidence& evidence, const Catalogue& ca
     diagnosis.suggested_actions = choose_actions(diagnosis.cause, winners, diagnosis.nodes);
     if (auto why = fix_withheld_because(diagnosis.cause, winners, findings)) {
         diagnosis.fix_withheld = std::move(*why);
-        diagnosis.suggested_actions = {Action{ActionKind::escalate, {}}};
+        diagnosis.withheld_actions =
+            std::exchange(diagnosis.suggested_actions, {Action{ActionKind::escalate, {}}});
     }
-    const auto symptoms = show_evidence(diagnosis, winners, findings, evidence, job_nodes);
+    diagnosis.symptom_lines = show_evidence(diagnosis, winners, findings, evidence, job_nodes);
     shorten_texts(diagnosis.evidence);
-    diagnosis.summary = summarise(diagnosis, symptoms);
+    diagnosis.summary = summarise(diagnosis);
     return diagnosis;
 }
 

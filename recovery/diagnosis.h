@@ -46,9 +46,14 @@ struct Diagnosis {
     // alone: only then may the node be drained, which takes it from every user.
     bool condemned_on_node_evidence = false;
     std::optional<std::int64_t> step;  // last training step seen in the logs
-    // Set when the safety gate (fix_gate.h) turned the cause's fixes into an escalation: why.
+    // Set when the safety gate (fix_gate.h) turned the cause's fixes into an escalation: why,
+    // and the fixes it withheld (given back when the daemon corroborates the cause).
     std::string fix_withheld;
-    std::string summary;  // one operator-style sentence
+    std::vector<Action> withheld_actions;
+    // Set when the daemon gave the withheld fixes back (corroborate_withheld_fix): why.
+    std::string fix_corroborated;
+    std::size_t symptom_lines = 0;  // log lines of other causes the chosen one explains
+    std::string summary;            // one operator-style sentence
     bool operator==(const Diagnosis&) const = default;
 };
 

@@ -42,21 +42,27 @@ EvidenceLine evidence_line_from_json(const nlohmann::json& data) {
     return line;
 }
 
+// An array of actions as this form writes them; entries it cannot read are left out.
+std::vector<Action> actions_of(const nlohmann::json& array) {
+    std::vector<Action> actions;
+    for (const auto& item : array) {
+        std::string id;
+        common::read_field(item, "action", id);
+        if (const auto kind = action_from_string(id)) {
+            Action action{*kind, {}};
+            common::read_field(item, "argument", action.argument);
+            actions.push_back(std::move(action));
+        }
+    }
+    return actions;
+}
+
 // Actions as this form writes them, or as the journal wrote them before ("set_env:NAME").
 std::vector<Action> actions_from_json(const nlohmann::json& data) {
-    std::vector<Action> actions;
     if (const auto it = data.find("actions"); it != data.end() && it->is_array()) {
-        for (const auto& item : *it) {
-            std::string id;
-            common::read_field(item, "action", id);
-            if (const auto kind = action_from_string(id)) {
-                Action action{*kind, {}};
-                common::read_field(item, "argument", action.argument);
-                actions.push_back(std::move(action));
-            }
-        }
-        return actions;
+        return actions_of(*it);
     }
+    std::vector<Action> actions;
     std::vector<std::string> earlier;
     common::read_field(data, "suggested_actions", earlier);
     for (const auto& text : earlier) {
@@ -74,10 +80,13 @@ nlohmann::json to_json(const Diagnosis& diagnosis) {
     for (const auto& line : diagnosis.evidence) {
         evidence.push_back(to_json(line));
     }
-    nlohmann::json actions = nlohmann::json::array();
-    for (const auto& action : diagnosis.suggested_actions) {
-        actions.push_back(to_json(action));
-    }
+    const auto actions_json = [](const std::vector<Action>& actions) {
+        nlohmann::json array = nlohmann::json::array();
+        for (const auto& action : actions) {
+            array.push_back(to_json(action));
+        }
+        return array;
+    };
     return {
         {"cause", std::string(to_string(diagnosis.cause))},
         {"confidence", diagnosis.confidence},
@@ -88,8 +97,11 @@ nlohmann::json to_json(const Diagnosis& diagnosis) {
         {"xid", common::json_or_null(diagnosis.xid)},
         {"step", common::json_or_null(diagnosis.step)},
         {"evidence", std::move(evidence)},
-        {"actions", std::move(actions)},
+        {"actions", actions_json(diagnosis.suggested_actions)},
         {"fix_withheld", diagnosis.fix_withheld},
+        {"withheld_actions", actions_json(diagnosis.withheld_actions)},
+        {"fix_corroborated", diagnosis.fix_corroborated},
+        {"symptom_lines", diagnosis.symptom_lines},
         {"slurm_facts", diagnosis.slurm_facts_used},
         {"summary", diagnosis.summary},
     };
@@ -109,6 +121,8 @@ Diagnosis diagnosis_from_json(const nlohmann::json& data) {
     common::read_field(data, "xid", diagnosis.xid);
     common::read_field(data, "step", diagnosis.step);
     common::read_field(data, "fix_withheld", diagnosis.fix_withheld);
+    common::read_field(data, "fix_corroborated", diagnosis.fix_corroborated);
+    common::read_field(data, "symptom_lines", diagnosis.symptom_lines);
     if (const auto it = data.find("evidence"); it != data.end() && it->is_array()) {
         for (const auto& line : *it) {
             if (line.is_object()) {
@@ -117,6 +131,9 @@ Diagnosis diagnosis_from_json(const nlohmann::json& data) {
         }
     }
     diagnosis.suggested_actions = actions_from_json(data);
+    if (const auto it = data.find("withheld_actions"); it != data.end() && it->is_array()) {
+        diagnosis.withheld_actions = actions_of(*it);
+    }
     common::read_field(data, "slurm_facts", diagnosis.slurm_facts_used);
     common::read_field(data, "summary", diagnosis.summary);
     return diagnosis;

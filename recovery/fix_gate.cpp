@@ -6,8 +6,12 @@
 #include "recovery/fix_gate.h"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
+#include <vector>
 
 #include "common/printable.h"
+#include "recovery/summary.h"
 #include "recovery/xid.h"
 
 namespace recovery {
@@ -57,6 +61,34 @@ std::optional<std::string> fix_withheld_because(Cause cause,
     return "no automatic fix: " + what_was_seen(*winners.front()) +
            " is as often the program's own fault as the hardware's, and nothing from the node "
            "(a condemning Xid, an ECC error, a node Slurm marked down) says otherwise";
+}
+
+bool corroborate_withheld_fix(Diagnosis& diagnosis, std::span<const SuspectNode> suspects,
+                              std::string_view job) {
+    if (diagnosis.fix_withheld.empty() || diagnosis.withheld_actions.empty()) {
+        return false;
+    }
+    for (const auto& suspect : suspects) {
+        if (std::ranges::find(diagnosis.nodes, suspect.node) == diagnosis.nodes.end()) {
+            continue;
+        }
+        std::vector<std::string> others;
+        std::ranges::copy_if(suspect.jobs, std::back_inserter(others),
+                             [job](const std::string& other) { return other != job; });
+        if (others.empty()) {
+            continue;  // only this job's own failures: the program may be all there is to it
+        }
+        // Counted, never named: on a PrivateData=jobs site the other jobs are other users'.
+        diagnosis.fix_corroborated = "the fix stands: " + std::to_string(others.size()) +
+                                     " other job" + (others.size() == 1 ? "" : "s") +
+                                     " also failed on " + suspect.node +
+                                     " lately, so the node is in question too";
+        diagnosis.fix_withheld.clear();
+        diagnosis.suggested_actions = std::exchange(diagnosis.withheld_actions, {});
+        diagnosis.summary = summarise(diagnosis);
+        return true;
+    }
+    return false;
 }
 
 }  // namespace recovery

@@ -10,8 +10,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "recovery/cause.h"
+#include "recovery/correlation.h"
+#include "recovery/diagnosis.h"
 #include "recovery/finding.h"
 
 namespace recovery {
@@ -22,5 +25,13 @@ namespace recovery {
 // marked down). Causes that never get a fix (code_bug, unknown...) are not the gate's: nullopt.
 [[nodiscard]] std::optional<std::string> fix_withheld_because(
     Cause cause, std::span<const Finding* const> winners, std::span<const Finding> findings);
+
+// The corroboration a log cannot hold and the daemon can: another job failed on a node this
+// failure names, within the correlation window (`suspects`, from suspect_nodes()). When the gate
+// withheld the fixes of `diagnosis` and a suspect node among its nodes counts a job besides
+// `job`, the fixes are given back, `fix_corroborated` and the summary say why (counting the
+// other jobs, never naming them), and it returns true; otherwise `diagnosis` is left as it is.
+bool corroborate_withheld_fix(Diagnosis& diagnosis, std::span<const SuspectNode> suspects,
+                              std::string_view job);
 
 }  // namespace recovery

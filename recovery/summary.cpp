@@ -54,7 +54,7 @@ std::string_view describe(Cause cause) {
 
 }  // namespace
 
-std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
+std::string summarise(const Diagnosis& d) {
     std::string text(describe(d.cause));
     if (d.xid) {
         const auto info = find_xid(*d.xid);
@@ -80,15 +80,18 @@ std::string summarise(const Diagnosis& d, std::size_t symptom_count) {
     if (d.step) {
         text += " at step " + std::to_string(*d.step);
     }
-    if (symptom_count > 0) {
-        text += "; " + std::to_string(symptom_count) + " other error line" +
-                (symptom_count == 1 ? "" : "s") + " look like consequences";
+    if (d.symptom_lines > 0) {
+        text += "; " + std::to_string(d.symptom_lines) + " other error line" +
+                (d.symptom_lines == 1 ? "" : "s") + " look like consequences";
     }
     if (d.node_condemned) {
         text += "; the node is not to be trusted";
     }
     if (!d.fix_withheld.empty()) {
         text += "; " + d.fix_withheld;
+    }
+    if (!d.fix_corroborated.empty()) {
+        text += "; " + d.fix_corroborated;
     }
     std::vector<std::string> actions;
     for (const auto& action : d.suggested_actions) {

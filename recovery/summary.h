@@ -8,7 +8,6 @@
 
 namespace recovery {
 
-// `symptom_count`: log lines of other causes the chosen one explains.
-[[nodiscard]] std::string summarise(const Diagnosis& diagnosis, std::size_t symptom_count);
+[[nodiscard]] std::string summarise(const Diagnosis& diagnosis);
 
 }  // namespace recovery

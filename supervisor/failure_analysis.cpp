@@ -9,6 +9,7 @@
 #include "common/time_text.h"
 #include "common/try.h"
 #include "recovery/checkpoints/scan.h"
+#include "recovery/fix_gate.h"
 #include "recovery/hostlist.h"
 #include "supervisor/drain_limits.h"
 #include "supervisor/knobs.h"
@@ -417,6 +418,10 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     analysis.correlation = correlate_with_journal(
         *context.store, context.registration->job, static_cast<int>(context.registration->attempt),
         context.run_nodes, analysis.diagnosis, context.now, correlation_options);
+    // The gate's corroboration from outside the log (fix_gate.h): other jobs failed on a node
+    // this failure names. Before the plan, which takes the fixes given back.
+    recovery::corroborate_withheld_fix(analysis.diagnosis, analysis.correlation.suspects,
+                                       context.registration->job.to_string());
 
     const auto checkpoints = find_checkpoints(context, config, analysis);
     const auto request = plan_request(context, config, analysis, checkpoints);

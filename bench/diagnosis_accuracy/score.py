@@ -75,8 +75,10 @@ def run_supervisor(binary, case):
         raise RuntimeError(f"{case['name']}: exit {out.returncode}: {out.stderr.strip()}")
     answer = json.loads(out.stdout)
     actions = [a["action"] for a in answer["actions"]]
+    rules = sorted({e["rule"] for e in answer.get("evidence", []) if e.get("supports_cause")})
     return {"cause": answer["cause"], "action": first_action(answer["actions"]),
-            "auto_fix": any(a != "escalate" for a in actions)}
+            "auto_fix": any(a != "escalate" for a in actions),
+            "decided_by": answer["cause"] + ": " + (" + ".join(rules) or "(no rule)")}
 
 
 def peer_answers(spec, cases):
@@ -128,6 +130,7 @@ def report(title, cases, answers, show_misses):
     print()
     if fixed_bugs and show_misses:
         print("Code bugs given an automatic fix: " + ", ".join(fixed_bugs) + "\n")
+        rule_costs(cases, answers)
 
     labels = sorted({c["cause"] for c in cases} | {answers[c["name"]]["cause"] for c in cases})
     confusion = collections.Counter((c["cause"], answers[c["name"]]["cause"]) for c in cases)
@@ -160,13 +163,36 @@ def report(title, cases, answers, show_misses):
         print()
 
 
+def rule_costs(cases, answers):
+    """What gating each deciding rule set would trade: its code bugs given a fix against its
+    right automatic first actions (the recoveries a gate on it would lose)."""
+    per = collections.defaultdict(lambda: [0, 0])
+    for c in cases:
+        a = answers[c["name"]]
+        if "decided_by" not in a or not a["auto_fix"]:
+            continue
+        if c["cause"] == "code_bug":
+            per[a["decided_by"]][0] += 1
+        elif a["action"] == c["action"]:
+            per[a["decided_by"]][1] += 1
+    rows = sorted(((k, v) for k, v in per.items() if v[0]), key=lambda kv: (-kv[1][0], kv[0]))
+    if rows:
+        print("| decided by (cause: rules) | code bugs given a fix | right automatic first actions |")
+        print("|---|---:|---:|")
+        for key, (bugs, right) in rows:
+            print(f"| {key} | {bugs} | {right} |")
+        print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--supervisor", default=str(ROOT / "build/src/supervisor"))
     parser.add_argument("--corpus", default=str(ROOT / "tests/data/field"))
     parser.add_argument("--peer", action="append", default=[],
                         help="'grep', or NAME=FILE with CASE<TAB>CAUSE lines")
-    parser.add_argument("--misses", action="store_true", help="list the dev split's misses")
+    parser.add_argument("--misses", action="store_true",
+                        help="list the dev split's misses, and per deciding rule its code bugs "
+                             "given a fix against its right automatic first actions")
     args = parser.parse_args()
 
     cases = load_cases(pathlib.Path(args.corpus))

@@ -26,6 +26,10 @@ Diagnosis full_diagnosis() {
     d.node_condemned = true;
     d.condemned_on_node_evidence = true;
     d.step = 1500;
+    d.withheld_actions = {{ActionKind::requeue, ""}};
+    d.fix_withheld = "no automatic fix: Xid 13";
+    d.fix_corroborated = "the fix stands: job 8 also failed on n2";
+    d.symptom_lines = 3;
     d.summary = "GPU of n2 fell off the bus";
     return d;
 }
@@ -40,7 +44,8 @@ TEST(DiagnosisJson, FieldNamesAreTheDocumentedOnes) {
     const auto data = recovery::to_json(full_diagnosis());
     for (const char* key :
          {"cause", "confidence", "nodes", "node_condemned", "condemned_on_node_evidence",
-          "node_attribution", "xid", "step", "evidence", "actions", "slurm_facts", "summary"}) {
+          "node_attribution", "xid", "step", "evidence", "actions", "fix_withheld",
+          "withheld_actions", "fix_corroborated", "symptom_lines", "slurm_facts", "summary"}) {
         EXPECT_TRUE(data.contains(key)) << key;
     }
     EXPECT_EQ(data["actions"][0], nlohmann::json::parse(R"({"action":"exclude_node",

@@ -103,5 +103,56 @@ TEST(FixGate, CausesThatNeverGetAFixAreNotTheGates) {
     EXPECT_FALSE(fix_withheld_because(Cause::cuda_error, {}, std::vector{program}));
 }
 
+// Another job failing on the node (the daemon's correlation, failure_history.h) corroborates
+// what the log alone cannot: the node, not only the program, is in question.
+SuspectNode suspect(std::string node, std::vector<std::string> jobs) {
+    SuspectNode suspect;
+    suspect.node = std::move(node);
+    suspect.failures = jobs.size();
+    suspect.jobs = std::move(jobs);
+    return suspect;
+}
+
+constexpr const char* k_xid13_on_n1 =
+    "Nov 28 10:00:01 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, Graphics SM Warp "
+    "Exception on (GPC 0, TPC 1, SM 0): Out Of Range Address\n";
+
+TEST(FixGate, AnotherJobFailingOnTheNodeGivesTheFixBack) {
+    auto diagnosis = diagnose_text(k_xid13_on_n1);
+    ASSERT_TRUE(only_escalates(diagnosis)) << diagnosis.summary;
+    ASSERT_EQ(diagnosis.nodes, std::vector<std::string>{"n1"});
+    const auto withheld = diagnosis.withheld_actions;
+    ASSERT_FALSE(withheld.empty());
+
+    EXPECT_TRUE(corroborate_withheld_fix(diagnosis, std::vector{suspect("n1", {"7", "9"})}, "7"));
+    EXPECT_EQ(diagnosis.suggested_actions, withheld);
+    EXPECT_FALSE(only_escalates(diagnosis));
+    EXPECT_TRUE(diagnosis.fix_withheld.empty());
+    EXPECT_TRUE(diagnosis.withheld_actions.empty());
+    EXPECT_NE(diagnosis.fix_corroborated.find("1 other job also failed on n1"), std::string::npos)
+        << diagnosis.fix_corroborated;
+    EXPECT_EQ(diagnosis.fix_corroborated.find('9'), std::string::npos) << "never named";
+    EXPECT_NE(diagnosis.summary.find(diagnosis.fix_corroborated), std::string::npos)
+        << diagnosis.summary;
+    EXPECT_EQ(diagnosis.summary.find("no automatic fix"), std::string::npos) << diagnosis.summary;
+}
+
+TEST(FixGate, OnlyThisJobsOwnFailuresOrAnotherNodeCorroborateNothing) {
+    const auto gated = diagnose_text(k_xid13_on_n1);
+    auto diagnosis = gated;
+    // the job's own attempts failing there again: its program may be all there is to it
+    EXPECT_FALSE(corroborate_withheld_fix(diagnosis, std::vector{suspect("n1", {"7"})}, "7"));
+    // other jobs failed elsewhere
+    EXPECT_FALSE(corroborate_withheld_fix(diagnosis, std::vector{suspect("n2", {"8", "9"})}, "7"));
+    EXPECT_EQ(diagnosis, gated);
+    // nothing withheld: nothing to give back
+    auto oom = diagnose_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
+        "GiB.\n");
+    const auto before = oom;
+    EXPECT_FALSE(corroborate_withheld_fix(oom, std::vector{suspect("n1", {"7", "9"})}, "7"));
+    EXPECT_EQ(oom, before);
+}
+
 }  // namespace
 }  // namespace recovery

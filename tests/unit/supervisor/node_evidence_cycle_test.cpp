@@ -160,6 +160,36 @@ TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOpera
         << decision.back().data_json;
 }
 
+TEST_F(NodeEvidenceCycleTest, AnApplicationXidIsTheJobsUntilAnotherJobFailsOnTheNodeToo) {
+    // Xid 13 is an application's fault as often as the GPU's (recovery/fix_gate.h): alone, the
+    // job escalates; once a second job fails on the same node, the node is in question and the
+    // second job is recovered away from it.
+    constexpr const char* k_xid13 =
+        "step 30 loss 1.2\n"
+        "[ 8811.402934] NVRM: Xid (PCI:0000:3b:00): 13, pid=1, Graphics SM Warp Exception on "
+        "(GPC 0, TPC 1, SM 0): Out Of Range Address\n";
+    const auto first = running_job_on("n1", {"requeue", "exclude_node"});
+    fail(first, k_xid13);
+    cycle();
+    EXPECT_NE(diagnosis_of(first)["fix_withheld"], "");
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0) << "one job's Xid 13 is its own";
+
+    const auto second = running_job_on("n1", {"requeue", "exclude_node"});
+    fail(second, k_xid13);
+    cycle();
+    const auto diagnosis = diagnosis_of(second);
+    EXPECT_EQ(diagnosis["fix_withheld"], "");
+    EXPECT_NE(diagnosis["fix_corroborated"].get<std::string>().find("1 other job"),
+              std::string::npos)
+        << diagnosis.dump();
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(registration(second).excluded_nodes, std::vector<std::string>{"n1"});
+    for (const auto& event : m_store->events(second)) {
+        EXPECT_EQ(event.data_json.find("\"" + first.to_string() + "\""), std::string::npos)
+            << "the other job is never named: " << event.kind;
+    }
+}
+
 TEST_F(NodeEvidenceCycleTest, TheLoopGuardCountsStepsWithinTheToleranceAsTheSame) {
     m_config.same_step_tolerance = 10;
     m_config.same_failure_limit = 2;
