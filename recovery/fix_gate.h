@@ -27,7 +27,8 @@ namespace recovery {
     Cause cause, std::span<const Finding* const> winners, std::span<const Finding> findings);
 
 // The corroboration a log cannot hold and the daemon can: another job failed on a node this
-// failure names, within the correlation window (`suspects`, from suspect_nodes()). When the gate
+// failure names, within the correlation window (`suspects`, from suspect_nodes(); the daemon
+// passes other owners' jobs only, supervisor/failure_analysis.cpp). When the gate
 // withheld the fixes of `diagnosis` and a suspect node among its nodes counts a job besides
 // `job`, the fixes are given back, `fix_corroborated` and the summary say why (counting the
 // other jobs, never naming them), and it returns true; otherwise `diagnosis` is left as it is.

@@ -370,6 +370,27 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     return request;
 }
 
+// The suspect nodes as witnesses for the fix gate: each keeps this job and the jobs of other
+// owners only. Two jobs of one owner failing on a node may be one program's bug twice (a sweep
+// of the same code); another owner's job failing there is a witness that program is not.
+// One registration read per job named, only for a failure whose fixes the gate withheld.
+std::vector<recovery::SuspectNode> other_owners_witnesses(
+    const state::Store& store, const state::Registration& registration,
+    const std::vector<recovery::SuspectNode>& suspects) {
+    auto witnesses = suspects;
+    for (auto& suspect : witnesses) {
+        std::erase_if(suspect.jobs, [&](const std::string& job) {
+            if (job == registration.job.to_string()) {
+                return false;
+            }
+            const auto id = common::JobId::parse(job);
+            const auto other = id ? store.registration(*id) : std::nullopt;
+            return !other || other->owner_uid == registration.owner_uid;
+        });
+    }
+    return witnesses;
+}
+
 }  // namespace
 
 bool ended_by_other_hands(const FailureContext& context) {
@@ -418,10 +439,15 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     analysis.correlation = correlate_with_journal(
         *context.store, context.registration->job, static_cast<int>(context.registration->attempt),
         context.run_nodes, analysis.diagnosis, context.now, correlation_options);
-    // The gate's corroboration from outside the log (fix_gate.h): other jobs failed on a node
-    // this failure names. Before the plan, which takes the fixes given back.
-    recovery::corroborate_withheld_fix(analysis.diagnosis, analysis.correlation.suspects,
-                                       context.registration->job.to_string());
+    // The gate's corroboration from outside the log (fix_gate.h): other owners' jobs failed on
+    // a node this failure names. Before the plan, which takes the fixes given back.
+    if (!analysis.diagnosis.fix_withheld.empty()) {
+        recovery::corroborate_withheld_fix(
+            analysis.diagnosis,
+            other_owners_witnesses(*context.store, *context.registration,
+                                   analysis.correlation.suspects),
+            context.registration->job.to_string());
+    }
 
     const auto checkpoints = find_checkpoints(context, config, analysis);
     const auto request = plan_request(context, config, analysis, checkpoints);

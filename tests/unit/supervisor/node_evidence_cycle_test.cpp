@@ -161,9 +161,9 @@ TEST_F(NodeEvidenceCycleTest, ANodeTwoJobsFailedOnIsKeptFromAThirdAndToldToOpera
 }
 
 TEST_F(NodeEvidenceCycleTest, AnApplicationXidIsTheJobsUntilAnotherJobFailsOnTheNodeToo) {
-    // Xid 13 is an application's fault as often as the GPU's (recovery/fix_gate.h): alone, the
-    // job escalates; once a second job fails on the same node, the node is in question and the
-    // second job is recovered away from it.
+    // Xid 13 is an application's fault as often as the GPU's (recovery/fix_gate.h): alone, or
+    // with its owner's other jobs, the job escalates; once another owner's job fails on the same
+    // node, the node is in question and the job is recovered away from it.
     constexpr const char* k_xid13 =
         "step 30 loss 1.2\n"
         "[ 8811.402934] NVRM: Xid (PCI:0000:3b:00): 13, pid=1, Graphics SM Warp Exception on "
@@ -174,6 +174,17 @@ TEST_F(NodeEvidenceCycleTest, AnApplicationXidIsTheJobsUntilAnotherJobFailsOnThe
     EXPECT_NE(diagnosis_of(first)["fix_withheld"], "");
     EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0) << "one job's Xid 13 is its own";
 
+    // The same owner's second job failing the same way there: one program's bug twice.
+    const auto same_owner = running_job_on("n1", {"requeue", "exclude_node"});
+    fail(same_owner, k_xid13);
+    cycle();
+    EXPECT_NE(diagnosis_of(same_owner)["fix_withheld"], "");
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0) << "a sweep of one buggy program";
+
+    // Another owner's job: the first job is someone else's now.
+    auto first_registration = registration(first);
+    first_registration.owner_uid += 1;
+    m_store->update_registration(first_registration);
     const auto second = running_job_on("n1", {"requeue", "exclude_node"});
     fail(second, k_xid13);
     cycle();
