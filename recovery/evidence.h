@@ -20,6 +20,9 @@ struct NodeFact {
     std::string name;
     std::string state;   // sinfo/scontrol spelling: IDLE, ALLOCATED, MIXED, DOWN, DRAIN, "DOWN*"...
     std::string reason;  // admin- or slurmd-given reason, may be empty
+    // The reason was set before the run started: a run before this one's, which Slurm kept (a
+    // node back from "Not responding" keeps it on 24.11 without accounting storage).
+    bool reason_predates_run = false;
 
     bool operator==(const NodeFact&) const = default;
 };

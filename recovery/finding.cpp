@@ -29,11 +29,14 @@ std::string upper(std::string_view text) {
 }
 
 // DOWN or FAIL, or the reason slurmctld gives when it marks a silent node down: Slurm has given
-// up on the node, which is what ends a job as NODE_FAIL.
+// up on the node, which is what ends a job as NODE_FAIL. The reason alone counts only when this
+// run's: a node that came back ("IDLE", "MIXED") keeps it on 24.11 without accounting storage,
+// and a reason older than the run says nothing of it.
 bool node_is_down(const NodeFact& node) {
     const auto state = upper(node.state);
     return state.find("DOWN") != std::string::npos || state.find("FAIL") != std::string::npos ||
-           upper(node.reason).find("NOT RESPONDING") != std::string::npos;
+           (!node.reason_predates_run &&
+            upper(node.reason).find("NOT RESPONDING") != std::string::npos);
 }
 
 // Only flagged as not answering ("MIXED*", "IDLE*"): one ping or message went unanswered, and
@@ -172,8 +175,10 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
         if (!concerns_job(node, job_nodes)) {
             continue;
         }
-        // A health check that drained the node says why: "Xid 79", "ECC".
-        if (auto hardware = finding_from_node_reason(node)) {
+        // A health check that drained the node says why: "Xid 79", "ECC" (while this run was on
+        // it: a reason older than the run is another run's).
+        auto hardware = node.reason_predates_run ? std::nullopt : finding_from_node_reason(node);
+        if (hardware) {
             findings.push_back(std::move(*hardware));
         }
         if (!node_is_down(node) && !(slow_node_counts && node_not_answering(node))) {

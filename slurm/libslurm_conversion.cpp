@@ -341,6 +341,9 @@ NodeSnapshot to_snapshot(const node_info_t& record) {
     node.not_responding = (record.node_state & NODE_STATE_NO_RESPOND) != 0;
     node.drain = (record.node_state & NODE_STATE_DRAIN) != 0;
     node.reason = text(record.reason);
+    if (!node.reason.empty()) {
+        node.reason_time = time_of(record.reason_time);
+    }
     return node;
 }
 

@@ -152,6 +152,10 @@ struct NodeSnapshot {
     bool not_responding = false;
     bool drain = false;
     std::string reason;  // admin- or slurmd-given reason ("Not responding")
+    // When the reason was set. Slurm 24.11 without accounting storage keeps a "Not responding"
+    // reason on a node that came back (its clearing is left to the accounting plugin): only its
+    // time tells a reason of this run from one of a run before.
+    std::optional<TimePoint> reason_time = std::nullopt;
 
     bool operator==(const NodeSnapshot&) const = default;
 };

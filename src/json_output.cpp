@@ -50,7 +50,8 @@ nlohmann::json to_json(const slurm::NodeSnapshot& node) {
             {"state", slurm::to_string(node.state)},
             {"not_responding", node.not_responding},
             {"drain", node.drain},
-            {"reason", node.reason}};
+            {"reason", node.reason},
+            {"reason_time", optional_time(node.reason_time)}};
 }
 
 }  // namespace cli

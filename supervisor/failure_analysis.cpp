@@ -30,14 +30,19 @@ std::string node_state_text(const slurm::NodeSnapshot& node) {
     return text;
 }
 
-// The run's nodes as Slurm reports them now.
+// The run's nodes as Slurm reports them now. A reason set before the run started (Slurm's
+// times are whole seconds) is marked as a run before this one's.
 std::vector<recovery::NodeFact> facts_for(const std::string& run_nodes,
-                                          const std::vector<slurm::NodeSnapshot>& nodes) {
+                                          const std::vector<slurm::NodeSnapshot>& nodes,
+                                          std::optional<common::TimePoint> run_start) {
     std::vector<recovery::NodeFact> facts;
     const auto names = recovery::expand_hostlist(run_nodes);
     for (const auto& node : nodes) {
         if (names && std::ranges::find(*names, node.name) != names->end()) {
-            facts.push_back({node.name, node_state_text(node), node.reason});
+            const bool predates = node.reason_time && run_start &&
+                                  std::chrono::floor<std::chrono::seconds>(*node.reason_time) <
+                                      std::chrono::floor<std::chrono::seconds>(*run_start);
+            facts.push_back({node.name, node_state_text(node), node.reason, predates});
         }
     }
     return facts;
@@ -147,7 +152,7 @@ recovery::Evidence slurm_evidence(const FailureContext& context, FailureAnalysis
     const auto& job = *context.job;
     recovery::Evidence evidence;
     evidence.slurm.node_list = context.run_nodes;
-    evidence.slurm.node_states = facts_for(context.run_nodes, *context.nodes);
+    evidence.slurm.node_states = facts_for(context.run_nodes, *context.nodes, context.run_start);
     evidence.slurm.restart_count_delta = static_cast<int>(context.restart_delta);
     if (job.num_tasks) {
         evidence.slurm.task_count = static_cast<int>(*job.num_tasks);
@@ -409,8 +414,13 @@ FailureContext failure_context_for(const state::Registration& registration,
     context.nodes = &nodes;
     const auto attempts = store.attempts(registration.job);
     const auto attempt = std::ranges::find(attempts, registration.attempt, &state::Attempt::number);
-    context.run_nodes =
-        attempt != attempts.end() && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
+    const bool recorded = attempt != attempts.end();
+    context.run_nodes = recorded && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
+    // The queue's start time of a job Slurm requeued is its next run's (an estimate, maybe in
+    // the future), never the failed run's.
+    context.run_start = recorded && attempt->started_at ? attempt->started_at
+                        : slurm_requeued                ? std::nullopt
+                                                        : job.start_time;
     context.slurm_requeued = slurm_requeued;
     context.restart_delta =
         job.restart_count - std::min(job.restart_count, registration.seen_restart_count);

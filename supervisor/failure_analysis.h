@@ -46,6 +46,9 @@ struct FailureContext {
     const slurm::JobSnapshot* job = nullptr;
     const std::vector<slurm::NodeSnapshot>* nodes = nullptr;  // may be empty
     std::string run_nodes;                                    // nodes of the run that failed
+    // When that run started, as Slurm recorded it; unset: unknown, and every node reason is
+    // taken as this run's.
+    std::optional<common::TimePoint> run_start;
     bool slurm_requeued = false;  // Slurm requeued it itself (node failure)
     std::uint32_t restart_delta = 0;
     const state::Store* store = nullptr;  // the journal, for the failure history

@@ -417,6 +417,7 @@ TEST_F(SlurmOperationsContract, DrainedNodeShowsDrainAndTheReasonUntilResumed) {
     ASSERT_NE(n3, nodes->end());
     EXPECT_TRUE(n3->drain);
     EXPECT_EQ(n3->reason, reason);
+    EXPECT_TRUE(n3->reason_time) << "a reason's time tells this run's from an earlier one's";
 
     m_backend->resume_node("n3");
     nodes = client().load_nodes();

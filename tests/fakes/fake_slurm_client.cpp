@@ -98,11 +98,21 @@ slurm::AccountingRecord accounting_of(const slurm::JobSnapshot& job) {
 
 }  // namespace
 
+namespace {
+
+slurm::NodeSnapshot idle_node(const std::string& name) {
+    slurm::NodeSnapshot node;
+    node.name = name;
+    node.state = slurm::NodeState::idle;
+    return node;
+}
+
+}  // namespace
+
 FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count)
     : m_clock(clock), m_caller_uid(::getuid()) {
     for (int i = 1; i <= node_count; ++i) {
-        m_nodes.push_back(
-            slurm::NodeSnapshot{"n" + std::to_string(i), slurm::NodeState::idle, false, false, ""});
+        m_nodes.push_back(idle_node("n" + std::to_string(i)));
     }
 }
 
@@ -558,6 +568,7 @@ slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
     }
     it->drain = true;
     it->reason = reason;
+    it->reason_time = m_clock.now();
     return {};
 }
 
@@ -659,6 +670,7 @@ void FakeSlurmClient::fail_node(const std::string& name) {
             node.state = slurm::NodeState::down;
             node.not_responding = true;
             node.reason = "Not responding";
+            node.reason_time = m_clock.now();
         }
     }
     for (auto& [id, job] : m_jobs) {
@@ -680,7 +692,17 @@ void FakeSlurmClient::set_completing(const slurm::JobId& id, bool completing) {
 void FakeSlurmClient::restore_node(const std::string& name) {
     for (auto& node : m_nodes) {
         if (node.name == name) {
-            node = slurm::NodeSnapshot{name, slurm::NodeState::idle, false, false, ""};
+            node = idle_node(name);
+        }
+    }
+    touch();
+}
+
+void FakeSlurmClient::return_node_keeping_reason(const std::string& name) {
+    for (auto& node : m_nodes) {
+        if (node.name == name) {
+            node.state = slurm::NodeState::idle;
+            node.not_responding = false;
         }
     }
     touch();

@@ -99,6 +99,9 @@ class FakeSlurmClient final : public slurm::Client {
     // and each requeueable job running on it goes back to pending with restart count +1.
     void fail_node(const std::string& name);
     void restore_node(const std::string& name);
+    // The node answers again and is IDLE, but keeps its reason and the reason's time: what
+    // slurmctld 23.11 and later do without accounting storage (the accounting plugin clears it).
+    void return_node_keeping_reason(const std::string& name);
     // Forget a job, as slurmctld does after MinJobAge (accounting keeps its record).
     void purge(const slurm::JobId& id);
     // false: the cluster keeps no accounting (AccountingStorageType=accounting_storage/none).

@@ -140,6 +140,28 @@ TEST(Precedence, ANodeSlowToAnswerIsNotCondemnedBesideOneThatIsDown) {
               d.slurm_facts_used.end());
 }
 
+// Slurm 24.11 without accounting storage keeps "Not responding" on a node that came back
+// (clearing it is the accounting plugin's): an IDLE node of an earlier outage, allocated to this
+// run afterwards, is no dead node of this run. Only the node down now is excluded.
+TEST(Precedence, AnotherRunsNotRespondingReasonOnANodeThatCameBackCondemnsNothing) {
+    SlurmFacts facts;
+    facts.state = "NODE_FAIL";
+    facts.node_list = "n[1-3]";
+    facts.node_states = {{"n1", "IDLE", "Not responding", true},
+                         {"n2", "IDLE", "Xid 79", true},
+                         {"n3", "DOWN*", "Not responding"}};
+    const auto d = test::diagnose_text(timeouts(3), facts);
+    EXPECT_EQ(d.cause, Cause::node_failure);
+    EXPECT_EQ(d.nodes, (std::vector<std::string>{"n3"}));
+    EXPECT_EQ(d.suggested_actions,
+              (std::vector<Action>{{ActionKind::exclude_node, "n3"}, {ActionKind::requeue, ""}}));
+
+    // The same reason set while this run was on the node (it died and came back before the
+    // supervisor looked) still names it.
+    facts.node_states = {{"n1", "IDLE", "Not responding"}, {"n2", "IDLE", ""}, {"n3", "IDLE", ""}};
+    EXPECT_EQ(test::diagnose_text(timeouts(3), facts).nodes, (std::vector<std::string>{"n1"}));
+}
+
 // With no node of the job down, a node that stopped answering is the best sign there is.
 TEST(Precedence, ANodeNotAnsweringIsTheFailedNodeWhenNoneIsDown) {
     SlurmFacts facts;

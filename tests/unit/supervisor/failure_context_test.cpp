@@ -57,6 +57,22 @@ TEST_F(FailureContextTest, TheRunsNodesAreTheAttemptsOwnWhenRecordedElseTheJobs)
     EXPECT_EQ(context().run_nodes, "n3") << "the registration's attempt, not another";
 }
 
+// A node reason older than the run is another run's (finding.cpp): the run's start decides,
+// and the queue's start time of a job Slurm requeued is its next run's estimate, never the
+// failed run's.
+TEST_F(FailureContextTest, TheRunStartsWhenTheAttemptDidElseWhenTheJobDidUnlessSlurmRequeuedIt) {
+    const common::TimePoint queued_start{std::chrono::seconds{1'900'000'000}};
+    m_job.start_time = queued_start;
+    EXPECT_EQ(context().run_start, queued_start) << "no attempt row: the job's start";
+    EXPECT_EQ(context(true).run_start, std::nullopt) << "requeued: the queue's is the next run's";
+    auto attempt = new_attempt(job(42), 2);
+    const common::TimePoint attempt_start{std::chrono::seconds{1'700'000'000}};
+    attempt.started_at = attempt_start;
+    m_store->upsert_attempt(attempt);
+    EXPECT_EQ(context().run_start, attempt_start);
+    EXPECT_EQ(context(true).run_start, attempt_start);
+}
+
 TEST_F(FailureContextTest, RestartsAreCountedSinceTheLastLookAndNeverBelowZero) {
     EXPECT_EQ(context().restart_delta, 2U);
     m_job.restart_count = 0;

@@ -629,6 +629,26 @@ TEST_F(PollCycleTest, PurgedJobWithAccountingRecordsHowItEndedAndStaysLost) {
     EXPECT_TRUE(m_slurm.calls().empty());  // nothing done to the job
 }
 
+// Slurm 23.11 and later without accounting storage keep "Not responding" on a node that came
+// back. A two-node job that ran there afterwards and lost its other node has one dead node:
+// before the reason's time was read, the healthy n1 was condemned and excluded with n2 (the
+// CI run of ce970be, on Debian 13).
+TEST_F(PollCycleTest, AnEarlierOutagesReasonOnTheJobsNodeCondemnsOnlyTheNodeThatDied) {
+    m_slurm.fail_node("n1");
+    m_slurm.return_node_keeping_reason("n1");
+    cycle();
+    const auto id = running_job_on("n1,n2", {"requeue", "exclude_node"});
+    m_slurm.fail_node("n2");
+    m_slurm.finish(id, JobState::node_fail, 0);
+    cycle();
+    const auto diagnoses = events_of_kind(id, "diagnosis");
+    ASSERT_EQ(diagnoses.size(), 1U);
+    const auto diagnosis = nlohmann::json::parse(diagnoses[0].data_json);
+    EXPECT_EQ(diagnosis.at("cause"), "node_failure") << diagnosis.dump();
+    EXPECT_EQ(diagnosis.at("nodes"), nlohmann::json::array({"n2"})) << diagnosis.dump();
+    EXPECT_EQ(registration(id).excluded_nodes, (std::vector<std::string>{"n2"}));
+}
+
 TEST_F(PollCycleTest, PurgedJobWithoutAccountingIsLostWithItsEndUnknown) {
     m_slurm.set_accounting(false);
     const auto id = submit();
