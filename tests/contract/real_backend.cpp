@@ -129,11 +129,12 @@ class RealBackend final : public Backend {
         }
         const passwd* user = ::getpwuid(::getuid());
         const std::string name = "contract_resv_" + std::to_string(::getpid());
-        // Tomorrow: nothing running today is kept off its nodes.
+        // Tomorrow, and IGNORE_JOBS: a job of another test running on n1 or n2 without a time
+        // limit would otherwise overlap it, and slurmctld refuses ("Requested nodes are busy").
         const auto created = test_support::run_command(
             "scontrol create reservation ReservationName=" + name +
             " Users=" + (user ? std::string(user->pw_name) : std::to_string(::getuid())) +
-            " StartTime=now+1days Duration=60 Nodes=n1,n2");
+            " StartTime=now+1days Duration=60 Nodes=n1,n2 Flags=IGNORE_JOBS");
         if (created.exit_status != 0) {
             throw std::runtime_error("scontrol create reservation failed (needs root): " +
                                      created.output);
