@@ -10,8 +10,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +26,7 @@
 #include "common/try.h"
 #include "control/frame.h"
 #include "control/protocol.h"
+#include "control/unix_listener.h"
 
 namespace control {
 namespace {
@@ -61,34 +60,6 @@ std::string errno_text() {
     return std::strerror(errno);
 }
 
-// A socket file nobody listens on (a daemon that was killed) is replaced; one somebody
-// listens on means another daemon serves this path.
-common::Result<void> clear_stale(const std::filesystem::path& path) {
-    struct stat info {};
-    if (::lstat(path.c_str(), &info) != 0) {
-        return {};
-    }
-    if (!S_ISSOCK(info.st_mode)) {
-        return common::fail("control socket " + path.string() + " exists and is not a socket",
-                            "remove it, or choose another path for control_socket");
-    }
-    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-    const bool alive =
-        probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    if (probe >= 0) {
-        ::close(probe);
-    }
-    if (alive) {
-        return common::fail("another daemon already serves the control socket " + path.string(),
-                            "stop it first (one site daemon per socket)");
-    }
-    ::unlink(path.c_str());
-    return {};
-}
-
 std::optional<Peer> peer_of(int fd) {
     ucred credentials{};
     socklen_t size = sizeof credentials;
@@ -96,35 +67,6 @@ std::optional<Peer> peer_of(int fd) {
         return std::nullopt;
     }
     return Peer{credentials.uid, credentials.gid, credentials.pid, {}};
-}
-
-common::Result<int> listen_unix(const std::filesystem::path& path) {
-    sockaddr_un address{};
-    if (path.string().size() >= sizeof address.sun_path) {
-        return common::fail("control socket path " + path.string() + " is too long (at most " +
-                                std::to_string(sizeof address.sun_path - 1) + " bytes)",
-                            "choose a shorter path, e.g. /run/slurm-supervisor/control.sock");
-    }
-    TRY(clear_stale(path));
-    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (listener < 0) {
-        return common::fail("cannot create the control socket: " + errno_text());
-    }
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-    // Bound with a umask that leaves it 0666 (the kernel checks write permission on connect):
-    // every user may ask; what they get is decided by who they are.
-    const mode_t old_umask = ::umask(0111);
-    const int bound = ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    ::umask(old_umask);
-    if (bound != 0 || ::listen(listener, 64) != 0) {
-        const std::string why = errno_text();
-        ::close(listener);
-        return common::fail("cannot listen on control socket " + path.string() + ": " + why,
-                            "check that its directory exists and is the daemon's "
-                            "(systemd: RuntimeDirectory=slurm-supervisor)");
-    }
-    return listener;
 }
 
 }  // namespace
@@ -160,7 +102,9 @@ common::Result<std::unique_ptr<ControlServer>> ControlServer::start(
         }
     } undo{listeners, endpoints.unix_socket};
     if (!endpoints.unix_socket.empty()) {
-        listeners.unix_socket = TRY(listen_unix(endpoints.unix_socket));
+        // Every local user may connect (the kernel checks write permission on connect): what they
+        // get is decided by who they are.
+        listeners.unix_socket = TRY(listen_unix(endpoints.unix_socket, 0666, "control socket"));
     }
     std::optional<TcpAddress> bound;
     if (endpoints.tcp) {
