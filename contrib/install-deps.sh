@@ -13,6 +13,7 @@ packages=(
   # libraries the code links (see doc/development.md "Dependencies")
   libslurm-dev libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev
   libcli11-dev libexpected-dev libre2-dev libtomlplusplus-dev libsystemd-dev libmunge-dev
+  libmicrohttpd-dev
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev sqlite3 hyperfine
   # the local Slurm cluster (contrib/dev-cluster)

@@ -290,7 +290,12 @@ Reply Handlers::status(const Request& request, const Peer& peer) {
         query.job = *job;
     }
     auto text = status_view(m_store, query);
-    return text ? printed(std::move(*text)) : failed(text.error());
+    if (!text) {
+        auto reply = failed(text.error());
+        reply.job_known = false;  // one job was asked for: the one failure is not registered
+        return reply;
+    }
+    return printed(std::move(*text));
 }
 
 Reply Handlers::events(const Request& request, const Peer& peer) {
@@ -299,7 +304,9 @@ Reply Handlers::events(const Request& request, const Peer& peer) {
         return failed(job.error());
     }
     if (!visible(*job, peer)) {
-        return failed(not_registered(*job));
+        auto reply = failed(not_registered(*job));
+        reply.job_known = false;
+        return reply;
     }
     auto text = events_view(m_store, *job, request.json);
     return text ? printed(std::move(*text)) : failed(text.error());

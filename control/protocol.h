@@ -114,7 +114,9 @@ struct Reply {
     common::Error error;                   // exit_status != 0: printed as "error: ... hint: ..."
     std::optional<Registered> registered;  // register, when it registered
     std::vector<JobRegistered> each;       // register_many: one per job, in the request's order
-    bool job_known = true;  // env: false when the job is not registered (output says so too)
+    // env, status of one job, events: false when the job is not registered or not the caller's
+    // (env's output says so too; the others' error does)
+    bool job_known = true;
     std::optional<DaemonInfo> daemon;  // daemon
 };
 

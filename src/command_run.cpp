@@ -19,6 +19,7 @@
 #include "slurm/release.h"
 #include "supervisor/daemon.h"
 #include "supervisor/daemon_liveness.h"
+#include "web/dashboard_server.h"
 
 namespace cli {
 namespace {
@@ -31,6 +32,10 @@ struct RunOptions {
     std::string control_socket;
     std::string listen;
     std::string munge_socket;
+    std::string dashboard;
+    std::string dashboard_socket;
+    std::string dashboard_group;
+    std::string dashboard_user_header = "X-Remote-User";
     bool once = false;
 };
 
@@ -47,14 +52,48 @@ common::Result<supervisor::Config> build_config(const GlobalOptions& global,
     return config;
 }
 
-// The daemon's control channel (control/server.h: the Unix socket, TCP, or both) with what its
-// thread uses alone: its own connection to the database and to slurmctld, and the settings as
-// they were at start.
-struct ControlSocket {
+// What a thread serving users (the control channel, the dashboard) uses alone: its own
+// connection to the database and to slurmctld, and the settings as they were at start.
+struct ServingThread {
     std::unique_ptr<state::Store> store;
     std::unique_ptr<slurm::LibslurmClient> client;
     supervisor::Config config;
     common::SystemClock clock;
+};
+
+// The control channel's handlers over `thread`'s own store and client. A daemon that is no
+// Slurm operator is one user's own (per-user mode): it serves that uid only, or over TCP
+// anybody with a credential of the cluster could register into it.
+common::Result<std::unique_ptr<control::Handlers>> serving_handlers(
+    const GlobalOptions& global, const RunOptions& options, ServingThread& thread,
+    supervisor::JobEndPushes* pushes, const supervisor::DaemonLiveness& liveness,
+    std::string_view what) {
+    thread.config = TRY(build_config(global, options));
+    thread.store = TRY(open_store(global));
+    thread.client = TRY(connect_slurm(global));
+    auto handlers = std::make_unique<control::Handlers>(*thread.store, *thread.client, thread.clock,
+                                                        thread.config, pushes);
+    handlers->report_liveness(&liveness);
+    const uid_t self = ::geteuid();
+    if (const auto operator_uid = thread.client->ask_is_operator_uid(self);
+        !operator_uid || !*operator_uid) {
+        handlers->serve_only(self);
+        spdlog::info("per-user mode: the {} serves uid {} only", what, self);
+    }
+    return handlers;
+}
+
+// HOST or HOST:PORT; a bare host takes the dashboard's port, not the control channel's.
+common::Result<control::TcpAddress> parse_dashboard_address(const std::string& text) {
+    const bool has_port = text.starts_with("[") ? text.find("]:") != std::string::npos
+                                                : text.find(':') != std::string::npos;
+    return control::parse_tcp_address(
+        has_port ? text : text + ":" + std::to_string(web::k_default_dashboard_port));
+}
+
+// The daemon's control channel (control/server.h: the Unix socket, TCP, or both).
+struct ControlSocket {
+    ServingThread thread;
     std::unique_ptr<control::ControlServer> server;
 };
 
@@ -62,20 +101,8 @@ common::Result<std::unique_ptr<ControlSocket>> open_control_socket(
     const GlobalOptions& global, const RunOptions& options, supervisor::JobEndPushes& pushes,
     const supervisor::DaemonLiveness& liveness) {
     auto socket = std::make_unique<ControlSocket>();
-    socket->config = TRY(build_config(global, options));
-    socket->store = TRY(open_store(global));
-    socket->client = TRY(connect_slurm(global));
-    auto handlers = std::make_unique<control::Handlers>(*socket->store, *socket->client,
-                                                        socket->clock, socket->config, &pushes);
-    handlers->report_liveness(&liveness);
-    // A daemon that is no Slurm operator is one user's own (per-user mode): over TCP anybody
-    // with a credential of the cluster could otherwise register into it.
-    const uid_t self = ::geteuid();
-    if (const auto operator_uid = socket->client->ask_is_operator_uid(self);
-        !operator_uid || !*operator_uid) {
-        handlers->serve_only(self);
-        spdlog::info("per-user mode: the control channel serves uid {} only", self);
-    }
+    auto handlers = TRY(
+        serving_handlers(global, options, socket->thread, &pushes, liveness, "control channel"));
     control::ControlEndpoints endpoints;
     if (!options.control_socket.empty()) {
         endpoints.unix_socket = std::filesystem::absolute(options.control_socket);
@@ -99,6 +126,42 @@ common::Result<std::unique_ptr<ControlSocket>> open_control_socket(
             options.munge_socket.empty() ? "" : ", munged at " + options.munge_socket);
     }
     return socket;
+}
+
+// The dashboard and its API (web/dashboard_server.h).
+struct Dashboard {
+    ServingThread thread;
+    std::unique_ptr<web::DashboardServer> server;
+};
+
+common::Result<std::unique_ptr<Dashboard>> open_dashboard(
+    const GlobalOptions& global, const RunOptions& options,
+    const supervisor::DaemonLiveness& liveness) {
+    auto dashboard = std::make_unique<Dashboard>();
+    auto handlers =
+        TRY(serving_handlers(global, options, dashboard->thread, nullptr, liveness, "dashboard"));
+    web::DashboardSettings settings;
+    if (!options.dashboard.empty()) {
+        settings.tcp = TRY(parse_dashboard_address(options.dashboard));
+    }
+    if (!options.dashboard_socket.empty()) {
+        settings.proxy_socket = std::filesystem::absolute(options.dashboard_socket);
+    }
+    settings.proxy_group = options.dashboard_group;
+    settings.user_header = options.dashboard_user_header;
+    settings.state_dir = state_dir(global);
+    dashboard->server = TRY(web::DashboardServer::start(std::move(settings), std::move(handlers)));
+    if (const auto& tcp = dashboard->server->tcp_address()) {
+        spdlog::info(
+            "dashboard on http://{}/ (`supervisor dashboard` prints the link with its "
+            "token)",
+            tcp->to_string());
+    }
+    if (!options.dashboard_socket.empty()) {
+        spdlog::info("dashboard socket {} for the site's reverse proxy (user in header {})",
+                     options.dashboard_socket, options.dashboard_user_header);
+    }
+    return dashboard;
 }
 
 common::Result<int> run_command(const GlobalOptions& global, const RunOptions& options) {
@@ -133,6 +196,10 @@ common::Result<int> run_command(const GlobalOptions& global, const RunOptions& o
     if (!options.control_socket.empty() || !options.listen.empty()) {
         control_socket = TRY(open_control_socket(global, options, pushes, liveness));
         push_client = TRY(connect_slurm(global));
+    }
+    std::unique_ptr<Dashboard> dashboard;
+    if (!options.dashboard.empty() || !options.dashboard_socket.empty()) {
+        dashboard = TRY(open_dashboard(global, options, liveness));
     }
     supervisor::DaemonOptions daemon;
     if (push_client) {
@@ -177,6 +244,21 @@ void add_run(CLI::App& app, const GlobalOptions& global, Action& action) {
                         "/etc/slurm-supervisor/client.conf (daemon = \"HOST:PORT\")");
     run->add_option("--munge-socket", options->munge_socket,
                     "munged's socket on this host, for --listen (default: munged's own)");
+    run->add_option("--dashboard", options->dashboard,
+                    "serve the dashboard and its JSON API on HOST[:PORT] (default port " +
+                        std::to_string(web::k_default_dashboard_port) +
+                        "), e.g. 127.0.0.1; every request needs the token `supervisor "
+                        "dashboard` prints (plain HTTP: keep it on loopback or put TLS in front)");
+    run->add_option("--dashboard-socket", options->dashboard_socket,
+                    "site-wide mode: serve the dashboard on this Unix socket for the site's "
+                    "reverse proxy, which names the user it authenticated in "
+                    "--dashboard-user-header; mode 0660");
+    run->add_option("--dashboard-group", options->dashboard_group,
+                    "the group that may open --dashboard-socket: the reverse proxy's (e.g. "
+                    "www-data; default the daemon's)");
+    run->add_option("--dashboard-user-header", options->dashboard_user_header,
+                    "the header in which the reverse proxy names the user (default "
+                    "X-Remote-User)");
     run->add_flag("--once", options->once, "run one poll cycle and exit");
     run->callback([&global, &action, options] {
         action = [&global, options] { return run_command(global, *options); };
