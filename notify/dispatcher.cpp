@@ -72,7 +72,16 @@ std::string label(const Notification& row) {
     return "notification #" + std::to_string(row.id) + " to " + shown(row.target);
 }
 
-Outgoing outgoing_of(const std::vector<Notification>& group) {
+// The job's page on the dashboard, or empty: added when the message is sent, so that a link
+// configured (or moved) later reaches the messages still waiting.
+std::string job_page(const std::string& dashboard_url, const std::string& job) {
+    if (dashboard_url.empty() || job.empty()) {
+        return {};
+    }
+    return dashboard_url + (dashboard_url.ends_with("/") ? "" : "/") + "#job=" + job;
+}
+
+Outgoing outgoing_of(const std::vector<Notification>& group, const std::string& dashboard_url) {
     const Notification& newest = group.back();
     const auto parsed = nlohmann::json::parse(newest.data_json, nullptr, false);
     const Message message = message_from_json(parsed);
@@ -82,14 +91,23 @@ Outgoing outgoing_of(const std::vector<Notification>& group) {
     out.subject = newest.subject;
     out.body = newest.body;
     const bool has_message = !message.job.empty();
+    const auto page = job_page(dashboard_url, message.job);
+    if (!page.empty()) {
+        out.body += (out.body.ends_with("\n") ? "" : "\n") + std::string("\nOn the dashboard: ") +
+                    page + "\n";
+    }
     const std::string prefix =
         group.size() > 1 ? "(+" + std::to_string(group.size() - 1) + " earlier) " : "";
     out.sms = prefix + (has_message ? sms_text(message, k_sms_limit - prefix.size())
                                     : newest.subject.substr(0, k_sms_limit - prefix.size()));
-    out.json = common::json_text(
-        has_message
-            ? webhook_payload(message, newest.id)
-            : nlohmann::json{{"text", newest.subject + "\n" + newest.body}, {"id", newest.id}});
+    auto payload = has_message ? webhook_payload(message, newest.id)
+                               : nlohmann::json{{"text", newest.subject + "\n" + newest.body},
+                                                {"id", newest.id}};
+    if (!page.empty()) {
+        payload["dashboard_url"] = page;
+        payload["text"] = payload["text"].get<std::string>() + "\n" + page;
+    }
+    out.json = common::json_text(payload);
     return out;
 }
 
@@ -244,7 +262,7 @@ bool Dispatcher::defer_over_sms_limit(Notification& row, DispatchReport& report)
 
 void Dispatcher::deliver(std::vector<Notification> group, const Target& target,
                          DispatchReport& report) {
-    const auto result = m_sender.send(target, outgoing_of(group));
+    const auto result = m_sender.send(target, outgoing_of(group, m_settings.dashboard_url));
     if (result) {
         // The one crash window of the delivery guarantee (dispatcher.h): accepted, not marked.
         common::failpoint("after_send");

@@ -32,6 +32,11 @@ struct Settings {
     std::string twilio_from;                    // a Twilio number (+1...) or messaging sender
     std::filesystem::path twilio_secrets_file;  // password = auth token; user defaults to the SID
 
+    // The dashboard as people reach it (the site's reverse proxy, e.g.
+    // "https://ood.example.org/supervisor/"); empty: the messages carry no link. An email and a
+    // webhook then link the job's page ("...#job=1234").
+    std::string dashboard_url;
+
     // Targets for registrations that name none.
     std::vector<std::string> default_targets;
 

@@ -15,12 +15,12 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 18> k_notify_keys{
+constexpr std::array<const char*, 19> k_notify_keys{
     "smtp_url",          "smtp_from",          "smtp_secrets_file", "smtp_tls",
     "twilio_base_url",   "twilio_account_sid", "twilio_from",       "twilio_secrets_file",
     "default_targets",   "retry_initial_s",    "retry_max_s",       "cooldown_s",
     "sms_per_hour",      "timeout_s",          "give_up_after_s",   "send_budget_s",
-    "webhook_addresses", "webhook_hosts"};
+    "webhook_addresses", "webhook_hosts",      "dashboard_url"};
 
 }  // namespace
 
@@ -40,6 +40,7 @@ common::Result<void> read_notify_config(const toml::node& section,
     for (auto result :
          {reader.url("smtp_url", settings.smtp_url, {"smtp://", "smtps://"}),
           reader.string("smtp_from", settings.smtp_from),
+          reader.url("dashboard_url", settings.dashboard_url, {"https://", "http://"}),
           reader.absolute_path("smtp_secrets_file", settings.smtp_secrets_file),
           reader.string("smtp_tls", tls), reader.string("webhook_addresses", addresses),
           reader.url("twilio_base_url", settings.twilio_base_url, {"https://", "http://"}),

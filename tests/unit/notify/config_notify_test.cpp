@@ -36,6 +36,7 @@ sms_per_hour = 3
 timeout_s = 5
 webhook_addresses = "public"
 webhook_hosts = ["Hooks.Internal.example.org"]
+dashboard_url = "https://ood.example.org/supervisor/"
 )");
     ASSERT_TRUE(config) << config.error().message;
     const auto& n = config->notify;
@@ -48,6 +49,7 @@ webhook_hosts = ["Hooks.Internal.example.org"]
     EXPECT_EQ(n.twilio_account_sid, "AC123");
     EXPECT_EQ(n.twilio_from, "+15550001111");
     EXPECT_EQ(n.twilio_secrets_file, "/etc/slurm-supervisor/twilio.secret");
+    EXPECT_EQ(n.dashboard_url, "https://ood.example.org/supervisor/");
     EXPECT_EQ(n.default_targets.size(), 3U);
     EXPECT_EQ(n.retry_initial, 10s);
     EXPECT_EQ(n.retry_max, 600s);
@@ -76,6 +78,7 @@ TEST(ConfigNotify, ErrorsNameTheKey) {
     const std::pair<const char*, const char*> cases[] = {
         {"[notify]\nsmtp_port = 25\n", "unknown key 'smtp_port' in [notify]"},
         {"[notify]\nsmtp_url = \"http://mail\"\n", "'smtp_url' must start with smtp://"},
+        {"[notify]\ndashboard_url = \"ood.example.org\"\n", "'dashboard_url' must start with"},
         {"[notify]\nsmtp_tls = \"maybe\"\n", "'smtp_tls': unknown value 'maybe'"},
         {"[notify]\nsmtp_secrets_file = \"smtp.secret\"\n",
          "'smtp_secrets_file' must be an absolute path"},

@@ -231,5 +231,29 @@ TEST_F(Dispatch, TheWebhookGetsTheJsonPayloadWithTextAndFields) {
               std::string::npos);
 }
 
+// With the dashboard's address configured, the email and the webhook link the job's page; it
+// is added at send time, so messages queued before the setting get it too.
+TEST_F(Dispatch, WithADashboardUrlTheEmailAndTheWebhookLinkTheJobsPage) {
+    enqueue("mailto:owner@example.org", "a");
+    enqueue("https://hooks.example.org/x", "b");
+    settings.dashboard_url = "https://ood.example.org/supervisor";
+    run();
+    ASSERT_EQ(sender.calls.size(), 2U);
+    const std::string page = "https://ood.example.org/supervisor/#job=100";
+    EXPECT_NE(sender.calls[0].message.body.find("On the dashboard: " + page + "\n"),
+              std::string::npos)
+        << sender.calls[0].message.body;
+    const auto payload = nlohmann::json::parse(sender.calls[1].message.json);
+    EXPECT_EQ(payload["dashboard_url"], page);
+    EXPECT_NE(payload["text"].get<std::string>().find(page), std::string::npos);
+}
+
+TEST_F(Dispatch, WithoutADashboardUrlNoLinkIsAdded) {
+    enqueue("mailto:owner@example.org", "a");
+    run();
+    ASSERT_EQ(sender.calls.size(), 1U);
+    EXPECT_EQ(sender.calls[0].message.body.find("dashboard"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace notify::test
