@@ -30,6 +30,9 @@ packages=(
 # build (contrib/test-sanitizers.sh, fuzz/run.sh), which CI runs there.
 if apt-cache show clang-format-14 clang-tidy-14 libclang-rt-14-dev >/dev/null 2>&1; then
   packages+=(clang-format-14 clang-tidy-14 clang libclang-rt-14-dev)
+  # the dashboard's browser test (tests/integration/dashboard_browser_test.cpp), which CI runs
+  # on Debian 12: a real chromium driven through chromedriver, and tidy to validate the page
+  packages+=(chromium chromium-driver python3-selenium tidy fonts-dejavu-core)
 fi
 if [[ "${WITH_DBD:-0}" == 1 ]]; then
   packages+=(slurmdbd mariadb-server)

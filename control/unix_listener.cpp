@@ -16,7 +16,7 @@
 namespace control {
 namespace {
 
-std::string errno_text() {
+std::string listener_errno_text() {
     return std::strerror(errno);
 }
 
@@ -64,14 +64,14 @@ common::Result<int> listen_unix(const std::filesystem::path& path, mode_t mode,
     TRY(clear_stale(path, name));
     const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (listener < 0) {
-        return common::fail("cannot create the " + name + ": " + errno_text());
+        return common::fail("cannot create the " + name + ": " + listener_errno_text());
     }
     auto address = address_of(path);
     const mode_t old_umask = ::umask(~mode & 0777);
     const int bound = ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address);
     ::umask(old_umask);
     if (bound != 0 || ::listen(listener, 64) != 0) {
-        const std::string why = errno_text();
+        const std::string why = listener_errno_text();
         ::close(listener);
         return common::fail("cannot listen on " + name + " " + path.string() + ": " + why,
                             "check that its directory exists and is the daemon's "

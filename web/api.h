@@ -5,7 +5,8 @@
 //   GET /api/v1/daemon              who serves, and the age of its last poll cycle
 //   GET /api/v1/jobs[?all=1]        the watched jobs the caller may see (all=1: finished and
 //                                   unregistered ones too), as `status --json`
-//   GET /api/v1/jobs/JOB            one job, as `status JOB --json` (attempts, last decision)
+//   GET /api/v1/jobs/JOB            one job, as `status JOB --json`: a list of one (an
+//                                   array's id: of its tasks), with attempts, last decision
 //   GET /api/v1/jobs/JOB/events     its journal, oldest first, as `events JOB --json`: the
 //                                   timeline, diagnoses with their evidence, the actions taken
 //                                   and the ones withheld

@@ -11,6 +11,7 @@ constexpr std::string_view k_html = R"html(<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>slurm-supervisor</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard.css">
 <script src="/dashboard.js" defer></script>
 </head>
@@ -27,7 +28,7 @@ constexpr std::string_view k_html = R"html(<!DOCTYPE html>
 <div class="scroll">
 <table id="jobs">
 <thead><tr><th>Job</th><th>Name</th><th>Status</th><th>Attempt</th><th>Last cause</th><th>Checkpoint</th></tr></thead>
-<tbody></tbody>
+<tbody><tr><td colspan="6">loading…</td></tr></tbody>
 </table>
 </div>
 </section>
@@ -169,7 +170,8 @@ function eventItem(e) {
 async function showJob(job) {
   document.getElementById('job-title').textContent = 'Job ' + job;
   try {
-    const [j, events] = await Promise.all([api('jobs/' + encodeURIComponent(job)), api('jobs/' + encodeURIComponent(job) + '/events')]);
+    const [listed, events] = await Promise.all([api('jobs/' + encodeURIComponent(job)), api('jobs/' + encodeURIComponent(job) + '/events')]);
+    const j = listed[0];  // as `status JOB --json`: a list (an array's id lists its tasks)
     const facts = document.getElementById('job-facts');
     facts.replaceChildren();
     fact(facts, 'Name', j.name);

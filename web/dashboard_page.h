@@ -21,6 +21,6 @@ struct StaticFile {
 // The Content-Security-Policy the dashboard's answers carry: its own script and style only.
 inline constexpr std::string_view k_content_security_policy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 }  // namespace web

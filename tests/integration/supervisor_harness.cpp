@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #ifndef SUPERVISOR_BINARY
 #error "SUPERVISOR_BINARY must be defined by the build"
@@ -76,7 +77,8 @@ CommandResult SupervisorHarness::cli(const std::string& args, const std::string&
                        (m_dir / "state").string() + " " + supervisor_binary() + " " + args);
 }
 
-void SupervisorHarness::start_daemon(const std::string& failpoint) {
+void SupervisorHarness::start_daemon(const std::string& failpoint,
+                                     const std::vector<std::string>& extra_args) {
     if (!failpoint.empty() && !SUPERVISOR_FAILPOINTS_BUILT) {
         throw std::runtime_error("failpoint " + failpoint +
                                  " needs a test build: configure with "
@@ -101,13 +103,17 @@ void SupervisorHarness::start_daemon(const std::string& failpoint) {
             ::setenv("SUPERVISOR_FAILPOINT", failpoint.c_str(), 1);
         }
         const std::string binary = supervisor_binary();
-        if (m_config.empty()) {
-            ::execl(binary.c_str(), binary.c_str(), "run", "--poll-interval-ms", "300",
-                    static_cast<char*>(nullptr));
-        } else {
-            ::execl(binary.c_str(), binary.c_str(), "run", "--config", config.c_str(),
-                    "--poll-interval-ms", "300", static_cast<char*>(nullptr));
+        std::vector<std::string> args{binary, "run", "--poll-interval-ms", "300"};
+        if (!m_config.empty()) {
+            args.insert(args.end(), {"--config", config});
         }
+        args.insert(args.end(), extra_args.begin(), extra_args.end());
+        std::vector<char*> argv;
+        for (auto& arg : args) {
+            argv.push_back(arg.data());
+        }
+        argv.push_back(nullptr);
+        ::execv(binary.c_str(), argv.data());
         ::_exit(127);
     }
     m_daemon = pid;

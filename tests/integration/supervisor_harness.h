@@ -50,8 +50,10 @@ class SupervisorHarness {
     // Extra lines of the daemon's TOML config (e.g. "requeue_backoff_s = 1"), for the next
     // start_daemon(); the harness passes --poll-interval-ms 300 whatever they say.
     void set_config(const std::string& toml) { m_config = toml; }
-    // Starts `supervisor run` in the background, with SUPERVISOR_FAILPOINT when given.
-    void start_daemon(const std::string& failpoint = {});
+    // Starts `supervisor run` in the background, with SUPERVISOR_FAILPOINT when given and
+    // `extra_args` after the harness' own (e.g. {"--dashboard", "127.0.0.1:0"}).
+    void start_daemon(const std::string& failpoint = {},
+                      const std::vector<std::string>& extra_args = {});
     // Waits for the daemon to exit; its wait status, or nullopt on timeout.
     std::optional<int> wait_daemon(std::chrono::seconds timeout);
     // SIGTERM, then waits; the daemon's wait status (SIGKILL after 10 s), nullopt if none ran.
