@@ -18,6 +18,11 @@
 //   changed cycle     one poll cycle after an unrelated job was submitted
 //   retention         prune_finished_history with a four-week cut-off, in a transaction: once
 //                     with the jobs that are over to delete, once more with nothing left
+//   GET /api/v1/...   the dashboard's API (issue 34) over HTTP on loopback, from the daemon's
+//                     dashboard server (web/dashboard_server.h) on its own connection to the
+//                     file: the list of every job (as an operator), one job's timeline
+//   quiet cycle, dashboard   the quiet cycle again with the dashboard serving nobody, then
+//                     while a client asks for the list and a timeline without a pause
 //
 // --keep DIR leaves the filled database in DIR/state (after retention) so that built
 // `supervisor` binaries can be timed on the same file (bench/journal_status.sh does).
@@ -34,7 +39,13 @@
 #include <string>
 #include <vector>
 
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 #include "bench/clocks.h"
 #include "control/views.h"
@@ -44,6 +55,7 @@
 #include "supervisor/poll_cycle.h"
 #include "supervisor/registrar.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "web/dashboard_server.h"
 
 namespace {
 
@@ -69,6 +81,36 @@ Timing timed(int repeats, const std::function<void()>& what) {
     }
     std::ranges::sort(runs, {}, &Timing::wall);
     return runs[runs.size() / 2];
+}
+
+// GET `path` on 127.0.0.1:`port` with the token; the answer's status (0: no answer).
+int http_get(std::uint16_t port, const std::string& token, const std::string& path) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return 0;
+    }
+    const std::string request = "GET " + path +
+                                " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                                "Authorization: Bearer " +
+                                token + "\r\n\r\n";
+    (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    std::string answer;
+    char buffer[65536];
+    pollfd ready{fd, POLLIN, 0};
+    while (::poll(&ready, 1, 30'000) == 1) {
+        const auto got = ::recv(fd, buffer, sizeof buffer, 0);
+        if (got <= 0) {
+            break;
+        }
+        answer.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+    return answer.size() > 12 ? std::stoi(answer.substr(9, 3)) : 0;
 }
 
 // A payload of the size and shape the daemon writes for each kind (a few hundred bytes).
@@ -195,6 +237,38 @@ class Bench {
         });
     }
 
+    // The daemon's dashboard on the same file, on a connection of its own; the caller is the
+    // process' user (root: an operator, who sees every job).
+    void start_dashboard() {
+        auto store = state::Store::open(m_config.state_dir / state::k_database_file_name);
+        if (!store) {
+            throw std::runtime_error(store.error().message);
+        }
+        m_dashboard_store = std::move(*store);
+        web::DashboardSettings settings;
+        settings.tcp = control::TcpAddress{"127.0.0.1", 0};
+        settings.state_dir = m_dir;
+        auto server = web::DashboardServer::start(
+            std::move(settings), std::make_unique<control::Handlers>(*m_dashboard_store, m_slurm,
+                                                                     m_dashboard_clock, m_config));
+        if (!server) {
+            throw std::runtime_error(server.error().message);
+        }
+        m_dashboard = std::move(*server);
+    }
+
+    Timing api(const std::string& path, int repeats) {
+        const auto& url = m_dashboard->url();
+        const auto token = url.substr(url.find("token=") + 6);
+        return timed(repeats, [&] {
+            if (http_get(m_dashboard->tcp_address()->port, token, path) != 200) {
+                throw std::runtime_error("GET " + path + " failed");
+            }
+        });
+    }
+
+    std::string first_job() const { return m_ids.front().to_string(); }
+
     Timing retention(state::PrunedHistory& pruned) {
         return timed(1, [&] {
             auto transaction = m_store->begin();
@@ -265,6 +339,9 @@ class Bench {
     std::unique_ptr<state::Store> m_store;
     std::optional<supervisor::PollCycle> m_cycle;
     std::vector<common::JobId> m_ids;
+    common::SystemClock m_dashboard_clock;
+    std::unique_ptr<state::Store> m_dashboard_store;
+    std::unique_ptr<web::DashboardServer> m_dashboard;
 };
 
 void row(const char* what, const Timing& t) {
@@ -324,6 +401,29 @@ int main(int argc, char** argv) {
     row("outbox: notifications due", bench.due(repeats));
     row("quiet cycle", bench.cycle(false, repeats));
     row("changed cycle", bench.cycle(true, repeats));
+    bench.start_dashboard();
+    row("GET /api/v1/jobs?all=1 (every job, HTTP on loopback)",
+        bench.api("/api/v1/jobs?all=1", repeats));
+    row("GET /api/v1/jobs (every watched job)", bench.api("/api/v1/jobs", repeats));
+    row("GET /api/v1/jobs/JOB/events (one job's timeline)",
+        bench.api("/api/v1/jobs/" + bench.first_job() + "/events", repeats));
+    row("GET /api/v1/jobs/JOB (one job)", bench.api("/api/v1/jobs/" + bench.first_job(), repeats));
+    row("quiet cycle, dashboard serving, nobody looking", bench.cycle(false, repeats));
+    {
+        // Worse than any page (which asks every 5 s): a client asking for the list and a
+        // timeline without a pause, all through the cycles.
+        std::atomic<bool> looking{true};
+        std::thread page([&] {
+            while (looking) {
+                (void)bench.api("/api/v1/jobs", 1);
+                (void)bench.api("/api/v1/jobs/" + bench.first_job() + "/events", 1);
+            }
+        });
+        std::this_thread::sleep_for(200ms);
+        row("quiet cycle, a client asking the API without pause", bench.cycle(false, repeats));
+        looking = false;
+        page.join();
+    }
     state::PrunedHistory pruned;
     row("retention pass (once)", bench.retention(pruned));
     state::PrunedHistory again;

@@ -279,6 +279,14 @@ Reply Handlers::status(const Request& request, const Peer& peer) {
     StatusQuery query;
     query.all = request.all;
     query.json = request.json;
+    query.limit = request.limit;
+    if (!request.after.empty()) {
+        auto after = common::JobId::parse(request.after);
+        if (!after) {
+            return failed(after.error());
+        }
+        query.after = *after;
+    }
     if (!is_operator(peer.uid)) {
         query.owner = peer.uid;
     }
@@ -292,7 +300,7 @@ Reply Handlers::status(const Request& request, const Peer& peer) {
     auto text = status_view(m_store, query);
     if (!text) {
         auto reply = failed(text.error());
-        reply.job_known = false;  // one job was asked for: the one failure is not registered
+        reply.job_known = request.job.empty();  // one job asked for: it is not registered
         return reply;
     }
     return printed(std::move(*text));

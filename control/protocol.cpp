@@ -184,6 +184,10 @@ std::string encode(const Request& request) {
                   {"all", request.all},
                   {"json", request.json},
                   {"environment", request.environment}};
+    if (request.operation == Operation::status && (request.limit != 0 || !request.after.empty())) {
+        value["limit"] = request.limit;
+        value["after"] = request.after;
+    }
     if (request.operation == Operation::env) {
         value["host"] = request.host;
         value["restart_count"] = request.restart_count;
@@ -212,6 +216,8 @@ common::Result<Request> decode_request(std::string_view payload) {
     fields.read("environment", request.environment);
     fields.read("host", request.host);
     fields.read("restart_count", request.restart_count);
+    fields.read("limit", request.limit);
+    fields.read("after", request.after);
     TRY(fields.result());
     if (version != k_protocol_version) {
         return common::fail("request of protocol version " + std::to_string(version) +

@@ -56,6 +56,10 @@ struct Request {
     std::string job;    // a job id's text; status: empty for every job the caller may see
     bool all = false;   // status: finished and unregistered jobs too
     bool json = false;  // status, events, env: the --json form of the output
+    // status listing, one page: at most `limit` jobs (0: every one), those listed after the
+    // job `after` (empty: from the first), in the listing's order.
+    std::uint32_t limit = 0;
+    std::string after;
     // register, register_many: the options (caller is ignored: the server sets it from the
     // socket).
     supervisor::RegisterRequest registration;

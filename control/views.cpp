@@ -272,10 +272,25 @@ common::Result<std::string> status_view(const state::Store& store, const StatusQ
         registrations =
             query.all ? store.load_all_registrations() : store.load_watched_registrations();
     }
+    if (!query.job && query.after) {
+        const auto at = std::ranges::find(registrations, *query.after, &state::Registration::job);
+        if (at == registrations.end()) {
+            return tl::unexpected(common::Error{
+                "job " + query.after->to_string() + " is not in this listing",
+                "page from a job the previous page listed (it may have been unregistered: "
+                "start again from the first page)"});
+        }
+        registrations.erase(registrations.begin(), at + 1);
+    }
+    const bool paged = !query.job && query.limit != 0;
+    if (paged && registrations.size() > query.limit) {
+        registrations.resize(query.limit);
+    }
     // A listing of every job (an operator's, a per-user daemon's) reads each kind of row once
     // for all jobs; one user's of a site daemon reads their own jobs' rows, job by job, so
-    // that what a user's `status` costs the daemon grows with their jobs, not everyone's.
-    const bool for_every_job = !query.owner && !query.job && registrations.size() > 1;
+    // that what a user's `status` costs the daemon grows with their jobs, not everyone's. So
+    // does a page: its cost is its jobs'.
+    const bool for_every_job = !query.owner && !query.job && !paged && registrations.size() > 1;
     const LastDecisions decisions(store, for_every_job);
     if (query.json) {
         std::map<state::JobId, std::vector<state::Attempt>> attempts;

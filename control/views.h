@@ -21,10 +21,14 @@ struct StatusQuery {
     bool all = false;
     bool json = false;
     std::optional<uid_t> owner;  // only this owner's jobs (a user of the site daemon)
+    // A listing's page: at most `limit` jobs (0: every one), those after `after` in the
+    // listing's order (registration order). Ignored for one job.
+    std::size_t limit = 0;
+    std::optional<common::JobId> after = std::nullopt;
 };
 
 // Fails when the one job asked for is not registered (or not the owner's: said the same way,
-// so nobody learns which ids another user registered).
+// so nobody learns which ids another user registered), and when `after` is not in the listing.
 [[nodiscard]] common::Result<std::string> status_view(const state::Store& store,
                                                       const StatusQuery& query);
 // What `supervisor register` prints about a registration, in both modes; the options a

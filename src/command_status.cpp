@@ -19,6 +19,8 @@ struct StatusOptions {
     std::string job;
     bool json = false;
     bool all = false;
+    std::uint32_t limit = 0;
+    std::string after;
 };
 
 common::Result<int> status_command(const GlobalOptions& global, const StatusOptions& options) {
@@ -38,10 +40,17 @@ common::Result<int> status_command(const GlobalOptions& global, const StatusOpti
         request.job = job ? job->to_string() : "";
         request.all = options.all;
         request.json = options.json;
+        request.limit = options.limit;
+        request.after = options.after;
         return ask_daemon(*route, request);
     }
     auto store = TRY(open_store(global));
-    const auto text = TRY(control::status_view(*store, {job, options.all, options.json, {}}));
+    control::StatusQuery query{job, options.all, options.json, {}};
+    query.limit = options.limit;
+    if (!options.after.empty()) {
+        query.after = TRY(parse_job(options.after));
+    }
+    const auto text = TRY(control::status_view(*store, query));
     std::fputs(text.c_str(), stdout);
     return 0;
 }
@@ -74,6 +83,10 @@ void add_status(CLI::App& app, const GlobalOptions& global, Action& action) {
     status->add_option("JOBID", options->job, "one job (default: every watched job)");
     status->add_flag("--all", options->all, "include finished and unregistered jobs");
     status->add_flag("--json", options->json, "print JSON");
+    status->add_option("--limit", options->limit,
+                       "list at most N jobs (a page; default every one)");
+    status->add_option("--after", options->after,
+                       "list the jobs after this one (the last of the previous page)");
     status->callback([&global, &action, options] {
         action = [&global, options] { return status_command(global, *options); };
     });

@@ -2,6 +2,9 @@
 // CLI's rules), so "1234_5" and "1234_[1-3]" mean here what they mean to `status`.
 #include "web/api.h"
 
+#include <charconv>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.h"
@@ -35,6 +38,16 @@ HttpResponse from_reply(const control::Reply& reply) {
         return response;
     }
     return error_answer(reply.job_known ? 400 : 404, reply.error);
+}
+
+std::optional<std::uint32_t> page_size(const std::string& text) {
+    std::uint32_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size() || value == 0 ||
+        value > k_max_page) {
+        return std::nullopt;
+    }
+    return value;
 }
 
 HttpResponse daemon_answer(const control::Reply& reply) {
@@ -73,6 +86,19 @@ HttpResponse answer_api(const HttpRequest& request, const control::Peer& peer,
         asked.operation = control::Operation::status;
         const auto all = request.query.find("all");
         asked.all = all != request.query.end() && (all->second == "1" || all->second == "true");
+        asked.limit = k_default_page;
+        if (const auto limit = request.query.find("limit"); limit != request.query.end()) {
+            const auto parsed = page_size(limit->second);
+            if (!parsed) {
+                return error_answer(
+                    400, {"limit must be a number from 1 to " + std::to_string(k_max_page),
+                          "page with ?limit=N&after=LAST_JOB_OF_THE_PAGE"});
+            }
+            asked.limit = *parsed;
+        }
+        if (const auto after = request.query.find("after"); after != request.query.end()) {
+            asked.after = after->second;
+        }
         return from_reply(handlers.handle(asked, peer));
     }
     if (!rest.starts_with("jobs/")) {

@@ -31,6 +31,7 @@ constexpr std::string_view k_html = R"html(<!DOCTYPE html>
 <tbody><tr><td colspan="6">loading…</td></tr></tbody>
 </table>
 </div>
+<p><button type="button" id="more" hidden>Show more jobs</button></p>
 </section>
 <section id="job-view" hidden>
 <p><a href="#">← all jobs</a></p>
@@ -78,7 +79,9 @@ pre { white-space: pre-wrap; word-break: break-all; background: #eef; padding: 0
 
 constexpr std::string_view k_js = R"js('use strict';
 const refreshMs = 5000;
+const pageSize = 100;
 let shownJob = null;
+let shownPages = 1;
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -119,7 +122,16 @@ async function showList() {
   const note = document.getElementById('list-note');
   const all = document.getElementById('show-all').checked;
   try {
-    const jobs = await api('jobs' + (all ? '?all=1' : ''));
+    // The API answers a page at a time; the pages shown so far, each after the last one's end.
+    const jobs = [];
+    let full = true;
+    for (let page = 0; page < shownPages && full; page++) {
+      const after = jobs.length ? '&after=' + encodeURIComponent(jobs[jobs.length - 1].job) : '';
+      const got = await api('jobs?limit=' + pageSize + (all ? '&all=1' : '') + after);
+      jobs.push(...got);
+      full = got.length === pageSize;
+    }
+    document.getElementById('more').hidden = !full;
     const body = document.querySelector('#jobs tbody');
     const rows = jobs.map((j) => {
       const tr = el('tr');
@@ -211,6 +223,7 @@ function refresh() {
 window.addEventListener('hashchange', route);
 document.addEventListener('DOMContentLoaded', () => {
   document.getElementById('show-all').addEventListener('change', refresh);
+  document.getElementById('more').addEventListener('click', () => { shownPages++; refresh(); });
   route();
   setInterval(refresh, refreshMs);
 });

@@ -42,6 +42,23 @@ TEST(ControlProtocol, ARegisterRequestRoundTripsByteForByte) {
     EXPECT_EQ(r.script_argv, request.registration.script_argv);
 }
 
+TEST(ControlProtocol, AStatusPageRequestRoundTrips) {
+    Request request;
+    request.operation = Operation::status;
+    request.json = true;
+    request.limit = 100;
+    request.after = "1234_7";
+    const auto decoded = control::decode_request(control::encode(request));
+    ASSERT_TRUE(decoded) << decoded.error().message;
+    EXPECT_EQ(decoded->limit, 100U);
+    EXPECT_EQ(decoded->after, "1234_7");
+    request.limit = 0;
+    request.after.clear();
+    const auto whole = control::decode_request(control::encode(request));
+    ASSERT_TRUE(whole) << whole.error().message;
+    EXPECT_EQ(whole->limit, 0U) << "a client before paging asks for every job";
+}
+
 TEST(ControlProtocol, AReplyRoundTripsWithItsRegistration) {
     Reply reply;
     reply.exit_status = 1;

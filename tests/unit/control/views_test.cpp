@@ -72,6 +72,29 @@ TEST_F(StatusView, TheJsonListingIsTheIndentedArrayAPersonReads) {
     EXPECT_EQ(control::status_view(*store, {std::nullopt, false, true, 4242U}).value(), "[]\n");
 }
 
+// A page of a listing (the dashboard's API) holds the same elements as the whole listing, in
+// its order, each as the whole listing shows it.
+TEST_F(StatusView, APageIsASliceOfTheListingAfterTheJobNamed) {
+    const auto whole = json_of(std::nullopt);
+    control::StatusQuery page{std::nullopt, false, true, {}};
+    page.limit = 2;
+    auto first = nlohmann::json::parse(control::status_view(*store, page).value());
+    ASSERT_EQ(first.size(), 2U);
+    EXPECT_EQ(first[0], whole[0]);
+    EXPECT_EQ(first[1], whole[1]);
+    page.after = job(2);
+    auto second = nlohmann::json::parse(control::status_view(*store, page).value());
+    ASSERT_EQ(second.size(), 1U);
+    EXPECT_EQ(second[0], whole[2]);
+    page.after = job(3);
+    EXPECT_EQ(control::status_view(*store, page).value(), "[]\n");
+
+    page.after = job(77);
+    const auto unknown = control::status_view(*store, page);
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().message.find("77 is not in this listing"), std::string::npos);
+}
+
 TEST_F(StatusView, TheTextListingShowsEachJobsOwnLastDecision) {
     const auto text = control::status_view(*store, {}).value();
     const auto first = text.find("last decision: second plan");

@@ -127,6 +127,22 @@ TEST_F(DashboardApi, FinishedJobsAreListedOnlyWhenAllIsAsked) {
               (std::vector<std::string>{m_alices.to_string()}));
 }
 
+TEST_F(DashboardApi, TheListIsPagedAfterTheLastJobOfThePreviousPage) {
+    EXPECT_EQ(jobs_in(get("/api/v1/jobs", k_root, {{"limit", "1"}})),
+              (std::vector<std::string>{m_alices.to_string()}));
+    EXPECT_EQ(
+        jobs_in(get("/api/v1/jobs", k_root, {{"limit", "1"}, {"after", m_alices.to_string()}})),
+        (std::vector<std::string>{m_bobs.to_string()}));
+    EXPECT_TRUE(jobs_in(get("/api/v1/jobs", k_root, {{"after", m_bobs.to_string()}})).empty());
+    for (const char* bad : {"0", "-1", "1001", "ten", "5x", ""}) {
+        EXPECT_EQ(get("/api/v1/jobs", k_root, {{"limit", bad}}).status, 400) << bad;
+    }
+    EXPECT_EQ(get("/api/v1/jobs", k_root, {{"after", "987654"}}).status, 400);
+    EXPECT_EQ(get("/api/v1/jobs", k_root, {{"after", "nonsense"}}).status, 400);
+    // Alice's page never runs on into Bob's jobs.
+    EXPECT_TRUE(jobs_in(get("/api/v1/jobs", k_alice, {{"after", m_alices.to_string()}})).empty());
+}
+
 TEST_F(DashboardApi, ABadIdIs400AndAnUnknownPath404) {
     EXPECT_EQ(get("/api/v1/jobs/not-a-job", k_alice).status, 400);
     EXPECT_EQ(get("/api/v1/nothing", k_alice).status, 404);
