@@ -89,10 +89,8 @@ MHD_Result send(MHD_Connection* connection, const HttpResponse& answer) {
     return queued;
 }
 
-MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, const char* method,
-                      const char* /*version*/, const char* /*upload_data*/,
-                      size_t* /*upload_data_size*/, void** request_state) {
-    auto* daemon = static_cast<HttpServer::Daemon*>(cls);
+MHD_Result answer_request(HttpServer::Daemon* daemon, MHD_Connection* connection, const char* url,
+                          const char* method, void** request_state) {
     if (*request_state != nullptr) {
         return MHD_NO;  // a body after the answer: close the connection
     }
@@ -112,6 +110,19 @@ MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, co
         return send(connection, refused);
     }
     return send(connection, daemon->server->answer(request));
+}
+
+// libmicrohttpd's callback: nothing may be thrown back into C (an allocation that fails closes
+// the connection instead).
+MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, const char* method,
+                      const char* /*version*/, const char* /*upload_data*/,
+                      size_t* /*upload_data_size*/, void** request_state) {
+    try {
+        return answer_request(static_cast<HttpServer::Daemon*>(cls), connection, url, method,
+                              request_state);
+    } catch (...) {
+        return MHD_NO;
+    }
 }
 
 }  // namespace
