@@ -268,6 +268,10 @@ class Bench {
     }
 
     std::string first_job() const { return m_ids.front().to_string(); }
+    // The job `from_end` places before the end of the registrations (-100: the 100th last).
+    std::string job_at(int from_end) const {
+        return m_ids.at(m_ids.size() - static_cast<std::size_t>(-from_end)).to_string();
+    }
 
     Timing retention(state::PrunedHistory& pruned) {
         return timed(1, [&] {
@@ -402,9 +406,14 @@ int main(int argc, char** argv) {
     row("quiet cycle", bench.cycle(false, repeats));
     row("changed cycle", bench.cycle(true, repeats));
     bench.start_dashboard();
-    row("GET /api/v1/jobs?all=1 (every job, HTTP on loopback)",
+    row("GET /api/v1/jobs (first page: 100 watched jobs, HTTP on loopback)",
+        bench.api("/api/v1/jobs", repeats));
+    row("GET /api/v1/jobs?all=1 (first page of every job)",
         bench.api("/api/v1/jobs?all=1", repeats));
-    row("GET /api/v1/jobs (every watched job)", bench.api("/api/v1/jobs", repeats));
+    row("GET /api/v1/jobs?all=1&after=JOB (the last page)",
+        bench.api("/api/v1/jobs?all=1&after=" + bench.job_at(-100), repeats));
+    row("GET /api/v1/jobs?all=1&limit=1000 (the largest page)",
+        bench.api("/api/v1/jobs?all=1&limit=1000", repeats));
     row("GET /api/v1/jobs/JOB/events (one job's timeline)",
         bench.api("/api/v1/jobs/" + bench.first_job() + "/events", repeats));
     row("GET /api/v1/jobs/JOB (one job)", bench.api("/api/v1/jobs/" + bench.first_job(), repeats));
