@@ -39,9 +39,6 @@
 #include <string>
 #include <vector>
 
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -55,6 +52,7 @@
 #include "supervisor/poll_cycle.h"
 #include "supervisor/registrar.h"
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/support/loopback_http.h"
 #include "web/dashboard_server.h"
 
 namespace {
@@ -85,32 +83,10 @@ Timing timed(int repeats, const std::function<void()>& what) {
 
 // GET `path` on 127.0.0.1:`port` with the token; the answer's status (0: no answer).
 int http_get(std::uint16_t port, const std::string& token, const std::string& path) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        ::close(fd);
-        return 0;
-    }
-    const std::string request = "GET " + path +
-                                " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                                "Authorization: Bearer " +
-                                token + "\r\n\r\n";
-    (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-    std::string answer;
-    char buffer[65536];
-    pollfd ready{fd, POLLIN, 0};
-    while (::poll(&ready, 1, 30'000) == 1) {
-        const auto got = ::recv(fd, buffer, sizeof buffer, 0);
-        if (got <= 0) {
-            break;
-        }
-        answer.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(fd);
-    return answer.size() > 12 ? std::stoi(answer.substr(9, 3)) : 0;
+    return test_support::exchange_http(
+               test_support::connect_loopback(port),
+               test_support::http_get_request(path, "Authorization: Bearer " + token + "\r\n"))
+        .status;
 }
 
 // A payload of the size and shape the daemon writes for each kind (a few hundred bytes).

@@ -4,88 +4,26 @@
 // the daemon.
 #include "web/dashboard_server.h"
 
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstring>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/fakes/fake_slurm_client.h"
+#include "tests/support/loopback_http.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
 
-struct Answer {
-    int status = 0;
-    std::string head;
-    std::string body;
-};
-
-// Sends `request` on `fd` and reads the answer until the server closes (Connection: close).
-Answer exchange(int fd, const std::string& request) {
-    Answer answer;
-    if (fd < 0 || ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
-                      static_cast<ssize_t>(request.size())) {
-        return answer;
-    }
-    std::string text;
-    char buffer[8192];
-    pollfd ready{fd, POLLIN, 0};
-    while (::poll(&ready, 1, 10'000) == 1) {
-        const auto got = ::recv(fd, buffer, sizeof buffer, 0);
-        if (got <= 0) {
-            break;
-        }
-        text.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(fd);
-    const auto end = text.find("\r\n\r\n");
-    if (text.size() < 12 || end == std::string::npos) {
-        return answer;
-    }
-    answer.status = std::stoi(text.substr(9, 3));
-    answer.head = text.substr(0, end);
-    answer.body = text.substr(end + 4);
-    return answer;
-}
-
-int connect_tcp(std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int connect_unix(const std::filesystem::path& path) {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
+using test_support::connect_loopback;
+using test_support::connect_unix_socket;
+using test_support::exchange_http;
 
 std::string get(const std::string& path, const std::string& extra_headers = "") {
-    return "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + extra_headers +
-           "\r\n";
+    return test_support::http_get_request(path, extra_headers);
 }
 
 class DashboardServerTest : public ::testing::Test {
@@ -119,17 +57,18 @@ class DashboardServerTest : public ::testing::Test {
 
 TEST_F(DashboardServerTest, WithoutTheTokenNothingIsServed) {
     for (const char* path : {"/", "/dashboard.js", "/api/v1/jobs", "/api/v1/daemon"}) {
-        const auto answer = exchange(connect_tcp(port()), get(path));
+        const auto answer = exchange_http(connect_loopback(port()), get(path));
         EXPECT_EQ(answer.status, 401) << path << "\n" << answer.head;
         EXPECT_EQ(answer.body.find("<html"), std::string::npos) << path;
     }
-    const auto wrong = exchange(connect_tcp(port()), get("/?token=00" + token().substr(2)));
+    const auto wrong =
+        exchange_http(connect_loopback(port()), get("/?token=00" + token().substr(2)));
     EXPECT_EQ(wrong.status, 401) << wrong.head;
 }
 
 TEST_F(DashboardServerTest, TheLinkSetsTheTokenAsACookieAndThePageThenLoads) {
     ASSERT_EQ(token().size(), 64U) << m_server->url();
-    const auto link = exchange(connect_tcp(port()), get("/?token=" + token()));
+    const auto link = exchange_http(connect_loopback(port()), get("/?token=" + token()));
     ASSERT_EQ(link.status, 303) << link.head;
     EXPECT_NE(link.head.find("Location: /"), std::string::npos) << link.head;
     EXPECT_NE(
@@ -137,14 +76,14 @@ TEST_F(DashboardServerTest, TheLinkSetsTheTokenAsACookieAndThePageThenLoads) {
         std::string::npos)
         << link.head;
 
-    const auto page =
-        exchange(connect_tcp(port()), get("/", "Cookie: supervisor_token=" + token() + "\r\n"));
+    const auto page = exchange_http(connect_loopback(port()),
+                                    get("/", "Cookie: supervisor_token=" + token() + "\r\n"));
     ASSERT_EQ(page.status, 200) << page.head;
     EXPECT_NE(page.body.find("<!DOCTYPE html>"), std::string::npos);
     EXPECT_NE(page.head.find("Content-Security-Policy: default-src 'none'"), std::string::npos)
         << page.head;
-    const auto jobs = exchange(connect_tcp(port()),
-                               get("/api/v1/jobs", "Authorization: Bearer " + token() + "\r\n"));
+    const auto jobs = exchange_http(
+        connect_loopback(port()), get("/api/v1/jobs", "Authorization: Bearer " + token() + "\r\n"));
     ASSERT_EQ(jobs.status, 200) << jobs.head;
     EXPECT_EQ(nlohmann::json::parse(jobs.body), nlohmann::json::array());
 }
@@ -155,20 +94,20 @@ TEST_F(DashboardServerTest, TheProxysSocketNeedsItsUserAndIsNotOpenToEveryone) {
     ASSERT_EQ(::stat(socket.c_str(), &info), 0);
     EXPECT_EQ(info.st_mode & 0777, 0660U);
 
-    EXPECT_EQ(exchange(connect_unix(socket), get("/api/v1/jobs")).status, 401);
-    const auto named =
-        exchange(connect_unix(socket), get("/api/v1/jobs", "X-Remote-User: no-such-user-here\r\n"));
+    EXPECT_EQ(exchange_http(connect_unix_socket(socket), get("/api/v1/jobs")).status, 401);
+    const auto named = exchange_http(connect_unix_socket(socket),
+                                     get("/api/v1/jobs", "X-Remote-User: no-such-user-here\r\n"));
     EXPECT_EQ(named.status, 403) << named.head;
     const auto root =
-        exchange(connect_unix(socket), get("/api/v1/jobs", "X-Remote-User: root\r\n"));
+        exchange_http(connect_unix_socket(socket), get("/api/v1/jobs", "X-Remote-User: root\r\n"));
     EXPECT_EQ(root.status, 200) << root.head << root.body;
     // The token's link is for TCP: on the proxy's socket it opens nothing.
-    EXPECT_EQ(exchange(connect_unix(socket), get("/?token=" + token())).status, 401);
+    EXPECT_EQ(exchange_http(connect_unix_socket(socket), get("/?token=" + token())).status, 401);
 }
 
 TEST_F(DashboardServerTest, OnlyGetIsServed) {
-    const auto posted = exchange(
-        connect_tcp(port()),
+    const auto posted = exchange_http(
+        connect_loopback(port()),
         "POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: "
         "Bearer " +
             token() + "\r\nContent-Length: 3\r\n\r\nx=1");
