@@ -76,6 +76,8 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
                 return job_ended(request, peer);
             case Operation::daemon:
                 return daemon_info();
+            case Operation::nodes:
+                return nodes(request, peer);
         }
         return failed({"unknown operation", ""});
     } catch (const std::exception& error) {
@@ -385,6 +387,19 @@ void Handlers::journal_fetches() {
                       common::printable(error.what()));
     }
     m_fetches.clear();
+}
+
+Reply Handlers::nodes(const Request& request, const Peer& peer) {
+    if (!is_operator(peer.uid)) {
+        auto reply =
+            failed({"only operators (root, SlurmUser) see the suspect nodes: they come "
+                    "from every user's jobs",
+                    "your own jobs' nodes are in `supervisor status --json` and "
+                    "`supervisor events JOBID`"});
+        reply.permitted = false;
+        return reply;
+    }
+    return printed(nodes_view(m_store, request.json));
 }
 
 Reply Handlers::daemon_info() {

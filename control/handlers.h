@@ -17,6 +17,7 @@
 //   job_ended   an operator only (Slurm's EpilogSlurmctld runs as SlurmUser): a job ended;
 //               handed to the poll loop (supervisor/job_end_pushes.h) as a hint to look now
 //   daemon      anybody: the daemon's host, pid and the age of its last poll cycle
+//   nodes       an operator only (suspicion comes from every user's jobs): the suspect nodes
 //
 // Uses its own Store and Slurm client, from the one thread that serves the socket. Never
 // throws for a request: a failure is a Reply with an exit status and an Error.
@@ -82,6 +83,7 @@ class Handlers {
     Reply env(const Request& request, const Peer& peer);
     Reply job_ended(const Request& request, const Peer& peer);
     Reply daemon_info();
+    Reply nodes(const Request& request, const Peer& peer);
     // Keeps the note that a run of the job fetched its settings (env from inside the job), for
     // journal_fetches().
     void record_fetch(const state::Registration& registration, const Request& request,

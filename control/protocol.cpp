@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Operation, std::string_view>, 8> k_operations{{
+constexpr std::array<std::pair<Operation, std::string_view>, 9> k_operations{{
     {Operation::register_job, "register"},
     {Operation::register_many, "register_many"},
     {Operation::unregister_job, "unregister"},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<Operation, std::string_view>, 8> k_operations{{
     {Operation::env, "env"},
     {Operation::job_ended, "job_ended"},
     {Operation::daemon, "daemon"},
+    {Operation::nodes, "nodes"},
 }};
 
 std::string to_bytes(const json& value) {
@@ -264,7 +265,8 @@ common::Result<Request> decode_request(std::string_view payload) {
 std::string encode(const Reply& reply) {
     json value = {{"version", k_protocol_version}, {"exit_status", reply.exit_status},
                   {"output", reply.output},        {"error", reply.error.message},
-                  {"hint", reply.error.hint},      {"job_known", reply.job_known}};
+                  {"hint", reply.error.hint},      {"job_known", reply.job_known},
+                  {"permitted", reply.permitted}};
     if (reply.registered) {
         value["registered"] = registered_json(*reply.registered);
     }
@@ -303,6 +305,7 @@ common::Result<Reply> decode_reply(std::string_view payload) {
     fields.read("error", reply.error.message);
     fields.read("hint", reply.error.hint);
     fields.read("job_known", reply.job_known);
+    fields.read("permitted", reply.permitted);
     if (const auto it = value.find("registered"); it != value.end() && it->is_object()) {
         reply.registered = TRY(registered_from_json(*it));
     }

@@ -38,6 +38,7 @@ inline constexpr std::size_t k_max_jobs_per_request = 1000;
 // register_many: many jobs with the same options, one Slurm query and one transaction.
 // job_ended: Slurm's EpilogSlurmctld says a job (or a run of it) ended; a hint to look now.
 // daemon: who serves this channel and whether its loop is alive (DaemonInfo), for anyone.
+// nodes: the nodes the correlation across jobs made suspect, for operators (views.h).
 enum class Operation {
     register_job,
     register_many,
@@ -46,7 +47,8 @@ enum class Operation {
     events,
     env,
     job_ended,
-    daemon
+    daemon,
+    nodes
 };
 
 [[nodiscard]] std::string_view to_string(Operation operation);
@@ -121,6 +123,8 @@ struct Reply {
     // env, status of one job, events: false when the job is not registered or not the caller's
     // (env's output says so too; the others' error does)
     bool job_known = true;
+    // nodes: false when the caller is no operator (the error says so)
+    bool permitted = true;
     std::optional<DaemonInfo> daemon;  // daemon
 };
 

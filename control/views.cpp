@@ -243,6 +243,51 @@ common::Error not_registered(const common::JobId& job, const std::string& hint) 
 
 }  // namespace
 
+std::string nodes_view(const state::Store& store, bool json) {
+    struct Latest {
+        supervisor::SuspectNodeEvent event;
+        common::TimePoint at;
+        std::string job;
+    };
+    std::map<std::string, Latest> by_node;
+    for (const auto& [job, event] :
+         store.last_events_of_kind(state::event_kind_text(state::EventKind::suspect_node))) {
+        const auto suspect = supervisor::decode<supervisor::SuspectNodeEvent>(event);
+        if (!suspect) {
+            continue;
+        }
+        auto& latest = by_node[suspect->node];
+        if (latest.job.empty() || event.at > latest.at) {
+            latest = {*suspect, event.at, job.to_string()};
+        }
+    }
+    if (json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& [node, latest] : by_node) {
+            out.push_back({{"node", node},
+                           {"failures", latest.event.failures},
+                           {"jobs", latest.event.jobs.size()},
+                           {"drained", latest.event.drained},
+                           {"window_hours", latest.event.window_hours},
+                           {"at", format_time(latest.at)},
+                           {"reported_with_job", latest.job}});
+        }
+        return common::json_text(out, 2) + "\n";
+    }
+    if (by_node.empty()) {
+        return "no suspect node\n";
+    }
+    std::string text = "NODE         FAILURES  DRAINED  LAST REPORTED\n";
+    for (const auto& [node, latest] : by_node) {
+        text += row({{printable(node), 12},
+                     {std::to_string(latest.event.failures), 9},
+                     {latest.event.drained ? "yes" : "no", 8},
+                     {format_time(latest.at)}}) +
+                "\n";
+    }
+    return text;
+}
+
 common::Result<std::string> status_view(const state::Store& store, const StatusQuery& query) {
     std::vector<state::Registration> registrations;
     auto owned = [&](const state::Registration& r) {

@@ -36,6 +36,11 @@ struct StatusQuery {
 [[nodiscard]] Registered registered_summary(const state::Registration& registration,
                                             const state::Store& store);
 
+// The nodes the correlation across jobs made suspect (the journal's suspect_node events), one
+// per node, its latest report: failures, how many jobs, whether it was drained, when. For
+// operators only (the handlers decide). JSON: an array sorted by node; text: a table.
+[[nodiscard]] std::string nodes_view(const state::Store& store, bool json);
+
 [[nodiscard]] common::Result<std::string> events_view(const state::Store& store,
                                                       const common::JobId& job, bool json);
 

@@ -26,7 +26,7 @@ HttpResponse error_answer(int status, const common::Error& error) {
 HttpResponse not_found() {
     return error_answer(404, {"no such API path",
                               "see /api/v1/jobs, /api/v1/jobs/JOB, "
-                              "/api/v1/jobs/JOB/events, /api/v1/daemon"});
+                              "/api/v1/jobs/JOB/events, /api/v1/nodes, /api/v1/daemon"});
 }
 
 // A status or events reply as an HTTP answer: its JSON text, or its error as 404 (not
@@ -81,6 +81,14 @@ HttpResponse answer_api(const HttpRequest& request, const control::Peer& peer,
     if (rest == "daemon") {
         asked.operation = control::Operation::daemon;
         return daemon_answer(handlers.handle(asked, peer));
+    }
+    if (rest == "nodes") {
+        asked.operation = control::Operation::nodes;
+        const auto reply = handlers.handle(asked, peer);
+        if (!reply.permitted) {
+            return error_answer(403, reply.error);
+        }
+        return from_reply(reply);
     }
     if (rest == "jobs") {
         asked.operation = control::Operation::status;

@@ -10,6 +10,8 @@
 //                                   after the job `after` (the previous page's last)
 //   GET /api/v1/jobs/JOB            one job, as `status JOB --json`: a list of one (an
 //                                   array's id: of its tasks), with attempts, last decision
+//   GET /api/v1/nodes               the suspect nodes (operators only, 403 for anyone else): one
+//                                   per node, failures, jobs, drained, last reported
 //   GET /api/v1/jobs/JOB/events     its journal, oldest first, as `events JOB --json`: the
 //                                   timeline, diagnoses with their evidence, the actions taken
 //                                   and the ones withheld

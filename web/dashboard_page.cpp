@@ -18,6 +18,7 @@ constexpr std::string_view k_html = R"html(<!DOCTYPE html>
 <body>
 <header>
 <h1><a href="#">slurm-supervisor</a></h1>
+<nav><a href="#">Jobs</a> · <a href="#nodes">Suspect nodes</a></nav>
 <p id="daemon" aria-live="polite">asking the daemon…</p>
 </header>
 <main>
@@ -32,6 +33,16 @@ constexpr std::string_view k_html = R"html(<!DOCTYPE html>
 </table>
 </div>
 <p><button type="button" id="more" hidden>Show more jobs</button></p>
+</section>
+<section id="nodes-view" hidden>
+<h2>Suspect nodes</h2>
+<p id="nodes-note" aria-live="polite"></p>
+<div class="scroll">
+<table id="nodes">
+<thead><tr><th>Node</th><th>Failures</th><th>Jobs</th><th>Drained</th><th>Last reported</th></tr></thead>
+<tbody><tr><td colspan="5">loading…</td></tr></tbody>
+</table>
+</div>
 </section>
 <section id="job-view" hidden>
 <p><a href="#">← all jobs</a></p>
@@ -52,7 +63,7 @@ body { font-family: system-ui, sans-serif; margin: 0; color: #1b1b1b; background
 header { background: #20344a; color: #fff; padding: 0.5rem 1rem; }
 header h1 { font-size: 1.2rem; margin: 0; }
 header a { color: #fff; text-decoration: none; }
-header p { margin: 0.2rem 0 0; font-size: 0.85rem; }
+header p, header nav { margin: 0.2rem 0 0; font-size: 0.85rem; }
 main { padding: 0.5rem 1rem 2rem; max-width: 70rem; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
@@ -207,17 +218,38 @@ async function showJob(job) {
   }
 }
 
+async function showNodes() {
+  const note = document.getElementById('nodes-note');
+  try {
+    const nodes = await api('nodes');
+    document.querySelector('#nodes tbody').replaceChildren(...nodes.map((n) => {
+      const tr = el('tr');
+      tr.dataset.node = n.node;
+      for (const value of [n.node, n.failures, n.jobs, n.drained ? 'yes' : 'no', n.at]) tr.appendChild(el('td', value));
+      return tr;
+    }));
+    note.textContent = nodes.length === 0 ? 'No node is suspect.' : nodes.length + ' suspect node(s), each with its latest report.';
+  } catch (error) {
+    document.querySelector('#nodes tbody').replaceChildren();
+    note.textContent = error.message;
+  }
+}
+
+let shownNodes = false;
+
 function route() {
   const match = /^#job=(.+)$/.exec(location.hash);
   shownJob = match ? decodeURIComponent(match[1]) : null;
-  document.getElementById('list-view').hidden = shownJob !== null;
+  shownNodes = location.hash === '#nodes';
+  document.getElementById('list-view').hidden = shownJob !== null || shownNodes;
+  document.getElementById('nodes-view').hidden = !shownNodes;
   document.getElementById('job-view').hidden = shownJob === null;
   refresh();
 }
 
 function refresh() {
   showDaemon();
-  if (shownJob === null) showList(); else showJob(shownJob);
+  if (shownNodes) showNodes(); else if (shownJob === null) showList(); else showJob(shownJob);
 }
 
 window.addEventListener('hashchange', route);

@@ -1,7 +1,8 @@
 // The dashboard itself: one static page, its script and its style sheet, compiled in (no build
 // step, nothing fetched from elsewhere). The script reads the API (api.h) and redraws the job
 // list every few seconds without reloading the page; `#job=JOB` shows one job: its attempts,
-// each diagnosis with its evidence, the checkpoint used and the fixes applied or withheld.
+// each diagnosis with its evidence, the checkpoint used and the fixes applied or withheld;
+// `#nodes` the suspect nodes (operators).
 // Every text that comes from a job (names, log lines, paths) is set as text, never as markup.
 #pragma once
 

@@ -113,6 +113,11 @@ def main():
         if width > inner:
             fail(f"the job list is {width} px wide in a {inner} px window")
         driver.save_screenshot(f"{args.out}/list-375.png")
+        # The nodes page (the daemon runs as root here: an operator sees it).
+        driver.execute_script("location.hash = '#nodes';")
+        seen["nodes"] = wait_for("the nodes page", lambda: (
+            lambda text: text if "suspect" in text.lower() else None)(
+                text_of(driver, "#nodes-note")), 30)
         seen["html"] = validate_html(args.link, args.out)
         print(json.dumps(seen), flush=True)
     finally:

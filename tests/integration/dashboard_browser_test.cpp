@@ -110,6 +110,7 @@ TEST_F(DashboardBrowser, TheJobPageShowsTheFailureDiagnosisAndRecoveryWithoutARe
               std::string::npos)
         << dump(seen);
     EXPECT_EQ(seen["html"], "tidy: no warnings or errors");
+    EXPECT_EQ(seen["nodes"], "No node is suspect.") << dump(seen);
     for (const char* shot : {"job-1280.png", "job-375.png", "list-375.png"}) {
         EXPECT_GT(std::filesystem::file_size(out / shot), 1000U) << shot;
     }

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
+#include "supervisor/journal_events.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
 
@@ -141,6 +144,33 @@ TEST_F(DashboardApi, TheListIsPagedAfterTheLastJobOfThePreviousPage) {
     EXPECT_EQ(get("/api/v1/jobs", k_root, {{"after", "nonsense"}}).status, 400);
     // Alice's page never runs on into Bob's jobs.
     EXPECT_TRUE(jobs_in(get("/api/v1/jobs", k_alice, {{"after", m_alices.to_string()}})).empty());
+}
+
+TEST_F(DashboardApi, SuspectNodesAreAnOperatorsAndOneLinePerNodeItsLatestReport) {
+    const auto at = [](int s) {
+        return common::TimePoint{std::chrono::seconds{1'800'000'000 + s}};
+    };
+    supervisor::SuspectNodeEvent older{"n2", 3, {m_alices.to_string()}, false, 24};
+    supervisor::SuspectNodeEvent newer{"n2", 4, {m_bobs.to_string()}, true, 24};
+    supervisor::SuspectNodeEvent other{"n1", 2, {m_alices.to_string()}, false, 24};
+    for (const auto& [job, event, when] :
+         {std::tuple{m_alices, older, at(1)}, {m_bobs, newer, at(5)}, {m_alices, other, at(3)}}) {
+        (void)m_store->append_event({0, job, when, "suspect_node", "suspect " + event.node,
+                                     supervisor::encode(event).dump()});
+    }
+    const auto refused = get("/api/v1/nodes", k_alice);
+    EXPECT_EQ(refused.status, 403) << refused.body;
+    EXPECT_EQ(refused.body.find("n2"), std::string::npos);
+
+    const auto nodes = get("/api/v1/nodes", k_root);
+    ASSERT_EQ(nodes.status, 200) << nodes.body;
+    const auto listed = nlohmann::json::parse(nodes.body);
+    ASSERT_EQ(listed.size(), 2U) << nodes.body;
+    EXPECT_EQ(listed[0].at("node"), "n1");
+    EXPECT_EQ(listed[1].at("node"), "n2");
+    EXPECT_EQ(listed[1].at("failures"), 4) << "the latest report of n2";
+    EXPECT_EQ(listed[1].at("drained"), true);
+    EXPECT_EQ(listed[1].at("reported_with_job"), m_bobs.to_string());
 }
 
 TEST_F(DashboardApi, ABadIdIs400AndAnUnknownPath404) {
