@@ -107,6 +107,9 @@ def main():
             fail(f"the job page is {width} px wide in a {inner} px window")
         driver.save_screenshot(f"{args.out}/job-375.png")
         driver.execute_script("location.hash = '';")
+        # The job may have finished by now: a finished job is listed with "finished ... too".
+        wait_for("the list at 375 px", lambda: driver.find_element(By.ID, "show-all").is_displayed(), 30)
+        driver.find_element(By.ID, "show-all").click()
         wait_for("the list at 375 px", lambda: driver.find_elements(
             By.CSS_SELECTOR, f'#jobs tr[data-job="{args.job}"]'), 30)
         width = driver.execute_script("return document.documentElement.scrollWidth;")
