@@ -59,7 +59,7 @@ common::Result<int> listen_unix(const std::filesystem::path& path, mode_t mode,
     if (path.string().size() >= sizeof sockaddr_un{}.sun_path) {
         return common::fail(name + " path " + path.string() + " is too long (at most " +
                                 std::to_string(sizeof sockaddr_un{}.sun_path - 1) + " bytes)",
-                            "choose a shorter path, e.g. /run/slurm-supervisor/control.sock");
+                            "choose a shorter path, e.g. one in /run/slurm-supervisor/");
     }
     TRY(clear_stale(path, name));
     const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

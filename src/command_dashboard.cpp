@@ -19,8 +19,10 @@ common::Result<int> dashboard_command(const GlobalOptions& global) {
     std::string url;
     if (!in || !std::getline(in, url) || url.empty()) {
         return common::fail("no dashboard link in " + file.string(),
-                            "start the daemon with --dashboard 127.0.0.1 (per-user mode), or ask "
-                            "your administrators for the site's dashboard address");
+                            "run this on the host where your daemon runs (the link is in its "
+                            "state directory, and it listens on that host's loopback), and start "
+                            "the daemon with --dashboard 127.0.0.1; a site's dashboard is behind "
+                            "its web front end: ask your administrators for the address");
     }
     std::cout << url << "\n";
     return 0;

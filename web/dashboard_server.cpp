@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <cctype>
 #include <cstdio>
 #include <vector>
 
@@ -119,10 +118,7 @@ common::Result<std::unique_ptr<DashboardServer>> DashboardServer::start(
     std::unique_ptr<DashboardServer> server(new DashboardServer());
     server->m_handlers = std::move(handlers);
     server->m_policy.token = TRY(random_token());
-    server->m_policy.user_header = settings.user_header;
-    for (auto& c : server->m_policy.user_header) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    server->m_policy.user_header = header_key(settings.user_header);
     server->m_policy.daemon_user = {::geteuid(), ::getegid()};
     server->m_policy.lookup_user = &system_user;
 

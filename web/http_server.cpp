@@ -34,13 +34,14 @@ struct HttpServer::Daemon {
     }
 };
 
-namespace {
-
-std::string lower(std::string text) {
-    std::ranges::transform(text, text.begin(),
+std::string header_key(std::string_view name) {
+    std::string key(name);
+    std::ranges::transform(key, key.begin(),
                            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
+    return key;
 }
+
+namespace {
 
 struct Collect {
     std::map<std::string, std::string>* into;
@@ -50,7 +51,7 @@ struct Collect {
 MHD_Result collect_value(void* cls, MHD_ValueKind /*kind*/, const char* key, const char* value) {
     auto* collect = static_cast<Collect*>(cls);
     if (key != nullptr) {
-        const std::string name = collect->lower_case ? lower(key) : std::string(key);
+        const std::string name = collect->lower_case ? header_key(key) : std::string(key);
         collect->into->emplace(name, value != nullptr ? value : "");
     }
     return MHD_YES;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -40,6 +41,10 @@ struct HttpResponse {
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// A header's name as HttpRequest::headers keys it: in lower case ("X-Remote-User" ->
+// "x-remote-user").
+[[nodiscard]] std::string header_key(std::string_view name);
 
 struct HttpListener {
     int fd = -1;                // listening; the server owns it from start() on
