@@ -25,6 +25,7 @@ using test_support::eventually;
 using test_support::SupervisorHarness;
 
 constexpr const char* k_train_args = "--steps 40 --step-seconds 0.05";
+constexpr const char* k_markup_name = "<b>bold</b><img src=x>";
 
 bool on_debian_12() {
     std::ifstream version("/etc/debian_version");
@@ -58,8 +59,10 @@ class DashboardBrowser : public ::testing::Test {
 
 TEST_F(DashboardBrowser, TheJobPageShowsTheFailureDiagnosisAndRecoveryWithoutAReload) {
     SupervisorHarness h("dashboard-browser");
-    // Held until the browser waits on its page, so the page sees the failure happen.
-    const auto job = h.submit("FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout", k_train_args, "-H");
+    // Held until the browser waits on its page, so the page sees the failure happen. Its name is
+    // markup, which its owner chooses: the page must show it as text.
+    const auto job = h.submit("FAIL_AT_STEP=25,FAIL_MODE=nccl_timeout", k_train_args,
+                              std::string("-H -J '") + k_markup_name + "'");
     const auto registered = h.cli("register " + job.to_string() + " --checkpoint-dir " +
                                   h.checkpoints().string() + " --allow requeue");
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
@@ -109,6 +112,9 @@ TEST_F(DashboardBrowser, TheJobPageShowsTheFailureDiagnosisAndRecoveryWithoutARe
     EXPECT_NE(seen["attempts"].get<std::string>().find("resumed from " + h.checkpoints().string()),
               std::string::npos)
         << dump(seen);
+    EXPECT_NE(seen["facts"].get<std::string>().find(std::string("Name\n") + k_markup_name),
+              std::string::npos)
+        << "a job's name is text, never markup: " << dump(seen);
     EXPECT_EQ(seen["html"], "tidy: no warnings or errors");
     EXPECT_EQ(seen["nodes"], "No node is suspect.") << dump(seen);
     for (const char* shot : {"job-1280.png", "job-375.png", "list-375.png"}) {
