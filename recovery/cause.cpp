@@ -25,6 +25,7 @@ constexpr std::array k_cause_ids{
     std::pair{Cause::loss_nan, std::string_view{"loss_nan"}},
     std::pair{Cause::credential_error, std::string_view{"credential_error"}},
     std::pair{Cause::hang, std::string_view{"hang"}},
+    std::pair{Cause::slow_node, std::string_view{"slow_node"}},
     std::pair{Cause::code_bug, std::string_view{"code_bug"}},
     std::pair{Cause::unknown, std::string_view{"unknown"}},
 };
@@ -41,6 +42,7 @@ constexpr std::array k_action_ids{
     std::pair{ActionKind::drain_node, std::string_view{"drain_node"}},
     std::pair{ActionKind::resubmit, std::string_view{"resubmit"}},
     std::pair{ActionKind::cancel, std::string_view{"cancel"}},
+    std::pair{ActionKind::exclude_slow_node, std::string_view{"exclude_slow_node"}},
     std::pair{ActionKind::escalate, std::string_view{"escalate"}},
 };
 static_assert(k_action_ids.size() == static_cast<std::size_t>(ActionKind::escalate) + 1);

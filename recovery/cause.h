@@ -31,6 +31,9 @@ enum class Cause {
     loss_nan,
     credential_error,
     hang,
+    // A running job held back by one node (its telemetry names it, recovery is by the owner's
+    // exclude_slow_node only): supervisor/slow_node.h.
+    slow_node,
     code_bug,
     unknown,
 };
@@ -61,6 +64,9 @@ enum class ActionKind {
     // Only with resubmit, for a hung job Slurm will not requeue: cancel the hung run so that the
     // resubmitted job does not run beside it. Never chosen for any other reason.
     cancel,
+    // A permission, never a step: the owner lets a multi-node job that one node slows down be
+    // requeued from its last checkpoint without that node (supervisor/slow_node.h).
+    exclude_slow_node,
     escalate,
 };
 

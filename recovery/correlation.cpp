@@ -18,6 +18,7 @@ bool implicates_node(Cause cause) {
         case Cause::node_failure:
         case Cause::io_error:
         case Cause::hang:
+        case Cause::slow_node:
             return true;
         default:
             return false;

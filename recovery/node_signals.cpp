@@ -87,9 +87,11 @@ bool decides(const NodeSignal& signal) {
     return false;
 }
 
-// The signal as an evidence line: its source (and when it was seen) in place of a file, no
-// line number (0: it is no line of a log), "node.<kind>" as the rule.
-EvidenceLine line_of(const NodeSignal& signal, Cause cause, bool supports_cause) {
+}  // namespace
+
+// Its source (and when it was seen) in place of a file, no line number (0: it is no line of a
+// log), "node.<kind>" as the rule.
+EvidenceLine evidence_line(const NodeSignal& signal, Cause cause, bool supports_cause) {
     EvidenceLine line;
     line.file = signal.source + (signal.time ? " at " + common::format_time(*signal.time) : "");
     line.text = describe(signal);
@@ -98,6 +100,8 @@ EvidenceLine line_of(const NodeSignal& signal, Cause cause, bool supports_cause)
     line.supports_cause = supports_cause;
     return line;
 }
+
+namespace {
 
 // The first number after "xid" in a reason ("Xid 79", "xid=48", "XID:94"), when one follows
 // within a few characters.
@@ -223,7 +227,7 @@ std::vector<Finding> findings_from_signals(const std::vector<NodeSignal>& signal
                 finding.weight = k_link_weight;
                 break;
         }
-        finding.line = line_of(signal, finding.cause, true);
+        finding.line = evidence_line(signal, finding.cause, true);
         findings.push_back(std::move(finding));
     }
     return findings;
@@ -236,7 +240,7 @@ std::vector<EvidenceLine> context_lines(const std::vector<NodeSignal>& signals,
         if (!in_job(signal.node, job_nodes) || decides(signal)) {
             continue;
         }
-        lines.push_back(line_of(signal, Cause::unknown, false));
+        lines.push_back(evidence_line(signal, Cause::unknown, false));
     }
     return lines;
 }

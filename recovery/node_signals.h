@@ -32,6 +32,10 @@ namespace recovery {
 [[nodiscard]] std::vector<EvidenceLine> context_lines(const std::vector<NodeSignal>& signals,
                                                       const std::vector<std::string>& job_nodes);
 
+// The signal as an evidence line of `cause` (supporting it or context only).
+[[nodiscard]] EvidenceLine evidence_line(const NodeSignal& signal, Cause cause,
+                                         bool supports_cause);
+
 // A node's Slurm reason as a hardware finding: "Xid 79", "xid=48", "ECC", "NVLink",
 // "GPU ..." (case-insensitive, as health checks write them); nullopt for any other reason.
 [[nodiscard]] std::optional<Finding> finding_from_node_reason(const NodeFact& node);

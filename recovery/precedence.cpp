@@ -50,6 +50,8 @@ int default_priority(Cause cause) {
             return 50;
         case Cause::hang:
             return 45;
+        case Cause::slow_node:
+            return 40;  // never from a log: a running job's telemetry (supervisor/slow_node.h)
         case Cause::unknown:
             return 0;
     }
@@ -100,6 +102,8 @@ std::vector<Action> default_actions(Cause cause) {
             return make({K::escalate});
         case Cause::hang:
             return make({K::requeue});
+        case Cause::slow_node:
+            return make({K::exclude_node, K::requeue});
         case Cause::code_bug:
             return make({K::escalate});
         case Cause::unknown:

@@ -17,7 +17,7 @@ bool fix_applies(ActionKind kind, Cause cause) {
     switch (kind) {
         case ActionKind::exclude_node:
             return among({C::gpu_xid, C::ecc_error, C::cuda_error, C::nccl_network, C::node_failure,
-                          C::io_error});
+                          C::io_error, C::slow_node});
         case ActionKind::drain_node:
             return among({C::gpu_xid, C::ecc_error});
         case ActionKind::reduce_batch_size:
@@ -33,6 +33,7 @@ bool fix_applies(ActionKind kind, Cause cause) {
         case ActionKind::requeue:
         case ActionKind::resubmit:
         case ActionKind::cancel:
+        case ActionKind::exclude_slow_node:
         case ActionKind::escalate:
             return false;
     }
@@ -45,6 +46,8 @@ std::vector<ActionKind> required_fixes(const Diagnosis& diagnosis) {
             return {ActionKind::reduce_batch_size};
         case Cause::checkpoint_corrupt:
             return {ActionKind::restore_older_checkpoint};
+        case Cause::slow_node:
+            return {ActionKind::exclude_node};  // the same node would hold it back again
         case Cause::gpu_xid:
         case Cause::ecc_error:
             if (diagnosis.node_condemned && !diagnosis.nodes.empty()) {

@@ -5,6 +5,7 @@
 #include "recovery/step_rate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace recovery {
@@ -58,6 +59,15 @@ std::optional<Straggling> StepRate::check(common::MonotonicPoint now,
     }
     return Straggling{recent, median,
                       std::chrono::duration_cast<std::chrono::seconds>(now - anchor->at)};
+}
+
+std::string describe(const Straggling& straggling) {
+    const auto rate = [](double per_hour) {
+        return std::to_string(static_cast<long long>(std::llround(per_hour))) + " steps/h";
+    };
+    return rate(straggling.recent_steps_per_hour) + " over the last " +
+           std::to_string(straggling.over.count() / 60) + " min, against its own median of " +
+           rate(straggling.median_steps_per_hour);
 }
 
 }  // namespace recovery

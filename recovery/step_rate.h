@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
 
 #include "common/clock.h"
 
@@ -31,6 +32,9 @@ struct Straggling {
     double median_steps_per_hour = 0.0;  // the job's own, before that period
     std::chrono::seconds over{0};        // the period the recent rate covers
 };
+
+// "120 steps/h over the last 30 min, against its own median of 6000 steps/h".
+[[nodiscard]] std::string describe(const Straggling& straggling);
 
 class StepRate {
   public:

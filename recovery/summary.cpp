@@ -44,6 +44,8 @@ std::string_view describe(Cause cause) {
             return "a credential expired or was refused";
         case Cause::hang:
             return "the job hung without progress";
+        case Cause::slow_node:
+            return "one node held the running job back";
         case Cause::code_bug:
             return "the training code raised an error (a code bug, not infrastructure)";
         case Cause::unknown:

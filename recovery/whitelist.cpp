@@ -80,4 +80,15 @@ common::Result<Whitelist> parse_whitelist(const std::vector<std::string>& entrie
     return whitelist;
 }
 
+Whitelist whitelist_of_known(const std::vector<std::string>& entries) {
+    Whitelist whitelist;
+    for (const auto& entry : entries) {
+        if (auto one = parse_whitelist({entry})) {
+            whitelist.actions.insert(one->actions.begin(), one->actions.end());
+            whitelist.env.insert(one->env.begin(), one->env.end());
+        }
+    }
+    return whitelist;
+}
+
 }  // namespace recovery

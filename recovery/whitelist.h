@@ -25,4 +25,8 @@ struct Whitelist {
 // (recovery/env_fix.h), lacks a value the fix has no default for, or has an unsafe value.
 [[nodiscard]] common::Result<Whitelist> parse_whitelist(const std::vector<std::string>& entries);
 
+// A registration's stored list, which registration validated: an entry a newer version wrote
+// and this one does not know is dropped, never an error.
+[[nodiscard]] Whitelist whitelist_of_known(const std::vector<std::string>& entries);
+
 }  // namespace recovery

@@ -55,19 +55,6 @@ bool any_node_down(const std::vector<recovery::NodeFact>& facts) {
         facts, [](const recovery::NodeFact& f) { return f.state.starts_with("DOWN"); });
 }
 
-// Registration validated the list; an entry a newer version wrote and this one does not know
-// is dropped rather than stopping recovery.
-recovery::Whitelist whitelist_of(const std::vector<std::string>& entries) {
-    recovery::Whitelist whitelist;
-    for (const auto& entry : entries) {
-        if (auto one = recovery::parse_whitelist({entry})) {
-            whitelist.actions.insert(one->actions.begin(), one->actions.end());
-            whitelist.env.insert(one->env.begin(), one->env.end());
-        }
-    }
-    return whitelist;
-}
-
 // True when the checkpoint the failed run resumed from is still the one to resume from, or a
 // newer one is usable: the scan (newest first) chose it or something before it, and validated
 // what it chose. A load that failed on it did not meet a damaged file on disk. A checkpoint
@@ -135,8 +122,8 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
         return;
     }
     const auto& job = *context.job;
-    request.run_ended = context.stall == nullptr;
-    request.end = context.stall != nullptr ? context.now : job.end_time.value_or(context.now);
+    request.run_ended = !context.run_still_going();
+    request.end = context.run_still_going() ? context.now : job.end_time.value_or(context.now);
     request.start = job.start_time.value_or(request.end);
     auto found = source.gather(request);
     evidence.node_signals = std::move(found.signals);
@@ -194,9 +181,14 @@ void read_logs(const FailureContext& context, const Config& config, recovery::Ev
     }
 }
 
-// The diagnosis of the evidence (a stall's own, naming the silent rank's node, for a hang).
+// The diagnosis of the evidence (a stall's own, naming the silent rank's node, for a hang; a
+// slowdown's own, naming its node, for a slow node).
 void diagnose_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
                       const recovery::Evidence& evidence, FailureAnalysis& analysis) {
+    if (context.slow != nullptr) {
+        analysis.diagnosis = slow_node_diagnosis(*context.slow);
+        return;
+    }
     if (auto diagnosis = recovery::diagnose(evidence, catalogue)) {
         analysis.diagnosis = std::move(*diagnosis);
     } else {
@@ -267,7 +259,7 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
     // is still running somewhere (a node that lost slurmd) and the file is not final.
     // A running job's end_time is Slurm's forecast, not an end.
     options.unfinished_after =
-        (context.stall != nullptr ? context.now : context.job->end_time.value_or(context.now)) +
+        (context.run_still_going() ? context.now : context.job->end_time.value_or(context.now)) +
         k_checkpoint_grace;
     // A checkpoint of no known format is used by name only when it has not been touched
     // for the settle time: nothing else says it is complete.
@@ -291,7 +283,7 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
                                                         candidate.reason);
             }
         }
-        if (context.stall == nullptr && !context.slurm_requeued) {
+        if (!context.run_still_going() && !context.slurm_requeued) {
             analysis.checkpoint_settles_at =
                 settles_at(*found, config.checkpoint_settle, context.now);
             if (analysis.checkpoint_settles_at) {
@@ -323,7 +315,10 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     const auto& registration = *context.registration;
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
-    request.whitelist = whitelist_of(registration.allowed_actions);
+    request.whitelist = recovery::whitelist_of_known(registration.allowed_actions);
+    if (context.slow != nullptr) {
+        request.whitelist = slow_node_permissions(request.whitelist);
+    }
     // Runs ended by requeues the supervisor did not make are not charged to the budget.
     const std::uint32_t outside =
         registration.outside_requeues + (ended_by_other_hands(context) ? 1 : 0);

@@ -20,6 +20,7 @@
 #include "supervisor/config.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/journal_events.h"
+#include "supervisor/slow_node.h"
 #include "supervisor/stall.h"
 
 namespace supervisor {
@@ -56,6 +57,9 @@ struct FailureContext {
     bool is_operator = false;      // the supervisor is a Slurm operator
     bool can_resubmit = false;     // a job spec is stored
     const Stall* stall = nullptr;  // the job is RUNNING but hung (stall.h)
+    // The job is RUNNING, held back by one node, and its owner allowed exclude_slow_node
+    // (slow_node.h). Its diagnosis is the slowdown's, its node evidence the slowdown's own.
+    const SlowRun* slow = nullptr;
     // The daemon: logs and checkpoints are read with these credentials (the job's owner), and
     // not at all when the process cannot take them. Unset (the CLI, acting as its user): read
     // with the process's own.
@@ -63,6 +67,10 @@ struct FailureContext {
     // The nodes' own evidence (telemetry, kernel events), asked for the run's nodes and time
     // window; nullptr: none configured, then only Slurm and the job's logs are read.
     node_evidence::Source* node_evidence = nullptr;
+
+    // The run has not ended: the supervisor stops it (hung, or held back by a node), and it
+    // ends when it is stopped, now.
+    [[nodiscard]] bool run_still_going() const { return stall != nullptr || slow != nullptr; }
 };
 
 // The part of a FailureContext that the daemon and `supervisor diagnose JOBID` build alike, so

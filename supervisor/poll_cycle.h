@@ -120,13 +120,17 @@ class PollCycle {
     // end is looked at. One transaction; false when another process changed the row meanwhile.
     bool record_unseen_requeue(state::Registration& registration, const slurm::JobSnapshot& job);
     // What analyse_failure() needs to look at this failure: failure_context_for() (shared with
-    // `supervisor diagnose`), plus the stall, the owner's credentials, the node evidence and
-    // whether we are an operator (an RPC, asked only when the job allows drain_node).
+    // `supervisor diagnose`), plus the stall or the slow node, the owner's credentials, the
+    // node evidence and whether we are an operator (an RPC, asked only when the job allows
+    // drain_node).
     FailureContext failure_context(const state::Registration& registration,
                                    const slurm::JobSnapshot& job, Observation observation,
-                                   const Stall* stall);
+                                   const Stall* stall, const SlowRun* slow);
+    // A slow node's recovery begins only when its plan moves the job off the node; otherwise
+    // the owner is told and the job keeps running (slow_node.h).
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                        Observation observation, const Stall* stall = nullptr);
+                        Observation observation, const Stall* stall = nullptr,
+                        const SlowRun* slow = nullptr);
     // The timed looks of the jobs that `changed` and those whose timer came due: stall,
     // straggler, idle GPU, stuck pending; each schedules the job's next one. Returns how many
     // recoveries began (a stall).
@@ -146,8 +150,10 @@ class PollCycle {
     // Forgets what the trackers, the timers and the last looks keep of jobs no longer watched.
     void forget_unwatched(const std::set<common::JobId>& written);
     // A running job that is not hung: a straggler (its step rate), or an idle GPU (the node
-    // evidence, once per straggler_after), told to its owner once per run.
-    void check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
+    // evidence, once per straggler_after), told to its owner once per run; a straggler one
+    // node holds back, with the owner's exclude_slow_node, moved off it (slow_node.h).
+    // Returns whether a recovery began.
+    bool check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
     // An enabled job pending for a reason that will not pass: reported once per attempt.
     // A restarted attempt running past settings_fetch_within without its settings: reported.
     void check_settings_fetched(const state::Registration& registration,

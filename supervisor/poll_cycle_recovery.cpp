@@ -19,6 +19,7 @@
 #include "supervisor/poll_cycle.h"
 #include "supervisor/poll_cycle_detail.h"
 #include "supervisor/resume_env.h"
+#include "supervisor/running_job_report.h"
 #include "supervisor/suspect_report.h"
 
 namespace supervisor {
@@ -30,6 +31,7 @@ void record_findings(state::Store& store, const state::Registration& registratio
                      const FailureAnalysis& analysis, const std::string& cause) {
     const auto& job = *context.job;
     const Stall* stall = context.stall;
+    const SlowRun* slow = context.slow;
     ObservedEvent observed;
     observed.state = analysis.slurm_state;
     observed.restart_count = job.restart_count;
@@ -39,13 +41,18 @@ void record_findings(state::Store& store, const state::Registration& registratio
     record_event(
         store, registration.job, context.now,
         "attempt " + std::to_string(attempt.number) +
-            (stall != nullptr ? " hung: still " : " ended: ") + analysis.slurm_state +
-            (context.slurm_requeued ? "" : detail::exit_text(job)) +
+            (stall != nullptr  ? " hung: still "
+             : slow != nullptr ? " held back: still "
+                               : " ended: ") +
+            analysis.slurm_state + (context.slurm_requeued ? "" : detail::exit_text(job)) +
             (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
             (context.slurm_requeued ? " (requeued by Slurm or an administrator, restart count " +
                                           std::to_string(job.restart_count) + ")"
                                     : "") +
-            (stall != nullptr ? ", " + stall->summary : ""),
+            (stall != nullptr ? ", " + stall->summary : "") +
+            (slow != nullptr ? ", " + recovery::describe(slow->straggling) +
+                                   "; the telemetry names " + slow->node
+                             : ""),
         observed);
     record_event(store, registration.job, context.now,
                  with_correlation(cause + ": " + analysis.diagnosis.summary, analysis.correlation),
@@ -56,8 +63,9 @@ void record_findings(state::Store& store, const state::Registration& registratio
 void close_attempt(state::Store& store, state::Attempt& attempt, const FailureContext& context,
                    const FailureAnalysis& analysis, const std::string& cause) {
     const auto& job = *context.job;
-    // A running job's end_time is Slurm's forecast; a hung one ends now, when it is stopped.
-    attempt.ended_at = context.stall != nullptr ? context.now : job.end_time.value_or(context.now);
+    // A running job's end_time is Slurm's forecast; a hung or slowed one ends now, when it is
+    // stopped.
+    attempt.ended_at = context.run_still_going() ? context.now : job.end_time.value_or(context.now);
     attempt.final_state = analysis.slurm_state;
     if (!context.slurm_requeued) {
         attempt.exit_code = job.exit_code;
@@ -95,6 +103,9 @@ std::string count_the_end(state::Registration& registration, const FailureContex
         return " hung (" + cause + ", no progress for " +
                format_stall_timeout(context.stall->silent_for) + ")";
     }
+    if (context.slow != nullptr) {
+        return " was held back by " + context.slow->node + " (" + cause + ")";
+    }
     return " failed (" + cause + ")";
 }
 
@@ -113,7 +124,7 @@ std::vector<std::string> record_planned_steps(
         action.step = step;
         action.kind = std::string(step_kind_text(planned[step].kind));
         auto params = planned[step].params;
-        if (context.stall != nullptr && planned[step].kind == StepKind::requeue) {
+        if (context.run_still_going() && planned[step].kind == StepKind::requeue) {
             params.stop_running = true;  // Slurm kills a running job it requeues
         }
         if (context.stall != nullptr && planned[step].kind == StepKind::resubmit) {
@@ -160,12 +171,14 @@ using detail::find_attempt;
 
 FailureContext PollCycle::failure_context(const state::Registration& registration,
                                           const slurm::JobSnapshot& job, Observation observation,
-                                          const Stall* stall) {
+                                          const Stall* stall, const SlowRun* slow) {
     auto context = failure_context_for(registration, job, nodes(), m_store,
                                        observation == Observation::slurm_requeued, m_clock.now());
     context.stall = stall;
+    context.slow = slow;
     context.read_as = m_owners.of(registration, job);
-    context.node_evidence = m_node_evidence;
+    // A slow node's telemetry was read for its slowdown's window already.
+    context.node_evidence = slow != nullptr ? nullptr : m_node_evidence;
     if (std::ranges::find(registration.allowed_actions, "drain_node") !=
         registration.allowed_actions.end()) {
         context.is_operator = ask_is_operator();  // an RPC: only when draining is allowed
@@ -174,12 +187,12 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
 }
 
 void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                               Observation observation, const Stall* stall) {
+                               Observation observation, const Stall* stall, const SlowRun* slow) {
     // 0. Waiting for a checkpoint to settle: nothing to decide before it has. Only an ended run
     // waits; one Slurm requeued meanwhile (or a hang) is decided now.
     auto settling = m_settling.find(registration.job);
     if (settling != m_settling.end()) {
-        if (observation != Observation::job_failed || stall != nullptr) {
+        if (observation != Observation::job_failed || stall != nullptr || slow != nullptr) {
             m_settling.erase(settling);
             settling = m_settling.end();
         } else if (m_clock.monotonic() < settling->second.due) {
@@ -192,9 +205,22 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
     auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
-    const auto context = failure_context(registration, job, observation, stall);
+    const auto context = failure_context(registration, job, observation, stall, slow);
     const auto now = context.now;
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    if (slow != nullptr && !moves_off(analysis.plan, slow->node)) {
+        // Stopping a job that still trains is worth it only to move it off the node: any other
+        // plan (an escalation) would end a working run. The owner is told why, once.
+        auto transaction = m_store.begin();
+        std::string why =
+            analysis.plan.escalate ? analysis.plan.reason : "no plan moves it off " + slow->node;
+        for (const auto& step : analysis.plan.would_have_done) {
+            why += "; " + step;
+        }
+        report_running_trouble(m_store, registration, slow->straggling, slow->signals, now, why);
+        transaction.commit();
+        return;
+    }
     if (analysis.checkpoint_settles_at && *analysis.checkpoint_settles_at > now &&
         (settling == m_settling.end() || !settling->second.waited)) {
         // The run has ended, and an entry newer than any usable checkpoint is too fresh to
@@ -214,6 +240,10 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     auto report = failure_report(analysis, describe(analysis.correlation));
     if (context.slurm_requeued) {
         report.headline = "was requeued by Slurm or an administrator; recovering";
+    }
+    if (slow != nullptr) {
+        report.headline =
+            "was held back by " + slow->node + "; requeued from its last checkpoint without it";
     }
 
     // 2. Record it all in one transaction, unless another process changed the job meanwhile.

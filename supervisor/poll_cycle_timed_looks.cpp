@@ -1,17 +1,20 @@
 // Step 5 of the poll cycle (ARCHITECTURE.md): the looks a timer brings, not a change in Slurm.
 // A running job is checked for a stall (no log activity for its stall timeout: recovered as a
 // failure, stall.h), for a slowdown or an idle GPU (reported once per run,
-// running_job_report.h); a pending one for a reason that will not pass (stuck_pending.h). Each
-// look schedules the job's next one (JobTimers), so a quiet cycle touches only the jobs due.
-// A running attempt the supervisor restarted is also checked, once its settings_fetch_within
-// is up, for having fetched its resume settings (settings_fetch.h).
+// running_job_report.h, or moved off the one node that holds it back, slow_node.h); a pending one
+// for a reason that will not pass (stuck_pending.h). Each look schedules the job's next one
+// (JobTimers), so a quiet cycle touches only the jobs due. A running attempt the supervisor
+// restarted is also checked, once its settings_fetch_within is up, for having fetched its resume
+// settings (settings_fetch.h).
 #include <algorithm>
 #include <set>
 
 #include "recovery/hostlist.h"
+#include "recovery/whitelist.h"
 #include "supervisor/journal.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/running_job_report.h"
+#include "supervisor/slow_node.h"
 
 namespace supervisor {
 
@@ -178,7 +181,10 @@ bool PollCycle::check_stall(const state::Registration& registration, const slurm
             as_owner->restore();  // the recovery below writes the store with our own rights
         }
         if (!stall) {
-            check_running(registration, job);
+            if (check_running(registration, job)) {
+                ++report.transitions;
+                begun = true;
+            }
             return;
         }
         ++report.stalls;
@@ -192,10 +198,10 @@ bool PollCycle::check_stall(const state::Registration& registration, const slurm
     return begun;
 }
 
-void PollCycle::check_running(const state::Registration& registration,
+bool PollCycle::check_running(const state::Registration& registration,
                               const slurm::JobSnapshot& job) {
     if (job.state != slurm::JobState::running || job.completing) {
-        return;
+        return false;
     }
     recovery::StepRateOptions options;
     options.below_fraction = static_cast<double>(m_config.straggler_below_percent) / 100.0;
@@ -206,14 +212,14 @@ void PollCycle::check_running(const state::Registration& registration,
         (straggling || m_idle_gpus.due(registration.job, job.restart_count, m_clock.monotonic(),
                                        m_config.straggler_after));
     std::vector<recovery::NodeSignal> signals;
+    const auto job_nodes =
+        recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{});
     if (look_at_gpus) {
         node_evidence::Request request;
         request.job = registration.job.to_string();
         request.slowdown_only = true;
         request.run_ended = false;
-        if (auto nodes = recovery::expand_hostlist(job.nodes)) {
-            request.nodes = std::move(*nodes);
-        }
+        request.nodes = job_nodes;
         request.end = m_clock.now();
         request.start = request.end - (straggling ? straggling->over : m_config.straggler_after);
         for (auto& signal : m_node_evidence->gather(request).signals) {
@@ -231,12 +237,22 @@ void PollCycle::check_running(const state::Registration& registration,
         return signal.kind == recovery::NodeSignalKind::gpu_idle;
     });
     if (!straggling && !idle) {
-        return;
+        return false;
+    }
+    m_idle_gpus.told(registration.job);
+    if (straggling && recovery::whitelist_of_known(registration.allowed_actions)
+                          .allows(recovery::ActionKind::exclude_slow_node)) {
+        if (const auto node = node_holding_back(signals, job_nodes)) {
+            const SlowRun slow{*straggling, *node, signals};
+            auto current = registration;
+            begin_recovery(current, job, Observation::job_failed, nullptr, &slow);
+            return current.status != registration.status;
+        }
     }
     auto transaction = m_store.begin();
     report_running_trouble(m_store, registration, straggling, signals, m_clock.now());
     transaction.commit();
-    m_idle_gpus.told(registration.job);
+    return false;
 }
 
 }  // namespace supervisor

@@ -1,10 +1,10 @@
 // A slow or idle job costs GPU-hours but is not broken, and the supervisor cannot tell a
-// planned slowdown (evaluation, a larger sequence length) from a sick node; so it tells the
-// owner, with the numbers and the node the telemetry names, and leaves the job alone.
+// planned slowdown (evaluation, a larger sequence length) from a sick node. So it tells the
+// owner, with the numbers and the node the telemetry names, and leaves the job alone. The one
+// exception, one node named and the owner's exclude_slow_node, never comes here (slow_node.h).
 #include "supervisor/running_job_report.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "common/join.h"
 #include "notify/message.h"
@@ -13,18 +13,11 @@
 #include "supervisor/journal.h"
 
 namespace supervisor {
-namespace {
-
-std::string rate_text(double per_hour) {
-    return std::to_string(static_cast<long long>(std::llround(per_hour))) + " steps/h";
-}
-
-}  // namespace
 
 void report_running_trouble(state::Store& store, const state::Registration& registration,
                             const std::optional<recovery::Straggling>& straggling,
-                            const std::vector<recovery::NodeSignal>& signals,
-                            common::TimePoint at) {
+                            const std::vector<recovery::NodeSignal>& signals, common::TimePoint at,
+                            const std::string& not_moved_because) {
     std::vector<std::string> nodes;
     std::vector<std::string> seen;
     bool idle = false;
@@ -37,9 +30,7 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
     }
     std::string what;
     if (straggling) {
-        what = "running slowly: " + rate_text(straggling->recent_steps_per_hour) +
-               " over the last " + std::to_string(straggling->over.count() / 60) +
-               " min, against its own median of " + rate_text(straggling->median_steps_per_hour);
+        what = "running slowly: " + recovery::describe(*straggling);
     } else {
         what = "a GPU of the job stayed idle while the job runs";
     }
@@ -72,8 +63,13 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
     message.evidence = seen;
     message.attempt = registration.attempt;
     message.notes = {
-        "Nothing was done: the job keeps running. A slow job is not stopped or "
-        "requeued by the supervisor."};
+        not_moved_because.empty()
+            ? "Nothing was done: the job keeps running. A slow job is stopped only to move it "
+              "off the one node that holds it back, and only when its owner allows "
+              "exclude_slow_node."
+            : "Nothing was done: the job keeps running. exclude_slow_node is allowed, but the "
+              "job was not moved: " +
+                  not_moved_because + "."};
     // scontrol has no requeue --exclude: the job is requeued held, kept off the node while it
     // waits, and let go (a job submitted without --requeue cannot be requeued at all).
     const std::string job = registration.job.to_string();

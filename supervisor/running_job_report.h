@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/clock.h"
@@ -17,9 +18,11 @@ namespace supervisor {
 
 // `straggling` unset: the report is of idle GPUs alone. `signals`: what the nodes' telemetry
 // showed over the period (idle GPUs, heat, throttling); the nodes they name are the ones the
-// message points at. Call inside a transaction.
+// message points at. `not_moved_because`: set when the owner allowed exclude_slow_node and the
+// job was still left on its node (slow_node.h), why. Call inside a transaction.
 void report_running_trouble(state::Store& store, const state::Registration& registration,
                             const std::optional<recovery::Straggling>& straggling,
-                            const std::vector<recovery::NodeSignal>& signals, common::TimePoint at);
+                            const std::vector<recovery::NodeSignal>& signals, common::TimePoint at,
+                            const std::string& not_moved_because = {});
 
 }  // namespace supervisor

@@ -77,6 +77,7 @@ std::optional<StepKind> step_kind_for(ActionKind kind) {
         case ActionKind::resubmit:
             return StepKind::resubmit;
         case ActionKind::cancel:
+        case ActionKind::exclude_slow_node:  // a permission, carried out as exclude + requeue
         case ActionKind::escalate:
             return std::nullopt;
     }

@@ -22,11 +22,22 @@ import train  # noqa: E402  (model, data, checkpoints, log helpers)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
-FAIL_MODES = ("exception", "exit", "hang", "stop", "kill")
+FAIL_MODES = ("exception", "exit", "hang", "stop", "kill", "slow")
 
 
 def env_text(name, default=""):
     return os.environ.get(name, "").strip() or default
+
+
+def env_seconds(name, default):
+    text = env_text(name, default)
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        train.die(f"{name}={text!r} is not a number of seconds (0 or more)")
+    return value
 
 
 def fault_plan(attempt, rank):
@@ -120,8 +131,15 @@ def main(argv=None):
         train.log("starting from scratch")
 
     x, y = data
+    # FAIL_MODE=slow: from the step on, this rank takes SLOW_STEP_SECONDS longer a step (a GPU
+    # throttling), and the all_reduce holds every rank to its pace.
+    slow_by = 0.0
     while step < args.steps:
-        if fault and fault[0] == step + 1:
+        if fault and fault[0] == step + 1 and fault[1] == "slow":
+            slow_by = env_seconds("SLOW_STEP_SECONDS", "1.0")
+            train.log(f"slowing down from step {step + 1} by {slow_by} s a step (FAIL_MODE=slow) "
+                      f"host {host}")
+        elif fault and fault[0] == step + 1:
             inject_fault(fault[1], step + 1)
         # The same global batch on every rank (shared sampler state); each takes its slice.
         idx = torch.randint(0, x.shape[0], (batch_size * grad_accum * world,), generator=sampler)
@@ -146,7 +164,7 @@ def main(argv=None):
         if rank == 0 and (step % args.checkpoint_every == 0 or step == args.steps):
             path = train.save_checkpoint(args.checkpoint_dir, step, model, optimizer, sampler, config)
             train.log(f"checkpoint saved {path} at step {step}")
-        time.sleep(args.step_seconds)
+        time.sleep(args.step_seconds + slow_by)
     train.log(f"training finished at step {step}")
     dist.destroy_process_group()
     return 0

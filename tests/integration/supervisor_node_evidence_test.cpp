@@ -4,12 +4,16 @@
 // What the telemetry shows of the job's node in its window decides: an Xid 79, rising
 // double-bit ECC errors or rising NVLink CRC errors get that node excluded and the job
 // recovered elsewhere; with Prometheus stopped or without the series the job is recovered as
-// from its log alone (requeued, no node excluded), and the journal says why once.
+// from its log alone (requeued, no node excluded), and the journal says why once. And a slow
+// job (issue 35): the two-node example job one of whose ranks slows down while its node's
+// telemetry shows thermal throttling is moved off that node, from its last checkpoint.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "tests/integration/supervisor_harness.h"
@@ -20,6 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using test_support::dump;
+using test_support::eventually;
 using test_support::is_completed;
 using test_support::PrometheusStack;
 using test_support::SupervisorHarness;
@@ -212,6 +217,96 @@ TEST_F(SupervisorNodeEvidence, AHealthyJobCostsPrometheusNoRequest) {
     const auto status = run(h, path.string(), evidence_config(stack.url()));
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(stack.served("/api/v1/"), before);
+}
+
+// The host of train_ddp.py's rank `rank` in its latest run ("1: start ... host n2 pid ..."),
+// empty until it has started.
+std::string host_of_rank(const std::string& log, int rank) {
+    const std::regex start("^" + std::to_string(rank) + R"(: start .* host ([^ ]+) pid )");
+    std::istringstream in(log);
+    std::string host;
+    std::smatch m;
+    for (std::string line; std::getline(in, line);) {
+        if (std::regex_search(line, m, start)) {
+            host = m[1];
+        }
+    }
+    return host;
+}
+
+// train_ddp.py's step lines "R: step N/T ... attempt A host H rank R world W", as (attempt, host).
+std::vector<std::pair<int, std::string>> step_hosts(const std::string& log) {
+    static const std::regex step_re(
+        R"(^[0-9]+: step [0-9]+/[0-9]+ .* attempt ([0-9]+) host ([^ ]+) )");
+    std::vector<std::pair<int, std::string>> found;
+    std::istringstream in(log);
+    std::smatch m;
+    for (std::string line; std::getline(in, line);) {
+        if (std::regex_search(line, m, step_re)) {
+            found.emplace_back(std::stoi(m[1]), m[2]);
+        }
+    }
+    return found;
+}
+
+// Rank 1 trains a second longer a step from step 150 (FAIL_MODE=slow), which the all_reduce
+// makes the whole job's pace, and its node's DCGM throttle reasons show thermal slowdown (the
+// test plays the exporter as soon as it knows the node). The owner allowed exclude_slow_node:
+// the job is requeued from its last checkpoint without that node and finishes on the others.
+TEST_F(SupervisorNodeEvidence, AJobOneThrottledNodeHoldsBackIsMovedOffItFromItsCheckpoint) {
+    SupervisorHarness h("evidence-slow-node");
+    PrometheusStack stack(h.dir() / "prometheus");
+    const std::string metric = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS";
+    seed(stack, {metric});
+    const auto job = h.submit_script(
+        "train_ddp.sbatch", "GLOO_TIMEOUT_S=60,FAIL_AT_STEP=150,FAIL_RANK=1,FAIL_MODE=slow",
+        "--steps 220 --checkpoint-every 20 --step-seconds 0.1", "-N 2");
+    const auto registered =
+        h.cli("register " + job.to_string() + " --checkpoint-dir " + h.checkpoints().string() +
+              " --allow exclude_slow_node --stall-timeout 30s --progress-pattern '^0: step "
+              "([0-9]+)/'");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n[evidence]\nprometheus_url = \"" +
+                 stack.url() + "\"\nprometheus_timeout_ms = 2000\n");
+    h.start_daemon();
+
+    std::string slow;
+    ASSERT_TRUE(eventually(
+        [&] {
+            slow = host_of_rank(h.job_log(), 1);
+            return !slow.empty();
+        },
+        90s, 200ms))
+        << h.job_log();
+    // 64 = 0x40, HW thermal slowdown: heat, as DCGM reports it.
+    stack.push(slow, metric + "{gpu=\"0\"} 64\n");
+    ASSERT_TRUE(stack.wait_for_value(metric + "{Hostname=\"" + slow + "\"}", 64, 30s));
+
+    const auto status = h.wait_status(is_completed, 240s, job);
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(status["last_cause"], "slow_node") << dump(status);
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({slow})) << dump(status);
+    ASSERT_EQ(status["attempts"].size(), 2U) << dump(status);
+    EXPECT_EQ(h.slurm_job(job).value("excluded_nodes", ""), slow);
+    const auto events = dump(h.events(job));
+    EXPECT_GE(occurrences(events, "held back: still RUNNING"), 1U) << events;
+    EXPECT_GE(occurrences(events, "thermal"), 1U) << events;
+
+    // The job's own log: the second run resumed from a checkpoint, on nodes without `slow`.
+    const auto log = h.job_log();
+    EXPECT_NE(log.find("slowing down from step 150"), std::string::npos) << log;
+    EXPECT_NE(log.find("0: resumed from " + h.checkpoints().string() + "/step_"), std::string::npos)
+        << log;
+    EXPECT_NE(log.find("restart 1 on "), std::string::npos) << log;
+    int second = 0;
+    for (const auto& [attempt, host] : step_hosts(log)) {
+        if (attempt == 2) {
+            ++second;
+            EXPECT_NE(host, slow);
+        }
+    }
+    EXPECT_GT(second, 0) << log;
+    EXPECT_NE(log.find("training finished at step 220"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -55,7 +55,8 @@ TEST(Catalogue, DefaultCatalogueLoadsAndEveryRuleHasASource) {
 TEST(Catalogue, DefaultCatalogueCoversEveryCauseButUnknown) {
     const auto& catalogue = test::default_catalogue();
     for (const auto cause : all_causes()) {
-        if (cause == Cause::unknown) {
+        // A slow node is read from a running job's step rate and telemetry, never from a log.
+        if (cause == Cause::unknown || cause == Cause::slow_node) {
             continue;
         }
         const bool covered = std::any_of(catalogue.rules().begin(), catalogue.rules().end(),

@@ -10,11 +10,10 @@ namespace {
 
 TEST(Vocabulary, CauseIdsRoundTripAndAreTheDesignedOnes) {
     const std::vector<std::string_view> expected{
-        "cuda_oom",           "host_oom",   "shm_exhausted",    "nccl_timeout",
-        "nccl_network",       "gpu_xid",    "ecc_error",        "cuda_error",
-        "node_failure",       "time_limit", "preemption",       "io_error",
-        "checkpoint_corrupt", "loss_nan",   "credential_error", "hang",
-        "code_bug",           "unknown"};
+        "cuda_oom",   "host_oom",  "shm_exhausted",      "nccl_timeout", "nccl_network",
+        "gpu_xid",    "ecc_error", "cuda_error",         "node_failure", "time_limit",
+        "preemption", "io_error",  "checkpoint_corrupt", "loss_nan",     "credential_error",
+        "hang",       "slow_node", "code_bug",           "unknown"};
     ASSERT_EQ(all_causes().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(to_string(all_causes()[i]), expected[i]);
@@ -30,7 +29,7 @@ TEST(Vocabulary, ActionIdsRoundTrip) {
                                                  "set_env",           "restore_older_checkpoint",
                                                  "extend_time_limit", "drain_node",
                                                  "resubmit",          "cancel",
-                                                 "escalate"};
+                                                 "exclude_slow_node", "escalate"};
     ASSERT_EQ(all_actions().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(to_string(all_actions()[i]), expected[i]);

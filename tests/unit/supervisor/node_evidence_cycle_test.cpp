@@ -52,6 +52,36 @@ class NodeEvidenceCycleTest : public PollCycleTest {
         return events.empty() ? nlohmann::json{} : nlohmann::json::parse(events.back().data_json);
     }
 
+    // A job with a progress pattern (no stall timeout), allowed `allowed`, on `nodes`, whose
+    // telemetry shows `signals`: an hour at 100 steps a minute, then 40 minutes at 20 (10 s
+    // cycles, the tracker looking every 60 s), or less once the job is no longer enabled.
+    common::JobId slowed_job(const std::string& nodes, std::vector<std::string> allowed,
+                             std::vector<recovery::NodeSignal> signals) {
+        const auto id = submit();
+        auto r = request(id);
+        r.allowed_actions = std::move(allowed);
+        register_job(r);
+        return slowed_job_registered(id, nodes, std::move(signals));
+    }
+
+    common::JobId slowed_job_registered(const common::JobId& id, const std::string& nodes,
+                                        std::vector<recovery::NodeSignal> signals) {
+        auto registered = registration(id);
+        registered.progress_pattern = "^step [0-9]+";
+        m_store->update_registration(registered);
+        run_on(id, nodes);
+        m_evidence.m_signals = std::move(signals);
+        std::int64_t step = 0;
+        for (int i = 0; i < 6 * 100 && registration(id).status == Status::enabled; ++i) {
+            if (i % 6 == 0) {
+                step += i < 6 * 60 ? 100 : 20;
+                write_log(id, "step " + std::to_string(step) + " loss 0.3\n");
+            }
+            cycle();
+        }
+        return id;
+    }
+
     FakeNodeEvidence m_evidence;
 };
 
@@ -263,6 +293,90 @@ TEST_F(NodeEvidenceCycleTest, AJobThatFellBehindItsOwnPaceIsReportedOnceAndLeftR
         }
     }
     EXPECT_TRUE(told);
+}
+
+TEST_F(NodeEvidenceCycleTest, AJobOneNodeHoldsBackIsRequeuedFromItsCheckpointWithoutThatNode) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    checkpoint("step_000020.pt");
+    const auto id = slowed_job("n[1-2]", {"exclude_slow_node"},
+                               {signal("n2", recovery::NodeSignalKind::thermal_throttle, 64)});
+    const auto data = diagnosis_of(id);
+    EXPECT_EQ(data["cause"], "slow_node") << data.dump();
+    EXPECT_EQ(data["nodes"], nlohmann::json({"n2"}));
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n2"});
+    EXPECT_EQ(registration(id).attempt, 2U);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1) << "the slowed run is stopped";
+    EXPECT_EQ(m_slurm.job(id).excluded_nodes, "n2");
+    EXPECT_EQ(m_store->resume_env(id).at("SUPERVISOR_RESUME_FROM"),
+              (checkpoints() / "step_000020.pt").string());
+    EXPECT_TRUE(events_of_kind(id, "straggler").empty()) << "acted on, not only told";
+    bool told = false;
+    for (const auto& notification : m_store->notifications(id)) {
+        told = told || notification.subject.find("held back by n2") != std::string::npos;
+    }
+    EXPECT_TRUE(told);
+}
+
+TEST_F(NodeEvidenceCycleTest, ASlowJobIsOnlyToldWithoutTheOwnersPermission) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    checkpoint("step_000020.pt");
+    const auto id = slowed_job("n[1-2]", {"requeue", "exclude_node"},
+                               {signal("n2", recovery::NodeSignalKind::thermal_throttle, 64)});
+    EXPECT_EQ(events_of_kind(id, "straggler").size(), 1U);
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty());
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeuehold"), 0);
+}
+
+TEST_F(NodeEvidenceCycleTest, ASlowJobNoOneNodeExplainsIsNeverActedOn) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    checkpoint("step_000020.pt");
+    const std::vector<std::vector<recovery::NodeSignal>> unexplained{
+        {},  // no node-side evidence at all
+        {signal("n1", recovery::NodeSignalKind::thermal_throttle, 64),
+         signal("n2", recovery::NodeSignalKind::temperature, 92)},       // two nodes
+        {signal("n7", recovery::NodeSignalKind::thermal_throttle, 64)},  // not the job's
+    };
+    for (const auto& signals : unexplained) {
+        const auto id = slowed_job("n[1-2]", {"exclude_slow_node"}, signals);
+        EXPECT_EQ(events_of_kind(id, "straggler").size(), 1U) << "told once";
+        EXPECT_TRUE(events_of_kind(id, "diagnosis").empty());
+        EXPECT_EQ(registration(id).status, Status::enabled);
+        EXPECT_TRUE(registration(id).excluded_nodes.empty());
+    }
+    // One node, but the job's only node: a restart takes the slowness along.
+    const auto single = slowed_job("n1", {"exclude_slow_node"},
+                                   {signal("n1", recovery::NodeSignalKind::thermal_throttle, 64)});
+    EXPECT_EQ(events_of_kind(single, "straggler").size(), 1U);
+    EXPECT_EQ(registration(single).status, Status::enabled);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+}
+
+TEST_F(NodeEvidenceCycleTest, ASlowJobIsLeftRunningWhenNoPlanMovesItOffTheNode) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    m_config.max_excluded_nodes = 1;
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"exclude_slow_node"};
+    register_job(r);
+    auto registered = registration(id);
+    registered.excluded_nodes = {"n9"};  // the bound is spent
+    m_store->update_registration(registered);
+    const auto slowed = slowed_job_registered(
+        id, "n[1-2]", {signal("n2", recovery::NodeSignalKind::thermal_throttle, 64)});
+    const auto reports = events_of_kind(slowed, "straggler");
+    ASSERT_EQ(reports.size(), 1U);
+    EXPECT_EQ(registration(id).status, Status::enabled) << "a working run is not ended";
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    bool why = false;
+    for (const auto& notification : m_store->notifications(id)) {
+        why = why || notification.body.find(
+                         "exclude_slow_node is allowed, but the job was not "
+                         "moved") != std::string::npos;
+    }
+    EXPECT_TRUE(why);
 }
 
 TEST_F(NodeEvidenceCycleTest, AnIdleGpuOfARunningJobIsReportedOncePerRun) {
