@@ -46,6 +46,13 @@ class Client {
             JobChanges{true, std::move(query->jobs), std::move(query->missing)});
     }
 
+    // When slurmctld expects the pending job to start: the backfill scheduler's plan, one RPC,
+    // never answered from a cache (load_jobs() repeats its previous answer while slurmctld says
+    // its job table has not changed, and the plan changes without that). nullopt when it has
+    // no plan, the job is not pending or slurmctld does not know it. Fails with
+    // controller_unreachable while slurmctld cannot be reached.
+    [[nodiscard]] virtual Result<std::optional<TimePoint>> load_expected_start(const JobId& id) = 0;
+
     // Every job of `uid` that slurmctld still shows, in any state, one RPC. Tasks of an array
     // that started are listed as "1234_7"; those still pending in the array's one record (no
     // task id of their own yet) are that record, listed once under the array's id ("1234",

@@ -490,6 +490,29 @@ JobQuery LibslurmClient::answer_from(std::span<const JobId> ids,
     return query;
 }
 
+Result<std::optional<TimePoint>> LibslurmClient::load_expected_start(const JobId& id) {
+    job_info_msg_t* raw = nullptr;
+    errno = 0;
+    const int rc = slurm_load_job(&raw, id.job, SHOW_ALL | SHOW_LOCAL);
+    detail::JobInfoMessage message(raw);
+    if (rc != SLURM_SUCCESS) {
+        const int code = last_error(rc);
+        if (code == ESLURM_INVALID_JOB_ID) {
+            return std::optional<TimePoint>();
+        }
+        return tl::unexpected(
+            detail::make_error(code, "loading job " + id.to_string() + " from slurmctld"));
+    }
+    const JobId wanted[] = {id};
+    const auto* record = match_records(*message, wanted).at(id);
+    // The snapshot leaves a pending job's start time out (it is no start); here it is the plan.
+    if (record == nullptr || (record->job_state & JOB_STATE_BASE) != JOB_PENDING ||
+        record->start_time <= 0) {
+        return std::optional<TimePoint>();
+    }
+    return std::optional<TimePoint>(std::chrono::system_clock::from_time_t(record->start_time));
+}
+
 Result<std::vector<JobSnapshot>> LibslurmClient::load_user_jobs(std::uint32_t uid) {
     job_info_msg_t* raw = nullptr;
     errno = 0;

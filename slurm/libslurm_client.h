@@ -45,6 +45,7 @@ class LibslurmClient final : public Client {
     // The form of the last job query, and what the answers so far taught about the table.
     [[nodiscard]] JobQueryForm last_query_form() const { return m_last_form; }
     [[nodiscard]] const JobTableKnowledge& job_table_knowledge() const { return m_knowledge; }
+    [[nodiscard]] Result<std::optional<TimePoint>> load_expected_start(const JobId& id) override;
     [[nodiscard]] Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) override;
     [[nodiscard]] Result<std::vector<std::uint32_t>> load_array_tasks(
         std::uint32_t array_job) override;

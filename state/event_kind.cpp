@@ -46,6 +46,8 @@ std::string_view event_kind_text(EventKind kind) {
             return "settings_fetched";
         case EventKind::settings_not_fetched:
             return "settings_not_fetched";
+        case EventKind::queue_wait:
+            return "queue_wait";
     }
     return "unknown";  // not reached: every kind is a case above
 }

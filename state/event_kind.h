@@ -32,9 +32,10 @@ enum class EventKind {
     stuck_pending,         // a job pending for a reason that will not pass
     settings_fetched,      // a run of the job fetched its resume settings (`supervisor env`)
     settings_not_fetched,  // an attempt we restarted runs without having fetched them
+    queue_wait,            // a job waited long in the queue for resources or priority
     // A new kind goes above this line, and k_last_event_kind names it.
 };
-inline constexpr EventKind k_last_event_kind = EventKind::settings_not_fetched;
+inline constexpr EventKind k_last_event_kind = EventKind::queue_wait;
 
 [[nodiscard]] std::string_view event_kind_text(EventKind kind);
 [[nodiscard]] std::optional<EventKind> event_kind_of(std::string_view text);

@@ -65,6 +65,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                              "time_limit_max_factor",
                                              "outside_requeue_limit",
                                              "stuck_pending_after_s",
+                                             "queue_wait_after_s",
                                              "settings_fetch_within_s",
                                              "checkpoint_settle_s",
                                              "allow_drain",
@@ -101,6 +102,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                  requeue_backoff_max = base.requeue_backoff_max.count(),
                  retention_days = base.retention.count() / 24,
                  stuck_pending = base.stuck_pending_after.count(),
+                 queue_wait = base.queue_wait_after.count(),
                  fetch_within = base.settings_fetch_within.count(),
                  settle = base.checkpoint_settle.count(),
                  suspect_window = base.suspect_node_window.count(),
@@ -118,6 +120,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
           read_positive(table, "drain_max_per_job", file, base.drain_max_per_job, 1000),
           read_positive(table, "outside_requeue_limit", file, base.outside_requeue_limit, 100000),
           read_positive(table, "stuck_pending_after_s", file, stuck_pending, k_config_max_seconds),
+          read_positive(table, "queue_wait_after_s", file, queue_wait, k_config_max_seconds),
           read_positive(table, "settings_fetch_within_s", file, fetch_within, k_config_max_seconds),
           read_positive(table, "checkpoint_settle_s", file, settle, 86400),
           read_positive(table, "drain_max_per_hour", file, base.drain_max_per_hour, 10000),
@@ -143,6 +146,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     base.requeue_backoff = std::chrono::seconds(requeue_backoff);
     base.requeue_backoff_max = std::chrono::seconds(requeue_backoff_max);
     base.stuck_pending_after = std::chrono::seconds(stuck_pending);
+    base.queue_wait_after = std::chrono::seconds(queue_wait);
     base.settings_fetch_within = std::chrono::seconds(fetch_within);
     base.checkpoint_settle = std::chrono::seconds(settle);
     base.suspect_node_window = std::chrono::hours(suspect_window);

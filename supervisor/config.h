@@ -30,6 +30,9 @@ struct Config {
     // A watched job pending for a reason that will not resolve by itself (pending_reason.h) is
     // reported to its owner once it has been pending that long.
     std::chrono::seconds stuck_pending_after{600};
+    // A watched job pending on Resources or Priority this long is told to its owner once per
+    // attempt, with slurmctld's expected start time (queue_wait.h).
+    std::chrono::seconds queue_wait_after{7200};
     // An attempt the supervisor restarted that has run this long without fetching its resume
     // settings (`supervisor env`) is reported to its owner (settings_fetch.h).
     std::chrono::seconds settings_fetch_within{600};
@@ -69,7 +72,8 @@ struct Config {
 
 // Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
 // requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
-// time_limit_max_factor, outside_requeue_limit, stuck_pending_after_s, checkpoint_settle_s,
+// time_limit_max_factor, outside_requeue_limit, stuck_pending_after_s, queue_wait_after_s,
+// checkpoint_settle_s,
 // allow_drain (a boolean), drain_max_per_job, drain_max_per_hour, drain_max_per_user,
 // log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
 // retention_days, suspect_node_min_jobs, suspect_node_window_h, same_step_tolerance,

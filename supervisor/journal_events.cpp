@@ -139,6 +139,13 @@ void decode_data(const json& data, SettingsNotFetchedEvent& out) {
     read_field(data, "fetched_resume_from", out.fetched_resume_from);
 }
 
+void decode_data(const json& data, QueueWaitEvent& out) {
+    read_field(data, "attempt", out.attempt);
+    read_field(data, "reason", out.reason);
+    read_field(data, "waited_s", out.waited_s);
+    read_field(data, "expected_start_s", out.expected_start_s);
+}
+
 void decode_data(const json& data, StuckPendingEvent& out) {
     read_field(data, "attempt", out.attempt);
     read_field(data, "reason", out.reason);
@@ -264,6 +271,12 @@ json encode(const StuckPendingEvent& event) {
     return {{"attempt", event.attempt}, {"reason", event.reason}, {"waited_s", event.waited_s}};
 }
 
+json encode(const QueueWaitEvent& event) {
+    json data{{"attempt", event.attempt}, {"reason", event.reason}, {"waited_s", event.waited_s}};
+    common::put_if_set(data, "expected_start_s", event.expected_start_s);
+    return data;
+}
+
 json encode(const SettingsFetchedEvent& event) {
     return {{"attempt", event.attempt},
             {"restart_count", event.restart_count},
@@ -310,6 +323,7 @@ template std::optional<ArraySummaryEvent> decode(const state::Event&);
 template std::optional<GpuIdleEvent> decode(const state::Event&);
 template std::optional<StragglerEvent> decode(const state::Event&);
 template std::optional<StuckPendingEvent> decode(const state::Event&);
+template std::optional<QueueWaitEvent> decode(const state::Event&);
 template std::optional<SettingsFetchedEvent> decode(const state::Event&);
 template std::optional<SettingsNotFetchedEvent> decode(const state::Event&);
 

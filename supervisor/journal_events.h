@@ -210,6 +210,19 @@ struct StuckPendingEvent {
     bool operator==(const StuckPendingEvent&) const = default;
 };
 
+// A job pending on Resources or Priority for longer than queue_wait_after (queue_wait.h).
+struct QueueWaitEvent {
+    static constexpr state::EventKind kind = state::EventKind::queue_wait;
+    std::uint32_t attempt = 0;
+    std::string reason;  // Slurm's pending reason
+    std::int64_t waited_s = 0;
+    // When slurmctld expects the job to start (its backfill plan), in unix seconds; unset: it
+    // has none.
+    std::optional<std::int64_t> expected_start_s;
+
+    bool operator==(const QueueWaitEvent&) const = default;
+};
+
 // A run of the job asked for its resume settings (`supervisor env` inside the job), from `host`
 // (what the job said) over `channel` ("unix socket", or "tcp from ADDRESS").
 struct SettingsFetchedEvent {
@@ -252,6 +265,7 @@ struct SettingsNotFetchedEvent {
 [[nodiscard]] nlohmann::json encode(const GpuIdleEvent& event);
 [[nodiscard]] nlohmann::json encode(const StragglerEvent& event);
 [[nodiscard]] nlohmann::json encode(const StuckPendingEvent& event);
+[[nodiscard]] nlohmann::json encode(const QueueWaitEvent& event);
 [[nodiscard]] nlohmann::json encode(const SettingsFetchedEvent& event);
 [[nodiscard]] nlohmann::json encode(const SettingsNotFetchedEvent& event);
 

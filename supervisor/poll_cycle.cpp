@@ -427,6 +427,7 @@ void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
         m_stalls.forget(job);
         m_idle_gpus.forget(job);
         m_stuck_pending.forget(job);
+        m_queue_waits.forget(job);
         m_settings_fetches.forget(job);
         m_settling.erase(job);
     }

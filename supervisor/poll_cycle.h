@@ -41,6 +41,7 @@
 #include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
 #include "supervisor/owner_identity.h"
+#include "supervisor/queue_wait.h"
 #include "supervisor/settings_fetch.h"
 #include "supervisor/stall.h"
 #include "supervisor/stuck_pending.h"
@@ -154,6 +155,10 @@ class PollCycle {
     // node holds back, with the owner's exclude_slow_node, moved off it (slow_node.h).
     // Returns whether a recovery began.
     bool check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
+    // An enabled job pending on Resources or Priority for queue_wait_after: told once per
+    // attempt, with slurmctld's expected start time.
+    void check_queue_wait(const state::Registration& registration, const slurm::JobSnapshot& job,
+                          CycleReport& report);
     // An enabled job pending for a reason that will not pass: reported once per attempt.
     // A restarted attempt running past settings_fetch_within without its settings: reported.
     void check_settings_fetched(const state::Registration& registration,
@@ -185,6 +190,7 @@ class PollCycle {
     ActionExecutor m_executor;
     StallTracker m_stalls;                // in memory: a restarted daemon restarts the stall clocks
     StuckPendingTracker m_stuck_pending;  // in memory, like the stall clocks
+    QueueWaits m_queue_waits;
     SettingsFetchTracker m_settings_fetches;
     IdleGpuWatch m_idle_gpus;   // in memory, like the stall clocks
     JobTroubles m_troubles;     // jobs whose handling failed lately

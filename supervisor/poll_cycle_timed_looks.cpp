@@ -2,7 +2,8 @@
 // A running job is checked for a stall (no log activity for its stall timeout: recovered as a
 // failure, stall.h), for a slowdown or an idle GPU (reported once per run,
 // running_job_report.h, or moved off the one node that holds it back, slow_node.h); a pending one
-// for a reason that will not pass (stuck_pending.h). Each look schedules the job's next one
+// for a reason that will not pass (stuck_pending.h) or for long in the queue (queue_wait.h). Each
+// look schedules the job's next one
 // (JobTimers), so a quiet cycle touches only the jobs due. A running attempt the supervisor
 // restarted is also checked, once its settings_fetch_within is up, for having fetched its resume
 // settings (settings_fetch.h).
@@ -39,6 +40,7 @@ int PollCycle::timed_looks(const std::set<common::JobId>& changed,
             m_stalls.forget(id);
             m_idle_gpus.forget(id);
             m_stuck_pending.forget(id);
+            m_queue_waits.forget(id);
             m_settings_fetches.forget(id);
             continue;
         }
@@ -62,8 +64,10 @@ int PollCycle::timed_looks(const std::set<common::JobId>& changed,
         }
         if (job.state == slurm::JobState::pending) {
             check_stuck_pending(*registration, job, report);
+            check_queue_wait(*registration, job, report);
         } else {
             m_stuck_pending.forget(id);
+            m_queue_waits.forget(id);
         }
         schedule_timed_look(*registration, &job);
     }
@@ -93,6 +97,15 @@ void PollCycle::schedule_timed_look(const state::Registration& registration,
     if (job != nullptr) {
         if (const auto fetch = settings_fetch_due(registration, *job)) {
             earliest(*fetch);
+        }
+        if (const auto since = m_queue_waits.waiting_since(*job, registration.job,
+                                                           registration.attempt, m_clock.now())) {
+            // On the wall clock like the stuck wait above, and a second late rather than early.
+            const auto left = *since + m_config.queue_wait_after - m_clock.now();
+            earliest(m_clock.monotonic() +
+                     std::max(std::chrono::duration_cast<std::chrono::seconds>(left) +
+                                  std::chrono::seconds(1),
+                              std::chrono::seconds(0)));
         }
     }
     if (!next && job != nullptr && m_stalls.needs_look(registration, *job)) {
@@ -160,6 +173,28 @@ void PollCycle::check_stuck_pending(const state::Registration& registration,
         }
         transaction.commit();
         m_stuck_pending.mark_reported(registration.job, registration.attempt);
+    });
+}
+
+void PollCycle::check_queue_wait(const state::Registration& registration,
+                                 const slurm::JobSnapshot& job, CycleReport& report) {
+    const auto now = m_clock.now();
+    const auto since =
+        m_queue_waits.waiting_since(job, registration.job, registration.attempt, now);
+    if (!since || now - *since < m_config.queue_wait_after) {
+        return;
+    }
+    contain(registration, report, [&] {
+        // One RPC, only to tell: the cycle's view repeats slurmctld's answer while its job table
+        // has not changed, and the backfill plan's start time changes without that.
+        const auto plan = m_client.load_expected_start(registration.job);
+        auto transaction = m_store.begin();
+        if (!queue_wait_told(m_store, registration)) {
+            record_queue_wait(m_store, registration, job.state_reason, plan ? *plan : std::nullopt,
+                              std::chrono::duration_cast<std::chrono::seconds>(now - *since), now);
+        }
+        transaction.commit();
+        m_queue_waits.mark_told(registration.job, registration.attempt);
     });
 }
 

@@ -50,6 +50,17 @@ TEST_F(SlurmClientContract, UnknownJobIsMissingNotAnError) {
     EXPECT_EQ(query->jobs[0].state, JobState::completed);
 }
 
+// The plan's own case (a job waiting for resources) is SupervisorSlurmRealities' queue wait.
+TEST_F(SlurmClientContract, ARunningOrUnknownJobHasNoExpectedStart) {
+    const auto running = m_backend->running_job();
+    const auto started = client().load_expected_start(running);
+    ASSERT_TRUE(started) << started.error().message;
+    EXPECT_FALSE(*started);
+    const auto unknown = client().load_expected_start(m_backend->unknown_job());
+    ASSERT_TRUE(unknown) << unknown.error().message;
+    EXPECT_FALSE(*unknown);
+}
+
 TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
     const auto finished = m_backend->finished_job(0);
     const auto running = m_backend->running_job();

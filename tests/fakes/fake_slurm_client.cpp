@@ -237,6 +237,21 @@ slurm::Result<std::optional<slurm::JobChanges>> FakeSlurmClient::load_jobs_if_ch
     return std::optional<slurm::JobChanges>(std::move(changes));
 }
 
+slurm::Result<std::optional<slurm::TimePoint>> FakeSlurmClient::load_expected_start(
+    const slurm::JobId& id) {
+    run_before_call("load job " + id.to_string());
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading a job from slurmctld"));
+    }
+    const auto it = m_jobs.find(id);
+    const auto plan = m_expected_starts.find(id);
+    if (it == m_jobs.end() || it->second.state != slurm::JobState::pending ||
+        plan == m_expected_starts.end()) {
+        return std::optional<slurm::TimePoint>();
+    }
+    return std::optional<slurm::TimePoint>(plan->second);
+}
+
 slurm::Result<std::vector<slurm::JobSnapshot>> FakeSlurmClient::load_user_jobs(std::uint32_t uid) {
     run_before_call("load jobs of uid " + std::to_string(uid));
     if (m_unreachable) {

@@ -28,6 +28,8 @@ class FakeSlurmClient final : public slurm::Client {
     // the jobs that moved since that call's answer when the ids are the same.
     [[nodiscard]] slurm::Result<std::optional<slurm::JobChanges>> load_jobs_if_changed(
         std::span<const slurm::JobId> ids) override;
+    [[nodiscard]] slurm::Result<std::optional<slurm::TimePoint>> load_expected_start(
+        const slurm::JobId& id) override;
     [[nodiscard]] slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(
         std::uint32_t uid) override;
     [[nodiscard]] slurm::Result<std::vector<std::uint32_t>> load_array_tasks(
@@ -75,6 +77,10 @@ class FakeSlurmClient final : public slurm::Client {
     slurm::JobId submit(const std::string& name, bool requeueable = true);
     // Adds a job exactly as given (id, state and all).
     void put(const slurm::JobSnapshot& job);
+    // The backfill plan load_expected_start() answers while the job is pending.
+    void set_expected_start(const slurm::JobId& id, slurm::TimePoint when) {
+        m_expected_starts[id] = when;
+    }
     // Pending -> running on `node`.
     void start(const slurm::JobId& id, const std::string& node);
     // Pending -> running on the first node Slurm could pick: in the required list when there
@@ -143,6 +149,7 @@ class FakeSlurmClient final : public slurm::Client {
 
     const common::Clock& m_clock;
     std::map<slurm::JobId, slurm::JobSnapshot> m_jobs;
+    std::map<slurm::JobId, slurm::TimePoint> m_expected_starts;  // set_expected_start()
     std::vector<slurm::NodeSnapshot> m_nodes;
     std::vector<std::string> m_calls;
     std::uint32_t m_next_id = 1000;

@@ -1,5 +1,6 @@
 // Slurm as sites use it, on the real dev cluster: a job array registered whole (each task
-// recovered alone, one summary), a job an administrator holds (reported as stuck pending), a
+// recovered alone, one summary), a job an administrator holds (reported as stuck pending), one
+// waiting for resources (told once, with its expected start), a
 // heterogeneous job (refused at registration) and a job that exits 0 after a failed srun step
 // (reported). Small shell jobs, not the training example: each test takes seconds.
 #include <gtest/gtest.h>
@@ -92,6 +93,48 @@ TEST_F(SupervisorSlurmRealities, AnArraySubmittedThroughTheWrapperIsWatchedWhole
     const auto status = h.cli("status " + array->to_string());
     EXPECT_TRUE(contains(status.output, "array of 2 tasks: 2 enabled")) << status.output;
     EXPECT_TRUE(contains(status.output, array->to_string() + "_4")) << status.output;
+}
+
+// A job that waits for resources (both GPUs of n3 held by another job) past queue_wait_after_s
+// is told once, with the start time slurmctld's backfill plans for it (the holder's time limit
+// ends within two minutes). Only n3's GPUs are held: the other tests' jobs keep running.
+TEST_F(SupervisorSlurmRealities, AJobWaitingForResourcesIsToldOnceWithItsExpectedStart) {
+    SupervisorHarness h("queue-wait");
+    const auto holder = test_support::sbatch("-w n3 --gres=gpu:2 --time=2 --wrap 'sleep 120'");
+    h.also_cancel(holder);
+    const auto job = test_support::sbatch("-w n3 --gres=gpu:1 --time=1 --wrap 'exit 0'");
+    h.also_cancel(job);
+    const auto registered = h.cli("register " + job.to_string());
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("queue_wait_after_s = 3");
+    const auto before = std::chrono::system_clock::now();
+    h.start_daemon();
+    nlohmann::json events;
+    for (int look = 0; look < 150 && count_events(events, "queue_wait") == 0; ++look) {
+        std::this_thread::sleep_for(200ms);
+        events = h.events(job);
+    }
+    ASSERT_TRUE(has_events(events, "queue_wait", "(Resources)", 1))
+        << dump(events) << h.daemon_log();
+    std::this_thread::sleep_for(2s);  // several more cycles: still told once
+    events = h.events(job);
+    EXPECT_TRUE(has_events(events, "queue_wait", "slurmctld expects it to start at", 1))
+        << dump(events);
+    for (const auto& event : events) {
+        if (event.value("kind", "") == "queue_wait") {
+            const auto& data = event["data"];
+            EXPECT_GE(data.value("waited_s", 0), 3) << dump(event);
+            const auto start = std::chrono::system_clock::from_time_t(
+                static_cast<std::time_t>(data.value("expected_start_s", std::int64_t{0})));
+            EXPECT_GT(start, before) << dump(event);
+            EXPECT_LT(start, before + 3min) << dump(event);
+        }
+    }
+    // It starts once the GPUs are free, and finishes as a job of its own.
+    ASSERT_EQ(test_support::run_command("scancel " + holder.to_string()).exit_status, 0);
+    const auto status = h.wait_status(is_completed, 60s, job);
+    EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
+    EXPECT_EQ(count_events(h.events(job), "queue_wait"), 1);
 }
 
 TEST_F(SupervisorSlurmRealities, AJobHeldByAnAdministratorIsReportedOnceAsStuck) {

@@ -29,6 +29,10 @@ class RefusingClient final : public slurm::Client {
     slurm::Result<slurm::JobQuery> load_jobs(std::span<const slurm::JobId>) override {
         return tl::unexpected(m_error);
     }
+    slurm::Result<std::optional<slurm::TimePoint>> load_expected_start(
+        const slurm::JobId&) override {
+        return tl::unexpected(m_error);
+    }
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t) override {
         return tl::unexpected(m_error);
     }

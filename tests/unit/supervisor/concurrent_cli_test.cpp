@@ -39,6 +39,10 @@ class InterleavingClient final : public slurm::Client {
         }
         return answer;
     }
+    slurm::Result<std::optional<slurm::TimePoint>> load_expected_start(
+        const slurm::JobId& id) override {
+        return m_fake.load_expected_start(id);
+    }
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t uid) override {
         return m_fake.load_user_jobs(uid);
     }
