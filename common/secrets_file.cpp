@@ -23,6 +23,9 @@ std::string octal(mode_t mode) {
 
 // "keys: user, password"
 std::string key_list(std::span<const std::string_view> keys) {
+    if (keys.empty()) {
+        return "lines `NAME = VALUE`";
+    }
     std::string text = "keys: ";
     for (std::size_t i = 0; i < keys.size(); ++i) {
         text += (i ? ", " : "") + std::string(keys[i]);
@@ -37,7 +40,7 @@ Result<Secrets> read_secrets_file(const std::filesystem::path& file,
     const std::string name = file.string();
     struct stat info {};
     if (::stat(name.c_str(), &info) != 0) {
-        std::string lines;
+        std::string lines = keys.empty() ? "`NAME = VALUE`" : "";
         for (const auto key : keys) {
             lines += (lines.empty() ? "`" : " and `") + std::string(key) + " = ...`";
         }
@@ -70,11 +73,11 @@ Result<Secrets> read_secrets_file(const std::filesystem::path& file,
         }
         const auto equals = content.find('=');
         const std::string where = name + ":" + std::to_string(number);
-        if (equals == std::string::npos) {
+        if (equals == std::string::npos || equals == 0) {
             return fail(where + ": expected `key = value`", key_list(keys));
         }
         std::string key = trimmed(std::string_view(content).substr(0, equals));
-        if (std::ranges::find(keys, std::string_view(key)) == keys.end()) {
+        if (!keys.empty() && std::ranges::find(keys, std::string_view(key)) == keys.end()) {
             return fail(where + ": unknown key '" + key + "'", key_list(keys));
         }
         secrets[std::move(key)] = trimmed(std::string_view(content).substr(equals + 1));

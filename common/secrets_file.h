@@ -6,8 +6,10 @@
 // read_secrets_file() fails (value) when the file is missing or unreadable, is not a regular
 // file, can be read or written by group or others (naming the file, with the fix
 // `chmod 600 FILE` as the hint), has a line that is not `key = value` ("FILE:LINE: expected
-// `key = value`"), or a key not in `keys` ("FILE:LINE: unknown key 'k'"). A key given twice
-// keeps its last value. Callers read it on every use, so fixing the file needs no restart.
+// `key = value`"; an empty key included), or a key not in `keys` ("FILE:LINE: unknown key
+// 'k'"). An empty `keys` accepts any key (a file of names the site chooses, e.g. PagerDuty
+// routing keys by service). A key given twice keeps its last value. Callers read it on every
+// use, so fixing the file needs no restart.
 #pragma once
 
 #include <filesystem>
