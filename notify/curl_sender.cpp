@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <nlohmann/json.hpp>
+
 #include "http/mail.h"
 #include "http/transfer.h"
 #include "http/url.h"
@@ -88,6 +90,7 @@ class CurlSender final : public Sender {
         : m_settings(std::move(settings)),
           m_clock(clock),
           m_host(local_host_name()),
+          m_site_daemon(site_daemon),
           m_public_webhooks_only(
               m_settings.webhook_addresses == WebhookAddresses::public_only ||
               (m_settings.webhook_addresses == WebhookAddresses::automatic && site_daemon)) {}
@@ -100,6 +103,8 @@ class CurlSender final : public Sender {
                 return send_sms(target, message);
             case Channel::webhook:
                 return send_webhook(target, message);
+            case Channel::pagerduty:
+                return send_pagerduty(target, message);
         }
         return tl::unexpected(SendError{"unknown channel", true});
     }
@@ -208,9 +213,54 @@ class CurlSender final : public Sender {
         return http_result(http::perform(post), "webhook", AnswerBody::withheld);
     }
 
+    SendResult send_pagerduty(const Target& target, const Outgoing& message) {
+        if (m_settings.pagerduty_secrets_file.empty()) {
+            return not_configured("PagerDuty", "pagerduty_secrets_file");
+        }
+        if (m_site_daemon && std::ranges::find(m_settings.default_targets, target.text) ==
+                                 m_settings.default_targets.end()) {
+            return tl::unexpected(
+                SendError{"PagerDuty: " + target.text +
+                              " is not one of [notify] default_targets; a site daemon pages the "
+                              "operators only for the site's own targets, not for a registration's",
+                          true});
+        }
+        auto key = read_routing_key(m_settings.pagerduty_secrets_file, target.address);
+        if (!key) {
+            return tl::unexpected(
+                SendError{key.error().message + " (" + key.error().hint + ")", false});
+        }
+        auto event = nlohmann::json::parse(message.pagerduty, nullptr, false);
+        if (!event.is_object()) {
+            return tl::unexpected(SendError{"PagerDuty: the message has no event to send", true});
+        }
+        event["routing_key"] = *key;
+        http::Request post;
+        post.method = http::Method::post;
+        post.url = m_settings.pagerduty_url;
+        post.headers = {"Content-Type: application/json", "Accept: application/json"};
+        post.body = event.dump();
+        post.connect_timeout = post.timeout = m_settings.timeout;
+        post.body_limit = k_body_limit;
+        auto result = http_result(http::perform(post), "PagerDuty", AnswerBody::shown);
+        if (result) {
+            return result;
+        }
+        // PagerDuty's 400 says what is invalid, and may quote the event: never the key.
+        for (auto at = result.error().reason.find(*key); at != std::string::npos;
+             at = result.error().reason.find(*key, at + 3)) {
+            result.error().reason.replace(at, key->size(), "***");
+        }
+        if (result.error().permanent && result.error().reason.starts_with("PagerDuty: HTTP 400")) {
+            result.error().reason += " (the event is invalid, so sending it again cannot succeed)";
+        }
+        return result;
+    }
+
     Settings m_settings;
     const common::Clock& m_clock;
     std::string m_host;
+    bool m_site_daemon;
     bool m_public_webhooks_only;
 };
 

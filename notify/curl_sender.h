@@ -6,6 +6,12 @@
 //            password = the auth token from twilio_secrets_file)
 //   http(s): POST the JSON payload to the URL; from a site daemon, to public addresses only
 //            unless the site chose it ([notify] default_targets, webhook_hosts)
+//   pagerduty:NAME  POST the event (pagerduty_event.h) with the routing key NAME of
+//            pagerduty_secrets_file added to pagerduty_url; 202 is success, 400 (an event
+//            PagerDuty finds invalid) permanent, 429 and 5xx retried. A site daemon sends only
+//            the site's own pagerduty targets (default_targets): the key pages its operators,
+//            and a registration naming one is failed for good. The key never appears in a
+//            SendError: an answer that repeats it shows "***" instead.
 //
 // Each send() is one request with the configured timeout. A channel that is not configured,
 // a secrets file that is missing or too open, a server that is down: transient SendErrors

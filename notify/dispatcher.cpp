@@ -14,6 +14,7 @@
 #include "common/json_text.h"
 #include "notify/backoff.h"
 #include "notify/message.h"
+#include "notify/pagerduty_event.h"
 #include "notify/target.h"
 #include "state/event_kind.h"
 
@@ -41,6 +42,8 @@ std::string channel_key(const Target& target) {
             return "twilio";
         case Channel::webhook:
             return shown(target.address);
+        case Channel::pagerduty:
+            return "pagerduty";
     }
     return "unknown";
 }
@@ -108,6 +111,8 @@ Outgoing outgoing_of(const std::vector<Notification>& group, const std::string& 
         payload["text"] = payload["text"].get<std::string>() + "\n" + page;
     }
     out.json = common::json_text(payload);
+    out.pagerduty = common::json_text(
+        pagerduty_event(message, {newest.subject, newest.dedup_key, page, payload}));
     return out;
 }
 

@@ -22,4 +22,18 @@ common::Result<Credentials> read_secrets(const std::filesystem::path& file) {
     return credentials;
 }
 
+common::Result<std::string> read_routing_key(const std::filesystem::path& file,
+                                             const std::string& name) {
+    auto secrets = TRY(common::read_secrets_file(file, {}));
+    const auto key = secrets.find(name);
+    if (key == secrets.end() || key->second.empty()) {
+        return common::fail("secrets file " + file.string() + " has no routing key named '" + name +
+                                "' (target pagerduty:" + name + ")",
+                            "add a line `" + name +
+                                " = ROUTING_KEY` (the Events API v2 integration key of the "
+                                "PagerDuty service)");
+    }
+    return key->second;
+}
+
 }  // namespace notify

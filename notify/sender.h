@@ -23,6 +23,7 @@ struct Outgoing {
     std::string body;        // email
     std::string sms;         // SMS text, already within the limit
     std::string json;        // webhook payload
+    std::string pagerduty;   // PagerDuty event (pagerduty_event.h), without its routing_key
 };
 
 struct SendError {

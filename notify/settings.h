@@ -32,6 +32,11 @@ struct Settings {
     std::string twilio_from;                    // a Twilio number (+1...) or messaging sender
     std::filesystem::path twilio_secrets_file;  // password = auth token; user defaults to the SID
 
+    // PagerDuty's Events API v2: a pagerduty:NAME target sends to pagerduty_url with the routing
+    // key that the secrets file names NAME (`NAME = ROUTING_KEY` lines, several services allowed).
+    std::string pagerduty_url = "https://events.pagerduty.com/v2/enqueue";
+    std::filesystem::path pagerduty_secrets_file;
+
     // The dashboard as people reach it (the site's reverse proxy, e.g.
     // "https://ood.example.org/supervisor/"); empty: the messages carry no link. An email and a
     // webhook then link the job's page ("...#job=1234").

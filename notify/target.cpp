@@ -1,7 +1,8 @@
 // Targets are checked strictly at registration and at config load, so the outbox never holds a
 // target a channel would have to guess about: no whitespace or control characters anywhere (a
 // CR/LF in an address would inject SMTP commands or mail headers), one '@' in a mail address,
-// E.164 digits for SMS.
+// E.164 digits for SMS, a plain name for PagerDuty (a routing key pasted into the target would
+// be shown wherever targets are: the journal, `supervisor status`, doctor).
 #include "notify/target.h"
 #include "common/printable.h"
 #include "common/try.h"
@@ -12,7 +13,8 @@ namespace notify {
 namespace {
 
 constexpr std::string_view k_forms =
-    "use mailto:NAME@DOMAIN, sms:+NUMBER (E.164, e.g. sms:+15551234567) or an https:// URL";
+    "use mailto:NAME@DOMAIN, sms:+NUMBER (E.164, e.g. sms:+15551234567), pagerduty:NAME (NAME = "
+    "ROUTING_KEY in [notify] pagerduty_secrets_file) or an https:// URL";
 
 // A target in an error: a user may send a 3 MB one, and the error must not repeat it.
 std::string shown(std::string_view text) {
@@ -61,6 +63,24 @@ common::Result<Target> webhook(std::string_view text) {
     return Target{Channel::webhook, std::string(text), std::string(text)};
 }
 
+bool name_character(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+}
+
+common::Result<Target> pagerduty(std::string_view text, std::string_view name) {
+    if (name.empty() || name.size() > k_max_pagerduty_name ||
+        !std::ranges::all_of(name, name_character)) {
+        // The text may be a routing key pasted in by mistake: it is not repeated.
+        return common::fail(
+            "notification target 'pagerduty:...': not a name (1 to " +
+                std::to_string(k_max_pagerduty_name) + " of A-Z a-z 0-9 _ . -)",
+            "write pagerduty:NAME and put the routing key in [notify] pagerduty_secrets_file as "
+            "`NAME = ROUTING_KEY` (chmod 600); the target never holds the key");
+    }
+    return Target{Channel::pagerduty, std::string(name), std::string(text)};
+}
+
 }  // namespace
 
 std::string_view to_string(Channel channel) {
@@ -71,6 +91,8 @@ std::string_view to_string(Channel channel) {
             return "sms";
         case Channel::webhook:
             return "webhook";
+        case Channel::pagerduty:
+            return "pagerduty";
     }
     return "unknown";
 }
@@ -94,6 +116,9 @@ common::Result<Target> parse_target(std::string_view text) {
     }
     if (text.starts_with("sms:")) {
         return sms(text, text.substr(4));
+    }
+    if (text.starts_with("pagerduty:")) {
+        return pagerduty(text, text.substr(10));
     }
     if (text.starts_with("https://") || text.starts_with("http://")) {
         return webhook(text);

@@ -4,6 +4,9 @@
 //   mailto:owner@example.org   email over SMTP ([notify] smtp_*)
 //   sms:+15551234567           SMS through Twilio ([notify] twilio_*), E.164 number
 //   https://hooks.example/...  JSON webhook (Slack incoming webhooks and the like); http:// too
+//   pagerduty:NAME             a PagerDuty Events API v2 event ([notify] pagerduty_*); NAME (1 to
+//                              64 of A-Z a-z 0-9 _ . -) names the routing key in
+//                              pagerduty_secrets_file, never the key itself
 //
 // parse_target() fails (value) with what is wrong and the accepted forms, for a target of more
 // than k_max_target_bytes among them (browsers and webhook services stop well before).
@@ -19,13 +22,14 @@
 namespace notify {
 
 inline constexpr std::size_t k_max_target_bytes = 2048;
+inline constexpr std::size_t k_max_pagerduty_name = 64;
 
-enum class Channel { email, sms, webhook };
+enum class Channel { email, sms, webhook, pagerduty };
 [[nodiscard]] std::string_view to_string(Channel channel);
 
 struct Target {
     Channel channel = Channel::email;
-    std::string address;  // the mail address, the +number, or the whole URL
+    std::string address;  // the mail address, the +number, the whole URL, or the key's NAME
     std::string text;     // the target as written ("mailto:a@b")
 
     bool operator==(const Target&) const = default;

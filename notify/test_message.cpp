@@ -2,6 +2,7 @@
 
 #include "common/json_text.h"
 #include "notify/email_payload.h"
+#include "notify/pagerduty_event.h"
 
 namespace notify {
 
@@ -23,7 +24,11 @@ Outgoing outgoing_of(const Message& message, const std::string& unique_key) {
     out.subject = email_subject(message);
     out.body = email_body(message);
     out.sms = sms_text(message);
-    out.json = common::json_text(webhook_payload(message, 0));
+    const auto payload = webhook_payload(message, 0);
+    out.json = common::json_text(payload);
+    // Each test its own incident: the key is the test's.
+    out.pagerduty = common::json_text(
+        pagerduty_event(message, {out.subject, "test:" + unique_key, "", payload}));
     return out;
 }
 

@@ -12,8 +12,8 @@
 namespace notify {
 
 [[nodiscard]] Message test_message(const std::string& host, common::TimePoint at);
-// The email, SMS and webhook forms of `message`; `unique_key` is the Message-ID and
-// Idempotency-Key (no outbox row exists for a test, so id is 0).
+// The email, SMS, webhook and PagerDuty forms of `message`; `unique_key` is the Message-ID,
+// Idempotency-Key and PagerDuty dedup key (no outbox row exists for a test, so id is 0).
 [[nodiscard]] Outgoing outgoing_of(const Message& message, const std::string& unique_key);
 
 }  // namespace notify

@@ -94,6 +94,9 @@ std::string send_fix(const notify::Target& target, const notify::SendError& erro
                    "and that the Twilio API is reachable";
         case notify::Channel::webhook:
             return "check that the URL is reachable from this host and accepts a JSON POST";
+        case notify::Channel::pagerduty:
+            return "check pagerduty_url and pagerduty_secrets_file in [notify] and that the "
+                   "PagerDuty Events API is reachable";
     }
     return "";
 }

@@ -15,12 +15,14 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 19> k_notify_keys{
-    "smtp_url",          "smtp_from",          "smtp_secrets_file", "smtp_tls",
-    "twilio_base_url",   "twilio_account_sid", "twilio_from",       "twilio_secrets_file",
-    "default_targets",   "retry_initial_s",    "retry_max_s",       "cooldown_s",
-    "sms_per_hour",      "timeout_s",          "give_up_after_s",   "send_budget_s",
-    "webhook_addresses", "webhook_hosts",      "dashboard_url"};
+constexpr std::array<const char*, 21> k_notify_keys{
+    "smtp_url",        "smtp_from",           "smtp_secrets_file",
+    "smtp_tls",        "twilio_base_url",     "twilio_account_sid",
+    "twilio_from",     "twilio_secrets_file", "default_targets",
+    "retry_initial_s", "retry_max_s",         "cooldown_s",
+    "sms_per_hour",    "timeout_s",           "give_up_after_s",
+    "send_budget_s",   "webhook_addresses",   "webhook_hosts",
+    "dashboard_url",   "pagerduty_url",       "pagerduty_secrets_file"};
 
 }  // namespace
 
@@ -47,6 +49,8 @@ common::Result<void> read_notify_config(const toml::node& section,
           reader.string("twilio_account_sid", settings.twilio_account_sid),
           reader.string("twilio_from", settings.twilio_from),
           reader.absolute_path("twilio_secrets_file", settings.twilio_secrets_file),
+          reader.url("pagerduty_url", settings.pagerduty_url, {"https://", "http://"}),
+          reader.absolute_path("pagerduty_secrets_file", settings.pagerduty_secrets_file),
           reader.positive("retry_initial_s", retry_initial),
           reader.positive("retry_max_s", retry_max), reader.positive("cooldown_s", cooldown),
           reader.positive("sms_per_hour", settings.sms_per_hour),

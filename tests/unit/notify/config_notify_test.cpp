@@ -37,6 +37,8 @@ timeout_s = 5
 webhook_addresses = "public"
 webhook_hosts = ["Hooks.Internal.example.org"]
 dashboard_url = "https://ood.example.org/supervisor/"
+pagerduty_url = "http://127.0.0.1:9998/v2/enqueue"
+pagerduty_secrets_file = "/etc/slurm-supervisor/pagerduty.secret"
 )");
     ASSERT_TRUE(config) << config.error().message;
     const auto& n = config->notify;
@@ -58,6 +60,8 @@ dashboard_url = "https://ood.example.org/supervisor/"
     EXPECT_EQ(n.timeout, 5s);
     EXPECT_EQ(n.webhook_addresses, notify::WebhookAddresses::public_only);
     EXPECT_EQ(n.webhook_hosts, std::vector<std::string>{"hooks.internal.example.org"});
+    EXPECT_EQ(n.pagerduty_url, "http://127.0.0.1:9998/v2/enqueue");
+    EXPECT_EQ(n.pagerduty_secrets_file, "/etc/slurm-supervisor/pagerduty.secret");
 }
 
 TEST(ConfigNotify, DefaultsWithoutTheSection) {
@@ -71,6 +75,8 @@ TEST(ConfigNotify, DefaultsWithoutTheSection) {
     EXPECT_TRUE(config->notify.default_targets.empty());
     EXPECT_EQ(config->notify.webhook_addresses, notify::WebhookAddresses::automatic);
     EXPECT_TRUE(config->notify.webhook_hosts.empty());
+    EXPECT_EQ(config->notify.pagerduty_url, "https://events.pagerduty.com/v2/enqueue");
+    EXPECT_TRUE(config->notify.pagerduty_secrets_file.empty());
 }
 
 TEST(ConfigNotify, ErrorsNameTheKey) {
@@ -92,6 +98,10 @@ TEST(ConfigNotify, ErrorsNameTheKey) {
         {"[notify]\nwebhook_hosts = \"a\"\n", "'webhook_hosts' must be an array of strings"},
         {"[notify]\nwebhook_hosts = [\"https://a.example\"]\n", "is not a host name"},
         {"[notify]\nwebhook_hosts = [3]\n", "every entry must be a string"},
+        {"[notify]\npagerduty_url = \"events.pagerduty.com\"\n", "'pagerduty_url' must start with"},
+        {"[notify]\npagerduty_secrets_file = \"pd.secret\"\n",
+         "'pagerduty_secrets_file' must be an absolute path"},
+        {"[notify]\ndefault_targets = [\"pagerduty:a/b\"]\n", "'pagerduty:...': not a name"},
         // 2^32 + 1 would wrap to 1 SMS an hour; a float is refused, never cast (toml++ UB).
         {"[notify]\nsms_per_hour = 4294967297\n", "'sms_per_hour' must be a positive integer"},
         {"[notify]\ntimeout_s = 1e25\n", "'timeout_s' must be a positive integer"},

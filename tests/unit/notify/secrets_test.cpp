@@ -55,5 +55,27 @@ TEST(Secrets, MissingFileDirectoryAndBadLinesAreErrors) {
               std::string::npos);
 }
 
+TEST(Secrets, ARoutingKeyIsFoundByNameAmongSeveral) {
+    TempDir dir;
+    const auto file =
+        write(dir, "# PagerDuty services\nops = key-ops-123\nstorage = key-storage-456\n", 0600);
+    EXPECT_EQ(read_routing_key(file, "ops").value_or(""), "key-ops-123");
+    EXPECT_EQ(read_routing_key(file, "storage").value_or(""), "key-storage-456");
+
+    const auto missing = read_routing_key(file, "network");
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("no routing key named 'network'"), std::string::npos);
+    EXPECT_EQ(missing.error().hint.find("key-"), std::string::npos);
+    EXPECT_EQ(missing.error().message.find("key-"), std::string::npos);
+    EXPECT_NE(missing.error().hint.find("network = ROUTING_KEY"), std::string::npos);
+
+    EXPECT_FALSE(read_routing_key(write(dir, "ops =\n", 0600), "ops"));  // empty: no key
+    EXPECT_FALSE(read_routing_key(write(dir, "= key\n", 0600), ""));     // no name
+    const auto open = read_routing_key(write(dir, "ops = key-ops-123\n", 0644), "ops");
+    ASSERT_FALSE(open);
+    EXPECT_NE(open.error().hint.find("chmod 600"), std::string::npos);
+    EXPECT_EQ(open.error().message.find("key-ops-123"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace notify::test

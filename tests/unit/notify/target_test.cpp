@@ -1,4 +1,4 @@
-// Target parsing: the three kinds, and the errors that keep bad targets out of the outbox.
+// Target parsing: the four kinds, and the errors that keep bad targets out of the outbox.
 #include <gtest/gtest.h>
 
 #include "notify/target.h"
@@ -6,13 +6,41 @@
 namespace notify {
 namespace {
 
-TEST(Target, ParsesTheThreeKinds) {
+TEST(Target, ParsesTheFourKinds) {
     EXPECT_EQ(parse_target("mailto:owner@example.org"),
               (Target{Channel::email, "owner@example.org", "mailto:owner@example.org"}));
     EXPECT_EQ(parse_target("sms:+15551234567"),
               (Target{Channel::sms, "+15551234567", "sms:+15551234567"}));
     EXPECT_EQ(parse_target("https://hooks.slack.com/services/T0/B0/x")->channel, Channel::webhook);
     EXPECT_EQ(parse_target("http://127.0.0.1:8080/hook")->address, "http://127.0.0.1:8080/hook");
+    EXPECT_EQ(parse_target("pagerduty:hpc-ops_2.nodes"),
+              (Target{Channel::pagerduty, "hpc-ops_2.nodes", "pagerduty:hpc-ops_2.nodes"}));
+    EXPECT_TRUE(parse_target("pagerduty:" + std::string(k_max_pagerduty_name, 'a')));
+    EXPECT_EQ(to_string(Channel::pagerduty), "pagerduty");
+}
+
+TEST(Target, APagerDutyTargetIsANameAndTheErrorSaysWhereTheKeyGoes) {
+    const std::vector<std::string> bad_targets{
+        "pagerduty:",
+        "pagerduty:a/b",
+        "pagerduty:ops@pd",
+        "pagerduty:a:b",
+        "pagerduty:" + std::string(k_max_pagerduty_name + 1, 'a'),
+        "pagerduty:https://events.pagerduty.com/x"};
+    for (const auto& bad : bad_targets) {
+        const auto parsed = parse_target(bad);
+        ASSERT_FALSE(parsed) << bad;
+        EXPECT_NE(parsed.error().message.find("not a name"), std::string::npos) << bad;
+        EXPECT_NE(parsed.error().hint.find("NAME = ROUTING_KEY"), std::string::npos) << bad;
+        EXPECT_NE(parsed.error().hint.find("pagerduty_secrets_file"), std::string::npos) << bad;
+    }
+    // Whatever was written after "pagerduty:" may be a key pasted by mistake: not repeated.
+    const auto pasted = parse_target("pagerduty:R0UT1NG+KEY/s3cret");
+    ASSERT_FALSE(pasted);
+    EXPECT_EQ(pasted.error().message.find("s3cret"), std::string::npos) << pasted.error().message;
+    EXPECT_EQ(pasted.error().hint.find("s3cret"), std::string::npos);
+    // The unknown-kind hint lists the form.
+    EXPECT_NE(parse_target("pager:7").error().hint.find("pagerduty:NAME"), std::string::npos);
 }
 
 TEST(Target, RejectsWhatAChannelWouldHaveToGuess) {
