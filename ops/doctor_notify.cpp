@@ -2,6 +2,10 @@
 // secrets file readable and private (notify::read_secrets, the dispatcher's own reader, so the
 // verdict is the one the dispatcher will reach on its next send). On request, a test message
 // through the same sender the dispatcher uses: only a server's answer proves a channel works.
+// PagerDuty is checked the same way: its secrets file, and a routing key for each pagerduty
+// default target; only --send-test triggers an event (an "info" one that says it is a test).
+#include "common/join.h"
+#include "common/secrets_file.h"
 #include "notify/secrets.h"
 #include "notify/smtp_security.h"
 #include "notify/target.h"
@@ -22,6 +26,43 @@ Check secrets_check(const std::string& name, const std::string& what,
                 read.error().hint.empty() ? "fix the secrets file" : read.error().hint};
     }
     return {name, CheckStatus::ok, what + ", secrets " + secrets.string() + " readable and private",
+            ""};
+}
+
+// Never a key: the names, the file and the events URL (redacted, as any URL doctor shows).
+Check pagerduty_check(const notify::Settings& settings) {
+    std::vector<std::string> names;
+    for (const auto& text : settings.default_targets) {
+        const auto target = notify::parse_target(text);
+        if (target && target->channel == notify::Channel::pagerduty) {
+            names.push_back(target->address);
+        }
+    }
+    const auto& file = settings.pagerduty_secrets_file;
+    if (file.empty()) {
+        if (names.empty()) {
+            return {"notify_pagerduty", CheckStatus::ok,
+                    "not configured (pagerduty: targets fail until pagerduty_secrets_file is set)",
+                    ""};
+        }
+        return {"notify_pagerduty", CheckStatus::fail,
+                "default_targets name pagerduty:" + names.front() +
+                    " but [notify] pagerduty_secrets_file is not set",
+                "set pagerduty_secrets_file (`NAME = ROUTING_KEY` lines, chmod 600)"};
+    }
+    if (const auto read = common::read_secrets_file(file, {}); !read) {
+        return {"notify_pagerduty", CheckStatus::fail, read.error().message,
+                read.error().hint.empty() ? "fix the secrets file" : read.error().hint};
+    }
+    for (const auto& name : names) {
+        if (const auto key = notify::read_routing_key(file, name); !key) {
+            return {"notify_pagerduty", CheckStatus::fail, key.error().message, key.error().hint};
+        }
+    }
+    return {"notify_pagerduty", CheckStatus::ok,
+            "PagerDuty " + notify::redacted_url(settings.pagerduty_url) + ", secrets " +
+                file.string() + " readable and private" +
+                (names.empty() ? "" : ", routing keys for " + common::join(names)),
             ""};
 }
 
@@ -73,6 +114,7 @@ std::vector<Check> check_notify(const notify::Settings& settings) {
                                        "Twilio account " + settings.twilio_account_sid,
                                        settings.twilio_secrets_file));
     }
+    checks.push_back(pagerduty_check(settings));
     return checks;
 }
 

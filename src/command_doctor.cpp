@@ -124,8 +124,8 @@ void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action) {
         doctor
             ->add_option("--send-test", options->test_targets,
                          "also send a test message to TARGET (mailto:..., sms:+..., "
-                         "https://...; repeat the option for more; none named: [notify] "
-                         "default_targets) and report the server's answer")
+                         "https://..., pagerduty:NAME; repeat the option for more; none "
+                         "named: [notify] default_targets) and report the server's answer")
             ->expected(0, 1)
             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
             ->type_name("TARGET");

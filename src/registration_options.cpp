@@ -52,7 +52,8 @@ void add_registration_options(CLI::App& command, RegistrationOptions& options) {
         "runs in total, the first included, before giving up (default: 3); runs ended "
         "by preemption or an administrator's requeue are not counted");
     command.add_option("--notify", options.notify,
-                       "where to report (mailto:you@site, sms:+15551234, https://hook...)");
+                       "where to report (mailto:you@site, sms:+15551234, https://hook..., "
+                       "pagerduty:NAME)");
     command.add_option("--stall-timeout", options.stall_timeout,
                        "a RUNNING job whose logs do not grow for this long has hung: minutes "
                        "(30), or 20s, 30m, 2h; 0 turns stall detection off (default: 30m)");

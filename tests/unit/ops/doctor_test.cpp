@@ -309,7 +309,7 @@ TEST(Doctor, NotificationChannels) {
     test_support::TempDir dir;
     notify::Settings settings;
     auto checks = check_notify(settings);
-    ASSERT_EQ(checks.size(), 2U);
+    ASSERT_EQ(checks.size(), 3U);
     EXPECT_EQ(checks[0].status, CheckStatus::ok);
     EXPECT_TRUE(mentions(checks[0], "not configured"));
 
@@ -328,6 +328,49 @@ TEST(Doctor, NotificationChannels) {
     EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);  // no token file
     settings.twilio_secrets_file = dir.path() / "missing";
     EXPECT_EQ(check_notify(settings)[1].status, CheckStatus::fail);
+}
+
+TEST(Doctor, PagerDutyTargetsNeedARoutingKeyEachAndNoKeyIsShown) {
+    test_support::TempDir dir;
+    const auto find = [](const notify::Settings& settings) {
+        const auto checks = check_notify(settings);
+        const auto it = std::ranges::find(checks, "notify_pagerduty", &Check::name);
+        return it == checks.end() ? Check{} : *it;
+    };
+    notify::Settings settings;
+    auto check = find(settings);
+    EXPECT_EQ(check.status, CheckStatus::ok);
+    EXPECT_TRUE(mentions(check, "not configured")) << check.message;
+
+    settings.default_targets = {"mailto:ops@example.org", "pagerduty:ops"};
+    check = find(settings);
+    EXPECT_EQ(check.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(check, "pagerduty_secrets_file")) << check.message << " / " << check.fix;
+
+    const auto secrets = dir.path() / "pagerduty.secret";
+    std::ofstream(secrets) << "storage = key-storage-456\n";
+    ::chmod(secrets.c_str(), 0600);
+    settings.pagerduty_secrets_file = secrets;
+    check = find(settings);
+    EXPECT_EQ(check.status, CheckStatus::fail);  // no key named ops
+    EXPECT_TRUE(mentions(check, "no routing key named 'ops'")) << check.message;
+    EXPECT_TRUE(mentions(check, "ops = ROUTING_KEY")) << check.fix;
+
+    std::ofstream(secrets) << "storage = key-storage-456\nops = key-ops-123\n";
+    check = find(settings);
+    EXPECT_EQ(check.status, CheckStatus::ok) << check.message << " / " << check.fix;
+    EXPECT_TRUE(mentions(check, "https://events.pagerduty.com/...")) << check.message;
+    EXPECT_TRUE(mentions(check, "routing keys for ops")) << check.message;
+
+    ::chmod(secrets.c_str(), 0644);
+    check = find(settings);
+    EXPECT_EQ(check.status, CheckStatus::fail);
+    EXPECT_TRUE(mentions(check, "chmod 600")) << check.fix;
+    ::chmod(secrets.c_str(), 0600);
+    for (const auto& each : check_notify(settings)) {
+        EXPECT_FALSE(mentions(each, "key-ops-123")) << each.message << " / " << each.fix;
+        EXPECT_FALSE(mentions(each, "key-storage-456")) << each.message << " / " << each.fix;
+    }
 }
 
 TEST(Doctor, SmtpCredentialsWithoutTlsAndInTheUrlAreCalledOut) {
