@@ -9,7 +9,7 @@
 namespace notify::test {
 namespace {
 
-Message failed() {
+Message failed_on_two_nodes() {
     Message m;
     m.job = "4711";
     m.job_name = "llama";
@@ -22,7 +22,7 @@ Message failed() {
 }
 
 TEST(PagerDutyEvent, HasTheFieldsPagerDutyReads) {
-    const auto m = failed();
+    const auto m = failed_on_two_nodes();
     const nlohmann::json details{{"text", "the body"}, {"job", "4711"}};
     auto event = pagerduty_event(  // not const: a missing key reads null, not an abort
         m, {email_subject(m), "job:4711:gpu_xid", "https://ood.example.org/s/#job=4711", details});
@@ -45,7 +45,7 @@ TEST(PagerDutyEvent, HasTheFieldsPagerDutyReads) {
 }
 
 TEST(PagerDutyEvent, WithoutNodesTheJobIsTheSourceAndWithoutAPageThereIsNoLink) {
-    auto m = failed();
+    auto m = failed_on_two_nodes();
     m.nodes.clear();
     m.cause.clear();
     auto event = pagerduty_event(m, {email_subject(m), "k", "", {}});
@@ -56,7 +56,7 @@ TEST(PagerDutyEvent, WithoutNodesTheJobIsTheSourceAndWithoutAPageThereIsNoLink) 
 }
 
 TEST(PagerDutyEvent, TheSummaryIsCutTo1024BytesOnACharacterBoundary) {
-    const auto m = failed();
+    const auto m = failed_on_two_nodes();
     const std::string exact(k_pagerduty_summary_limit, 'a');
     EXPECT_EQ(pagerduty_event(m, {exact, "k", "", {}})["payload"]["summary"], exact);
 
@@ -98,7 +98,7 @@ TEST(PagerDutyEvent, SeverityFollowsWhatAPersonMustDo) {
 }
 
 TEST(PagerDutyEvent, TheDedupKeyIsTheRowsElseJobCauseAndAttempt) {
-    const auto m = failed();
+    const auto m = failed_on_two_nodes();
     EXPECT_EQ(pagerduty_dedup_key(m, "suspect_node:n2"), "slurm-supervisor:suspect_node:n2");
     EXPECT_EQ(pagerduty_dedup_key(m, ""), "slurm-supervisor:4711:gpu_xid:2");
 
