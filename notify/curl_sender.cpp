@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "http/mail.h"
 #include "http/transfer.h"
 #include "http/url.h"
@@ -239,7 +240,7 @@ class CurlSender final : public Sender {
         post.method = http::Method::post;
         post.url = m_settings.pagerduty_url;
         post.headers = {"Content-Type: application/json", "Accept: application/json"};
-        post.body = event.dump();
+        post.body = common::json_text(event);  // never throws, whatever bytes the key has
         post.connect_timeout = post.timeout = m_settings.timeout;
         post.body_limit = k_body_limit;
         auto result = http_result(http::perform(post), "PagerDuty", AnswerBody::shown);
