@@ -17,8 +17,9 @@
 //     retry_max) — nothing is dropped while a channel is down — until `give_up_after` since it
 //     was queued: then failed for good. Retries are journalled at tries 1, 2, 4, 8, ...
 //   * a permanent rejection (SMTP 5xx, HTTP 4xx but 408/429 — 401/403 included: credentials
-//     do not mend themselves —, a channel that is not configured, a password that would go
-//     out in clear text): failed, with the reason.
+//     do not mend themselves —, PagerDuty's 400 for an invalid event, a channel that is not
+//     configured, a password that would go out in clear text, a pagerduty target a site daemon
+//     does not page for): failed, with the reason.
 //   * the run's `send_budget` (monotonic time) spent: the remaining rows wait for the next run.
 // Every send, failure, suppression, fold and deferral is a "notification" event of the job.
 //
@@ -27,9 +28,9 @@
 // when the process dies (or the database write fails) after the server accepted a message and
 // before that transaction commits: the row is still pending and is sent again on the next run
 // (at-least-once in that window, which lasts one SQLite commit). The repeat carries the same
-// Message-ID (email) and Idempotency-Key/"id" (webhook) so receivers can drop it; Twilio has
-// no such key, so an SMS can arrive twice in that case. Two daemons on one state file would
-// both send: run one per file.
+// Message-ID (email), Idempotency-Key/"id" (webhook) and dedup_key (PagerDuty, which adds it
+// to the open incident) so receivers can drop it; Twilio has no such key, so an SMS can arrive
+// twice in that case. Two daemons on one state file would both send: run one per file.
 //
 // run() throws state::DatabaseError when the store fails; what was committed before stays.
 #pragma once
@@ -73,8 +74,8 @@ class Dispatcher {
     Sender& m_sender;
     const common::Clock& m_clock;
     Settings m_settings;
-    // Channels that failed in this run ("smtp", "twilio", a webhook's scheme://host): their
-    // other rows wait until this time instead of each timing out in turn.
+    // Channels that failed in this run ("smtp", "twilio", "pagerduty", a webhook's
+    // scheme://host): their other rows wait until this time instead of each timing out in turn.
     std::map<std::string, common::TimePoint> m_down_until;
 };
 
