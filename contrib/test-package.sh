@@ -88,7 +88,7 @@ build="$work/src"
 rm -rf "$build"
 mkdir -p "$build/slurm-supervisor"
 (cd "$source_dir" && git ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' file; do [[ -e "$file" ]] && printf '%s\0' "$file"; done |
+    while IFS= read -r -d '' file; do if [[ -e "$file" ]]; then printf '%s\0' "$file"; fi; done |
     tar --null -T - -cf -) | tar -xf - -C "$build/slurm-supervisor"
 log "building the package (dpkg-buildpackage -b, in $build)"
 build_started=$SECONDS
