@@ -191,9 +191,34 @@ std::string sms_text(const Message& m, std::size_t limit) {
     return text.substr(0, limit);
 }
 
+// Why escape the text only: Slack (and Mattermost, which copies its format) reads `text` as
+// markup, where "<!channel>" notifies a whole channel and "<URL|label>" hides a link under any
+// label. A job's name and log lines are its owner's, and the site's operators' channel must not
+// be theirs to ping or to dress a link in. The other fields are data for programs, kept as is.
+std::string escaped_for_chat(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+
 nlohmann::json webhook_payload(const Message& m, std::int64_t id) {
     nlohmann::json payload = to_json(m);
-    payload["text"] = email_subject(m) + "\n" + email_body(m);
+    payload["text"] = escaped_for_chat(email_subject(m) + "\n" + email_body(m));
     payload["id"] = id;
     return payload;
 }

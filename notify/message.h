@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,7 +49,9 @@ struct Message {
 // job, status, cause and node, next step, actions, checkpoint — the later ones dropped first.
 [[nodiscard]] std::string sms_text(const Message& message, std::size_t limit = k_sms_limit);
 // {"text": email_subject + body, "job", "job_name", "status", "cause", "summary", "evidence",
-//  "nodes", "checkpoint", "actions", "would_have_done", "next_step", "attempt", "id"}.
+//  "nodes", "checkpoint", "actions", "would_have_done", "next_step", "attempt", "id"}. The
+// text has &, < and > escaped as Slack's markup asks (escaped_for_chat); the fields do not.
+[[nodiscard]] std::string escaped_for_chat(std::string_view text);
 [[nodiscard]] nlohmann::json webhook_payload(const Message& message, std::int64_t id);
 
 }  // namespace notify

@@ -94,5 +94,24 @@ TEST(Message, TheWebhookPayloadHasTextAndEveryField) {
               email_subject(full()) + "\n" + email_body(full()));
 }
 
+// A job's owner names it and writes its log: neither may ping the operators' Slack channel
+// nor hide a link under a label there.
+TEST(Message, TheWebhookTextEscapesChatMarkupAndTheFieldsStayAsWritten) {
+    auto message = full();
+    message.job_name = "<!channel> & <https://evil.example|your dashboard>";
+    message.evidence = {"train.log:3: <!here> look"};
+    const auto payload = webhook_payload(message, 1);
+    const auto text = payload["text"].get<std::string>();
+    EXPECT_EQ(text.find('<'), std::string::npos) << text;
+    EXPECT_EQ(text.find('>'), std::string::npos) << text;
+    EXPECT_NE(text.find("&lt;!channel&gt; &amp; &lt;https://evil.example|your dashboard&gt;"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("&lt;!here&gt; look"), std::string::npos) << text;
+    EXPECT_EQ(payload["job_name"], message.job_name);
+    EXPECT_EQ(payload["evidence"], nlohmann::json::array({"train.log:3: <!here> look"}));
+    EXPECT_EQ(escaped_for_chat("a&b<c>d"), "a&amp;b&lt;c&gt;d");
+}
+
 }  // namespace
 }  // namespace notify
