@@ -15,7 +15,9 @@
 #include "common/printable.h"
 #include "common/time_text.h"
 #include "state/event_kind.h"
+#include "supervisor/drain_limits.h"
 #include "supervisor/journal_events.h"
+#include "supervisor/step_kind.h"
 
 namespace control {
 namespace {
@@ -244,46 +246,80 @@ common::Error not_registered(const common::JobId& job, const std::string& hint) 
 }  // namespace
 
 std::string nodes_view(const state::Store& store, bool json) {
-    struct Latest {
-        supervisor::SuspectNodeEvent event;
-        common::TimePoint at;
-        std::string job;
+    struct Node {
+        std::optional<supervisor::SuspectNodeEvent> suspect;  // its latest report, if any
+        common::TimePoint reported_at{};
+        std::string reported_with;
+        std::optional<common::TimePoint> drained_at;  // the supervisor's latest drain of it
+        std::string drained_for;
+        [[nodiscard]] common::TimePoint last() const {
+            return drained_at ? std::max(*drained_at, reported_at) : reported_at;
+        }
     };
-    std::map<std::string, Latest> by_node;
+    std::map<std::string, Node> by_node;
     for (const auto& [job, event] :
          store.last_events_of_kind(state::event_kind_text(state::EventKind::suspect_node))) {
         const auto suspect = supervisor::decode<supervisor::SuspectNodeEvent>(event);
         if (!suspect) {
             continue;
         }
-        auto& latest = by_node[suspect->node];
-        if (latest.job.empty() || event.at > latest.at) {
-            latest = {*suspect, event.at, job.to_string()};
+        auto& node = by_node[suspect->node];
+        if (!node.suspect || event.at > node.reported_at) {
+            node.suspect = *suspect;
+            node.reported_at = event.at;
+            node.reported_with = job.to_string();
         }
     }
+    // A drain the supervisor did is the node's news whether or not the node was suspect (one
+    // job's own hardware verdict drains too).
+    const auto drain = std::string(supervisor::step_kind_text(supervisor::StepKind::drain_node));
+    for (const auto& action : store.done_actions_since(drain, common::TimePoint{})) {
+        for (const auto& name : supervisor::drained_by(action)) {
+            auto& node = by_node[name];
+            if (!node.drained_at || action.updated_at > *node.drained_at) {
+                node.drained_at = action.updated_at;
+                node.drained_for = action.job.to_string();
+            }
+        }
+    }
+    const auto failures = [](const Node& node) {
+        return node.suspect ? node.suspect->failures : std::size_t{0};
+    };
     if (json) {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& [node, latest] : by_node) {
-            out.push_back({{"node", node},
-                           {"failures", latest.event.failures},
-                           {"jobs", latest.event.jobs.size()},
-                           {"drained", latest.event.drained},
-                           {"window_hours", latest.event.window_hours},
-                           {"at", format_time(latest.at)},
-                           {"reported_with_job", latest.job}});
+        for (const auto& [name, node] : by_node) {
+            nlohmann::json entry{
+                {"node", name},
+                {"failures", failures(node)},
+                {"jobs", node.suspect ? node.suspect->jobs.size() : 0},
+                {"suspect", node.suspect.has_value()},
+                {"drained", node.drained_at.has_value() || (node.suspect && node.suspect->drained)},
+                {"window_hours", node.suspect ? node.suspect->window_hours : 0},
+                {"at", format_time(node.last())},
+                {"reported_with_job", node.reported_with}};
+            if (node.drained_at) {
+                entry["drained_at"] = format_time(*node.drained_at);
+                entry["drained_for_job"] = node.drained_for;
+            }
+            out.push_back(std::move(entry));
         }
         return common::json_text(out, 2) + "\n";
     }
     if (by_node.empty()) {
-        return "no suspect node\n";
+        return "no node suspect or drained by the supervisor\n";
     }
-    std::string text = "NODE         FAILURES  DRAINED  LAST REPORTED\n";
-    for (const auto& [node, latest] : by_node) {
-        text += row({{printable(node), 12},
-                     {std::to_string(latest.event.failures), 9},
-                     {latest.event.drained ? "yes" : "no", 8},
-                     {format_time(latest.at)}}) +
-                "\n";
+    std::string text =
+        row({{"NODE", 12}, {"FAILURES", 9}, {"JOBS", 5}, {"DRAINED", 8}, {"LAST", 24}, {"JOB"}});
+    for (const auto& [name, node] : by_node) {
+        const bool drained = node.drained_at || (node.suspect && node.suspect->drained);
+        text += row({{printable(name), 12},
+                     {std::to_string(failures(node)), 9},
+                     {std::to_string(node.suspect ? node.suspect->jobs.size() : 0), 5},
+                     {drained ? "yes" : "no", 8},
+                     {format_time(node.last()), 24},
+                     {printable(node.drained_at && *node.drained_at >= node.reported_at
+                                    ? node.drained_for
+                                    : node.reported_with)}});
     }
     return text;
 }

@@ -36,9 +36,11 @@ struct StatusQuery {
 [[nodiscard]] Registered registered_summary(const state::Registration& registration,
                                             const state::Store& store);
 
-// The nodes the correlation across jobs made suspect (the journal's suspect_node events), one
-// per node, its latest report: failures, how many jobs, whether it was drained, when. For
-// operators only (the handlers decide). JSON: an array sorted by node; text: a table.
+// The nodes the correlation across jobs made suspect (the journal's suspect_node events) and
+// the nodes the supervisor drained (done drain_node actions), one per node: its latest report
+// (failures, how many jobs), whether and when it was drained and for which job, when last.
+// For operators only (the handlers decide). JSON: an array sorted by node; text: a table.
+// Reads the suspect events and the done drains (two queries).
 [[nodiscard]] std::string nodes_view(const state::Store& store, bool json);
 
 [[nodiscard]] common::Result<std::string> events_view(const state::Store& store,

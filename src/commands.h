@@ -35,5 +35,6 @@ void add_run(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_job_ended(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_doctor(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_dashboard(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_nodes(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace cli

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     cli::add_job_ended(app, global, action);
     cli::add_doctor(app, global, action);
     cli::add_dashboard(app, global, action);
+    cli::add_nodes(app, global, action);
     cli::one_value_per_option(app);
 
     try {

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/time_text.h"
+#include "control/views.h"
 #include "supervisor/journal_events.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
@@ -158,6 +160,14 @@ TEST_F(DashboardApi, SuspectNodesAreAnOperatorsAndOneLinePerNodeItsLatestReport)
         (void)m_store->append_event({0, job, when, "suspect_node", "suspect " + event.node,
                                      supervisor::encode(event).dump()});
     }
+    // n3 was drained for Bob's job by the supervisor, on that job's own evidence: never suspect.
+    state::Action drain;
+    drain.job = m_bobs;
+    drain.kind = "drain_node";
+    drain.params_json = R"({"argument":"n3","nodes":["n3"],"cause":"gpu_xid","xid":79})";
+    drain.status = state::ActionStatus::done;
+    drain.created_at = drain.updated_at = at(7);
+    (void)m_store->insert_action(drain);
     const auto refused = get("/api/v1/nodes", k_alice);
     EXPECT_EQ(refused.status, 403) << refused.body;
     EXPECT_EQ(refused.body.find("n2"), std::string::npos);
@@ -165,12 +175,28 @@ TEST_F(DashboardApi, SuspectNodesAreAnOperatorsAndOneLinePerNodeItsLatestReport)
     const auto nodes = get("/api/v1/nodes", k_root);
     ASSERT_EQ(nodes.status, 200) << nodes.body;
     const auto listed = nlohmann::json::parse(nodes.body);
-    ASSERT_EQ(listed.size(), 2U) << nodes.body;
+    ASSERT_EQ(listed.size(), 3U) << nodes.body;
     EXPECT_EQ(listed[0].at("node"), "n1");
     EXPECT_EQ(listed[1].at("node"), "n2");
     EXPECT_EQ(listed[1].at("failures"), 4) << "the latest report of n2";
     EXPECT_EQ(listed[1].at("drained"), true);
     EXPECT_EQ(listed[1].at("reported_with_job"), m_bobs.to_string());
+    EXPECT_EQ(listed[2].at("node"), "n3");
+    EXPECT_EQ(listed[2].at("suspect"), false);
+    EXPECT_EQ(listed[2].at("drained"), true);
+    EXPECT_EQ(listed[2].at("drained_for_job"), m_bobs.to_string());
+    EXPECT_EQ(listed[2].at("at"), common::format_time(at(7)));
+
+    // The operators' table (`supervisor nodes`) says the same, one line per node.
+    const auto table = control::nodes_view(*m_store, false);
+    EXPECT_NE(table.find("DRAINED"), std::string::npos) << table;
+    for (const char* node : {"n1 ", "n2 ", "n3 "}) {
+        EXPECT_NE(table.find(std::string("\n") + node), std::string::npos) << table;
+    }
+    EXPECT_EQ(table.find("\n\n"), std::string::npos) << table;
+    EXPECT_NE(table.find(common::format_time(at(7)) + " " + m_bobs.to_string() + "\n"),
+              std::string::npos)
+        << table;
 }
 
 TEST_F(DashboardApi, ABadIdIs400AndAnUnknownPath404) {
