@@ -1,12 +1,11 @@
 // Step 5 of the poll cycle (ARCHITECTURE.md): the looks a timer brings, not a change in Slurm.
 // A running job is checked for a stall (no log activity for its stall timeout: recovered as a
 // failure, stall.h), for a slowdown or an idle GPU (reported once per run,
-// running_job_report.h, or moved off the one node that holds it back, slow_node.h); a pending one
-// for a reason that will not pass (stuck_pending.h) or for long in the queue (queue_wait.h). Each
-// look schedules the job's next one
-// (JobTimers), so a quiet cycle touches only the jobs due. A running attempt the supervisor
-// restarted is also checked, once its settings_fetch_within is up, for having fetched its resume
-// settings (settings_fetch.h).
+// running_job_report.h, or moved off the one node that holds it back, slow_node.h). A pending
+// one is checked for a reason that will not pass (stuck_pending.h) and for a long wait in the
+// queue (queue_wait.h). Each look schedules the job's next one (JobTimers), so a quiet cycle
+// touches only the jobs due. A running attempt the supervisor restarted is also checked, once
+// its settings_fetch_within is up, for having fetched its resume settings (settings_fetch.h).
 #include <algorithm>
 #include <set>
 
@@ -247,9 +246,9 @@ bool PollCycle::check_running(const state::Registration& registration,
         (straggling || m_idle_gpus.due(registration.job, job.restart_count, m_clock.monotonic(),
                                        m_config.straggler_after));
     std::vector<recovery::NodeSignal> signals;
-    const auto job_nodes =
-        recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{});
+    std::vector<std::string> job_nodes;  // parsed only for a look at the GPUs
     if (look_at_gpus) {
+        job_nodes = recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{});
         node_evidence::Request request;
         request.job = registration.job.to_string();
         request.slowdown_only = true;
