@@ -49,6 +49,21 @@ void record_event(state::Store& store, const common::JobId& job, common::TimePoi
     detail::append_event(store, job, at, Payload::kind, message, encode(payload));
 }
 
+// Whether the registration's journal already holds a `Payload` event of its current attempt (a
+// payload with an `attempt` field): what a "told once per attempt" look reads after a restart.
+// Reads the job's events (one query).
+template <typename Payload>
+[[nodiscard]] bool journal_has_for_attempt(const state::Store& store,
+                                           const state::Registration& registration) {
+    for (const auto& event : store.events(registration.job)) {
+        const auto found = decode<Payload>(event);
+        if (found && found->attempt == registration.attempt) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Looks up (registration.status, observation) in the lifecycle table and applies the row to
 // `registration` (status, outcome, reason; not yet saved). A move records a "transition"
 // event and, when it enters recovering, completed or credential_error or goes from recovering

@@ -165,7 +165,7 @@ void PollCycle::check_stuck_pending(const state::Registration& registration,
     }
     contain(registration, report, [&] {
         auto transaction = m_store.begin();
-        if (!stuck_pending_reported(m_store, registration)) {
+        if (!journal_has_for_attempt<StuckPendingEvent>(m_store, registration)) {
             const auto stuck = stuck_pending_reason(job.state_reason);
             record_stuck_pending(m_store, registration, *stuck, *waited, now);
             ++report.stuck_pending;
@@ -188,7 +188,7 @@ void PollCycle::check_queue_wait(const state::Registration& registration,
         // has not changed, and the backfill plan's start time changes without that.
         const auto plan = m_client.load_expected_start(registration.job);
         auto transaction = m_store.begin();
-        if (!queue_wait_told(m_store, registration)) {
+        if (!journal_has_for_attempt<QueueWaitEvent>(m_store, registration)) {
             record_queue_wait(m_store, registration, job.state_reason, plan ? *plan : std::nullopt,
                               std::chrono::duration_cast<std::chrono::seconds>(now - *since), now);
         }

@@ -39,16 +39,6 @@ void QueueWaits::mark_told(const common::JobId& id, std::uint32_t attempt) {
     }
 }
 
-bool queue_wait_told(const state::Store& store, const state::Registration& registration) {
-    for (const auto& event : store.events(registration.job)) {
-        const auto told = decode<QueueWaitEvent>(event);
-        if (told && told->attempt == registration.attempt) {
-            return true;
-        }
-    }
-    return false;
-}
-
 void record_queue_wait(state::Store& store, const state::Registration& registration,
                        const std::string& slurm_reason,
                        std::optional<common::TimePoint> expected_start, std::chrono::seconds waited,

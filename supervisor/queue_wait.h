@@ -8,8 +8,8 @@
 // The wait is timed from Slurm's submit time, which a requeue resets, so a restarted daemon
 // times it as before; without one, from the first look that saw the job pending. QueueWaits
 // keeps in memory which attempt was told; whether an attempt was told before a restart is
-// read from the journal once (queue_wait_told). record_queue_wait() writes the event and
-// queues the owner's message; call it inside a transaction.
+// read from the journal once (journal_has_for_attempt<QueueWaitEvent>). record_queue_wait() writes
+// the event and queues the owner's message; call it inside a transaction.
 #pragma once
 
 #include <chrono>
@@ -48,10 +48,6 @@ class QueueWaits {
     };
     std::map<common::JobId, Entry> m_jobs;
 };
-
-// Whether the journal already holds a queue-wait message for this attempt (one query).
-[[nodiscard]] bool queue_wait_told(const state::Store& store,
-                                   const state::Registration& registration);
 
 // The "queue_wait" event and the owner's message: how long, why (`slurm_reason`), and when
 // slurmctld expects the job to start (`expected_start`, when it lies ahead of `at`).

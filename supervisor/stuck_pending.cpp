@@ -41,16 +41,6 @@ void StuckPendingTracker::mark_reported(const common::JobId& job, std::uint32_t 
     }
 }
 
-bool stuck_pending_reported(const state::Store& store, const state::Registration& registration) {
-    for (const auto& event : store.events(registration.job)) {
-        const auto stuck = decode<StuckPendingEvent>(event);
-        if (stuck && stuck->attempt == registration.attempt) {
-            return true;
-        }
-    }
-    return false;
-}
-
 void record_stuck_pending(state::Store& store, const state::Registration& registration,
                           const StuckPending& stuck, std::chrono::seconds waited,
                           common::TimePoint at) {

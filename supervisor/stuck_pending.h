@@ -46,11 +46,6 @@ class StuckPendingTracker {
     std::map<common::JobId, Entry> m_jobs;
 };
 
-// Whether the journal already holds a stuck-pending report for this attempt. Reads the job's
-// events (one query).
-[[nodiscard]] bool stuck_pending_reported(const state::Store& store,
-                                          const state::Registration& registration);
-
 // The "stuck_pending" event and one notification per target of the registration.
 void record_stuck_pending(state::Store& store, const state::Registration& registration,
                           const StuckPending& stuck, std::chrono::seconds waited,
