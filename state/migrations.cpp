@@ -281,6 +281,34 @@ CREATE INDEX events_by_kind ON events (kind, job, id);
 PRAGMA user_version = 9;
 )sql";
 
+// Version 10, for the operators' loop on a node: a record from the first verdict on it through
+// its repair to the end of the watch after it (supervisor/node_records.h). No foreign key to
+// registrations: a node's record outlives the job whose failure opened it. The partial unique
+// index keeps one record per node that is not closed.
+constexpr std::string_view k_schema_10 = R"sql(
+CREATE TABLE node_records (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    node         TEXT NOT NULL,
+    stage        TEXT NOT NULL CHECK (stage IN ('open', 'watching', 'closed')),
+    finding      TEXT NOT NULL CHECK (finding IN ('suspect', 'condemned', 'maintenance')),
+    cause        TEXT NOT NULL,
+    xid          INTEGER,
+    job          TEXT NOT NULL,
+    detail       TEXT NOT NULL,
+    opened_at    INTEGER NOT NULL,
+    drained_at   INTEGER,
+    resumed_at   INTEGER,
+    resumed_by   TEXT NOT NULL DEFAULT '',
+    watch_until  INTEGER,
+    closed_at    INTEGER,
+    outcome      TEXT NOT NULL DEFAULT '' CHECK (outcome IN ('', 'no_recurrence', 'recurred')),
+    follows      INTEGER REFERENCES node_records (id)
+);
+CREATE UNIQUE INDEX node_records_not_closed ON node_records (node) WHERE stage != 'closed';
+
+PRAGMA user_version = 10;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -292,6 +320,7 @@ constexpr std::array k_migrations{
     Migration{7, "registrations.whole_array", k_schema_7},
     Migration{8, "registration_changes and its triggers", k_schema_8},
     Migration{9, "events_by_kind index", k_schema_9},
+    Migration{10, "node_records", k_schema_10},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

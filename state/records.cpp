@@ -43,6 +43,24 @@ constexpr Names<NotificationStatus, 4> k_notification_statuses{{
     {NotificationStatus::suppressed, "suppressed"},
 }};
 
+constexpr Names<NodeStage, 3> k_node_stages{{
+    {NodeStage::open, "open"},
+    {NodeStage::watching, "watching"},
+    {NodeStage::closed, "closed"},
+}};
+
+constexpr Names<NodeFinding, 3> k_node_findings{{
+    {NodeFinding::suspect, "suspect"},
+    {NodeFinding::condemned, "condemned"},
+    {NodeFinding::maintenance, "maintenance"},
+}};
+
+constexpr Names<NodeOutcome, 3> k_node_outcomes{{
+    {NodeOutcome::none, ""},
+    {NodeOutcome::no_recurrence, "no_recurrence"},
+    {NodeOutcome::recurred, "recurred"},
+}};
+
 template <typename Enum, std::size_t N>
 std::string_view name_of(const Names<Enum, N>& names, Enum value) {
     for (const auto& [candidate, name] : names) {
@@ -76,6 +94,25 @@ std::string_view to_string(ActionStatus status) {
 }
 std::string_view to_string(NotificationStatus status) {
     return name_of(k_notification_statuses, status);
+}
+
+std::string_view to_string(NodeStage stage) {
+    return name_of(k_node_stages, stage);
+}
+std::string_view to_string(NodeFinding finding) {
+    return name_of(k_node_findings, finding);
+}
+std::string_view to_string(NodeOutcome outcome) {
+    return name_of(k_node_outcomes, outcome);
+}
+std::optional<NodeStage> node_stage_from_string(std::string_view text) {
+    return value_of(k_node_stages, text);
+}
+std::optional<NodeFinding> node_finding_from_string(std::string_view text) {
+    return value_of(k_node_findings, text);
+}
+std::optional<NodeOutcome> node_outcome_from_string(std::string_view text) {
+    return value_of(k_node_outcomes, text);
 }
 
 std::string status_text(const Registration& registration) {

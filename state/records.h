@@ -170,6 +170,44 @@ struct Notification {
     bool operator==(const Notification&) const = default;
 };
 
+// The operators' record of one node the supervisor found at fault (supervisor/node_records.h):
+// opened by the first verdict on the node, watched for a while after a person resumes it, closed
+// when that watch ends quietly or when the fault comes back. A node has at most one record that
+// is not closed (the schema's unique index).
+enum class NodeStage { open, watching, closed };
+// What opened the record: several jobs failed there (suspect), one job's failure condemned the
+// node's hardware on its own evidence (condemned), or the GPU asked for maintenance, as Xid 63
+// (row remap pending) does (maintenance).
+enum class NodeFinding { suspect, condemned, maintenance };
+enum class NodeOutcome { none, no_recurrence, recurred };
+[[nodiscard]] std::string_view to_string(NodeStage stage);
+[[nodiscard]] std::string_view to_string(NodeFinding finding);
+[[nodiscard]] std::string_view to_string(NodeOutcome outcome);
+[[nodiscard]] std::optional<NodeStage> node_stage_from_string(std::string_view text);
+[[nodiscard]] std::optional<NodeFinding> node_finding_from_string(std::string_view text);
+[[nodiscard]] std::optional<NodeOutcome> node_outcome_from_string(std::string_view text);
+
+struct NodeRecord {
+    std::int64_t id = 0;
+    std::string node;
+    NodeStage stage = NodeStage::open;
+    NodeFinding finding = NodeFinding::condemned;
+    std::string cause;  // the recovery cause of the verdict ("gpu_xid"), as the journal spells it
+    std::optional<std::int64_t> xid;
+    JobId job;           // the job whose failure opened the record
+    std::string detail;  // the verdict for a person
+    TimePoint opened_at{};
+    std::optional<TimePoint> drained_at;  // when the supervisor drained the node for it
+    std::optional<TimePoint> resumed_at;
+    std::string resumed_by;  // "alice (supervisor nodes resume)", "by hand (scontrol)"
+    std::optional<TimePoint> watch_until;
+    std::optional<TimePoint> closed_at;
+    NodeOutcome outcome = NodeOutcome::none;
+    std::optional<std::int64_t> follows;  // the record whose watch this fault ended
+
+    bool operator==(const NodeRecord&) const = default;
+};
+
 // The resume environment of a job (SUPERVISOR_RESUME_FROM, SUPERVISOR_ATTEMPT, knobs).
 using ResumeEnv = std::map<std::string, std::string>;
 

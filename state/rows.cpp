@@ -101,4 +101,16 @@ NotificationStatus parse_notification_status(const std::string& text) {
     return parse_or_throw(notification_status_from_string(text), text, "notification status");
 }
 
+NodeStage parse_node_stage(const std::string& text) {
+    return parse_or_throw(node_stage_from_string(text), text, "node record stage");
+}
+
+NodeFinding parse_node_finding(const std::string& text) {
+    return parse_or_throw(node_finding_from_string(text), text, "node record finding");
+}
+
+NodeOutcome parse_node_outcome(const std::string& text) {
+    return parse_or_throw(node_outcome_from_string(text), text, "node record outcome");
+}
+
 }  // namespace state::rows

@@ -31,5 +31,8 @@ namespace state::rows {
 [[nodiscard]] Outcome parse_outcome(const std::string& text);
 [[nodiscard]] ActionStatus parse_action_status(const std::string& text);
 [[nodiscard]] NotificationStatus parse_notification_status(const std::string& text);
+[[nodiscard]] NodeStage parse_node_stage(const std::string& text);
+[[nodiscard]] NodeFinding parse_node_finding(const std::string& text);
+[[nodiscard]] NodeOutcome parse_node_outcome(const std::string& text);
 
 }  // namespace state::rows

@@ -157,6 +157,17 @@ class Store {
     [[nodiscard]] std::vector<Notification> sent_since(const JobId& job, const std::string& target,
                                                        TimePoint since) const;
 
+    // --- node records (store_node_records.cpp) ----------------------------------------------
+    // Inserts a record; its id. Throws DatabaseError when the node already has a record that
+    // is not closed (the schema allows one).
+    std::int64_t insert_node_record(const NodeRecord& record);
+    void update_node_record(const NodeRecord& record);  // every column, by id
+    // The node's record that is not closed (open or watching); nullopt when it has none. An
+    // index lookup.
+    [[nodiscard]] std::optional<NodeRecord> open_node_record(const std::string& node) const;
+    // Every record not closed, and those closed at or after `closed_since`, by node then age.
+    [[nodiscard]] std::vector<NodeRecord> node_records_since(TimePoint closed_since) const;
+
     // --- retention (store_retention.cpp) ---------------------------------------------------
     // Deletes the events and the finished (sent, failed, suppressed) notifications of every
     // registration that is over — completed, in credential_error, or unregistered — and has
