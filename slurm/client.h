@@ -115,9 +115,14 @@ class Client {
 
     // Drain a node (no new jobs; running ones finish) with `reason`, recorded as ours. Fails
     // with access_denied unless we are an operator (ask_is_operator), operation_refused for an
-    // unknown node. Undoing it (`scontrol update nodename=X state=resume`) is left to a person.
+    // unknown node. Undoing it (resume_node) is left to a person.
     [[nodiscard]] virtual Result<void> drain_node(const std::string& node,
                                                   const std::string& reason) = 0;
+
+    // Resume a drained or down node (`scontrol update nodename=X state=resume`): it takes jobs
+    // again and its reason is cleared. Fails with access_denied unless we are an operator,
+    // operation_refused for an unknown node or one that is neither drained nor down.
+    [[nodiscard]] virtual Result<void> resume_node(const std::string& node) = 0;
 
     // Whether slurmctld will let us act on other users' jobs and on nodes: true for uid 0 and
     // for slurmctld's SlurmUser. AdminLevel=Operator/Administrator in slurmdbd is NOT looked

@@ -72,6 +72,7 @@ class LibslurmClient final : public Client {
     [[nodiscard]] Result<std::string> load_batch_script(const JobId& id) override;
     [[nodiscard]] Result<void> drain_node(const std::string& node,
                                           const std::string& reason) override;
+    [[nodiscard]] Result<void> resume_node(const std::string& node) override;
     // uid 0, else our uid against SlurmUser (asked of slurmctld once, then cached).
     [[nodiscard]] Result<bool> ask_is_operator() override;
     [[nodiscard]] Result<bool> ask_is_operator_uid(std::uint32_t uid) override;

@@ -1,6 +1,6 @@
-// LibslurmClient::drain_node and ::is_operator: what only an operator may do, and whether we
-// are one. slurmctld decides by uid (root, SlurmUser) or by AdminLevel in slurmdbd; we check
-// the uid part only, which needs one cached RPC and no slurmdbd.
+// LibslurmClient::drain_node, ::resume_node and ::is_operator: what only an operator may do, and
+// whether we are one. slurmctld decides by uid (root, SlurmUser) or by AdminLevel in slurmdbd; we
+// check the uid part only, which needs one cached RPC and no slurmdbd.
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +22,21 @@ Result<void> LibslurmClient::drain_node(const std::string& node, const std::stri
     message.reason = text.data();
     // Who set the reason (sinfo -R shows it); scontrol sends the caller's uid the same way.
     message.reason_uid = ::getuid();
+    errno = 0;
+    const int rc = slurm_update_node(&message);
+    if (rc != SLURM_SUCCESS) {
+        return tl::unexpected(detail::make_error(detail::last_error(rc), operation));
+    }
+    return {};
+}
+
+Result<void> LibslurmClient::resume_node(const std::string& node) {
+    const std::string operation = "resuming node " + node;
+    std::string names = node;
+    update_node_msg_t message;
+    slurm_init_update_node_msg(&message);
+    message.node_names = names.data();
+    message.node_state = NODE_RESUME;
     errno = 0;
     const int rc = slurm_update_node(&message);
     if (rc != SLURM_SUCCESS) {

@@ -429,6 +429,23 @@ TEST_F(SlurmOperationsContract, DrainedNodeShowsDrainAndTheReasonUntilResumed) {
     EXPECT_EQ(n3->reason.find("must be refused"), std::string::npos) << n3->reason;
 }
 
+TEST_F(SlurmOperationsContract, AResumedNodeIsNoLongerDrainedAndAnIdleOneCannotBeResumed) {
+    m_backend->resume_at_end("n3");
+    const auto drained = client().drain_node("n3", "contract test: resume");
+    ASSERT_TRUE(drained) << drained.error().message;
+    const auto resumed = client().resume_node("n3");
+    ASSERT_TRUE(resumed) << resumed.error().message;
+    const auto nodes = client().load_nodes();
+    ASSERT_TRUE(nodes) << nodes.error().message;
+    const auto n3 = std::ranges::find(*nodes, std::string("n3"), &slurm::NodeSnapshot::name);
+    ASSERT_NE(n3, nodes->end());
+    EXPECT_EQ(n3->reason.find("contract test: resume"), std::string::npos) << n3->reason;
+
+    const auto unknown = client().resume_node("no-such-node");
+    ASSERT_FALSE(unknown);
+    EXPECT_EQ(unknown.error().kind, ErrorKind::operation_refused) << unknown.error().message;
+}
+
 TEST_F(SlurmOperationsContract, DrainingAnUnknownNodeIsRefused) {
     const auto result = client().drain_node("no-such-node", "contract test");
     ASSERT_FALSE(result);

@@ -587,6 +587,34 @@ slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
     return {};
 }
 
+slurm::Result<void> FakeSlurmClient::resume_node(const std::string& node) {
+    const std::string operation = "resume " + node;
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error(operation));
+    }
+    m_calls.push_back(operation);
+    if (!m_operator) {
+        return tl::unexpected(error(ErrorKind::access_denied, operation, "Invalid user id"));
+    }
+    const auto it = std::ranges::find(m_nodes, node, &slurm::NodeSnapshot::name);
+    if (it == m_nodes.end()) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid node name specified"));
+    }
+    if (!it->drain && it->state != slurm::NodeState::down) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid node state specified"));
+    }
+    it->drain = false;
+    it->reason.clear();
+    it->reason_time.reset();
+    if (it->state == slurm::NodeState::down) {
+        it->state = slurm::NodeState::idle;
+    }
+    touch();
+    return {};
+}
+
 slurm::Result<bool> FakeSlurmClient::ask_is_operator() {
     if (m_unreachable && !m_operator) {
         // The real client answers uid 0 without asking slurmctld, anyone else only by asking.

@@ -64,6 +64,8 @@ class FakeSlurmClient final : public slurm::Client {
     // Marks the node drained with the reason; access_denied unless is_operator.
     [[nodiscard]] slurm::Result<void> drain_node(const std::string& node,
                                                  const std::string& reason) override;
+    // Clears the node's drain and reason; operation_refused when it is not drained nor down.
+    [[nodiscard]] slurm::Result<void> resume_node(const std::string& node) override;
     // What set_operator() said; true by default (the dev cluster runs everything as root).
     [[nodiscard]] slurm::Result<bool> ask_is_operator() override;
     // uid 0, or the caller's uid when set_operator(true).

@@ -72,6 +72,7 @@ class RefusingClient final : public slurm::Client {
     slurm::Result<void> drain_node(const std::string&, const std::string&) override {
         return tl::unexpected(m_error);
     }
+    slurm::Result<void> resume_node(const std::string&) override { return tl::unexpected(m_error); }
     slurm::Result<bool> ask_is_operator() override { return tl::unexpected(m_error); }
     slurm::Result<bool> ask_is_operator_uid(std::uint32_t) override {
         return tl::unexpected(m_error);

@@ -88,6 +88,9 @@ class InterleavingClient final : public slurm::Client {
     slurm::Result<void> drain_node(const std::string& node, const std::string& reason) override {
         return m_fake.drain_node(node, reason);
     }
+    slurm::Result<void> resume_node(const std::string& node) override {
+        return m_fake.resume_node(node);
+    }
     slurm::Result<bool> ask_is_operator() override { return m_fake.ask_is_operator(); }
     slurm::Result<bool> ask_is_operator_uid(std::uint32_t uid) override {
         return m_fake.ask_is_operator_uid(uid);
