@@ -191,8 +191,7 @@ class CurlSender final : public Sender {
     // Whether the site chose this webhook (one of its default targets, or a host it lists),
     // rather than a registration's owner: only those may reach non-public addresses.
     [[nodiscard]] bool chosen_by_the_site(const Target& target) const {
-        if (std::ranges::find(m_settings.default_targets, target.text) !=
-            m_settings.default_targets.end()) {
+        if (notify::chosen_by_the_site(m_settings, target.text)) {
             return true;
         }
         auto host = std::string(url_host(target.address));
@@ -218,11 +217,11 @@ class CurlSender final : public Sender {
         if (m_settings.pagerduty_secrets_file.empty()) {
             return not_configured("PagerDuty", "pagerduty_secrets_file");
         }
-        if (m_site_daemon && std::ranges::find(m_settings.default_targets, target.text) ==
-                                 m_settings.default_targets.end()) {
+        if (m_site_daemon && !notify::chosen_by_the_site(m_settings, target.text)) {
             return tl::unexpected(
                 SendError{"PagerDuty: " + target.text +
-                              " is not one of [notify] default_targets; a site daemon pages the "
+                              " is not one of [notify] default_targets or operator_targets; a "
+                              "site daemon pages the "
                               "operators only for the site's own targets, not for a registration's",
                           true});
         }

@@ -128,7 +128,7 @@ DispatchReport Dispatcher::run() {
     auto due = m_store.due_notifications(now);
     bool expanded = false;
     for (const auto& row : due) {
-        if (row.target.empty()) {
+        if (row.target.empty() || row.target == k_operators_target) {
             expanded = expand_default_targets(row, report) || expanded;
         }
     }
@@ -140,7 +140,7 @@ DispatchReport Dispatcher::run() {
     const auto started = m_clock.monotonic();
     for (std::size_t i = 0; i < due.size(); ++i) {
         Notification row = due[i];
-        if (row.target.empty() || handled.contains(row.id)) {
+        if (row.target.empty() || row.target == k_operators_target || handled.contains(row.id)) {
             continue;
         }
         if (m_clock.monotonic() - started >= m_settings.send_budget) {
@@ -196,17 +196,27 @@ bool Dispatcher::expand_default_targets(const Notification& row, DispatchReport&
     Notification placeholder = row;
     placeholder.status = NotificationStatus::suppressed;
     std::string ids;
-    for (const auto& target : m_settings.default_targets) {
+    const bool for_operators = row.target == k_operators_target;
+    const auto& targets = for_operators && !m_settings.operator_targets.empty()
+                              ? m_settings.operator_targets
+                              : m_settings.default_targets;
+    for (const auto& target : targets) {
         Notification copy = row;
         copy.id = 0;
         copy.target = target;
         copy.next_try_at = now;
         ids += (ids.empty() ? "#" : ", #") + std::to_string(m_store.enqueue_notification(copy));
     }
-    placeholder.last_error =
-        ids.empty() ? "not sent: the registration names no --notify target and [notify] "
-                      "default_targets is empty"
-                    : "sent to the default targets as " + ids;
+    if (for_operators) {
+        placeholder.last_error =
+            ids.empty() ? "not sent: [notify] operator_targets and default_targets are empty"
+                        : "sent to the operators' targets as " + ids;
+    } else {
+        placeholder.last_error =
+            ids.empty() ? "not sent: the registration names no --notify target and [notify] "
+                          "default_targets is empty"
+                        : "sent to the default targets as " + ids;
+    }
     m_store.update_notification(placeholder);
     record(m_store, placeholder, now,
            "notification #" + std::to_string(row.id) + " (" + row.subject +

@@ -64,6 +64,8 @@ class Dispatcher {
     DispatchReport run();
 
   private:
+    // A row for the default targets (target empty) or for the operators (k_operators_target):
+    // one row per configured target, the placeholder suppressed and journalled.
     bool expand_default_targets(const state::Notification& row, DispatchReport& report);
     bool suppress_duplicate(state::Notification& row, DispatchReport& report);
     bool defer_over_sms_limit(state::Notification& row, DispatchReport& report);

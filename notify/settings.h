@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace notify {
@@ -18,6 +19,10 @@ enum class SmtpTls {
 };
 
 enum class WebhookAddresses { automatic, public_only, any };
+
+// The outbox target of a message for the site's operators: the dispatcher sends it to
+// operator_targets (or default_targets when none are set).
+inline constexpr std::string_view k_operators_target = "operators";
 
 struct Settings {
     // Email: empty smtp_url means no email channel (mailto: messages wait, with the reason).
@@ -44,6 +49,9 @@ struct Settings {
 
     // Targets for registrations that name none.
     std::vector<std::string> default_targets;
+    // Targets for the operators' news of nodes (supervisor/node_records.h): a verdict on a
+    // node, its drain, its resume, the end of its watch. Empty: default_targets.
+    std::vector<std::string> operator_targets;
 
     // Where webhooks a registration names may be sent (http/address_kind.h): public addresses
     // only, so a user cannot make a root daemon POST to services of its host or the site's
@@ -66,5 +74,19 @@ struct Settings {
     // One request can still take `timeout` beyond it.
     std::chrono::seconds send_budget{20};
 };
+
+// The targets the site itself chose (default_targets, operator_targets), as opposed to those a
+// registration's owner named.
+[[nodiscard]] inline bool chosen_by_the_site(const Settings& settings, std::string_view target) {
+    const auto in = [&](const std::vector<std::string>& list) {
+        for (const auto& item : list) {
+            if (item == target) {
+                return true;
+            }
+        }
+        return false;
+    };
+    return in(settings.default_targets) || in(settings.operator_targets);
+}
 
 }  // namespace notify

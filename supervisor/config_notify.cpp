@@ -15,14 +15,15 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 21> k_notify_keys{
+constexpr std::array<const char*, 22> k_notify_keys{
     "smtp_url",        "smtp_from",           "smtp_secrets_file",
     "smtp_tls",        "twilio_base_url",     "twilio_account_sid",
     "twilio_from",     "twilio_secrets_file", "default_targets",
     "retry_initial_s", "retry_max_s",         "cooldown_s",
     "sms_per_hour",    "timeout_s",           "give_up_after_s",
     "send_budget_s",   "webhook_addresses",   "webhook_hosts",
-    "dashboard_url",   "pagerduty_url",       "pagerduty_secrets_file"};
+    "dashboard_url",   "pagerduty_url",       "pagerduty_secrets_file",
+    "operator_targets"};
 
 }  // namespace
 
@@ -88,6 +89,15 @@ common::Result<void> read_notify_config(const toml::node& section,
     for (const auto& text : settings.default_targets) {
         if (auto target = notify::parse_target(text); !target) {
             return common::fail(reader.where("default_targets") + ": " + target.error().message,
+                                target.error().hint);
+        }
+    }
+    TRY(reader.strings(
+        "operator_targets", settings.operator_targets,
+        "e.g. operator_targets = [\"pagerduty:gpu-nodes\", \"mailto:hpc-ops@example.org\"]"));
+    for (const auto& text : settings.operator_targets) {
+        if (auto target = notify::parse_target(text); !target) {
+            return common::fail(reader.where("operator_targets") + ": " + target.error().message,
                                 target.error().hint);
         }
     }

@@ -218,6 +218,25 @@ TEST_F(Dispatch, ARowWithoutTargetAndNoDefaultsIsSuppressedWithTheReason) {
     EXPECT_NE(row(placeholder).last_error.find("default_targets is empty"), std::string::npos);
 }
 
+TEST_F(Dispatch, ARowForTheOperatorsGoesToTheOperatorTargetsElseToTheDefaults) {
+    settings.default_targets = {"mailto:owners-fallback@example.org"};
+    settings.operator_targets = {"mailto:hpc-ops@example.org", "pagerduty:gpu-nodes"};
+    const auto placeholder = enqueue(std::string(notify::k_operators_target), "node:n2");
+    run();
+    ASSERT_EQ(sender.calls.size(), 2U);
+    EXPECT_EQ(sender.calls[0].target.text, "mailto:hpc-ops@example.org");
+    EXPECT_EQ(sender.calls[1].target.text, "pagerduty:gpu-nodes");
+    EXPECT_EQ(row(placeholder).status, NotificationStatus::suppressed);
+    EXPECT_NE(row(placeholder).last_error.find("operators' targets"), std::string::npos);
+
+    sender.calls.clear();
+    settings.operator_targets.clear();
+    enqueue(std::string(notify::k_operators_target), "node:n3");
+    run();
+    ASSERT_EQ(sender.calls.size(), 1U);
+    EXPECT_EQ(sender.calls[0].target.text, "mailto:owners-fallback@example.org");
+}
+
 TEST_F(Dispatch, TheWebhookGetsTheJsonPayloadWithTextAndFields) {
     const auto id = enqueue("https://hooks.example.org/x", "k");
     run();
