@@ -733,6 +733,7 @@ void judge_nodes(Diagnosis& diagnosis, const std::vector<const Finding*>& winner
     for (const auto* finding : winners) {
         if (finding->xid && (!diagnosis.xid || finding->condemns_node)) {
             diagnosis.xid = finding->xid;
+            diagnosis.xid_on_node_evidence = finding->node_side;
             if (finding->condemns_node) {
                 break;
             }

@@ -41,7 +41,10 @@ struct Diagnosis {
     std::vector<Action> suggested_actions;      // in the order an operator would take them
     std::vector<std::string> slurm_facts_used;  // "state TIMEOUT", "node n2 DOWN (Not responding)"
     std::optional<int> xid;                     // the deciding Xid code, for gpu_xid
-    bool node_condemned = false;                // hardware verdict on `nodes`: exclude and drain
+    // That Xid was read from the node's own evidence (its kernel log, its telemetry), not from
+    // the job's output: only then may it ask for the node's maintenance (xid.h).
+    bool xid_on_node_evidence = false;
+    bool node_condemned = false;  // hardware verdict on `nodes`: exclude and drain
     // The verdict rests on the node's own evidence (Finding::node_side), not on the job's output
     // alone: only then may the node be drained, which takes it from every user.
     bool condemned_on_node_evidence = false;

@@ -95,6 +95,7 @@ nlohmann::json to_json(const Diagnosis& diagnosis) {
         {"condemned_on_node_evidence", diagnosis.condemned_on_node_evidence},
         {"node_attribution", diagnosis.node_attribution},
         {"xid", common::json_or_null(diagnosis.xid)},
+        {"xid_on_node_evidence", diagnosis.xid_on_node_evidence},
         {"step", common::json_or_null(diagnosis.step)},
         {"evidence", std::move(evidence)},
         {"actions", actions_json(diagnosis.suggested_actions)},
@@ -119,6 +120,7 @@ Diagnosis diagnosis_from_json(const nlohmann::json& data) {
     common::read_field(data, "condemned_on_node_evidence", diagnosis.condemned_on_node_evidence);
     common::read_field(data, "node_attribution", diagnosis.node_attribution);
     common::read_field(data, "xid", diagnosis.xid);
+    common::read_field(data, "xid_on_node_evidence", diagnosis.xid_on_node_evidence);
     common::read_field(data, "step", diagnosis.step);
     common::read_field(data, "fix_withheld", diagnosis.fix_withheld);
     common::read_field(data, "fix_corroborated", diagnosis.fix_corroborated);

@@ -110,6 +110,53 @@ class FixChooser {
         drain_suspects();
     }
 
+    // The drains that are the site's to decide, not the owner's: a node whose own evidence asks
+    // for maintenance (xid.h: Xid 63; a drain lets its running jobs end first), and a node under
+    // watch after a repair that its own evidence condemns again. Within the site's limits
+    // (drains_left), as the supervisor's other drains.
+    void site_drains() {
+        const auto& diagnosis = *m_request.diagnosis;
+        const bool maintenance = diagnosis.xid && xid_asks_for_maintenance(*diagnosis.xid) &&
+                                 diagnosis.xid_on_node_evidence;
+        std::vector<std::string> nodes;
+        for (const auto& node : implicated_nodes()) {
+            const bool again =
+                diagnosis.condemned_on_node_evidence &&
+                std::ranges::find(m_request.nodes_on_watch, node) != m_request.nodes_on_watch.end();
+            if ((maintenance || again) &&
+                std::ranges::find(m_plan.drain_nodes, node) == m_plan.drain_nodes.end()) {
+                nodes.push_back(node);
+            }
+        }
+        if (nodes.empty()) {
+            return;
+        }
+        const PlannedAction action{
+            ActionKind::drain_node, common::join(nodes, ","),
+            common::join(nodes, ",") + (maintenance
+                                            ? ": maintenance, Xid " + std::to_string(*diagnosis.xid)
+                                            : ": condemned again while watched after a "
+                                              "repair")};
+        if (!m_request.is_operator) {
+            return not_allowed(action, "the supervisor is not a Slurm operator");
+        }
+        const auto left = m_request.drains_left > m_plan.drain_nodes.size()
+                              ? m_request.drains_left - m_plan.drain_nodes.size()
+                              : std::size_t{0};
+        if (left == 0) {
+            return not_allowed(action, m_request.drains_left == 0 ? m_request.no_drain_reason
+                                                                  : "the site's drain limits");
+        }
+        if (nodes.size() > left) {
+            nodes.resize(left);
+        }
+        m_plan.drain_nodes.insert(m_plan.drain_nodes.end(), nodes.begin(), nodes.end());
+        std::erase_if(m_plan.actions, [](const PlannedAction& planned) {
+            return planned.kind == ActionKind::drain_node;
+        });
+        plan(ActionKind::drain_node, common::join(m_plan.drain_nodes, ","), action.detail);
+    }
+
   private:
     bool allowed(ActionKind kind) const { return m_request.whitelist.allows(kind); }
 
@@ -618,6 +665,7 @@ Plan plan_recovery(const PlanRequest& request) {
     }
 
     chooser.avoid_suspects();  // after required_met: a suspect's exclusion is no fix of this cause
+    chooser.site_drains();
     const auto fixes = plan.actions.empty() ? std::string() : "; " + actions_text(plan);
     plan.actions.push_back({restart.kind, "", ""});
     plan.start_delay = backoff_for(request);

@@ -70,6 +70,10 @@ struct PlanRequest {
         std::string why;  // "implicated in 3 failures of 2 jobs within 24 h"
     };
     std::vector<SuspectNode> suspect_nodes;
+    // Nodes a person resumed after a verdict, watched now (supervisor/node_records.h).
+    // Condemned there again on the node's own evidence, they are drained within the site's
+    // limits whether or not the owner allowed drain_node: the node's loop is the site's.
+    std::vector<std::string> nodes_on_watch;
     std::size_t same_failure_count = 1;  // attempts with this cause at this step
     std::size_t same_failure_limit = 3;  // escalate when the count reaches it
     // Slurm already requeued it (a node failure, preemption, an administrator's requeue): not

@@ -101,6 +101,10 @@ bool xid_is_memory_error(int code) {
     return info && info->memory;
 }
 
+bool xid_asks_for_maintenance(int code) {
+    return code == k_xid_row_remap_pending;
+}
+
 bool xid_condemns_node(int code) {
     const auto info = find_xid(code);
     return info && info->severity == XidSeverity::condemning;

@@ -28,6 +28,10 @@ struct XidInfo {
 [[nodiscard]] std::optional<XidInfo> find_xid(int code);
 [[nodiscard]] std::span<const XidInfo> known_xids();
 [[nodiscard]] bool xid_condemns_node(int code);
+// Xid 63: a row remap (or page retirement) is pending and a GPU reset activates it. The GPU is
+// usable and the job may restart, but the node wants maintenance once its running jobs end.
+inline constexpr int k_xid_row_remap_pending = 63;
+[[nodiscard]] bool xid_asks_for_maintenance(int code);
 // True for the codes NVIDIA files under memory errors (48, 63, 64, 92, 94, 95, 140): the
 // diagnosis names them ecc_error rather than a generic Xid.
 [[nodiscard]] bool xid_is_memory_error(int code);

@@ -44,8 +44,9 @@ TEST(DiagnosisJson, FieldNamesAreTheDocumentedOnes) {
     const auto data = recovery::to_json(full_diagnosis());
     for (const char* key :
          {"cause", "confidence", "nodes", "node_condemned", "condemned_on_node_evidence",
-          "node_attribution", "xid", "step", "evidence", "actions", "fix_withheld",
-          "withheld_actions", "fix_corroborated", "symptom_lines", "slurm_facts", "summary"}) {
+          "node_attribution", "xid", "xid_on_node_evidence", "step", "evidence", "actions",
+          "fix_withheld", "withheld_actions", "fix_corroborated", "symptom_lines", "slurm_facts",
+          "summary"}) {
         EXPECT_TRUE(data.contains(key)) << key;
     }
     EXPECT_EQ(data["actions"][0], nlohmann::json::parse(R"({"action":"exclude_node",

@@ -287,6 +287,63 @@ TEST(Planner, CondemningXidWithoutExclusionWhitelistedSaysItWouldHaveExcludedThe
     EXPECT_TRUE(mentions(plan.would_have_done, "exclude_node n2 (not whitelisted)"));
 }
 
+// Xid 63 on n2: a row remap pending, which the node's own evidence (or the job's output) shows.
+Diagnosis row_remap_pending(bool on_node_evidence) {
+    auto d = diagnosis(Cause::ecc_error);
+    d.nodes = {"n2"};
+    d.xid = 63;
+    d.xid_on_node_evidence = on_node_evidence;
+    return d;
+}
+
+TEST(Planner, Xid63OnTheNodesEvidenceDrainsItForMaintenanceWithinTheSitesLimits) {
+    const auto d = row_remap_pending(true);
+    auto r = request(d);  // the owner allowed requeue only
+    r.is_operator = true;
+    r.allocation = {"n1", "n2"};
+    r.drains_left = 1;
+    auto plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::drain_node, ActionKind::requeue}));
+    EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n2"});
+
+    r.drains_left = 0;
+    r.no_drain_reason = "drains are not enabled";
+    plan = plan_recovery(r);
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::requeue}));
+    EXPECT_TRUE(mentions(plan.would_have_done,
+                         "drain_node (n2: maintenance, Xid 63) (drains are not enabled)"))
+        << plan.would_have_done.size();
+}
+
+TEST(Planner, Xid63InTheJobsOwnOutputDrainsNothing) {
+    const auto d = row_remap_pending(false);
+    auto r = request(d);
+    r.is_operator = true;
+    r.allocation = {"n1", "n2"};
+    r.drains_left = 3;
+    const auto plan = plan_recovery(r);
+    EXPECT_EQ(kinds(plan), (std::vector{ActionKind::requeue}));
+    EXPECT_TRUE(plan.drain_nodes.empty());
+}
+
+TEST(Planner, ANodeUnderWatchCondemnedAgainIsDrainedWithoutTheOwnersDrainNode) {
+    const auto d = condemning_xid();
+    auto r = request(d);
+    r.whitelist = allow({"requeue", "exclude_node"});
+    r.is_operator = true;
+    r.allocation = {"n2", "n3"};
+    r.drains_left = 1;
+    auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.drain_nodes.empty()) << "not watched: the owner's drain_node decides";
+    r.nodes_on_watch = {"n2"};
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(plan.drain_nodes, std::vector<std::string>{"n2"});
+    EXPECT_EQ(kinds(plan),
+              (std::vector{ActionKind::exclude_node, ActionKind::drain_node, ActionKind::requeue}));
+}
+
 TEST(Planner, ExclusionIsBounded) {
     const auto d = condemning_xid();
     auto r = request(d);
