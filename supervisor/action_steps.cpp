@@ -10,6 +10,7 @@
 #include "recovery/hostlist.h"
 #include "supervisor/action_executor.h"
 #include "supervisor/drain_limits.h"
+#include "supervisor/node_records.h"
 #include "supervisor/resume_env.h"
 #include "supervisor/step_kind.h"
 
@@ -218,6 +219,11 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const StepParams& 
             return slurm_failed(action, done.error(), "Slurm refused to drain " + node, !excluded);
         }
         drained += (drained.empty() ? "" : ",") + node;
+        // Before the step is finished: a crash between them drains again on restart, which
+        // Slurm takes as it is, and notes it again.
+        auto transaction = m_store.begin();
+        note_node_drained(m_store, node, m_clock.now());
+        transaction.commit();
     }
     std::string result = "drained " + drained + " (reason: " + reason + ")";
     for (const auto& item : refused) {

@@ -79,6 +79,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                              "retention_days",
                                              "suspect_node_min_jobs",
                                              "suspect_node_window_h",
+                                             "node_watch_after_resume_s",
                                              "same_step_tolerance",
                                              "straggler_below_percent",
                                              "straggler_after_s",
@@ -106,7 +107,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                  fetch_within = base.settings_fetch_within.count(),
                  settle = base.checkpoint_settle.count(),
                  suspect_window = base.suspect_node_window.count(),
-                 straggler_after = base.straggler_after.count();
+                 straggler_after = base.straggler_after.count(),
+                 node_watch = base.node_watch_after_resume.count();
     for (auto result :
          {read_positive(table, "poll_interval_ms", file, poll, 1000 * k_config_max_seconds),
           read_positive(table, "max_backoff_ms", file, backoff, 1000 * k_config_max_seconds),
@@ -132,6 +134,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
           read_positive(table, "retention_days", file, retention_days),
           read_positive(table, "suspect_node_min_jobs", file, base.suspect_node_min_jobs, 1000),
           read_positive(table, "suspect_node_window_h", file, suspect_window, 24 * 366),
+          read_positive(table, "node_watch_after_resume_s", file, node_watch, 366 * 86400),
           read_positive(table, "same_step_tolerance", file, base.same_step_tolerance,
                         1'000'000'000),
           read_positive(table, "straggler_below_percent", file, base.straggler_below_percent, 99),
@@ -151,6 +154,7 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
     base.checkpoint_settle = std::chrono::seconds(settle);
     base.suspect_node_window = std::chrono::hours(suspect_window);
     base.straggler_after = std::chrono::seconds(straggler_after);
+    base.node_watch_after_resume = std::chrono::seconds(node_watch);
     base.log_limits.head_bytes = head;
     base.log_limits.tail_bytes = tail;
     if (retention_days > 36'500) {

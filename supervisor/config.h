@@ -53,6 +53,9 @@ struct Config {
     // where exclude_node is allowed, drained within the drain limits, told to the operators).
     std::size_t suspect_node_min_jobs = 2;
     std::chrono::hours suspect_node_window{24};
+    // A node resumed after the supervisor's verdict on it is watched this long
+    // (node_records.h): condemned again meanwhile, it is drained again and the operators told.
+    std::chrono::seconds node_watch_after_resume{24 * 3600};
     // Two failures within this many training steps of each other are "the same step" for the
     // loop guard (same_failure_limit); 0: the very same step.
     std::int64_t same_step_tolerance = 0;
@@ -76,7 +79,8 @@ struct Config {
 // checkpoint_settle_s,
 // allow_drain (a boolean), drain_max_per_job, drain_max_per_hour, drain_max_per_user,
 // log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
-// retention_days, suspect_node_min_jobs, suspect_node_window_h, same_step_tolerance,
+// retention_days, suspect_node_min_jobs, suspect_node_window_h, node_watch_after_resume_s,
+// same_step_tolerance,
 // straggler_below_percent, straggler_after_s, [notify] (config_notify.h), [evidence]
 // (config_evidence.h). A missing file is an error only
 // when `required`.

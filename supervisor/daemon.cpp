@@ -15,6 +15,7 @@
 #include "notify/curl_sender.h"
 #include "notify/dispatcher.h"
 #include "supervisor/failure_history.h"
+#include "supervisor/node_records.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/reported_ends.h"
 #include "supervisor/watched_registrations.h"
@@ -127,13 +128,15 @@ class Engine {
           m_cycle(store, client, clock, m_catalogue, m_config),
           // Root serves every user: the webhooks they name may not reach what root can.
           m_sender(notify::make_curl_sender(m_config.notify, clock, ::geteuid() == 0)),
-          m_dispatcher(store, *m_sender, clock, m_config.notify) {
+          m_dispatcher(store, *m_sender, clock, m_config.notify),
+          m_node_watch(store, client, clock, m_config) {
         m_cycle.set_node_evidence(m_node_evidence.get());
     }
 
     [[nodiscard]] const Config& config() const { return m_config; }
     [[nodiscard]] PollCycle& cycle() { return m_cycle; }
     [[nodiscard]] notify::Dispatcher& dispatcher() { return m_dispatcher; }
+    [[nodiscard]] NodeWatch& node_watch() { return m_node_watch; }
 
   private:
     const Config m_config;
@@ -142,6 +145,7 @@ class Engine {
     PollCycle m_cycle;
     std::unique_ptr<notify::Sender> m_sender;
     notify::Dispatcher m_dispatcher;
+    NodeWatch m_node_watch;  // over m_config, declared before it
 };
 
 // Reads the configuration and the rules (DaemonOptions says how) and builds an Engine on them;
@@ -306,9 +310,10 @@ common::Result<int> run_daemon(state::Store& store, slurm::Client& client,
                 options.observer->reloaded(engine->config());
             }
         }
-        // 2. The poll cycle, then the outbox (mail does not depend on Slurm) and, hourly, the
-        //    history past its retention.
+        // 2. The poll cycle, the node records (node_records.h), then the outbox (mail does not
+        //    depend on Slurm) and, hourly, the history past its retention.
         const auto wait = run_cycle(*engine, backoff, options.observer);
+        engine->node_watch().run();
         send_notifications(engine->dispatcher());
         if (!last_prune || clock.monotonic() - *last_prune >= std::chrono::hours(1)) {
             prune_history(store, clock, engine->config());

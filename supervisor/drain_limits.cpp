@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "recovery/xid.h"
 #include "supervisor/step_kind.h"
 #include "supervisor/step_params.h"
 
@@ -65,6 +66,12 @@ DrainBudget drain_budget(const state::Store& store, const Config& config, const 
 }
 
 std::string drain_reason(const common::JobId& job, std::string_view cause, std::optional<int> xid) {
+    if (xid && recovery::xid_asks_for_maintenance(*xid)) {
+        // Not a failure of the node: what an administrator does next is in the reason itself.
+        return "slurm-supervisor: maintenance: GPU row remap pending (Xid " + std::to_string(*xid) +
+               ") seen by job " + job.to_string() +
+               "; reset the GPU once its jobs end, then resume";
+    }
     std::string reason =
         "slurm-supervisor: job " + job.to_string() + " failed with " + std::string(cause);
     if (xid) {

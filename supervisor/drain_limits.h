@@ -36,7 +36,8 @@ struct DrainBudget {
 [[nodiscard]] std::vector<std::string> drained_by(const state::Action& action);
 
 // The drain reason Slurm records: the supervisor's own words (job, cause, Xid), never a line
-// of the job's log, which its owner could fill with anything.
+// of the job's log, which its owner could fill with anything. An Xid that asks for maintenance
+// (recovery/xid.h) gets the administrator's next step instead of "failed with".
 [[nodiscard]] std::string drain_reason(const common::JobId& job, std::string_view cause,
                                        std::optional<int> xid);
 

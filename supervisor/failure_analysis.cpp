@@ -13,6 +13,7 @@
 #include "recovery/hostlist.h"
 #include "supervisor/drain_limits.h"
 #include "supervisor/knobs.h"
+#include "supervisor/node_records.h"
 
 namespace supervisor {
 namespace {
@@ -351,10 +352,12 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     if (auto allocation = recovery::expand_hostlist(context.run_nodes)) {
         request.allocation = std::move(*allocation);
     }
-    if (request.whitelist.allows(recovery::ActionKind::drain_node) && context.store != nullptr) {
+    if (context.store != nullptr) {
+        // Asked whatever the owner allowed: some drains are the site's (planner.h: site_drains).
         const auto budget = drain_budget(*context.store, config, registration.job, context.now);
         request.drains_left = budget.nodes;
         request.no_drain_reason = budget.why_none;
+        request.nodes_on_watch = nodes_on_watch(*context.store);
     }
     request.same_failure_count =
         same_failure_count(analysis, static_cast<int>(registration.attempt));

@@ -10,11 +10,13 @@
 
 #include "common/failpoint.h"
 #include "common/json_text.h"
+#include "recovery/hostlist.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/failure_report.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
+#include "supervisor/node_records.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/poll_cycle_detail.h"
@@ -179,9 +181,10 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
     context.read_as = m_owners.of(registration, job);
     // A slow node's telemetry was read for its slowdown's window already.
     context.node_evidence = slow != nullptr ? nullptr : m_node_evidence;
-    if (std::ranges::find(registration.allowed_actions, "drain_node") !=
-        registration.allowed_actions.end()) {
-        context.is_operator = ask_is_operator();  // an RPC: only when draining is allowed
+    if (m_config.allow_drain || std::ranges::find(registration.allowed_actions, "drain_node") !=
+                                    registration.allowed_actions.end()) {
+        // An RPC: only where a drain may follow (the site's drains need no owner's word).
+        context.is_operator = ask_is_operator();
     }
     return context;
 }
@@ -253,6 +256,12 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     }
     record_findings(m_store, registration, attempt, context, analysis, cause);
     report_new_suspects(m_store, registration, analysis.correlation, analysis.plan, now);
+    record_node_verdicts(
+        m_store, registration,
+        node_verdicts(
+            analysis,
+            recovery::expand_hostlist(context.run_nodes).value_or(std::vector<std::string>{})),
+        now);
     close_attempt(m_store, attempt, context, analysis, cause);
 
     // 3. The attempt's end moves the job to recovering (or counts an outside requeue).

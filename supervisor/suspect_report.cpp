@@ -1,14 +1,13 @@
 // A node several jobs failed on is the operators' business (a person should look at it), while
 // each job's owner only hears that their restart avoids it; so this message goes to the
-// default targets, never to the owners' own.
+// operators' targets as the node's record (node_records.h), never to the owners' own.
 #include "supervisor/suspect_report.h"
 
 #include <algorithm>
 
 #include "common/join.h"
-#include "common/json_text.h"
-#include "notify/message.h"
 #include "supervisor/journal.h"
+#include "supervisor/node_records.h"
 
 namespace supervisor {
 namespace {
@@ -42,39 +41,22 @@ void report_new_suspects(state::Store& store, const state::Registration& registr
             SuspectNodeEvent{suspect.node, suspect.failures, own_only, drained,
                              correlation.window.count()});
 
-        notify::Message message;
-        message.job = registration.job.to_string();
-        message.job_name = registration.job_name;
-        message.status = "suspect node";
-        message.headline = "node " + suspect.node + " is suspect";
-        message.reason = what;
-        message.nodes = {suspect.node};
-        if (drained) {
-            message.actions.push_back("drain_node " + suspect.node);
-        }
+        NodeVerdict verdict;
+        verdict.node = suspect.node;
+        verdict.finding = state::NodeFinding::suspect;
+        verdict.detail = what;
+        verdict.drained = drained;
         if (excluded) {
-            message.actions.push_back("exclude_node " + suspect.node + " for job " + message.job);
+            verdict.notes.push_back("Job " + own + "'s restart excludes " + suspect.node + ".");
         }
-        message.notes = {
-            "Every watched job's recovery now avoids " + suspect.node +
-                " where its owner allows exclude_node, until fewer than the suspect threshold "
-                "of jobs failed there within " +
-                window + ".",
-            "The jobs' own messages and `supervisor events JOBID` have the evidence."};
-        message.next_step = drained ? "check the node's hardware, then resume it (`scontrol "
-                                      "update nodename=" +
-                                          suspect.node + " state=resume`)"
-                                    : "check the node's hardware; drain it if it is at fault";
-        state::Notification notification;
-        notification.job = registration.job;
-        notification.target = "";  // the default targets: the site's operators
-        notification.subject = notify::email_subject(message);
-        notification.body = notify::email_body(message);
-        notification.data_json = common::json_text(notify::to_json(message));
-        notification.dedup_key = "suspect_node:" + suspect.node;
-        notification.next_try_at = at;
-        notification.created_at = at;
-        store.enqueue_notification(notification);
+        verdict.notes.push_back("Every watched job's recovery now avoids " + suspect.node +
+                                " where its owner allows exclude_node, until fewer than the "
+                                "suspect threshold of jobs failed there within " +
+                                window + ".");
+        verdict.notes.push_back(
+            "The jobs' own messages and `supervisor events JOBID` have the "
+            "evidence.");
+        record_node_verdicts(store, registration, {verdict}, at);
     }
 }
 

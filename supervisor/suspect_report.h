@@ -1,8 +1,8 @@
 // The operators' message about a node that has just become suspect: implicated in failures
 // of several different jobs within the window (failure_history.h). Queued once, in the
 // transaction of the failure that made it suspect (a later failure finds it suspect already),
-// to the config's default targets — the site's operators, not the job's owner — with a
-// "suspect_node" event in the journal of that failure's job.
+// as the node's record (node_records.h: once per record, to the operators' targets, not to the
+// job's owner), with a "suspect_node" event in the journal of that failure's job.
 #pragma once
 
 #include "common/clock.h"
