@@ -6,10 +6,12 @@
 
 #include "common/printable.h"
 #include "common/try.h"
+#include "common/user_account.h"
 #include "control/views.h"
 #include "slurm/submit_request.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/journal_events.h"
+#include "supervisor/node_records.h"
 #include "supervisor/registrar.h"
 #include "supervisor/resume_env.h"
 #include "supervisor/settings_fetch.h"
@@ -78,6 +80,8 @@ Reply Handlers::handle(const Request& request, const Peer& peer) {
                 return daemon_info();
             case Operation::nodes:
                 return nodes(request, peer);
+            case Operation::resume_node:
+                return resume_node(request, peer);
         }
         return failed({"unknown operation", ""});
     } catch (const std::exception& error) {
@@ -400,6 +404,30 @@ Reply Handlers::nodes(const Request& request, const Peer& peer) {
         return reply;
     }
     return printed(nodes_view(m_store, request.json));
+}
+
+Reply Handlers::resume_node(const Request& request, const Peer& peer) {
+    if (!is_operator(peer.uid)) {
+        auto reply = failed(
+            {"only operators (root, SlurmUser) resume nodes", "ask the cluster's administrators"});
+        reply.permitted = false;
+        return reply;
+    }
+    if (request.node.empty() || request.node.size() > 255 ||
+        request.node.find_first_of(" ,[]\n\t") != std::string::npos) {
+        return failed({"'" + common::printable(request.node) + "' is not one node's name",
+                       "name one node, e.g. `supervisor nodes resume n3`"});
+    }
+    const auto account = common::user_account(peer.uid);
+    const std::string by = (account ? account->name : "uid " + std::to_string(peer.uid)) +
+                           " (supervisor nodes resume, " + channel_of(peer) + ")";
+    auto done = supervisor::resume_and_watch(m_store, m_client, request.node, by,
+                                             m_config.node_watch_after_resume, m_clock.now());
+    if (!done) {
+        return failed(done.error());
+    }
+    spdlog::info("control channel: node {} resumed by {}: {}", request.node, by, *done);
+    return printed(*done + "\n");
 }
 
 Reply Handlers::daemon_info() {

@@ -18,6 +18,8 @@
 //               handed to the poll loop (supervisor/job_end_pushes.h) as a hint to look now
 //   daemon      anybody: the daemon's host, pid and the age of its last poll cycle
 //   nodes       an operator only (suspicion comes from every user's jobs): the suspect nodes
+//   resume_node an operator only: Slurm resumes the node, its record is watched, and who did
+//               it is recorded (supervisor/node_records.h)
 //
 // Uses its own Store and Slurm client, from the one thread that serves the socket. Never
 // throws for a request: a failure is a Reply with an exit status and an Error.
@@ -84,6 +86,7 @@ class Handlers {
     Reply job_ended(const Request& request, const Peer& peer);
     Reply daemon_info();
     Reply nodes(const Request& request, const Peer& peer);
+    Reply resume_node(const Request& request, const Peer& peer);
     // Keeps the note that a run of the job fetched its settings (env from inside the job), for
     // journal_fetches().
     void record_fetch(const state::Registration& registration, const Request& request,

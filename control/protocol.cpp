@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Operation, std::string_view>, 9> k_operations{{
+constexpr std::array<std::pair<Operation, std::string_view>, 10> k_operations{{
     {Operation::register_job, "register"},
     {Operation::register_many, "register_many"},
     {Operation::unregister_job, "unregister"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<Operation, std::string_view>, 9> k_operations{{
     {Operation::job_ended, "job_ended"},
     {Operation::daemon, "daemon"},
     {Operation::nodes, "nodes"},
+    {Operation::resume_node, "resume_node"},
 }};
 
 std::string to_bytes(const json& value) {
@@ -193,6 +194,9 @@ std::string encode(const Request& request) {
         value["host"] = request.host;
         value["restart_count"] = request.restart_count;
     }
+    if (request.operation == Operation::resume_node) {
+        value["node"] = request.node;
+    }
     if (carries_registration(request.operation)) {
         value["registration"] = registration_json(request.registration);
     }
@@ -219,6 +223,7 @@ common::Result<Request> decode_request(std::string_view payload) {
     fields.read("restart_count", request.restart_count);
     fields.read("limit", request.limit);
     fields.read("after", request.after);
+    fields.read("node", request.node);
     TRY(fields.result());
     if (version != k_protocol_version) {
         return common::fail("request of protocol version " + std::to_string(version) +

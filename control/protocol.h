@@ -39,6 +39,7 @@ inline constexpr std::size_t k_max_jobs_per_request = 1000;
 // job_ended: Slurm's EpilogSlurmctld says a job (or a run of it) ended; a hint to look now.
 // daemon: who serves this channel and whether its loop is alive (DaemonInfo), for anyone.
 // nodes: the nodes the correlation across jobs made suspect, for operators (views.h).
+// resume_node: an operator resumes a node and the supervisor watches it (node_records.h).
 enum class Operation {
     register_job,
     register_many,
@@ -48,7 +49,8 @@ enum class Operation {
     env,
     job_ended,
     daemon,
-    nodes
+    nodes,
+    resume_node
 };
 
 [[nodiscard]] std::string_view to_string(Operation operation);
@@ -78,6 +80,8 @@ struct Request {
     // fetched its settings, and from where.
     std::string host;
     std::int64_t restart_count = -1;
+    // resume_node: the node's name.
+    std::string node;
 };
 
 // The daemon's answer to `daemon`: what `register`, `sbatch` and `status` say of who watches.

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_fields.h"
 #include "common/json_text.h"
 #include "common/printable.h"
 #include "common/time_text.h"
@@ -252,8 +253,33 @@ std::string nodes_view(const state::Store& store, bool json) {
         std::string reported_with;
         std::optional<common::TimePoint> drained_at;  // the supervisor's latest drain of it
         std::string drained_for;
+        std::optional<state::NodeRecord> record;  // its newest record (node_records.h)
         [[nodiscard]] common::TimePoint last() const {
-            return drained_at ? std::max(*drained_at, reported_at) : reported_at;
+            auto at = drained_at ? std::max(*drained_at, reported_at) : reported_at;
+            if (record) {
+                for (const auto& when : {record->closed_at, record->resumed_at,
+                                         std::optional<common::TimePoint>(record->opened_at)}) {
+                    if (when) {
+                        at = std::max(at, *when);
+                    }
+                }
+            }
+            return at;
+        }
+        // "open", "watching until T", "closed: recurred"; "-" without a record.
+        [[nodiscard]] std::string state() const {
+            if (!record) {
+                return "-";
+            }
+            switch (record->stage) {
+                case state::NodeStage::open:
+                    return "open";
+                case state::NodeStage::watching:
+                    return "watching until " + format_time(*record->watch_until);
+                case state::NodeStage::closed:
+                    return "closed: " + std::string(to_string(record->outcome));
+            }
+            return "-";
         }
     };
     std::map<std::string, Node> by_node;
@@ -282,6 +308,13 @@ std::string nodes_view(const state::Store& store, bool json) {
             }
         }
     }
+    // Every record (a few per node that was ever at fault); the newest per node is shown.
+    for (auto& record : store.node_records_since(common::TimePoint{})) {
+        auto& node = by_node[record.node];
+        if (!node.record || record.id > node.record->id) {
+            node.record = std::move(record);
+        }
+    }
     const auto failures = [](const Node& node) {
         return node.suspect ? node.suspect->failures : std::size_t{0};
     };
@@ -301,6 +334,27 @@ std::string nodes_view(const state::Store& store, bool json) {
                 entry["drained_at"] = format_time(*node.drained_at);
                 entry["drained_for_job"] = node.drained_for;
             }
+            if (node.record) {
+                const auto& r = *node.record;
+                nlohmann::json record{{"id", r.id},
+                                      {"stage", to_string(r.stage)},
+                                      {"finding", to_string(r.finding)},
+                                      {"cause", r.cause},
+                                      {"xid", common::json_or_null(r.xid)},
+                                      {"job", r.job.to_string()},
+                                      {"detail", r.detail},
+                                      {"opened_at", format_time(r.opened_at)},
+                                      {"resumed_by", r.resumed_by},
+                                      {"outcome", to_string(r.outcome)},
+                                      {"follows", common::json_or_null(r.follows)}};
+                for (const auto& [key, when] :
+                     {std::pair{"drained_at", r.drained_at}, std::pair{"resumed_at", r.resumed_at},
+                      std::pair{"watch_until", r.watch_until},
+                      std::pair{"closed_at", r.closed_at}}) {
+                    record[key] = when ? nlohmann::json(format_time(*when)) : nlohmann::json();
+                }
+                entry["record"] = std::move(record);
+            }
             out.push_back(std::move(entry));
         }
         return common::json_text(out, 2) + "\n";
@@ -308,14 +362,20 @@ std::string nodes_view(const state::Store& store, bool json) {
     if (by_node.empty()) {
         return "no node suspect or drained by the supervisor\n";
     }
-    std::string text =
-        row({{"NODE", 12}, {"FAILURES", 9}, {"JOBS", 5}, {"DRAINED", 8}, {"LAST", 24}, {"JOB"}});
+    std::string text = row({{"NODE", 12},
+                            {"FAILURES", 9},
+                            {"JOBS", 5},
+                            {"DRAINED", 8},
+                            {"RECORD", 36},
+                            {"LAST", 24},
+                            {"JOB"}});
     for (const auto& [name, node] : by_node) {
         const bool drained = node.drained_at || (node.suspect && node.suspect->drained);
         text += row({{printable(name), 12},
                      {std::to_string(failures(node)), 9},
                      {std::to_string(node.suspect ? node.suspect->jobs.size() : 0), 5},
                      {drained ? "yes" : "no", 8},
+                     {node.state(), 36},
                      {format_time(node.last()), 24},
                      {printable(node.drained_at && *node.drained_at >= node.reported_at
                                     ? node.drained_for

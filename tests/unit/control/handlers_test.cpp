@@ -307,4 +307,40 @@ TEST_F(ControlHandlers, OnlyAnOperatorsJobEndReportReachesThePollLoop) {
     EXPECT_NE(no_loop.error.message.find("takes no job-end reports"), std::string::npos);
 }
 
+TEST_F(ControlHandlers, OnlyAnOperatorResumesANodeAndTheRecordSaysWhoOverWhichChannel) {
+    ASSERT_TRUE(m_slurm.drain_node("n2", "slurm-supervisor: job 1 failed with gpu_xid"));
+    {
+        auto transaction = m_store->begin();
+        state::NodeRecord record;
+        record.node = "n2";
+        record.cause = "gpu_xid";
+        record.job = *common::JobId::parse("1");
+        record.detail = "GPU has fallen off the bus (Xid 79)";
+        record.opened_at = record.drained_at.emplace(m_clock.now());
+        m_store->insert_node_record(record);
+        transaction.commit();
+    }
+    Request request;
+    request.operation = Operation::resume_node;
+    request.node = "n2";
+    const auto refused = m_handlers->handle(request, Peer{k_alice, k_alice, 1, {}});
+    EXPECT_EQ(refused.exit_status, 1);
+    EXPECT_FALSE(refused.permitted);
+    EXPECT_EQ(m_store->open_node_record("n2")->stage, state::NodeStage::open);
+
+    request.node = "n[1-3]";
+    EXPECT_EQ(m_handlers->handle(request, Peer{0, 0, 1, {}}).exit_status, 1) << "one node";
+
+    request.node = "n2";
+    m_config.node_watch_after_resume = std::chrono::hours(6);
+    const auto resumed = m_handlers->handle(request, Peer{0, 0, 0, "10.1.0.11"});
+    ASSERT_EQ(resumed.exit_status, 0) << resumed.error.message;
+    const auto record = m_store->open_node_record("n2");
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->stage, state::NodeStage::watching);
+    EXPECT_EQ(record->watch_until, m_clock.now() + std::chrono::hours(6));
+    EXPECT_NE(record->resumed_by.find("tcp from 10.1.0.11"), std::string::npos)
+        << record->resumed_by;
+}
+
 }  // namespace
