@@ -309,6 +309,15 @@ CREATE UNIQUE INDEX node_records_not_closed ON node_records (node) WHERE stage !
 PRAGMA user_version = 10;
 )sql";
 
+// Version 11, for a job slow from its first step: the steps per hour its owner expects
+// (`--expect-rate`); 0, what rows written before get, is none.
+constexpr std::string_view k_schema_11 = R"sql(
+ALTER TABLE registrations ADD COLUMN expect_steps_per_hour INTEGER NOT NULL DEFAULT 0
+    CHECK (expect_steps_per_hour >= 0);
+
+PRAGMA user_version = 11;
+)sql";
+
 constexpr std::array k_migrations{
     Migration{1, "create the schema", k_schema_1},
     Migration{2, "rebuild registrations for resubmission; attempts.failed_step; job_specs",
@@ -321,6 +330,7 @@ constexpr std::array k_migrations{
     Migration{8, "registration_changes and its triggers", k_schema_8},
     Migration{9, "events_by_kind index", k_schema_9},
     Migration{10, "node_records", k_schema_10},
+    Migration{11, "registrations.expect_steps_per_hour", k_schema_11},
 };
 
 constexpr Sql k_count_objects{"look for existing tables",

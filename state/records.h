@@ -70,6 +70,9 @@ struct Registration {
     // printing new lines that match it) for stall_timeout_s seconds has hung; 0 turns it off.
     std::int64_t stall_timeout_s = k_default_stall_timeout_s;
     std::string progress_pattern;  // a regular expression of a step line; empty: growth only
+    // The steps per hour (from progress_pattern's step numbers) its owner knows the job reaches:
+    // a run below straggler_below_percent of it is a straggler from its first step; 0: none.
+    std::int64_t expect_steps_per_hour = 0;
     TimePoint created_at{};
     TimePoint updated_at{};
 

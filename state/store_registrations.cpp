@@ -16,12 +16,13 @@ INSERT INTO registrations (job, owner_uid, job_name, checkpoint_dir, checkpoint_
     checkpoint_marker, allowed_actions, max_attempts, notify, watching, status, outcome,
     status_reason, attempt, seen_restart_count, last_slurm_state, last_cause, last_checkpoint,
     knobs_json, excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern,
-    registrant_uid, outside_requeues, whole_array, created_at, updated_at)
+    registrant_uid, outside_requeues, whole_array, expect_steps_per_hour, created_at, updated_at)
 VALUES (:job, :owner_uid, :job_name, :checkpoint_dir, :checkpoint_pattern, :checkpoint_marker,
     :allowed_actions, :max_attempts, :notify, :watching, :status, :outcome, :status_reason,
     :attempt, :seen_restart_count, :last_slurm_state, :last_cause, :last_checkpoint,
     :knobs_json, :excluded_nodes, :previous_job, :next_job, :stall_timeout_s, :progress_pattern,
-    :registrant_uid, :outside_requeues, :whole_array, :created_at, :updated_at)
+    :registrant_uid, :outside_requeues, :whole_array, :expect_steps_per_hour, :created_at,
+    :updated_at)
 ON CONFLICT (job) DO NOTHING)sql"};
 
 constexpr Sql k_update_registration{"update registration", R"sql(
@@ -35,7 +36,8 @@ UPDATE registrations SET owner_uid = :owner_uid, job_name = :job_name,
     excluded_nodes = :excluded_nodes, previous_job = :previous_job, next_job = :next_job,
     stall_timeout_s = :stall_timeout_s, progress_pattern = :progress_pattern,
     registrant_uid = :registrant_uid, outside_requeues = :outside_requeues,
-    whole_array = :whole_array, created_at = :created_at, updated_at = :updated_at
+    whole_array = :whole_array, expect_steps_per_hour = :expect_steps_per_hour,
+    created_at = :created_at, updated_at = :updated_at
 WHERE job = :job)sql"};
 
 // The reads list the columns in the order read_registration() expects.
@@ -44,7 +46,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues, whole_array
+    updated_at, registrant_uid, outside_requeues, whole_array, expect_steps_per_hour
 FROM registrations WHERE job = :job)sql"};
 
 constexpr Sql k_select_registrations{"list registrations", R"sql(
@@ -52,7 +54,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues, whole_array
+    updated_at, registrant_uid, outside_requeues, whole_array, expect_steps_per_hour
 FROM registrations ORDER BY created_at, rowid)sql"};
 
 // One owner's (a user of the site daemon): the others' rows are skipped by SQLite, never read.
@@ -61,7 +63,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues, whole_array
+    updated_at, registrant_uid, outside_requeues, whole_array, expect_steps_per_hour
 FROM registrations
 WHERE owner_uid = :owner AND (:all = 1 OR (watching = 1 AND status <> 'completed'))
 ORDER BY created_at, rowid)sql"};
@@ -71,7 +73,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues, whole_array
+    updated_at, registrant_uid, outside_requeues, whole_array, expect_steps_per_hour
 FROM registrations WHERE watching = 1 AND status <> 'completed'
 ORDER BY created_at, rowid)sql"};
 
@@ -82,7 +84,7 @@ SELECT job, owner_uid, job_name, checkpoint_dir, checkpoint_pattern, checkpoint_
     allowed_actions, max_attempts, notify, watching, status, outcome, status_reason, attempt,
     seen_restart_count, last_slurm_state, last_cause, last_checkpoint, knobs_json,
     excluded_nodes, previous_job, next_job, stall_timeout_s, progress_pattern, created_at,
-    updated_at, registrant_uid, outside_requeues, whole_array
+    updated_at, registrant_uid, outside_requeues, whole_array, expect_steps_per_hour
 FROM registrations WHERE job > :low AND job < :high AND whole_array = 1)sql"};
 
 constexpr Sql k_delete_registration{"delete registration",
@@ -155,6 +157,7 @@ void bind_registration(Statement& statement, const Registration& r) {
         .bind(":registrant_uid", std::int64_t{r.registrant_uid})
         .bind(":outside_requeues", std::int64_t{r.outside_requeues})
         .bind(":whole_array", std::int64_t{r.whole_array ? 1 : 0})
+        .bind(":expect_steps_per_hour", r.expect_steps_per_hour)
         .bind(":created_at", rows::to_millis(r.created_at))
         .bind(":updated_at", rows::to_millis(r.updated_at));
 }
@@ -190,6 +193,7 @@ Registration read_registration(const Statement& row) {
     r.registrant_uid = static_cast<std::uint32_t>(row.column_int64(26));
     r.outside_requeues = static_cast<std::uint32_t>(row.column_int64(27));
     r.whole_array = row.column_int64(28) != 0;
+    r.expect_steps_per_hour = row.column_int64(29);
     return r;
 }
 

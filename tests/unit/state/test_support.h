@@ -57,6 +57,8 @@ inline Registration sample_registration(const JobId& id) {
     r.excluded_nodes = {"n2", "n7"};
     r.previous_job = "1200";
     r.next_job = "";
+    r.progress_pattern = "^step [0-9]+";
+    r.expect_steps_per_hour = 6000;
     r.created_at = at(1);
     r.updated_at = at(2);
     return r;
