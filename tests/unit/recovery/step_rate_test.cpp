@@ -118,5 +118,84 @@ TEST(StepRate, StepsAtTheTopOfTheRangeAndBackToZeroAreNoStraggler) {
     EXPECT_FALSE(rate.check(at + 40min, options()).has_value());
 }
 
+StepRateOptions against(RateBaseline baseline) {
+    auto o = options();
+    o.baseline = std::move(baseline);
+    return o;
+}
+
+TEST(StepRateBaseline, ARunSlowFromItsFirstStepIsAStragglerAgainstItsExpectedRate) {
+    StepRate rate;
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 31, 20);  // 1200 steps/h from the first step
+    EXPECT_FALSE(rate.check(at, options()).has_value()) << "against itself it keeps its pace";
+    const auto verdict = rate.check(at, against({BaselineKind::expected, 6000.0, {}}));
+    ASSERT_TRUE(verdict.has_value());
+    EXPECT_EQ(verdict->against, BaselineKind::expected);
+    EXPECT_NEAR(verdict->median_steps_per_hour, 6000.0, 0.1);
+    EXPECT_NEAR(verdict->recent_steps_per_hour, 1200.0, 50.0);
+    EXPECT_EQ(describe(*verdict),
+              "1200 steps/h over the last 30 min, against its expected 6000 "
+              "steps/h");
+}
+
+TEST(StepRateBaseline, NotBeforeAWholePeriodHasBeenWatched) {
+    StepRate rate;
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 20, 20);
+    EXPECT_FALSE(rate.check(at, against({BaselineKind::expected, 6000.0, {}})).has_value());
+}
+
+TEST(StepRateBaseline, ARunThatKeepsUpWithItIsNoStraggler) {
+    StepRate rate;
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 45, 60);  // 3600 steps/h: above half of 6000
+    EXPECT_FALSE(rate.check(at, against({BaselineKind::expected, 6000.0, {}})).has_value());
+}
+
+TEST(StepRateBaseline, ARunThatSlowsDownAgainstItselfIsStillAStraggler) {
+    StepRate rate;
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 60, 200);  // 12000 steps/h, twice what was expected
+    run(rate, at, step, 31, 70);   // then 4200: above half of 6000, below half of its own pace
+    const auto verdict = rate.check(at, against({BaselineKind::expected, 6000.0, {}}));
+    ASSERT_TRUE(verdict.has_value());
+    EXPECT_EQ(verdict->against, BaselineKind::own_median);
+    EXPECT_NEAR(verdict->median_steps_per_hour, 12000.0, 1.0);
+}
+
+TEST(StepRateBaseline, TheEarlierAttemptsAreNamedInTheVerdict) {
+    StepRate rate;
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 31, 20);
+    const auto verdict = rate.check(at, against({BaselineKind::earlier_attempts, 5900.0, {1, 2}}));
+    ASSERT_TRUE(verdict.has_value());
+    EXPECT_EQ(describe(*verdict),
+              "1200 steps/h over the last 30 min, against 5900 steps/h, the median of its "
+              "attempts 1-2");
+    EXPECT_EQ(describe(RateBaseline{BaselineKind::earlier_attempts, 6000.0, {1}}),
+              "6000 steps/h, the median of its attempt 1");
+    EXPECT_EQ(describe(RateBaseline{BaselineKind::earlier_attempts, 6000.0, {1, 3}}),
+              "6000 steps/h, the median of its attempts 1, 3");
+}
+
+TEST(StepRateSummary, TheMedianOfEveryRateAndHowManyThereAre) {
+    StepRate rate;
+    EXPECT_FALSE(rate.summary().has_value());
+    auto at = k_t0;
+    std::int64_t step = 0;
+    run(rate, at, step, 10, 100);  // 6000 steps/h
+    run(rate, at, step, 3, 10);    // a short evaluation
+    const auto summary = rate.summary();
+    ASSERT_TRUE(summary.has_value());
+    EXPECT_EQ(summary->intervals, 12U) << "13 step lines";
+    EXPECT_NEAR(summary->median_steps_per_hour, 6000.0, 0.1);
+}
+
 }  // namespace
 }  // namespace recovery
