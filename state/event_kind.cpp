@@ -48,6 +48,8 @@ std::string_view event_kind_text(EventKind kind) {
             return "settings_not_fetched";
         case EventKind::queue_wait:
             return "queue_wait";
+        case EventKind::step_rate:
+            return "step_rate";
     }
     return "unknown";  // not reached: every kind is a case above
 }

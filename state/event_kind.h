@@ -27,15 +27,16 @@ enum class EventKind {
     step_failed,           // a job step failed in a job that went on
     suspect_node,          // a node implicated across jobs
     array_summary,         // the summary of an array's tasks
-    straggler,             // a running job slowed down against its own pace
+    straggler,             // a running job fell behind its own pace, or its baseline
     gpu_idle,              // a GPU of a running job stayed idle
     stuck_pending,         // a job pending for a reason that will not pass
     settings_fetched,      // a run of the job fetched its resume settings (`supervisor env`)
     settings_not_fetched,  // an attempt we restarted runs without having fetched them
     queue_wait,            // a job waited long in the queue for resources or priority
+    step_rate,             // the median step rate of an attempt whose recovery began
     // A new kind goes above this line, and k_last_event_kind names it.
 };
-inline constexpr EventKind k_last_event_kind = EventKind::queue_wait;
+inline constexpr EventKind k_last_event_kind = EventKind::step_rate;
 
 [[nodiscard]] std::string_view event_kind_text(EventKind kind);
 [[nodiscard]] std::optional<EventKind> event_kind_of(std::string_view text);

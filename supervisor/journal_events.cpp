@@ -21,6 +21,7 @@ void decode_data(const json& data, RegisteredEvent& out) {
     read_field(data, "resubmit_not_carried", out.resubmit_not_carried);
     read_field(data, "stall_timeout_s", out.stall_timeout_s);
     read_field(data, "progress_pattern", out.progress_pattern);
+    read_field(data, "expect_steps_per_hour", out.expect_steps_per_hour);
     read_field(data, "previous_job", out.previous_job);
     read_field(data, "attempt", out.attempt);
 }
@@ -122,6 +123,8 @@ void decode_data(const json& data, StragglerEvent& out) {
     read_field(data, "recent_steps_per_hour", out.recent_steps_per_hour);
     read_field(data, "median_steps_per_hour", out.median_steps_per_hour);
     read_field(data, "over_s", out.over_s);
+    read_field(data, "baseline", out.baseline);
+    read_field(data, "attempts", out.attempts);
 }
 
 void decode_data(const json& data, SettingsFetchedEvent& out) {
@@ -152,6 +155,12 @@ void decode_data(const json& data, StuckPendingEvent& out) {
     read_field(data, "waited_s", out.waited_s);
 }
 
+void decode_data(const json& data, StepRateEvent& out) {
+    read_field(data, "attempt", out.attempt);
+    read_field(data, "median_steps_per_hour", out.median_steps_per_hour);
+    read_field(data, "intervals", out.intervals);
+}
+
 json running_trouble_json(const RunningTrouble& trouble) {
     return {{"nodes", trouble.nodes}, {"signals", trouble.signals}, {"attempt", trouble.attempt}};
 }
@@ -169,7 +178,8 @@ json encode(const RegisteredEvent& event) {
             {"resubmit_spec_stored", event.resubmit_spec_stored},
             {"resubmit_not_carried", event.resubmit_not_carried},
             {"stall_timeout_s", event.stall_timeout_s},
-            {"progress_pattern", event.progress_pattern}};
+            {"progress_pattern", event.progress_pattern},
+            {"expect_steps_per_hour", event.expect_steps_per_hour}};
 }
 
 json encode(const UnregisteredEvent& /*event*/) {
@@ -264,6 +274,10 @@ json encode(const StragglerEvent& event) {
     data["recent_steps_per_hour"] = event.recent_steps_per_hour;
     data["median_steps_per_hour"] = event.median_steps_per_hour;
     data["over_s"] = event.over_s;
+    data["baseline"] = event.baseline;
+    if (!event.attempts.empty()) {
+        data["attempts"] = event.attempts;
+    }
     return data;
 }
 
@@ -290,6 +304,12 @@ json encode(const SettingsNotFetchedEvent& event) {
             {"running_s", event.running_s},
             {"fetched_attempt", event.fetched_attempt},
             {"fetched_resume_from", event.fetched_resume_from}};
+}
+
+json encode(const StepRateEvent& event) {
+    return {{"attempt", event.attempt},
+            {"median_steps_per_hour", event.median_steps_per_hour},
+            {"intervals", event.intervals}};
 }
 
 template <typename Payload>
@@ -326,5 +346,6 @@ template std::optional<StuckPendingEvent> decode(const state::Event&);
 template std::optional<QueueWaitEvent> decode(const state::Event&);
 template std::optional<SettingsFetchedEvent> decode(const state::Event&);
 template std::optional<SettingsNotFetchedEvent> decode(const state::Event&);
+template std::optional<StepRateEvent> decode(const state::Event&);
 
 }  // namespace supervisor

@@ -39,6 +39,7 @@ struct RegisteredEvent {
     std::vector<std::string> resubmit_not_carried;  // options a resubmit cannot carry
     std::int64_t stall_timeout_s = 0;
     std::string progress_pattern;
+    std::int64_t expect_steps_per_hour = 0;  // --expect-rate; 0: none (and rows before it)
     // A resubmit's next job:
     std::string previous_job;
     std::uint32_t attempt = 0;
@@ -195,8 +196,12 @@ struct GpuIdleEvent : RunningTrouble {
 struct StragglerEvent : RunningTrouble {
     static constexpr state::EventKind kind = state::EventKind::straggler;
     double recent_steps_per_hour = 0;
-    double median_steps_per_hour = 0;
+    double median_steps_per_hour = 0;  // what it was compared with (`baseline`'s rate)
     std::int64_t over_s = 0;
+    // recovery::to_string(BaselineKind): "own_median" (rows before it), "expected" or
+    // "earlier_attempts" (then `attempts` says which).
+    std::string baseline = "own_median";
+    std::vector<std::uint32_t> attempts{};
 
     bool operator==(const StragglerEvent&) const = default;
 };
@@ -248,6 +253,18 @@ struct SettingsNotFetchedEvent {
     bool operator==(const SettingsNotFetchedEvent&) const = default;
 };
 
+// What an attempt's run trained at, kept when its recovery began (a daemon that
+// restarted during the run knows only what it saw since): the median of its step rates and how
+// many rates that is. A later attempt's baseline (recovery/rate_baseline.h) is read from these.
+struct StepRateEvent {
+    static constexpr state::EventKind kind = state::EventKind::step_rate;
+    std::uint32_t attempt = 0;
+    double median_steps_per_hour = 0;
+    std::int64_t intervals = 0;
+
+    bool operator==(const StepRateEvent&) const = default;
+};
+
 [[nodiscard]] nlohmann::json encode(const RegisteredEvent& event);
 [[nodiscard]] nlohmann::json encode(const UnregisteredEvent& event);
 [[nodiscard]] nlohmann::json encode(const StartedEvent& event);
@@ -268,6 +285,7 @@ struct SettingsNotFetchedEvent {
 [[nodiscard]] nlohmann::json encode(const QueueWaitEvent& event);
 [[nodiscard]] nlohmann::json encode(const SettingsFetchedEvent& event);
 [[nodiscard]] nlohmann::json encode(const SettingsNotFetchedEvent& event);
+[[nodiscard]] nlohmann::json encode(const StepRateEvent& event);
 
 // Defined (explicitly instantiated) for each struct above.
 template <typename Payload>

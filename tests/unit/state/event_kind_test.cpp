@@ -21,7 +21,7 @@ constexpr EventKind k_every_kind[] = {
     EventKind::array_summary,    EventKind::straggler,
     EventKind::gpu_idle,         EventKind::stuck_pending,
     EventKind::settings_fetched, EventKind::settings_not_fetched,
-    EventKind::queue_wait,
+    EventKind::queue_wait,       EventKind::step_rate,
 };
 
 TEST(EventKind, EveryKindReadsBackFromItsTextAndNoTwoShareIt) {

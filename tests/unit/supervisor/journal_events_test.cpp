@@ -43,6 +43,7 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     registered.resubmit_not_carried = {"--dependency"};
     registered.stall_timeout_s = 1800;
     registered.progress_pattern = "step (\\d+)";
+    registered.expect_steps_per_hour = 6000;
     expect_round_trip(registered);
     RegisteredEvent resubmitted;
     resubmitted.previous_job = "41";
@@ -107,6 +108,11 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     straggler.median_steps_per_hour = 400;
     straggler.over_s = 1800;
     expect_round_trip(straggler);
+    StragglerEvent against_attempts{{{"n1"}, {}, 3}};
+    against_attempts.baseline = "earlier_attempts";
+    against_attempts.attempts = {1, 2};
+    expect_round_trip(against_attempts);
+    expect_round_trip(StepRateEvent{2, 5900.5, 42});
     expect_round_trip(StuckPendingEvent{1, "ReqNodeNotAvail", 3600});
     expect_round_trip(SettingsFetchedEvent{2, 1, "n3", "tcp from 10.1.0.13", "/ckpt/step_40"});
     expect_round_trip(SettingsNotFetchedEvent{3, 612, 0, ""});
@@ -133,6 +139,15 @@ TEST(JournalEvents, RowsOfEarlierVersionsRead) {
     ASSERT_TRUE(registered);
     EXPECT_EQ(registered->resubmit_not_carried, std::vector<std::string>{"--mem-bind"});
     EXPECT_EQ(registered->max_attempts, 3U);
+    EXPECT_EQ(registered->expect_steps_per_hour, 0) << "none, before --expect-rate";
+
+    const auto straggler = decode<StragglerEvent>(
+        row(state::EventKind::straggler,
+            R"({"nodes":[],"signals":[],"attempt":1,"recent_steps_per_hour":100.0,)"
+            R"("median_steps_per_hour":400.0,"over_s":1800})"));
+    ASSERT_TRUE(straggler);
+    EXPECT_EQ(straggler->baseline, "own_median") << "the only baseline there was";
+    EXPECT_TRUE(straggler->attempts.empty());
 
     const auto diagnosis = decode<DiagnosisEvent>(row(
         state::EventKind::diagnosis,
