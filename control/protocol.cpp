@@ -123,6 +123,7 @@ json registration_json(const supervisor::RegisterRequest& r) {
             {"notify", r.notify},
             {"stall_timeout_s", r.stall_timeout_s},
             {"progress_pattern", r.progress_pattern},
+            {"expect_steps_per_hour", r.expect_steps_per_hour},
             {"environment", r.environment},
             {"script_argv", r.script_argv},
             {"whole_array", r.whole_array}};
@@ -259,6 +260,7 @@ common::Result<Request> decode_request(std::string_view payload) {
         options.read("notify", r.notify);
         options.read("stall_timeout_s", r.stall_timeout_s);
         options.read("progress_pattern", r.progress_pattern);
+        options.read("expect_steps_per_hour", r.expect_steps_per_hour);
         options.read("environment", r.environment);
         options.read("script_argv", r.script_argv);
         options.read("whole_array", r.whole_array);

@@ -124,6 +124,9 @@ nlohmann::json registration_json(const state::Registration& r,
             {"stall_timeout_s", r.stall_timeout_s},
             {"array", r.whole_array ? nlohmann::json(r.job.job) : nlohmann::json(nullptr)},
             {"progress_pattern", r.progress_pattern},
+            {"expect_steps_per_hour", r.expect_steps_per_hour > 0
+                                          ? nlohmann::json(r.expect_steps_per_hour)
+                                          : nlohmann::json(nullptr)},
             {"last_decision", decision},
             {"attempts", runs}};
 }
@@ -149,7 +152,7 @@ std::string joined(const std::vector<std::string>& items) {
     return text;
 }
 
-// The lines under a job: its knobs, excluded nodes, links, and the last decision.
+// The lines under a job: its knobs, expected rate, excluded nodes, links, and the last decision.
 std::string details(const state::Registration& r, const nlohmann::json& decision) {
     std::string text;
     const auto knobs = nlohmann::json::parse(r.knobs_json, nullptr, false);
@@ -168,6 +171,9 @@ std::string details(const state::Registration& r, const nlohmann::json& decision
     }
     if (!values.empty()) {
         text += "    knobs: " + printable(joined(values)) + "\n";
+    }
+    if (r.expect_steps_per_hour > 0) {
+        text += "    expected rate: " + std::to_string(r.expect_steps_per_hour) + " steps/h\n";
     }
     if (r.outside_requeues > 0) {
         text += "    requeued by Slurm or an administrator " + std::to_string(r.outside_requeues) +

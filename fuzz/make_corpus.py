@@ -472,7 +472,9 @@ def value_seeds():
             [4, "24.11.5", "22.05.8", "25.05.0-0rc1", "23.02", "26.05.1", "99.11.0", "22.11.1",
              "20.02.7", "x.y"],
             [5, "requeue", "set_env:NCCL_SOCKET_IFNAME", "exclude_node:n2,n5", "set_env:",
-             "drain_node", "escalate"]]):
+             "drain_node", "escalate"],
+            [6, "6000", "6000/h", "100/min", "1.5/s", "0", "0.4", "-5", "1e4", "inf",
+             "1000000/s", "2000000/s", "6000/d", ".5", "99999999999999999999999999"]]):
         write("registration_values", f"kind{lines[0]}_{i}",
               bytes([lines[0]]) + "\n".join(lines[1:]).encode())
 

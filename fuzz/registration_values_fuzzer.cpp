@@ -7,12 +7,14 @@
 //   3 notify::parse_target  (notify/target.h)     "mailto:a@b", "sms:+1555...", "https://..."
 //   4 slurm::parse_release  (slurm/release.h)     "24.11.5", then check_compatibility
 //   5 parse_action          (recovery/cause.h)    "set_env:NCCL_SOCKET_IFNAME"
+//   6 parse_expected_rate   (supervisor/expected_rate.h) "6000", "100/min", "1.5/s"
 // Checks: no crash, leak or UB, and the round trips and invariants the headers state: a parsed
 // knob prints (to_string) as a spec that parses back to the same knob, min <= value; a whitelist
 // sets only values made of letters, digits and _-.,:^=/; a stall timeout is at most 30 days and
 // reads back from format_stall_timeout(); a target holds no blank or control byte; a release's
 // compatibility verdict is computable in both directions without overflow; an action prints
-// back as itself.
+// back as itself; an expected rate is between 1 and k_max_expected_steps_per_hour and reads back
+// from its own number.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,6 +26,7 @@
 #include "recovery/knob.h"
 #include "recovery/whitelist.h"
 #include "slurm/release.h"
+#include "supervisor/expected_rate.h"
 #include "supervisor/stall.h"
 
 namespace {
@@ -105,11 +108,21 @@ void action(std::string_view text) {
     FUZZ_CHECK(again.has_value() && *again == *parsed);
 }
 
+void expected_rate(std::string_view text) {
+    const auto parsed = supervisor::parse_expected_rate(text);
+    if (!parsed) {
+        return;
+    }
+    FUZZ_CHECK(*parsed >= 1 && *parsed <= supervisor::k_max_expected_steps_per_hour);
+    const auto again = supervisor::parse_expected_rate(std::to_string(*parsed));
+    FUZZ_CHECK(again.has_value() && *again == *parsed);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::Reader input(fuzz::as_text(data, size));
-    const auto which = input.byte() % 6;
+    const auto which = input.byte() % 7;
     const auto lines = fuzz::split(input.rest(), "\n");
     if (which == 1) {
         whitelist(std::vector<std::string>(lines.begin(), lines.end()));
@@ -131,6 +144,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 break;
             case 5:
                 action(line);
+                break;
+            case 6:
+                expected_rate(line);
                 break;
             default:
                 break;

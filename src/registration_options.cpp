@@ -6,6 +6,7 @@
 #include "recovery/knob.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
+#include "supervisor/expected_rate.h"
 #include "supervisor/stall.h"
 
 namespace cli {
@@ -60,6 +61,10 @@ void add_registration_options(CLI::App& command, RegistrationOptions& options) {
     command.add_option("--progress-pattern", options.progress_pattern,
                        "regular expression (RE2) of a training step's log line; with it, only "
                        "new matching lines count as progress, not any output");
+    command.add_option("--expect-rate", options.expect_rate,
+                       "training steps per hour the job reaches (6000, or 6000/h, 100/min, "
+                       "1.5/s; with --progress-pattern): a run below straggler_below_percent of "
+                       "it is a straggler from its first step, not only once it slows down");
 }
 
 common::Result<void> check_registration_options(const RegistrationOptions& options) {
@@ -71,9 +76,20 @@ common::Result<void> check_registration_options(const RegistrationOptions& optio
     if (!options.progress_pattern.empty()) {
         TRY(recovery::ProgressPattern::compile(options.progress_pattern));
     }
+    if (!options.expect_rate.empty()) {
+        TRY(supervisor::parse_expected_rate(options.expect_rate));
+    }
     if (options.max_attempts < 1 || options.max_attempts > 1000) {
         return common::fail("--max-attempts must be between 1 and 1000",
                             "it counts every run, the first one included");
+    }
+    return {};
+}
+
+common::Result<void> check_registration_combination(const RegistrationOptions& options) {
+    if (!options.expect_rate.empty()) {
+        const auto rate = TRY(supervisor::parse_expected_rate(options.expect_rate));
+        TRY(supervisor::check_expected_rate(rate, options.progress_pattern));
     }
     return {};
 }
@@ -92,6 +108,9 @@ common::Result<supervisor::RegisterRequest> registration_request(
     request.notify = options.notify;
     request.stall_timeout_s = timeout.count();
     request.progress_pattern = options.progress_pattern;
+    if (!options.expect_rate.empty()) {
+        request.expect_steps_per_hour = TRY(supervisor::parse_expected_rate(options.expect_rate));
+    }
     return request;
 }
 
@@ -126,6 +145,9 @@ std::string register_command_line(const common::JobId& job, const RegistrationOp
     add("--stall-timeout", options.stall_timeout);
     if (!options.progress_pattern.empty()) {
         add("--progress-pattern", options.progress_pattern);
+    }
+    if (!options.expect_rate.empty()) {
+        add("--expect-rate", options.expect_rate);
     }
     return line;
 }

@@ -3,7 +3,10 @@
 // directives of `supervisor sbatch` accept exactly the same options with the same checks.
 //
 // check_registration_options() fails for what can be known wrong without Slurm: an unknown
-// action, a malformed knob, a bad --stall-timeout or --progress-pattern.
+// action, a malformed knob, a bad --stall-timeout, --progress-pattern or --expect-rate.
+// check_registration_combination() fails for options that need another one given too (the
+// options of all of a script's #SUPERVISOR lines together): --expect-rate without
+// --progress-pattern.
 #pragma once
 
 #include <cstdint>
@@ -28,11 +31,14 @@ struct RegistrationOptions {
     std::vector<std::string> notify;
     std::string stall_timeout = "30m";
     std::string progress_pattern;
+    std::string expect_rate;  // empty: none
 };
 
 void add_registration_options(CLI::App& command, RegistrationOptions& options);
 
 [[nodiscard]] common::Result<void> check_registration_options(const RegistrationOptions& options);
+[[nodiscard]] common::Result<void> check_registration_combination(
+    const RegistrationOptions& options);
 
 // The request for `job` (caller and environment left for the command to fill in).
 [[nodiscard]] common::Result<supervisor::RegisterRequest> registration_request(

@@ -179,6 +179,19 @@ common::Result<Directives> parse_directives(std::string_view text, const std::st
                             "give each option that takes one value on one #SUPERVISOR line "
                             "only. Nothing was submitted");
     }
+    if (auto checked = check_registration_combination(together.options); !checked) {
+        // The line of the option that needs another one (--expect-rate).
+        int culprit = lines.back().first;
+        for (const auto& [at, words] : lines) {
+            if (std::ranges::any_of(words, [](const std::string& word) {
+                    return word.starts_with("--expect-rate");
+                })) {
+                culprit = at;
+            }
+        }
+        return common::fail(where(script, culprit) + ": " + checked.error().message,
+                            checked.error().hint + ". Nothing was submitted");
+    }
     directives.options = std::move(together.options);
     return directives;
 }

@@ -8,7 +8,8 @@
 // backslash escapes the next character, an unquoted # starts a comment; 'single quotes' also
 // group (a progress pattern is a regular expression). Fails, naming the script and the line,
 // for an unmatched quote, an option `register` does not know, a value it rejects (unknown
-// action, malformed knob, bad timeout or pattern) and a single-valued option given twice.
+// action, malformed knob, bad timeout, pattern or rate), a single-valued option given twice, and
+// an --expect-rate that no line's --progress-pattern goes with.
 #pragma once
 
 #include <string>

@@ -16,6 +16,7 @@
 #include "supervisor/array_summary.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/checkpoint_dir_pattern.h"
+#include "supervisor/expected_rate.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
 #include "supervisor/registration_check.h"
@@ -122,6 +123,7 @@ common::Result<void> check_request(const RegisterRequest& request) {
     if (!request.progress_pattern.empty()) {
         TRY(recovery::ProgressPattern::compile(request.progress_pattern));
     }
+    TRY(check_expected_rate(request.expect_steps_per_hour, request.progress_pattern));
     if (request.max_attempts < 1 || request.max_attempts > 1000) {
         return common::fail("--max-attempts must be between 1 and 1000",
                             "it counts every run, the first one included");
@@ -224,6 +226,7 @@ common::Result<Prepared> prepare(slurm::Client& client, const Config& config,
     registration.notify = request.notify;
     registration.stall_timeout_s = request.stall_timeout_s;
     registration.progress_pattern = request.progress_pattern;
+    registration.expect_steps_per_hour = request.expect_steps_per_hour;
     registration.whole_array = request.whole_array && request.job.array_task.has_value();
     registration.watching = true;
     registration.status = state::Status::pending;
@@ -258,6 +261,7 @@ common::Result<void> write_pending(state::Store& store, const Prepared& prepared
     registered.resubmit_not_carried = prepared.not_carried;
     registered.stall_timeout_s = request.stall_timeout_s;
     registered.progress_pattern = request.progress_pattern;
+    registered.expect_steps_per_hour = request.expect_steps_per_hour;
     record_event(store, request.job, now,
                  "registered " + request.job.to_string() + " (" + registration.job_name +
                      "), Slurm state " + registration.last_slurm_state,

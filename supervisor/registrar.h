@@ -6,7 +6,8 @@
 // name, or a variable used twice), resubmit whitelisted for a job whose script slurmctld will
 // not give us, and when slurmctld cannot be reached. Declared knobs start the job's resume
 // environment (BATCH_SIZE=64); the job's time limit becomes the time_limit knob. A progress
-// pattern that is not a valid regular expression fails too. Otherwise the registration is written
+// pattern that is not a valid regular expression fails too, and so does an expected rate that is
+// negative, too large, or given without a progress pattern. Otherwise the registration is written
 // as `pending`, checked, and left `enabled` or `credential_error` (with the reason and the fix) —
 // both are successes here.
 #pragma once
@@ -38,6 +39,9 @@ struct RegisterRequest {
     // progress_pattern, when given) after which a RUNNING job counts as hung; 0: off.
     std::int64_t stall_timeout_s = state::k_default_stall_timeout_s;
     std::string progress_pattern;
+    // The steps per hour the owner expects (expected_rate.h); 0: none. Needs progress_pattern:
+    // the rate is read from the step numbers of its lines.
+    std::int64_t expect_steps_per_hour = 0;
     uid_t caller = 0;
     // With resubmit whitelisted: the environment a resubmitted job gets ("NAME=value"), the
     // registering shell's as sbatch would export it. SLURM_* and the job contract's own
@@ -51,8 +55,9 @@ struct RegisterRequest {
 };
 
 // The checks of a request that need neither Slurm nor the store (whitelist, targets, knobs,
-// timeout, progress pattern, attempt budget): the CLI runs them before it connects anywhere,
-// so a typo is reported as itself, not as an unreachable cluster. register_job runs them too.
+// timeout, progress pattern, expected rate, attempt budget): the CLI runs them before it connects
+// anywhere, so a typo is reported as itself, not as an unreachable cluster. register_job runs them
+// too.
 [[nodiscard]] common::Result<void> check_request(const RegisterRequest& request);
 
 [[nodiscard]] common::Result<state::Registration> register_job(state::Store& store,

@@ -179,6 +179,24 @@ const std::vector<Case> k_cases{
      },
      1,
      {"not a valid regular expression"}},
+    {"register_bad_expect_rate",
+     [](auto&) {
+         return args({"register", "1", "--progress-pattern", "^step", "--expect-rate", "fast"});
+     },
+     1,
+     {"--expect-rate 'fast' is not a rate", "100/min"}},
+    {"register_zero_expect_rate",
+     [](auto&) {
+         return args({"register", "1", "--progress-pattern", "^step", "--expect-rate", "0"});
+     },
+     1,
+     {"less than one step per hour"}},
+    {"register_expect_rate_without_pattern",
+     [](auto&) {
+         return args({"register", "1", "--expect-rate", "6000"});
+     },
+     1,
+     {"--expect-rate needs --progress-pattern"}},
     {"register_zero_attempts",
      [](auto&) {
          return args({"register", "1", "--max-attempts", "0"});

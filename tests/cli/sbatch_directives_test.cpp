@@ -89,6 +89,11 @@ TEST(SbatchDirectives, ErrorsNameTheScriptTheLineAndTheFix) {
         {"#SUPERVISOR --max-attempts 2\n#SUPERVISOR --max-attempts 3\n", "run.sh:2",
          "max-attempts"},
         {"#SUPERVISOR --max-attempts 0\n", "run.sh:1", "--max-attempts"},
+        {"#SUPERVISOR --expect-rate fast\n", "run.sh:1", "--expect-rate 'fast'"},
+        {"#SUPERVISOR --expect-rate 0\n", "run.sh:1", "less than one step per hour"},
+        // --expect-rate reads the steps --progress-pattern finds: none on any line
+        {"#SUPERVISOR --stall-timeout 1h\n#SUPERVISOR --expect-rate 6000\n", "run.sh:2",
+         "--expect-rate needs --progress-pattern"},
         // one value per option, as on the command line: a list is a comma list or a repeat
         {"#SUPERVISOR --allow requeue exclude_node\n", "run.sh:1", "exclude_node"},
         {"#SUPERVISOR --notify mailto:a@example.org mailto:b@example.org\n", "run.sh:1",
@@ -104,6 +109,21 @@ TEST(SbatchDirectives, ErrorsNameTheScriptTheLineAndTheFix) {
         EXPECT_NE(parsed.error().hint.find("Nothing was submitted"), std::string::npos)
             << parsed.error().hint;
     }
+}
+
+TEST(SbatchDirectives, AnExpectedRateGoesWithAPatternOnAnyLine) {
+    const auto parsed = parse_directives(
+        "#SUPERVISOR --expect-rate 100/min\n"
+        "#SUPERVISOR --progress-pattern '^step [0-9]+'\n",
+        "a.sh");
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_EQ(parsed->options.expect_rate, "100/min");
+    const auto request = cli::registration_request(common::JobId{7, {}}, parsed->options);
+    ASSERT_TRUE(request) << request.error().message;
+    EXPECT_EQ(request->expect_steps_per_hour, 6000);
+    EXPECT_NE(cli::register_command_line(common::JobId{7, {}}, parsed->options)
+                  .find("--expect-rate 100/min"),
+              std::string::npos);
 }
 
 TEST(SbatchDirectives, OnlyTheMagicWordAtTheStartOfALineCounts) {

@@ -23,6 +23,7 @@ TEST(ControlProtocol, ARegisterRequestRoundTripsByteForByte) {
     request.registration.notify = {"mailto:a@b"};
     request.registration.stall_timeout_s = 900;
     request.registration.progress_pattern = "step (\\d+)";
+    request.registration.expect_steps_per_hour = 6000;
     request.registration.environment = {"HOME=/home/a", "WEIRD=\x01\x80"};
     request.registration.script_argv = {"./train.sbatch", "two words"};
     request.registration.caller = 0;  // never sent
@@ -38,6 +39,7 @@ TEST(ControlProtocol, ARegisterRequestRoundTripsByteForByte) {
     EXPECT_EQ(r.notify, request.registration.notify);
     EXPECT_EQ(r.stall_timeout_s, 900);
     EXPECT_EQ(r.progress_pattern, request.registration.progress_pattern);
+    EXPECT_EQ(r.expect_steps_per_hour, 6000);
     EXPECT_EQ(r.environment, request.registration.environment);
     EXPECT_EQ(r.script_argv, request.registration.script_argv);
 }

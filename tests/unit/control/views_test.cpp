@@ -105,6 +105,18 @@ TEST_F(StatusView, TheTextListingShowsEachJobsOwnLastDecision) {
     EXPECT_EQ(text.find("first plan"), std::string::npos) << text;
 }
 
+TEST_F(StatusView, TheExpectedRateIsShownWhereItIsSet) {
+    auto none = store->registration(job(3)).value();
+    none.expect_steps_per_hour = 0;
+    store->update_registration(none);
+    const auto text = control::status_view(*store, {job(1), false, false, {}}).value();
+    EXPECT_NE(text.find("    expected rate: 6000 steps/h\n"), std::string::npos) << text;
+    EXPECT_EQ(json_of(job(1))[0]["expect_steps_per_hour"], 6000);
+    const auto without = control::status_view(*store, {job(3), false, false, {}}).value();
+    EXPECT_EQ(without.find("expected rate"), std::string::npos) << without;
+    EXPECT_TRUE(json_of(job(3))[0]["expect_steps_per_hour"].is_null());
+}
+
 // Through the site daemon every user's `status` is answered on the channel's one thread: it
 // reads that user's rows, never everyone's (it once read every registration, every job's last
 // decision and every job's attempts, whatever the caller owned).
