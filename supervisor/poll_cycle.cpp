@@ -424,7 +424,8 @@ void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
         }
         m_moved.erase(job);
         m_timers.cancel(job);
-        m_stalls.forget(job);
+        m_stalls.drop(job);
+        m_baselines.forget(job);
         m_idle_gpus.forget(job);
         m_stuck_pending.forget(job);
         m_queue_waits.forget(job);

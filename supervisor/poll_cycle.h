@@ -42,6 +42,7 @@
 #include "supervisor/lifecycle.h"
 #include "supervisor/owner_identity.h"
 #include "supervisor/queue_wait.h"
+#include "supervisor/rate_baseline.h"
 #include "supervisor/settings_fetch.h"
 #include "supervisor/stall.h"
 #include "supervisor/stuck_pending.h"
@@ -150,9 +151,10 @@ class PollCycle {
     void take_answer(slurm::JobChanges changes, const std::vector<common::JobId>& ids);
     // Forgets what the trackers, the timers and the last looks keep of jobs no longer watched.
     void forget_unwatched(const std::set<common::JobId>& written);
-    // A running job that is not hung: a straggler (its step rate), or an idle GPU (the node
-    // evidence, once per straggler_after), told to its owner once per run; a straggler one
-    // node holds back, with the owner's exclude_slow_node, moved off it (slow_node.h).
+    // A running job that is not hung: a straggler (its step rate against its own median, or
+    // against its baseline: rate_baseline.h), or an idle GPU (the node evidence, once per
+    // straggler_after), told to its owner once per run; a straggler one node holds back, with
+    // the owner's exclude_slow_node, moved off it (slow_node.h).
     // Returns whether a recovery began.
     bool check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
     // An enabled job pending on Resources or Priority for queue_wait_after: told once per
@@ -193,6 +195,7 @@ class PollCycle {
     QueueWaits m_queue_waits;
     SettingsFetchTracker m_settings_fetches;
     IdleGpuWatch m_idle_gpus;   // in memory, like the stall clocks
+    RateBaselines m_baselines;  // each running job's step-rate baseline, read once per attempt
     JobTroubles m_troubles;     // jobs whose handling failed lately
     AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
     OwnerIdentities m_owners;   // whose credentials each job's files are read with

@@ -1,7 +1,8 @@
 // PollCycle::begin_recovery: a failure (or a stall) of a watched job becomes, in ONE
 // transaction, its evidence, diagnosis, correlation, checkpoint and plan as journal events, the
-// attempt's end, the recovering status, the planned actions (intent log), the registration's
-// new knob values and excluded nodes, the resume environment and the owner's notification.
+// attempt's end and step rate (a later attempt's baseline, rate_baseline.h), the recovering
+// status, the planned actions (intent log), the registration's new knob values and excluded
+// nodes, the resume environment and the owner's notification.
 // Nothing is done to the job here: the executor carries out the recorded intents afterwards,
 // so a kill at any point leaves either nothing or a complete record to resume from.
 #include <algorithm>
@@ -255,6 +256,9 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         return;  // changed by another process since this cycle read it: look again next cycle
     }
     record_findings(m_store, registration, attempt, context, analysis, cause);
+    if (const auto rate = m_stalls.take_run_rate(registration.job, attempt.number)) {
+        record_run_rate(m_store, registration.job, attempt.number, *rate, now);
+    }
     report_new_suspects(m_store, registration, analysis.correlation, analysis.plan, now);
     record_node_verdicts(
         m_store, registration,

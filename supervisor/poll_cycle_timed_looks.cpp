@@ -240,6 +240,7 @@ bool PollCycle::check_running(const state::Registration& registration,
     recovery::StepRateOptions options;
     options.below_fraction = static_cast<double>(m_config.straggler_below_percent) / 100.0;
     options.sustained = m_config.straggler_after;
+    options.baseline = m_baselines.of(m_store, registration);
     const auto straggling = m_stalls.straggling(registration.job, options);
     const bool look_at_gpus =
         m_node_evidence != nullptr &&

@@ -48,6 +48,8 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
         event.recent_steps_per_hour = straggling->recent_steps_per_hour;
         event.median_steps_per_hour = straggling->median_steps_per_hour;
         event.over_s = straggling->over.count();
+        event.baseline = std::string(recovery::to_string(straggling->against));
+        event.attempts = straggling->attempts;
         record_event(store, registration.job, at, what, event);
     } else {
         record_event(store, registration.job, at, what, GpuIdleEvent{trouble});
@@ -79,6 +81,10 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
                               "from it yourself, from its last checkpoint: scontrol requeuehold " +
                                   job + " && scontrol update jobid=" + job +
                                   " ExcNodeList=" + away + " && scontrol release " + job
+                        : straggling && straggling->against != recovery::BaselineKind::own_median
+                            ? "check whether this run is expected to be slower (another model "
+                              "size, fewer GPUs, a changed batch size); if not, look at the "
+                              "job's nodes"
                             : "check whether the slowdown is expected (evaluation, data "
                               "loading); if not, look at the job's nodes";
     queue_owner_message(store, registration, message,

@@ -1,8 +1,8 @@
 // What the supervisor tells the owner of a job that still runs but not as it should: a
-// straggler (its step rate fell below a fraction of its own median for a sustained time,
-// recovery/step_rate.h) or a GPU that stayed idle while the job runs (DCGM's graphics-engine
-// activity, through the node evidence). Notification only: nothing is stopped or requeued.
-// One "straggler" or "gpu_idle" event, and one message to the owner, per run.
+// straggler (its step rate fell below a fraction of its own median, or of its baseline, for a
+// sustained time, recovery/step_rate.h) or a GPU that stayed idle while the job runs (DCGM's
+// graphics-engine activity, through the node evidence). Notification only: nothing is stopped or
+// requeued. One "straggler" or "gpu_idle" event, and one message to the owner, per run.
 #pragma once
 
 #include <optional>

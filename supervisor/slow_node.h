@@ -1,5 +1,7 @@
 // A running multi-node job that one node holds back. Its step rate fell below a fraction of its
-// own median for a sustained time (recovery/step_rate.h). The nodes' telemetry over that time
+// own median for a sustained time, or stayed below that fraction of its baseline (the owner's
+// expected rate, its earlier attempts' median: rate_baseline.h) from its first measured period
+// (recovery/step_rate.h). The nodes' telemetry over that time
 // names exactly one of its nodes: a throttled or hot GPU, new NVLink or PCIe errors, or a GPU
 // idle while the others work.
 //

@@ -138,7 +138,7 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         registration.stall_timeout_s <= 0 && !registration.progress_pattern.empty();
     if ((registration.stall_timeout_s <= 0 && !rate_only) ||
         job.state != slurm::JobState::running || job.completing) {
-        m_tracks.erase(registration.job);
+        forget(registration.job);
         return std::nullopt;
     }
     const auto now = m_clock.monotonic();  // never the wall clock: it can be stepped
@@ -147,7 +147,7 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
     if (it != m_tracks.end() && (it->second.restart_count != job.restart_count ||
                                  it->second.attempt != registration.attempt ||
                                  it->second.pattern != registration.progress_pattern)) {
-        m_tracks.erase(it);  // another run, or another registration: a new clock
+        end_track(it);  // another run, or another registration: a new clock
         it = m_tracks.end();
     }
     const auto interval = rate_only
@@ -264,6 +264,38 @@ std::optional<recovery::Straggling> StallTracker::straggling(
     auto verdict = it->second.rate.check(m_clock.monotonic(), options);
     it->second.straggler_told = verdict.has_value();
     return verdict;
+}
+
+void StallTracker::end_track(std::map<common::JobId, Track>::iterator it) {
+    if (auto rate = it->second.rate.summary()) {
+        m_ended[it->first] = {it->second.attempt, *rate};
+    }
+    m_tracks.erase(it);
+}
+
+void StallTracker::forget(const common::JobId& job) {
+    if (const auto it = m_tracks.find(job); it != m_tracks.end()) {
+        end_track(it);
+    }
+}
+
+void StallTracker::drop(const common::JobId& job) {
+    m_tracks.erase(job);
+    m_ended.erase(job);
+}
+
+std::optional<recovery::RunRate> StallTracker::take_run_rate(const common::JobId& job,
+                                                             std::uint32_t attempt) {
+    if (const auto it = m_tracks.find(job); it != m_tracks.end() && it->second.attempt == attempt) {
+        return it->second.rate.summary();
+    }
+    const auto ended = m_ended.find(job);
+    if (ended == m_ended.end() || ended->second.attempt != attempt) {
+        return std::nullopt;
+    }
+    const auto rate = ended->second.rate;
+    m_ended.erase(ended);
+    return rate;
 }
 
 bool StallTracker::needs_look(const state::Registration& registration,

@@ -69,12 +69,20 @@ class StallTracker {
     [[nodiscard]] std::optional<Stall> check(const state::Registration& registration,
                                              const slurm::JobSnapshot& job);
 
-    // A job whose step rate has fallen below its own median for a sustained time (StepRate,
-    // recovery/step_rate.h), told once per run: the step numbers come from the lines check()
-    // found matching the registration's progress pattern. A job with a progress pattern is
-    // tracked for this even without a stall timeout; nullopt otherwise, and until told.
+    // A job whose step rate has fallen below its own median, or its baseline, for a sustained
+    // time (StepRate, recovery/step_rate.h), told once per run: the step numbers come from the
+    // lines check() found matching the registration's progress pattern. A job with a progress
+    // pattern is tracked for this even without a stall timeout; nullopt otherwise, and until
+    // told.
     [[nodiscard]] std::optional<recovery::Straggling> straggling(
         const common::JobId& job, const recovery::StepRateOptions& options);
+
+    // What attempt `attempt` of the job trained at: its run's median step rate, from the run
+    // still tracked or the last one that ended (forget(), or a new run replacing it), which is
+    // then no longer kept. Nullopt when neither is of that attempt or it saw fewer than two
+    // step lines. What a restarted daemon did not see is not known.
+    [[nodiscard]] std::optional<recovery::RunRate> take_run_rate(const common::JobId& job,
+                                                                 std::uint32_t attempt);
 
     // Whether check() would look at the job's logs now (a new run to start tracking, or its
     // next look is due): only then must the caller take the owner's credentials for it. Cheap.
@@ -82,8 +90,11 @@ class StallTracker {
                                   const slurm::JobSnapshot& job) const;
     // When the job's next look is due; nullopt when it is not tracked.
     [[nodiscard]] std::optional<common::MonotonicPoint> next_look(const common::JobId& job) const;
-    // Forgets the job (ended, unregistered, recovering).
-    void forget(const common::JobId& job) { m_tracks.erase(job); }
+    // Stops tracking the job's run (ended, recovering); its step rate is kept for
+    // take_run_rate().
+    void forget(const common::JobId& job);
+    // Forgets everything of the job (no longer watched).
+    void drop(const common::JobId& job);
     [[nodiscard]] bool tracking(const common::JobId& job) const { return m_tracks.contains(job); }
 
   private:
@@ -105,12 +116,20 @@ class StallTracker {
         common::MonotonicPoint next_look{};
     };
 
+    struct EndedRun {
+        std::uint32_t attempt = 0;
+        recovery::RunRate rate;
+    };
+
     [[nodiscard]] bool look(Track& track, const recovery::ProgressPattern* pattern,
                             common::MonotonicPoint now, bool& grew);
+    // Erases the track, keeping its run's rate (when it has one) in m_ended.
+    void end_track(std::map<common::JobId, Track>::iterator it);
     const recovery::ProgressPattern* pattern_for(const std::string& text);
 
     const common::Clock& m_clock;
     std::map<common::JobId, Track> m_tracks;
+    std::map<common::JobId, EndedRun> m_ended;  // the last ended run of each job, with a rate
     std::map<std::string, std::optional<recovery::ProgressPattern>> m_patterns;
 };
 

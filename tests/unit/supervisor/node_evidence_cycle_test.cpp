@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "notify/settings.h"
+#include "supervisor/journal_events.h"
 #include "tests/unit/supervisor/node_evidence_fixture.h"
 
 namespace supervisor::test {
@@ -306,6 +307,138 @@ TEST_F(NodeEvidenceCycleTest, ASlowJobIsLeftRunningWhenNoPlanMovesItOffTheNode) 
                          "moved") != std::string::npos;
     }
     EXPECT_TRUE(why);
+}
+
+// --expect-rate: a job slow from its first step (a throttled node from the start) is a straggler
+// against its owner's expected rate, and the same decision as a job that slowed down follows.
+class SlowFromTheStartTest : public NodeEvidenceCycleTest {
+  protected:
+    // A registered job (progress pattern, expecting `expected` steps/h, `allowed`) on n[1-2],
+    // whose telemetry shows `signals`: 20 steps a minute (1200 steps/h) from its first step,
+    // for up to 50 minutes while it stays enabled.
+    common::JobId slow_from_the_start(std::int64_t expected, std::vector<std::string> allowed,
+                                      std::vector<recovery::NodeSignal> signals) {
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        auto r = request(id);
+        r.allowed_actions = std::move(allowed);
+        r.progress_pattern = "^step [0-9]+";
+        r.expect_steps_per_hour = expected;
+        register_job(r);
+        run_on(id, "n[1-2]");
+        m_evidence.m_signals = std::move(signals);
+        train(id, 50, 20);
+        return id;
+    }
+
+    // `minutes` of step lines, `per_minute` steps apart, one a minute (10 s cycles), while the
+    // job stays enabled.
+    void train(const common::JobId& id, int minutes, std::int64_t per_minute) {
+        for (int i = 0; i < 6 * minutes && registration(id).status == Status::enabled; ++i) {
+            if (i % 6 == 0) {
+                m_step += per_minute;
+                write_log(id, "step " + std::to_string(m_step) + " loss 0.3\n");
+            }
+            cycle();
+        }
+    }
+
+    std::int64_t m_step = 0;
+};
+
+TEST_F(SlowFromTheStartTest, OneNodeNamedAndExcludeSlowNodeMovesTheJobOffIt) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    const auto id =
+        slow_from_the_start(6000, {"exclude_slow_node"},
+                            {signal("n2", recovery::NodeSignalKind::thermal_throttle, 64)});
+    const auto data = diagnosis_of(id);
+    EXPECT_EQ(data["cause"], "slow_node") << data.dump();
+    EXPECT_EQ(data["nodes"], nlohmann::json({"n2"}));
+    EXPECT_NE(data["summary"].get<std::string>().find("against its expected 6000 steps/h"),
+              std::string::npos)
+        << data.dump();
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n2"});
+    EXPECT_EQ(registration(id).attempt, 2U);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1) << "the slow run is stopped";
+    EXPECT_EQ(m_slurm.job(id).excluded_nodes, "n2");
+    // Moved at its first measured period: 30 minutes after its first step line, not later.
+    EXPECT_LE(m_clock.now() - m_store->attempts(id).front().started_at.value(),
+              std::chrono::minutes(33));
+    // The run's rate is kept for the next attempt's baseline.
+    const auto rates = events_of_kind(id, "step_rate");
+    ASSERT_EQ(rates.size(), 1U);
+    const auto rate = decode<StepRateEvent>(rates[0]);
+    ASSERT_TRUE(rate.has_value());
+    EXPECT_EQ(rate->attempt, 1U);
+    EXPECT_NEAR(rate->median_steps_per_hour, 1200.0, 1.0);
+}
+
+TEST_F(SlowFromTheStartTest, WithoutNodeEvidenceItIsToldOnceAndNeverActedOn) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    const auto id = slow_from_the_start(6000, {"exclude_slow_node"}, {});
+    const auto reports = events_of_kind(id, "straggler");
+    ASSERT_EQ(reports.size(), 1U) << "told once";
+    EXPECT_NE(reports[0].message.find("against its expected 6000 steps/h"), std::string::npos)
+        << reports[0].message;
+    const auto told = decode<StragglerEvent>(reports[0]);
+    ASSERT_TRUE(told.has_value());
+    EXPECT_EQ(told->baseline, "expected");
+    EXPECT_NEAR(told->median_steps_per_hour, 6000.0, 0.1);
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty());
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    EXPECT_TRUE(registration(id).excluded_nodes.empty());
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+}
+
+TEST_F(SlowFromTheStartTest, WithoutAnExpectedRateAJobAtItsOwnPaceIsNoStraggler) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    const auto id = slow_from_the_start(
+        0, {"exclude_slow_node"}, {signal("n2", recovery::NodeSignalKind::thermal_throttle, 64)});
+    EXPECT_TRUE(events_of_kind(id, "straggler").empty());
+    EXPECT_TRUE(events_of_kind(id, "diagnosis").empty());
+    EXPECT_EQ(registration(id).status, Status::enabled);
+}
+
+TEST_F(SlowFromTheStartTest, AnAttemptSlowerThanTheEarlierOnesIsComparedWithTheirMedian) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    checkpoint("step_000020.pt");
+    const auto id = submit();
+    auto r = request(id);
+    r.allowed_actions = {"requeue", "exclude_slow_node"};
+    r.progress_pattern = "^step [0-9]+";
+    register_job(r);
+    run_on(id, "n[1-2]");
+    train(id, 40, 100);  // attempt 1: 6000 steps/h
+    // It ends through COMPLETING, as on a cluster: no longer tracked when its recovery begins.
+    fail(id, k_nccl_log);
+    auto ending = m_slurm.job(id);
+    ending.completing = true;
+    m_slurm.put(ending);
+    cycle();
+    ASSERT_EQ(registration(id).attempt, 1U) << "decided once it is done completing";
+    ending.completing = false;
+    m_slurm.put(ending);
+    cycle();
+    ASSERT_EQ(registration(id).attempt, 2U);
+    const auto kept = events_of_kind(id, "step_rate");
+    ASSERT_EQ(kept.size(), 1U) << "attempt 1's rate, kept as it is recovered";
+    EXPECT_NEAR(decode<StepRateEvent>(kept[0])->median_steps_per_hour, 6000.0, 1.0);
+    cycle();  // back in the queue: recovered
+    ASSERT_EQ(registration(id).status, Status::enabled);
+
+    run_on(id, "n[3-4]");  // attempt 2 lands on a slow node: 1200 steps/h from its first step
+    train(id, 40, 20);
+    const auto reports = events_of_kind(id, "straggler");
+    ASSERT_EQ(reports.size(), 1U);
+    EXPECT_NE(reports[0].message.find("against 6000 steps/h, the median of its attempt 1"),
+              std::string::npos)
+        << reports[0].message;
+    const auto told = decode<StragglerEvent>(reports[0]);
+    ASSERT_TRUE(told.has_value());
+    EXPECT_EQ(told->baseline, "earlier_attempts");
+    EXPECT_EQ(told->attempts, std::vector<std::uint32_t>{1});
+    EXPECT_EQ(told->attempt, 2U);
+    EXPECT_EQ(registration(id).status, Status::enabled) << "no node evidence: never acted on";
 }
 
 TEST_F(NodeEvidenceCycleTest, AnIdleGpuOfARunningJobIsReportedOncePerRun) {
