@@ -309,4 +309,51 @@ TEST_F(SupervisorNodeEvidence, AJobOneThrottledNodeHoldsBackIsMovedOffItFromItsC
     EXPECT_NE(log.find("training finished at step 220"), std::string::npos) << log;
 }
 
+// --expect-rate: the same job slow from its first step (its first attempt landed on a throttled
+// node) keeps its own pace all along, so only its owner's expected rate makes it a straggler; it
+// is moved off the node at its first measured window.
+TEST_F(SupervisorNodeEvidence,
+       AJobSlowFromItsFirstStepIsMovedOffTheThrottledNodeByItsExpectedRate) {
+    SupervisorHarness h("evidence-slow-start");
+    PrometheusStack stack(h.dir() / "prometheus");
+    const std::string metric = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS";
+    seed(stack, {metric});
+    const auto job = h.submit_script("train_ddp.sbatch",
+                                     "GLOO_TIMEOUT_S=60,FAIL_AT_STEP=1,FAIL_RANK=1,FAIL_MODE=slow",
+                                     "--steps 100 --checkpoint-every 5 --step-seconds 0.1", "-N 2");
+    // About 7 steps a second at full speed, 1 when slowed: expected 5/s, half of it 9000/h.
+    const auto registered =
+        h.cli("register " + job.to_string() + " --checkpoint-dir " + h.checkpoints().string() +
+              " --allow exclude_slow_node --stall-timeout 30s --progress-pattern '^0: step "
+              "([0-9]+)/' --expect-rate 5/s");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n[evidence]\nprometheus_url = \"" +
+                 stack.url() + "\"\nprometheus_timeout_ms = 2000\n");
+    h.start_daemon();
+
+    std::string slow;
+    ASSERT_TRUE(eventually(
+        [&] {
+            slow = host_of_rank(h.job_log(), 1);
+            return !slow.empty();
+        },
+        90s, 200ms))
+        << h.job_log();
+    stack.push(slow, metric + "{gpu=\"0\"} 64\n");
+    ASSERT_TRUE(stack.wait_for_value(metric + "{Hostname=\"" + slow + "\"}", 64, 30s));
+
+    const auto status = h.wait_status(is_completed, 240s, job);
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(status["last_cause"], "slow_node") << dump(status);
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({slow})) << dump(status);
+    EXPECT_EQ(status["expect_steps_per_hour"], 18000) << dump(status);
+    ASSERT_EQ(status["attempts"].size(), 2U) << dump(status);
+    const auto events = dump(h.events(job));
+    EXPECT_GE(occurrences(events, "against its expected 18000 steps/h"), 1U) << events;
+    EXPECT_GE(occurrences(events, "held back: still RUNNING"), 1U) << events;
+    const auto log = h.job_log();
+    EXPECT_NE(log.find("slowing down from step 1 "), std::string::npos) << log;
+    EXPECT_NE(log.find("training finished at step 100"), std::string::npos) << log;
+}
+
 }  // namespace
