@@ -39,7 +39,7 @@ TEST(StepParams, WhatIsWrittenReadsBackWhole) {
     ASSERT_TRUE(read) << read.error().message;
     EXPECT_EQ(*read, params);
     const auto defaults =
-        supervisor::step_params_of(action_with(common::json_text(step_params_json({}))));
+        supervisor::step_params_of(action_with(common::json_text(supervisor::step_params_json({}))));
     ASSERT_TRUE(defaults);
     EXPECT_EQ(*defaults, StepParams{});
 }
