@@ -218,7 +218,7 @@ TEST_F(Dispatch, ARowWithoutTargetAndNoDefaultsIsSuppressedWithTheReason) {
     EXPECT_NE(row(placeholder).last_error.find("default_targets is empty"), std::string::npos);
 }
 
-TEST_F(Dispatch, ARowForTheOperatorsGoesToTheOperatorTargetsElseToTheDefaults) {
+TEST_F(Dispatch, ARowForTheOperatorsGoesToTheOperatorTargetsAndNotToTheDefaults) {
     settings.default_targets = {"mailto:owners-fallback@example.org"};
     settings.operator_targets = {"mailto:hpc-ops@example.org", "pagerduty:gpu-nodes"};
     const auto placeholder = enqueue(std::string(notify::k_operators_target), "node:n2");
@@ -228,9 +228,10 @@ TEST_F(Dispatch, ARowForTheOperatorsGoesToTheOperatorTargetsElseToTheDefaults) {
     EXPECT_EQ(sender.calls[1].target.text, "pagerduty:gpu-nodes");
     EXPECT_EQ(row(placeholder).status, NotificationStatus::suppressed);
     EXPECT_NE(row(placeholder).last_error.find("operators' targets"), std::string::npos);
+}
 
-    sender.calls.clear();
-    settings.operator_targets.clear();
+TEST_F(Dispatch, ARowForTheOperatorsGoesToTheDefaultTargetsWhenTheSiteNamesNoOperatorTargets) {
+    settings.default_targets = {"mailto:owners-fallback@example.org"};
     enqueue(std::string(notify::k_operators_target), "node:n3");
     run();
     ASSERT_EQ(sender.calls.size(), 1U);
