@@ -38,8 +38,8 @@ TEST(StepParams, WhatIsWrittenReadsBackWhole) {
         supervisor::step_params_of(action_with(common::json_text(step_params_json(params))));
     ASSERT_TRUE(read) << read.error().message;
     EXPECT_EQ(*read, params);
-    const auto defaults =
-        supervisor::step_params_of(action_with(common::json_text(supervisor::step_params_json({}))));
+    const auto defaults = supervisor::step_params_of(
+        action_with(common::json_text(supervisor::step_params_json({}))));
     ASSERT_TRUE(defaults);
     EXPECT_EQ(*defaults, StepParams{});
 }
