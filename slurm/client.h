@@ -53,6 +53,22 @@ class Client {
     // controller_unreachable while slurmctld cannot be reached.
     [[nodiscard]] virtual Result<std::optional<TimePoint>> load_expected_start(const JobId& id) = 0;
 
+    // Every partition of the cluster, hidden ones included, in slurmctld's order; one RPC.
+    // Fails with controller_unreachable while slurmctld cannot be reached.
+    [[nodiscard]] virtual Result<std::vector<PartitionSnapshot>> load_partitions() = 0;
+
+    // When slurmctld would start `job`'s request if it were submitted to `partition` now: its
+    // will-run estimate, as sbatch --test-only asks it (the running jobs' time limits, and
+    // roughly the pending jobs of the partition ahead of a new job; not the backfill plan).
+    // The request is the job's own (user, account, QOS, node, task, CPU, memory and GRES counts,
+    // time limit, node lists, constraint, reservation, licenses) without its dependencies; one
+    // RPC; nothing is submitted and the job is not touched. Fails with operation_refused where
+    // the request cannot run (an unknown or down partition, one its user, account or QOS may
+    // not use, nodes that cannot hold it), access_denied when we are neither the job's user,
+    // root nor SlurmUser, controller_unreachable while slurmctld cannot be reached.
+    [[nodiscard]] virtual Result<TimePoint> ask_will_run(const JobSnapshot& job,
+                                                         const std::string& partition) = 0;
+
     // Every job of `uid` that slurmctld still shows, in any state, one RPC. Tasks of an array
     // that started are listed as "1234_7"; those still pending in the array's one record (no
     // task id of their own yet) are that record, listed once under the array's id ("1234",

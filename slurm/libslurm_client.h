@@ -47,6 +47,15 @@ class LibslurmClient final : public Client {
     [[nodiscard]] const JobTableKnowledge& job_table_knowledge() const { return m_knowledge; }
     [[nodiscard]] Result<std::optional<TimePoint>> load_expected_start(const JobId& id) override;
     [[nodiscard]] Result<std::vector<JobSnapshot>> load_user_jobs(std::uint32_t uid) override;
+    // slurm_load_partitions with SHOW_ALL (hidden partitions too).
+    [[nodiscard]] Result<std::vector<PartitionSnapshot>> load_partitions() override;
+    // slurm_job_will_run2 with a job description built as submit() builds one, without a
+    // script (an allocation's test, as salloc --test-only sends). slurmctld makes a job record
+    // for the test and drops it at once: it uses up a job id, and a site's job_submit plugin
+    // sees the request.
+    [[nodiscard]] Result<TimePoint> ask_will_run(const JobSnapshot& job,
+                                                 const std::string& partition) override;
+
     [[nodiscard]] Result<std::vector<std::uint32_t>> load_array_tasks(
         std::uint32_t array_job) override;
     [[nodiscard]] Result<std::vector<NodeSnapshot>> load_nodes() override;

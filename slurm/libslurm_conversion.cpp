@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -298,6 +299,25 @@ void read_output_paths(const slurm_job_info_t& record, JobSnapshot& job) {
                                                     : job.std_out;
 }
 
+// A partition's comma-separated list ("a,b"); empty for none and for "ALL" (slurmctld already
+// drops an ALL it was given, but a list written by hand may still say it).
+std::vector<std::string> names_of(const char* list) {
+    std::vector<std::string> names;
+    const std::string_view all = list ? list : "";
+    std::size_t at = 0;
+    while (at < all.size()) {
+        const auto comma = std::min(all.find(',', at), all.size());
+        if (comma > at) {
+            names.emplace_back(all.substr(at, comma - at));
+        }
+        at = comma + 1;
+    }
+    if (names.size() == 1 && (names[0] == "ALL" || names[0] == "all")) {
+        names.clear();
+    }
+    return names;
+}
+
 }  // namespace
 
 std::string job_reason_text(std::uint32_t reason) {
@@ -345,6 +365,21 @@ NodeSnapshot to_snapshot(const node_info_t& record) {
         node.reason_time = time_of(record.reason_time);
     }
     return node;
+}
+
+PartitionSnapshot to_snapshot(const partition_info_t& record) {
+    PartitionSnapshot partition;
+    partition.name = text(record.name);
+    partition.up = record.state_up == PARTITION_UP;
+    partition.hidden = (record.flags & PART_FLAG_HIDDEN) != 0;
+    partition.root_only = (record.flags & PART_FLAG_ROOT_ONLY) != 0;
+    partition.reservation_only = (record.flags & PART_FLAG_REQ_RESV) != 0;
+    partition.allow_accounts = names_of(record.allow_accounts);
+    partition.deny_accounts = names_of(record.deny_accounts);
+    partition.allow_qos = names_of(record.allow_qos);
+    partition.deny_qos = names_of(record.deny_qos);
+    partition.nodes = text(record.nodes);
+    return partition;
 }
 
 AccountingRecord to_accounting(const slurmdb_job_rec_t& record) {

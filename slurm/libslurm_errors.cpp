@@ -108,6 +108,9 @@ ErrorKind classify(int code) {
         case ESLURM_INVALID_WCKEY:
         case ESLURM_INVALID_NICE:
         case ESLURM_DEPENDENCY:
+        // A partition the job may not use (Client::ask_will_run): AllowGroups, State=DOWN.
+        case ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP:
+        case ESLURM_PARTITION_NOT_AVAIL:
             return ErrorKind::operation_refused;
         default:
             return ErrorKind::other;

@@ -5,39 +5,19 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <deque>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "slurm/detail/job_description.h"
 #include "slurm/detail/libslurm.h"
 #include "slurm/libslurm_client.h"
 
 namespace slurm {
 namespace {
 
-// job_desc_msg_t wants mutable C strings; keep each value alive (a deque never moves its
-// elements) and hand out its buffer, or nullptr for an empty one (Slurm's "not given").
-class Strings {
-  public:
-    char* add(const std::string& value) {
-        return value.empty() ? nullptr : m_values.emplace_back(value).data();
-    }
-    // A NULL-terminated array of the values (empty ones kept as ""), as environ and argv are.
-    char** add_array(const std::vector<std::string>& values) {
-        auto& pointers = m_arrays.emplace_back();
-        for (const auto& value : values) {
-            pointers.push_back(m_values.emplace_back(value).data());
-        }
-        pointers.push_back(nullptr);
-        return pointers.data();
-    }
-
-  private:
-    std::deque<std::string> m_values;
-    std::deque<std::vector<char*>> m_arrays;
-};
+using detail::Strings;
 
 // A field the request gives (an optional that holds a value); else the field keeps
 // slurm_init_job_desc_msg's "not given".
@@ -76,8 +56,10 @@ void describe_run(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
     }
 }
 
-// What the job asks for: nodes, tasks, CPUs, memory, the node layout and the generic resources.
-// A field left unset keeps slurm_init_job_desc_msg's "not given".
+}  // namespace
+
+namespace detail {
+
 void describe_resources(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
     if (r.min_nodes != 0) {
         d.min_nodes = r.min_nodes;
@@ -112,6 +94,8 @@ void describe_resources(const SubmitRequest& r, Strings& strings, job_desc_msg_t
     d.licenses = strings.add(r.licenses);
 }
 
+namespace {
+
 // job_desc_msg_t's `shared` for what the request asks; none for "not given" (the field keeps
 // slurm_init_job_desc_msg's value).
 std::optional<std::uint16_t> shared_value(NodeSharing sharing) {
@@ -130,8 +114,8 @@ std::optional<std::uint16_t> shared_value(NodeSharing sharing) {
     return std::nullopt;
 }
 
-// Where and when it may run, and what happens around it: the account and partition, nodes
-// required or excluded, sharing, limits, priority, dependencies, mail, requeue, hold.
+}  // namespace
+
 void describe_scheduling(const SubmitRequest& r, Strings& strings, job_desc_msg_t& d) {
     d.partition = strings.add(r.partition);
     d.account = strings.add(r.account);
@@ -161,7 +145,7 @@ void describe_scheduling(const SubmitRequest& r, Strings& strings, job_desc_msg_
     }
 }
 
-}  // namespace
+}  // namespace detail
 
 Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     const std::string operation =
@@ -181,8 +165,8 @@ Result<JobId> LibslurmClient::submit(const SubmitRequest& r) {
     job_desc_msg_t d;
     slurm_init_job_desc_msg(&d);
     describe_run(r, strings, d);
-    describe_resources(r, strings, d);
-    describe_scheduling(r, strings, d);
+    detail::describe_resources(r, strings, d);
+    detail::describe_scheduling(r, strings, d);
 
     submit_response_msg_t* raw = nullptr;
     errno = 0;

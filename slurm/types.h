@@ -160,6 +160,24 @@ struct NodeSnapshot {
     bool operator==(const NodeSnapshot&) const = default;
 };
 
+// One partition as slurmctld describes it: what decides whether a user's job may be moved there.
+// An allow list that is empty allows everyone (AllowAccounts=ALL); a deny list names whom it
+// refuses. AllowGroups is not kept: slurmctld knows the groups of a user, we do not.
+struct PartitionSnapshot {
+    std::string name;
+    bool up = false;                // State=UP: takes jobs and starts them
+    bool hidden = false;            // Hidden=YES
+    bool root_only = false;         // RootOnly=YES: only root may submit
+    bool reservation_only = false;  // ReqResv=YES: only jobs of a reservation
+    std::vector<std::string> allow_accounts;
+    std::vector<std::string> deny_accounts;
+    std::vector<std::string> allow_qos;
+    std::vector<std::string> deny_qos;
+    std::string nodes;  // "n[1-3]"
+
+    bool operator==(const PartitionSnapshot&) const = default;
+};
+
 // How a job ended according to Slurm's accounting (slurmdbd), which keeps jobs long after
 // slurmctld has purged them: the job's last record.
 struct AccountingRecord {

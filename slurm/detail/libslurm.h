@@ -26,6 +26,10 @@ extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
 extern "C" const char* slurm_job_state_reason_string(enum job_state_reason inx);
 #endif
 
+// Frees slurm_job_will_run2's answer. Exported by libslurm in every release, declared in no
+// public header (slurm.h names it in a comment only).
+extern "C" void slurm_free_will_run_response_msg(will_run_response_msg_t* msg);
+
 namespace slurm::detail {
 
 struct JobInfoMessageDeleter {
@@ -37,6 +41,18 @@ struct NodeInfoMessageDeleter {
     void operator()(node_info_msg_t* message) const { slurm_free_node_info_msg(message); }
 };
 using NodeInfoMessage = std::unique_ptr<node_info_msg_t, NodeInfoMessageDeleter>;
+
+struct PartitionInfoMessageDeleter {
+    void operator()(partition_info_msg_t* message) const { slurm_free_partition_info_msg(message); }
+};
+using PartitionInfoMessage = std::unique_ptr<partition_info_msg_t, PartitionInfoMessageDeleter>;
+
+struct WillRunResponseDeleter {
+    void operator()(will_run_response_msg_t* message) const {
+        slurm_free_will_run_response_msg(message);
+    }
+};
+using WillRunResponse = std::unique_ptr<will_run_response_msg_t, WillRunResponseDeleter>;
 
 struct ArrayResponseDeleter {
     void operator()(job_array_resp_msg_t* message) const { slurm_free_job_array_resp(message); }
@@ -120,6 +136,8 @@ class MemoryStream {
 [[nodiscard]] JobSnapshot to_snapshot(const slurm_job_info_t& record, const JobId& requested);
 
 [[nodiscard]] NodeSnapshot to_snapshot(const node_info_t& record);
+
+[[nodiscard]] PartitionSnapshot to_snapshot(const partition_info_t& record);
 
 // Converts one accounting record (slurmdbd's view of one run of a job); record_count is left 1.
 [[nodiscard]] AccountingRecord to_accounting(const slurmdb_job_rec_t& record);

@@ -61,6 +61,38 @@ TEST_F(SlurmClientContract, ARunningOrUnknownJobHasNoExpectedStart) {
     EXPECT_FALSE(*unknown);
 }
 
+// The dev cluster's one partition, as slurmctld describes it.
+TEST_F(SlurmClientContract, TheClustersPartitionIsListedUpAndOpenToAll) {
+    const auto partitions = client().load_partitions();
+    ASSERT_TRUE(partitions) << partitions.error().message;
+    const auto debug = std::ranges::find(*partitions, "debug", &slurm::PartitionSnapshot::name);
+    ASSERT_NE(debug, partitions->end());
+    EXPECT_TRUE(debug->up);
+    EXPECT_FALSE(debug->hidden);
+    EXPECT_FALSE(debug->root_only);
+    EXPECT_FALSE(debug->reservation_only);
+    EXPECT_TRUE(debug->allow_accounts.empty());
+    EXPECT_TRUE(debug->allow_qos.empty());
+    EXPECT_EQ(debug->nodes, "n[1-3]");
+}
+
+// A job's request is asked about where it could run (a start, nothing submitted) and refused
+// where it cannot; a start later than now, with busy nodes, is SupervisorSlurmRealities'.
+TEST_F(SlurmClientContract, AJobsRequestHasAWillRunStartWhereItCanRunAndARefusalElsewhere) {
+    const auto job = load(m_backend->finished_job(0));
+    const auto start = client().ask_will_run(job, "debug");
+    ASSERT_TRUE(start) << start.error().message;
+    ASSERT_TRUE(job.submit_time);
+    EXPECT_GE(*start, *job.submit_time);
+    const auto nowhere = client().ask_will_run(job, "no-such-partition");
+    ASSERT_FALSE(nowhere);
+    EXPECT_EQ(nowhere.error().kind, ErrorKind::operation_refused) << nowhere.error().message;
+    const auto owned = client().load_user_jobs(job.user_id);
+    ASSERT_TRUE(owned) << owned.error().message;
+    EXPECT_EQ(std::ranges::count(*owned, JobState::pending, &slurm::JobSnapshot::state), 0)
+        << "a will-run submits nothing";
+}
+
 TEST_F(SlurmClientContract, AUsersJobsAreListedWithTheirOwnIds) {
     const auto finished = m_backend->finished_job(0);
     const auto running = m_backend->running_job();

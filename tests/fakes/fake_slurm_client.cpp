@@ -114,6 +114,11 @@ FakeSlurmClient::FakeSlurmClient(const common::Clock& clock, int node_count)
     for (int i = 1; i <= node_count; ++i) {
         m_nodes.push_back(idle_node("n" + std::to_string(i)));
     }
+    slurm::PartitionSnapshot debug;
+    debug.name = "debug";
+    debug.up = true;
+    debug.nodes = "n[1-" + std::to_string(node_count) + "]";
+    m_partitions.push_back(debug);
 }
 
 slurm::Error FakeSlurmClient::unreachable_error(const std::string& operation) const {
@@ -298,6 +303,36 @@ slurm::Result<std::vector<slurm::NodeSnapshot>> FakeSlurmClient::load_nodes() {
         return tl::unexpected(unreachable_error("loading nodes from slurmctld"));
     }
     return m_nodes;
+}
+
+slurm::Result<std::vector<slurm::PartitionSnapshot>> FakeSlurmClient::load_partitions() {
+    run_before_call("load partitions");
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error("loading partitions from slurmctld"));
+    }
+    m_calls.emplace_back("load partitions");
+    return m_partitions;
+}
+
+slurm::Result<slurm::TimePoint> FakeSlurmClient::ask_will_run(const slurm::JobSnapshot& job,
+                                                              const std::string& partition) {
+    const std::string operation = "will run " + job.id.to_string() + " in " + partition;
+    run_before_call(operation);
+    if (m_unreachable) {
+        return tl::unexpected(unreachable_error(operation));
+    }
+    m_calls.push_back(operation);
+    const auto listed = std::ranges::find(m_partitions, partition, &slurm::PartitionSnapshot::name);
+    if (listed == m_partitions.end() || !listed->up) {
+        return tl::unexpected(
+            error(ErrorKind::operation_refused, operation, "Invalid partition name specified"));
+    }
+    if (m_will_run_refused.contains(partition)) {
+        return tl::unexpected(error(ErrorKind::operation_refused, operation,
+                                    "User's group not permitted to use this partition"));
+    }
+    const auto start = m_will_run_starts.find(partition);
+    return start == m_will_run_starts.end() ? m_clock.now() : start->second;
 }
 
 slurm::Result<void> FakeSlurmClient::requeue(const slurm::JobId& id, slurm::RequeueMode mode) {

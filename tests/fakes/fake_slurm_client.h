@@ -30,6 +30,15 @@ class FakeSlurmClient final : public slurm::Client {
         std::span<const slurm::JobId> ids) override;
     [[nodiscard]] slurm::Result<std::optional<slurm::TimePoint>> load_expected_start(
         const slurm::JobId& id) override;
+    // set_partitions()'s; by default the dev cluster's one: "debug", up, with every node.
+    // Journaled as "load partitions".
+    [[nodiscard]] slurm::Result<std::vector<slurm::PartitionSnapshot>> load_partitions() override;
+    // set_will_run_start()'s time for the partition, else now (idle nodes). Refused
+    // (operation_refused) for a partition load_partitions() does not list or shows down, as
+    // slurmctld refuses them, and for one refuse_will_run() named. Journaled as
+    // "will run JOB in PARTITION".
+    [[nodiscard]] slurm::Result<slurm::TimePoint> ask_will_run(
+        const slurm::JobSnapshot& job, const std::string& partition) override;
     [[nodiscard]] slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(
         std::uint32_t uid) override;
     [[nodiscard]] slurm::Result<std::vector<std::uint32_t>> load_array_tasks(
@@ -83,6 +92,16 @@ class FakeSlurmClient final : public slurm::Client {
     void set_expected_start(const slurm::JobId& id, slurm::TimePoint when) {
         m_expected_starts[id] = when;
     }
+    // The cluster's partitions (load_partitions()).
+    void set_partitions(std::vector<slurm::PartitionSnapshot> partitions) {
+        m_partitions = std::move(partitions);
+    }
+    // The will-run start ask_will_run() answers for any job in `partition`.
+    void set_will_run_start(const std::string& partition, slurm::TimePoint when) {
+        m_will_run_starts[partition] = when;
+    }
+    // ask_will_run() in `partition` is refused, as for a user AllowGroups leaves out.
+    void refuse_will_run(const std::string& partition) { m_will_run_refused.insert(partition); }
     // Pending -> running on `node`.
     void start(const slurm::JobId& id, const std::string& node);
     // Pending -> running on the first node Slurm could pick: in the required list when there
@@ -153,6 +172,9 @@ class FakeSlurmClient final : public slurm::Client {
     std::map<slurm::JobId, slurm::JobSnapshot> m_jobs;
     std::map<slurm::JobId, slurm::TimePoint> m_expected_starts;  // set_expected_start()
     std::vector<slurm::NodeSnapshot> m_nodes;
+    std::vector<slurm::PartitionSnapshot> m_partitions;
+    std::map<std::string, slurm::TimePoint, std::less<>> m_will_run_starts;
+    std::set<std::string, std::less<>> m_will_run_refused;
     std::vector<std::string> m_calls;
     std::uint32_t m_next_id = 1000;
     std::vector<slurm::SubmitRequest> m_submitted;

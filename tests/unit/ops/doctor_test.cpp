@@ -36,6 +36,13 @@ class RefusingClient final : public slurm::Client {
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t) override {
         return tl::unexpected(m_error);
     }
+    slurm::Result<std::vector<slurm::PartitionSnapshot>> load_partitions() override {
+        return tl::unexpected(m_error);
+    }
+    slurm::Result<slurm::TimePoint> ask_will_run(const slurm::JobSnapshot&,
+                                                 const std::string&) override {
+        return tl::unexpected(m_error);
+    }
     slurm::Result<std::vector<std::uint32_t>> load_array_tasks(std::uint32_t) override {
         return tl::unexpected(m_error);
     }

@@ -46,6 +46,13 @@ class InterleavingClient final : public slurm::Client {
     slurm::Result<std::vector<slurm::JobSnapshot>> load_user_jobs(std::uint32_t uid) override {
         return m_fake.load_user_jobs(uid);
     }
+    slurm::Result<std::vector<slurm::PartitionSnapshot>> load_partitions() override {
+        return m_fake.load_partitions();
+    }
+    slurm::Result<slurm::TimePoint> ask_will_run(const slurm::JobSnapshot& job,
+                                                 const std::string& partition) override {
+        return m_fake.ask_will_run(job, partition);
+    }
     slurm::Result<std::vector<std::uint32_t>> load_array_tasks(std::uint32_t array_job) override {
         return m_fake.load_array_tasks(array_job);
     }
