@@ -147,6 +147,8 @@ void decode_data(const json& data, QueueWaitEvent& out) {
     read_field(data, "reason", out.reason);
     read_field(data, "waited_s", out.waited_s);
     read_field(data, "expected_start_s", out.expected_start_s);
+    read_field(data, "sooner_partition", out.sooner_partition);
+    read_field(data, "sooner_start_s", out.sooner_start_s);
 }
 
 void decode_data(const json& data, StuckPendingEvent& out) {
@@ -288,6 +290,8 @@ json encode(const StuckPendingEvent& event) {
 json encode(const QueueWaitEvent& event) {
     json data{{"attempt", event.attempt}, {"reason", event.reason}, {"waited_s", event.waited_s}};
     common::put_if_set(data, "expected_start_s", event.expected_start_s);
+    common::put_if_set(data, "sooner_partition", event.sooner_partition);
+    common::put_if_set(data, "sooner_start_s", event.sooner_start_s);
     return data;
 }
 

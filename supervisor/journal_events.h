@@ -224,6 +224,11 @@ struct QueueWaitEvent {
     // When slurmctld expects the job to start (its backfill plan), in unix seconds; unset: it
     // has none.
     std::optional<std::int64_t> expected_start_s;
+    // Another partition that would start it meaningfully sooner (sooner_partition.h), and when
+    // by slurmctld's will-run estimate, in unix seconds; unset: none was (or none could be asked
+    // about, and in rows written before the suggestion existed).
+    std::optional<std::string> sooner_partition;
+    std::optional<std::int64_t> sooner_start_s;
 
     bool operator==(const QueueWaitEvent&) const = default;
 };

@@ -15,6 +15,7 @@
 #include "supervisor/poll_cycle.h"
 #include "supervisor/running_job_report.h"
 #include "supervisor/slow_node.h"
+#include "supervisor/sooner_partition.h"
 
 namespace supervisor {
 
@@ -184,13 +185,22 @@ void PollCycle::check_queue_wait(const state::Registration& registration,
         return;
     }
     contain(registration, report, [&] {
+        // Told before a restart: nothing to ask slurmctld.
+        if (journal_has_for_attempt<QueueWaitEvent>(m_store, registration)) {
+            m_queue_waits.mark_told(registration.job, registration.attempt);
+            return;
+        }
         // One RPC, only to tell: the cycle's view repeats slurmctld's answer while its job table
-        // has not changed, and the backfill plan's start time changes without that.
+        // has not changed, and the backfill plan's start time changes without that. The other
+        // partitions are asked about here too, once per attempt, outside the transaction.
         const auto plan = m_client.load_expected_start(registration.job);
+        const auto expected = plan ? *plan : std::nullopt;
+        const auto sooner = find_sooner_partition(m_client, job, expected, now);
         auto transaction = m_store.begin();
         if (!journal_has_for_attempt<QueueWaitEvent>(m_store, registration)) {
-            record_queue_wait(m_store, registration, job.state_reason, plan ? *plan : std::nullopt,
-                              std::chrono::duration_cast<std::chrono::seconds>(now - *since), now);
+            record_queue_wait(m_store, registration, job.state_reason, expected,
+                              std::chrono::duration_cast<std::chrono::seconds>(now - *since), now,
+                              sooner);
         }
         transaction.commit();
         m_queue_waits.mark_told(registration.job, registration.attempt);

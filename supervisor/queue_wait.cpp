@@ -42,12 +42,13 @@ void QueueWaits::mark_told(const common::JobId& id, std::uint32_t attempt) {
 void record_queue_wait(state::Store& store, const state::Registration& registration,
                        const std::string& slurm_reason,
                        std::optional<common::TimePoint> expected_start, std::chrono::seconds waited,
-                       common::TimePoint at) {
+                       common::TimePoint at, const std::optional<SoonerPartition>& sooner) {
     const std::string id = registration.job.to_string();
     const std::string waited_text = format_stall_timeout(waited);
     const std::string why = slurm_reason == "Priority" ? "jobs of higher priority are ahead of it"
                                                        : "the nodes it asks for are busy";
-    QueueWaitEvent event{registration.attempt, slurm_reason, waited.count(), std::nullopt};
+    QueueWaitEvent event{registration.attempt, slurm_reason, waited.count(),
+                         std::nullopt,         std::nullopt, std::nullopt};
     std::string expected = "slurmctld has no expected start time for it yet";
     if (expected_start && *expected_start > at) {
         event.expected_start_s =
@@ -55,8 +56,18 @@ void record_queue_wait(state::Store& store, const state::Registration& registrat
                 .count();
         expected = "slurmctld expects it to start at " + common::format_time(*expected_start);
     }
+    std::string elsewhere;
+    if (sooner) {
+        event.sooner_partition = sooner->partition;
+        event.sooner_start_s =
+            std::chrono::duration_cast<std::chrono::seconds>(sooner->start.time_since_epoch())
+                .count();
+        elsewhere = "; in partition " + sooner->partition + " it would start at " +
+                    common::format_time(std::max(sooner->start, at)) + " by slurmctld's estimate";
+    }
     record_event(store, registration.job, at,
-                 "pending for " + waited_text + " (" + slurm_reason + "): " + expected, event);
+                 "pending for " + waited_text + " (" + slurm_reason + "): " + expected + elsewhere,
+                 event);
 
     notify::Message message;
     message.job = id;
@@ -64,7 +75,7 @@ void record_queue_wait(state::Store& store, const state::Registration& registrat
     message.status = std::string(state::to_string(registration.status));
     message.headline = "has waited " + waited_text + " in the queue";
     message.reason = "Slurm has kept the job pending for " + waited_text + " because " + why +
-                     " (reason " + slurm_reason + "); " + expected;
+                     " (reason " + slurm_reason + "); " + expected + elsewhere;
     message.attempt = registration.attempt;
     message.notes = {
         "Nothing is wrong with the job: it waits its turn. The supervisor keeps watching it and "
@@ -73,6 +84,14 @@ void record_queue_wait(state::Store& store, const state::Registration& registrat
                         "` shows the expected start as it changes; a smaller request (nodes, "
                         "time limit) or another partition may start it sooner (`sinfo -s` shows "
                         "which partitions have idle nodes).";
+    if (sooner) {
+        message.next_step = "nothing, unless it cannot wait: then move it to partition " +
+                            sooner->partition + " with `scontrol update JobId=" + id +
+                            " Partition=" + sooner->partition +
+                            "` (the supervisor never moves it itself; an estimate, not a "
+                            "promise). `squeue --start -j " +
+                            id + "` shows the expected start as it changes.";
+    }
     queue_owner_message(store, registration, message,
                         id + ":queue_wait:" + std::to_string(registration.attempt), at);
 }

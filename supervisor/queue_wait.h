@@ -2,8 +2,10 @@
 // an owner whose job waits for hours wants to know, and when slurmctld expects it to start.
 // Once it has waited the config's queue_wait_after (0: never), its owner is told once per
 // attempt, with that expected start time (slurmctld's backfill plan; "none yet" when it has
-// none). A short wait is never told, and neither is a reason that will not pass by itself:
-// stuck_pending.h tells those.
+// none) and, where the site's partitions make it true, another partition that would start it
+// meaningfully sooner with the command that moves it there (sooner_partition.h; the job is never
+// moved by us). A short wait is never told, and neither is a reason that will not pass by
+// itself: stuck_pending.h tells those.
 //
 // The wait is timed from Slurm's submit time, which a requeue resets, so a restarted daemon
 // times it as before; without one, from the first look that saw the job pending. QueueWaits
@@ -24,6 +26,7 @@
 #include "slurm/types.h"
 #include "state/records.h"
 #include "state/store.h"
+#include "supervisor/sooner_partition.h"
 
 namespace supervisor {
 
@@ -49,11 +52,12 @@ class QueueWaits {
     std::map<common::JobId, Entry> m_jobs;
 };
 
-// The "queue_wait" event and the owner's message: how long, why (`slurm_reason`), and when
-// slurmctld expects the job to start (`expected_start`, when it lies ahead of `at`).
+// The "queue_wait" event and the owner's message: how long, why (`slurm_reason`), when
+// slurmctld expects the job to start (`expected_start`, when it lies ahead of `at`), and the
+// partition that would start it sooner (`sooner`, if any) with `scontrol update` to move it.
 void record_queue_wait(state::Store& store, const state::Registration& registration,
                        const std::string& slurm_reason,
                        std::optional<common::TimePoint> expected_start, std::chrono::seconds waited,
-                       common::TimePoint at);
+                       common::TimePoint at, const std::optional<SoonerPartition>& sooner);
 
 }  // namespace supervisor

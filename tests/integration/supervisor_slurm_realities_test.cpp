@@ -1,17 +1,22 @@
 // Slurm as sites use it, on the real dev cluster: a job array registered whole (each task
 // recovered alone, one summary), a job an administrator holds (reported as stuck pending), one
-// waiting for resources (told once, with its expected start), a
-// heterogeneous job (refused at registration) and a job that exits 0 after a failed srun step
-// (reported). Small shell jobs, not the training example: each test takes seconds.
+// waiting for resources (told once, with its expected start, and of another partition that
+// would start it sooner), a heterogeneous job (refused at registration) and a job that exits 0
+// after a failed srun step (reported). Small shell jobs, not the training example: each test
+// takes seconds.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
+#include "common/trimmed.h"
 #include "tests/integration/supervisor_harness.h"
 #include "tests/support/real_cluster.h"
 
@@ -135,6 +140,66 @@ TEST_F(SupervisorSlurmRealities, AJobWaitingForResourcesIsToldOnceWithItsExpecte
     const auto status = h.wait_status(is_completed, 60s, job);
     EXPECT_EQ(status.value("outcome", ""), "succeeded") << dump(status);
     EXPECT_EQ(count_events(h.events(job), "queue_wait"), 1);
+}
+
+// A partition made for one test (scontrol create, as root) and deleted when it ends; declared
+// before the harness, so that the harness has cancelled the jobs in it by then.
+class ScopedPartition {
+  public:
+    ScopedPartition(std::string name, const std::string& nodes) : m_name(std::move(name)) {
+        const auto made = test_support::run_command("scontrol create PartitionName=" + m_name +
+                                                    " Nodes=" + nodes + " State=UP");
+        if (made.exit_status != 0) {
+            throw std::runtime_error("scontrol create partition failed (needs root): " +
+                                     made.output);
+        }
+    }
+    ~ScopedPartition() {
+        (void)test_support::run_command("scontrol delete PartitionName=" + m_name);
+    }
+    ScopedPartition(const ScopedPartition&) = delete;
+    ScopedPartition& operator=(const ScopedPartition&) = delete;
+    [[nodiscard]] const std::string& name() const { return m_name; }
+
+  private:
+    std::string m_name;
+};
+
+// The same wait in a partition of n3 alone, whose GPUs another job holds for half an hour,
+// while debug's n1 and n2 have theirs free: the message names debug, which would start it
+// sooner by slurmctld's will-run estimate, and the job stays where it is.
+TEST_F(SupervisorSlurmRealities, AJobWaitingForResourcesIsToldOfAPartitionThatStartsItSooner) {
+    const ScopedPartition only_n3("ssv-n3-" + std::to_string(::getpid()), "n3");
+    SupervisorHarness h("sooner-partition");
+    const auto holder = test_support::sbatch("-w n3 --gres=gpu:2 --time=30 --wrap 'sleep 600'");
+    h.also_cancel(holder);
+    const auto job =
+        test_support::sbatch("-p " + only_n3.name() + " --gres=gpu:1 --time=1 --wrap 'exit 0'");
+    h.also_cancel(job);
+    const auto registered = h.cli("register " + job.to_string());
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("queue_wait_after_s = 3");
+    const auto before = std::chrono::system_clock::now();
+    h.start_daemon();
+    nlohmann::json events;
+    for (int look = 0; look < 150 && count_events(events, "queue_wait") == 0; ++look) {
+        std::this_thread::sleep_for(200ms);
+        events = h.events(job);
+    }
+    ASSERT_TRUE(has_events(events, "queue_wait", "in partition debug it would start at", 1))
+        << dump(events) << h.daemon_log();
+    for (const auto& event : events) {
+        if (event.value("kind", "") == "queue_wait") {
+            const auto& data = event["data"];
+            EXPECT_EQ(data.value("sooner_partition", ""), "debug") << dump(event);
+            const auto sooner = std::chrono::system_clock::from_time_t(
+                static_cast<std::time_t>(data.value("sooner_start_s", std::int64_t{0})));
+            EXPECT_GT(sooner, before - 1min) << dump(event);
+            EXPECT_LT(sooner, before + 5min) << dump(event);
+        }
+    }
+    const auto where = test_support::run_command("squeue -h -o %P -j " + job.to_string());
+    EXPECT_EQ(common::trimmed(where.output), only_n3.name()) << "the job is never moved";
 }
 
 TEST_F(SupervisorSlurmRealities, AJobHeldByAnAdministratorIsReportedOnceAsStuck) {

@@ -114,6 +114,7 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     expect_round_trip(against_attempts);
     expect_round_trip(StepRateEvent{2, 5900.5, 42});
     expect_round_trip(StuckPendingEvent{1, "ReqNodeNotAvail", 3600});
+    expect_round_trip(QueueWaitEvent{2, "Resources", 7300, 1700003600, "gpu", 1700000100});
     expect_round_trip(SettingsFetchedEvent{2, 1, "n3", "tcp from 10.1.0.13", "/ckpt/step_40"});
     expect_round_trip(SettingsNotFetchedEvent{3, 612, 0, ""});
     expect_round_trip(SettingsNotFetchedEvent{3, 612, 2, "/scratch/ckpt/step_000200.pt"});
@@ -172,6 +173,14 @@ TEST(JournalEvents, RowsOfEarlierVersionsRead) {
     ASSERT_TRUE(observed);
     EXPECT_EQ(observed->step_status, std::string());
     EXPECT_FALSE(observed->requeued_by);
+
+    // Before the other partition's suggestion: none.
+    const auto queue_wait = decode<QueueWaitEvent>(
+        row(state::EventKind::queue_wait,
+            R"({"attempt":1,"reason":"Priority","waited_s":7200,"expected_start_s":1700003600})"));
+    ASSERT_TRUE(queue_wait);
+    EXPECT_EQ(*queue_wait,
+              (QueueWaitEvent{1, "Priority", 7200, 1700003600, std::nullopt, std::nullopt}));
 }
 
 TEST(JournalEvents, AReaderIsNeverHandedAnotherKindsData) {

@@ -1,7 +1,12 @@
 // Long queue waits: a watched job pending on Resources or Priority past queue_wait_after is
-// told to its owner once per attempt, with slurmctld's expected start time; a short wait, a
-// wait of another kind and a told attempt never are.
+// told to its owner once per attempt, with slurmctld's expected start time and, when one would
+// start it meaningfully sooner, another partition (asked about only then); a short wait, a wait
+// of another kind and a told attempt never are.
 #include "supervisor/queue_wait.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
 
 #include "common/time_text.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
@@ -28,10 +33,34 @@ class QueueWaitTest : public PollCycleTest {
         job.state = JobState::pending;
         job.state_reason = reason;
         job.submit_time = submitted;
+        job.partition = "debug";
         m_slurm.put(job);
         if (start) {
             m_slurm.set_expected_start(id, *start);
         }
+    }
+    // The dev cluster's "debug" and a "gpu" partition, where slurmctld would start any job at
+    // `start` (now, when asked, if none).
+    void with_gpu_partition(std::optional<common::TimePoint> start) {
+        slurm::PartitionSnapshot debug;
+        debug.name = "debug";
+        debug.up = true;
+        auto gpu = debug;
+        gpu.name = "gpu";
+        m_slurm.set_partitions({debug, gpu});
+        if (start) {
+            m_slurm.set_will_run_start("gpu", *start);
+        }
+    }
+    [[nodiscard]] long calls_starting(std::string_view prefix) const {
+        return std::ranges::count_if(
+            m_slurm.calls(), [&](const std::string& call) { return call.starts_with(prefix); });
+    }
+    [[nodiscard]] std::string told_body(const common::JobId& id) const {
+        const auto notifications = m_store->notifications(id);
+        return notifications.size() == 1
+                   ? notifications[0].body
+                   : "told " + std::to_string(notifications.size()) + " times";
     }
 };
 
@@ -86,6 +115,115 @@ TEST_F(QueueWaitTest, WithoutAPlanTheMessageSaysSlurmctldHasNone) {
     EXPECT_NE(notifications[0].body.find("higher priority"), std::string::npos);
 }
 
+TEST_F(QueueWaitTest, APartitionThatStartsItSoonerIsNamedWithTheCommandThatMovesIt) {
+    m_config.queue_wait_after = std::chrono::minutes(30);
+    const auto id = submit();
+    register_job(request(id));
+    const auto start = m_clock.now() + std::chrono::hours(3);
+    const auto sooner = m_clock.now() + std::chrono::hours(1);
+    pending(id, "Resources", m_clock.now() - std::chrono::minutes(25), start);
+    with_gpu_partition(sooner);
+    for (int i = 0; i < 24; ++i) {
+        cycle();
+    }
+    EXPECT_EQ(calls_starting("load partitions"), 0) << "asked only when the message is due";
+    EXPECT_EQ(calls_starting("will run"), 0);
+    for (int i = 0; i < 100; ++i) {
+        cycle();
+    }
+    const auto events = events_of_kind(id, "queue_wait");
+    ASSERT_EQ(events.size(), 1U);
+    const auto told = decode<QueueWaitEvent>(events[0]);
+    ASSERT_TRUE(told);
+    EXPECT_EQ(told->sooner_partition, "gpu");
+    EXPECT_EQ(told->sooner_start_s,
+              std::chrono::duration_cast<std::chrono::seconds>(sooner.time_since_epoch()).count());
+    const auto body = told_body(id);
+    EXPECT_NE(body.find("in partition gpu it would start at " + common::format_time(sooner)),
+              std::string::npos)
+        << body;
+    EXPECT_NE(body.find("`scontrol update JobId=" + id.to_string() + " Partition=gpu`"),
+              std::string::npos)
+        << body;
+    // Asked once, about the other partition only: the backfill plan is the own partition's.
+    EXPECT_EQ(calls_starting("load partitions"), 1);
+    EXPECT_EQ(calls_starting("will run " + id.to_string() + " in gpu"), 1);
+    EXPECT_EQ(calls_starting("will run"), 1);
+    EXPECT_EQ(m_slurm.job(id).partition, "debug") << "the job is never moved";
+}
+
+TEST_F(QueueWaitTest, APartitionNotSoonerByEnoughIsNotNamed) {
+    m_config.queue_wait_after = std::chrono::minutes(30);
+    const auto id = submit();
+    register_job(request(id));
+    const auto start = m_clock.now() + std::chrono::hours(3);
+    pending(id, "Resources", m_clock.now() - std::chrono::hours(1), start);
+    // Fifteen minutes sooner: more than ten minutes, less than a tenth of the three hours.
+    with_gpu_partition(start - std::chrono::minutes(15));
+    cycle();
+    const auto events = events_of_kind(id, "queue_wait");
+    ASSERT_EQ(events.size(), 1U);
+    EXPECT_FALSE(decode<QueueWaitEvent>(events[0])->sooner_partition);
+    const auto body = told_body(id);
+    EXPECT_EQ(body.find("scontrol update"), std::string::npos) << body;
+    EXPECT_NE(body.find("`sinfo -s` shows which partitions have idle nodes"), std::string::npos)
+        << body;
+    EXPECT_EQ(calls_starting("will run"), 1) << "it was asked";
+}
+
+TEST_F(QueueWaitTest, AFailedAskLeavesTheSuggestionOutAndTheMessageGoesOut) {
+    m_config.queue_wait_after = std::chrono::minutes(30);
+    const auto refused = submit();
+    register_job(request(refused));
+    const auto start = m_clock.now() + std::chrono::hours(3);
+    pending(refused, "Resources", m_clock.now() - std::chrono::hours(1), start);
+    with_gpu_partition(std::nullopt);
+    m_slurm.refuse_will_run("gpu");  // AllowGroups leaves the job's user out
+    cycle();
+    ASSERT_EQ(events_of_kind(refused, "queue_wait").size(), 1U);
+    EXPECT_FALSE(
+        decode<QueueWaitEvent>(events_of_kind(refused, "queue_wait")[0])->sooner_partition);
+    EXPECT_EQ(told_body(refused).find("scontrol update"), std::string::npos) << told_body(refused);
+
+    const auto unasked = submit();
+    register_job(request(unasked));
+    pending(unasked, "Priority", m_clock.now() - std::chrono::hours(1), start);
+    m_slurm.set_will_run_start("gpu", m_clock.now());
+    m_slurm.before_call("load partitions", [&] { m_slurm.set_unreachable(true); });
+    cycle();
+    m_slurm.set_unreachable(false);
+    ASSERT_EQ(events_of_kind(unasked, "queue_wait").size(), 1U);
+    EXPECT_FALSE(
+        decode<QueueWaitEvent>(events_of_kind(unasked, "queue_wait")[0])->sooner_partition);
+    EXPECT_NE(told_body(unasked).find("jobs of higher priority"), std::string::npos)
+        << told_body(unasked);
+}
+
+TEST_F(QueueWaitTest, WithNoOtherPartitionNothingIsAskedAboutOne) {
+    m_config.queue_wait_after = std::chrono::minutes(30);
+    const auto id = submit();
+    register_job(request(id));
+    pending(id, "Resources", m_clock.now() - std::chrono::hours(1));
+    cycle();  // the fake's one partition, "debug", is the job's own
+    ASSERT_EQ(events_of_kind(id, "queue_wait").size(), 1U);
+    EXPECT_FALSE(decode<QueueWaitEvent>(events_of_kind(id, "queue_wait")[0])->sooner_partition);
+    EXPECT_EQ(calls_starting("load partitions"), 1);
+    EXPECT_EQ(calls_starting("will run"), 0);
+}
+
+TEST_F(QueueWaitTest, WithoutAPlanTheOwnPartitionsEstimateIsTheYardstick) {
+    m_config.queue_wait_after = std::chrono::minutes(30);
+    const auto id = submit();
+    register_job(request(id));
+    pending(id, "Resources", m_clock.now() - std::chrono::hours(1));
+    with_gpu_partition(std::nullopt);  // gpu: now
+    m_slurm.set_will_run_start("debug", m_clock.now() + std::chrono::hours(2));
+    cycle();
+    ASSERT_EQ(events_of_kind(id, "queue_wait").size(), 1U);
+    EXPECT_EQ(decode<QueueWaitEvent>(events_of_kind(id, "queue_wait")[0])->sooner_partition, "gpu");
+    EXPECT_EQ(calls_starting("will run " + id.to_string() + " in debug"), 1);
+}
+
 TEST_F(QueueWaitTest, ARestartedDaemonDoesNotTellTheSameAttemptAgain) {
     m_config.queue_wait_after = std::chrono::minutes(30);
     const auto id = submit();
@@ -100,6 +238,7 @@ TEST_F(QueueWaitTest, ARestartedDaemonDoesNotTellTheSameAttemptAgain) {
     }
     EXPECT_EQ(events_of_kind(id, "queue_wait").size(), 1U);
     EXPECT_EQ(m_store->notifications(id).size(), 1U);
+    EXPECT_EQ(calls_starting("load partitions"), 1) << "nothing asked again for a told attempt";
 }
 
 TEST_F(QueueWaitTest, AnotherReasonOrAJobThatStartedIsNeverTold) {
