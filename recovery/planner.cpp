@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "common/join.h"
 #include "recovery/env_fix.h"
@@ -137,24 +138,7 @@ class FixChooser {
                                             ? ": maintenance, Xid " + std::to_string(*diagnosis.xid)
                                             : ": condemned again while watched after a "
                                               "repair")};
-        if (!m_request.is_operator) {
-            return not_allowed(action, "the supervisor is not a Slurm operator");
-        }
-        const auto left = m_request.drains_left > m_plan.drain_nodes.size()
-                              ? m_request.drains_left - m_plan.drain_nodes.size()
-                              : std::size_t{0};
-        if (left == 0) {
-            return not_allowed(action, m_request.drains_left == 0 ? m_request.no_drain_reason
-                                                                  : "the site's drain limits");
-        }
-        if (nodes.size() > left) {
-            nodes.resize(left);
-        }
-        m_plan.drain_nodes.insert(m_plan.drain_nodes.end(), nodes.begin(), nodes.end());
-        std::erase_if(m_plan.actions, [](const PlannedAction& planned) {
-            return planned.kind == ActionKind::drain_node;
-        });
-        plan(ActionKind::drain_node, common::join(m_plan.drain_nodes, ","), action.detail);
+        drain_within_limits(std::move(nodes), action);
     }
 
   private:
@@ -174,6 +158,12 @@ class FixChooser {
             return;
         }
         const PlannedAction action{ActionKind::drain_node, common::join(ran_there, ","), ""};
+        drain_within_limits(std::move(ran_there), action);
+    }
+
+    // Adds `nodes` to the plan's drains within the site's limits (drains_left, less what the
+    // plan drains already), or says why not: one drain_node action carries every drained node.
+    void drain_within_limits(std::vector<std::string> nodes, const PlannedAction& action) {
         if (!m_request.is_operator) {
             return not_allowed(action, "the supervisor is not a Slurm operator");
         }
@@ -184,14 +174,14 @@ class FixChooser {
             return not_allowed(action, m_request.drains_left == 0 ? m_request.no_drain_reason
                                                                   : "the site's drain limits");
         }
-        if (ran_there.size() > left) {
-            ran_there.resize(left);
+        if (nodes.size() > left) {
+            nodes.resize(left);
         }
-        m_plan.drain_nodes.insert(m_plan.drain_nodes.end(), ran_there.begin(), ran_there.end());
+        m_plan.drain_nodes.insert(m_plan.drain_nodes.end(), nodes.begin(), nodes.end());
         std::erase_if(m_plan.actions, [](const PlannedAction& planned) {
             return planned.kind == ActionKind::drain_node;
         });
-        plan(ActionKind::drain_node, common::join(m_plan.drain_nodes, ","), "");
+        plan(ActionKind::drain_node, common::join(m_plan.drain_nodes, ","), action.detail);
     }
 
     void plan(ActionKind kind, std::string argument, std::string detail) {
