@@ -51,6 +51,9 @@ Result<TimePoint> LibslurmClient::ask_will_run(const JobSnapshot& job,
     slurm_init_job_desc_msg(&d);
     detail::describe_resources(request, strings, d);
     detail::describe_scheduling(request, strings, d);
+    // Slurm 24.11 refuses a description without one ("Job cannot be submitted without the
+    // current working directory specified"); 22.05 does not ask. The job's own, else the root.
+    d.work_dir = strings.add(request.work_dir.empty() ? std::string("/") : request.work_dir);
     d.user_id = job.user_id;  // slurmctld refuses another user's id to all but root and SlurmUser
     d.group_id = job.group_id;
 

@@ -439,7 +439,11 @@ TEST_F(SlurmOperationsContract, AResumedNodeIsNoLongerDrainedAndAnIdleOneCannotB
     ASSERT_TRUE(nodes) << nodes.error().message;
     const auto n3 = std::ranges::find(*nodes, std::string("n3"), &slurm::NodeSnapshot::name);
     ASSERT_NE(n3, nodes->end());
-    EXPECT_EQ(n3->reason.find("contract test: resume"), std::string::npos) << n3->reason;
+    // Not drained with our reason. Slurm 24.11 without accounting storage keeps the reason of a
+    // resumed node (its clearing is left to the accounting plugin), and a test beside this one
+    // may drain n3 with a reason of its own.
+    EXPECT_FALSE(n3->drain && n3->reason.find("contract test: resume") != std::string::npos)
+        << n3->reason;
 
     const auto unknown = client().resume_node("no-such-node");
     ASSERT_FALSE(unknown);
