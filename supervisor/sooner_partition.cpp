@@ -94,8 +94,8 @@ std::optional<SoonerPartition> find_sooner_partition(
     for (const auto& partition : candidates) {
         const auto start = client.ask_will_run(job, partition);
         if (!start) {
-            spdlog::debug("job {}: partition {} left out: {}", id, partition,
-                          start.error().message);
+            // Once per attempt at most, for the few candidates: worth an operator's reading.
+            spdlog::info("job {}: partition {} left out: {}", id, partition, start.error().message);
             continue;
         }
         if (starts_meaningfully_sooner(*start, *own, now) && (!best || *start < best->start)) {
