@@ -601,9 +601,10 @@ slurm::Result<std::string> FakeSlurmClient::load_batch_script(const slurm::JobId
     return it->second;
 }
 
-slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
-                                                const std::string& reason) {
-    const std::string operation = "drain " + node + " " + reason;
+// What drain_node and resume_node both check first, as slurmctld does: reachable, an operator,
+// a node it knows. The call is recorded once it got through to "slurmctld".
+slurm::Result<slurm::NodeSnapshot*> FakeSlurmClient::node_an_operator_may_change(
+    const std::string& node, const std::string& operation) {
     if (m_unreachable) {
         return tl::unexpected(unreachable_error(operation));
     }
@@ -616,6 +617,16 @@ slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
         return tl::unexpected(
             error(ErrorKind::operation_refused, operation, "Invalid node name specified"));
     }
+    return &*it;
+}
+
+slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
+                                                const std::string& reason) {
+    auto found = node_an_operator_may_change(node, "drain " + node + " " + reason);
+    if (!found) {
+        return tl::unexpected(found.error());
+    }
+    auto* it = *found;
     it->drain = true;
     it->reason = reason;
     it->reason_time = m_clock.now();
@@ -624,18 +635,11 @@ slurm::Result<void> FakeSlurmClient::drain_node(const std::string& node,
 
 slurm::Result<void> FakeSlurmClient::resume_node(const std::string& node) {
     const std::string operation = "resume " + node;
-    if (m_unreachable) {
-        return tl::unexpected(unreachable_error(operation));
+    auto found = node_an_operator_may_change(node, operation);
+    if (!found) {
+        return tl::unexpected(found.error());
     }
-    m_calls.push_back(operation);
-    if (!m_operator) {
-        return tl::unexpected(error(ErrorKind::access_denied, operation, "Invalid user id"));
-    }
-    const auto it = std::ranges::find(m_nodes, node, &slurm::NodeSnapshot::name);
-    if (it == m_nodes.end()) {
-        return tl::unexpected(
-            error(ErrorKind::operation_refused, operation, "Invalid node name specified"));
-    }
+    auto* it = *found;
     if (!it->drain && it->state != slurm::NodeState::down) {
         return tl::unexpected(
             error(ErrorKind::operation_refused, operation, "Invalid node state specified"));

@@ -160,6 +160,9 @@ class FakeSlurmClient final : public slurm::Client {
     [[nodiscard]] int load_count() const { return m_load_count; }
 
   private:
+    // The node, once the call is recorded and we are an operator; the refusal otherwise.
+    slurm::Result<slurm::NodeSnapshot*> node_an_operator_may_change(const std::string& node,
+                                                                    const std::string& operation);
     [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find(const slurm::JobId& id,
                                                           const std::string& operation);
     [[nodiscard]] slurm::Result<slurm::JobSnapshot*> find_pending(const slurm::JobId& id,
