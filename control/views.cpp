@@ -281,7 +281,10 @@ std::string nodes_view(const state::Store& store, bool json) {
                 case state::NodeStage::open:
                     return "open";
                 case state::NodeStage::watching:
-                    return "watching until " + format_time(*record->watch_until);
+                    // The schema allows a row without its end; this code never writes one.
+                    return record->watch_until
+                               ? "watching until " + format_time(*record->watch_until)
+                               : std::string("watching");
                 case state::NodeStage::closed:
                     return "closed: " + std::string(to_string(record->outcome));
             }

@@ -256,7 +256,9 @@ common::Result<std::string> resume_and_watch(state::Store& store, slurm::Client&
     }
     if (record->stage == state::NodeStage::watching) {
         transaction.commit();
-        return done + "; already watched until " + common::format_time(*record->watch_until);
+        return done + "; already watched" +
+               (record->watch_until ? " until " + common::format_time(*record->watch_until)
+                                    : std::string());
     }
     start_watch(store, *record, by, watch, at);
     transaction.commit();
