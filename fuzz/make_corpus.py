@@ -411,6 +411,18 @@ def value_seeds():
                               "n[0-99999]", "n[0-100000]"]):
         write("hostlist", f"list{i}", text)
 
+    for i, (nodes, text) in enumerate([
+            ("n1,n2", "0: n1:10:10 [0] NCCL INFO Using network IB\n"
+                      "1: n2:20:21 [0] NCCL INFO Using network Socket\nstep 1/100\n"),
+            ("hpc-25-14,hpc-25-15", "hpc-25-14:18622:18622 [1] NCCL INFO Using network IB\n"
+                                    "hpc-25-15:21476:21476 [2] NCCL INFO NET/IB : Using "
+                                    "[0]mlx5_0:1/IB ; OOB em1:172.18.28.82<0>\n"
+                                    "hpc-25-15:21476:21476 [2] NCCL INFO Using network IB\n"),
+            ("n1,n1,n2", "[rank0]:n1.cluster:1:1 [0] NCCL INFO Using network Socket\n"
+                         "n2:2:2 [7] NCCL INFO Using network AWS Libfabric\n"),
+            ("a", "a:1:2 [0] NCCL INFO Using network Socket")]):
+        write("nccl_transport", f"log{i}", nodes + "\n" + text)
+
     for i, text in enumerate(["1234", "1234_7", "4294967293", "4294967293_0", "0", "1234_",
                               "_7", "1234_[1-3]", "1234+0", "01234", "99999999999"]):
         write("job_id", f"id{i}", text)

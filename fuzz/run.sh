@@ -44,6 +44,7 @@ hostlist               1024 hostlist
 job_id                   64 values
 submit_request_json   16384 json
 progress_pattern       4096 logs
+nccl_transport        16384 logs
 registration_values    1024 values
 notify_message         8192 json
 prometheus_answer     16384 json

@@ -43,7 +43,8 @@ struct SlurmFacts {
     bool operator==(const SlurmFacts&) const = default;
 };
 
-// What a node's GPU telemetry (DCGM, read from Prometheus) showed within the run's window.
+// What a node's GPU telemetry (DCGM, read from Prometheus) showed within the run's window, and
+// one hint from the job's own output.
 enum class NodeSignalKind {
     xid,                // value: the Xid code the GPU last reported
     ecc_uncorrectable,  // value: double-bit (uncorrectable) ECC errors added in the window
@@ -54,6 +55,9 @@ enum class NodeSignalKind {
     temperature,        // value: the highest GPU temperature, degrees C
     thermal_throttle,   // value: the clock-throttle reasons bitmask, thermal bits set
     gpu_idle,           // value: the highest graphics-engine activity (0..1): idle throughout
+    // value: 1. The job's own NCCL lines: this host's ranks use sockets, another host of the
+    // run a fabric (nccl_transport.h). A hint for slow_node.h only.
+    nccl_socket_fallback,
 };
 
 [[nodiscard]] std::string_view to_string(NodeSignalKind kind);

@@ -82,6 +82,7 @@ bool decides(const NodeSignal& signal) {
         case NodeSignalKind::temperature:
         case NodeSignalKind::thermal_throttle:
         case NodeSignalKind::gpu_idle:
+        case NodeSignalKind::nccl_socket_fallback:
             return false;
     }
     return false;
@@ -158,6 +159,8 @@ std::string_view to_string(NodeSignalKind kind) {
             return "thermal_throttle";
         case NodeSignalKind::gpu_idle:
             return "gpu_idle";
+        case NodeSignalKind::nccl_socket_fallback:
+            return "nccl_socket_fallback";
     }
     return "unknown";
 }
@@ -194,6 +197,9 @@ std::string describe(const NodeSignal& signal) {
             break;
         case NodeSignalKind::gpu_idle:
             text += "GPU idle (graphics engine at most " + value + " busy)";
+            break;
+        case NodeSignalKind::nccl_socket_fallback:
+            text += "NCCL uses sockets here while the run's other nodes use a faster network";
             break;
     }
     text += " [" + signal.source;

@@ -9,8 +9,8 @@
 //   * new NVLink CRC or PCIe replay errors are a weak GPU-hardware finding (cuda_error, ranked
 //     below a code bug), so they name the node of a generic CUDA error, a hang or an NCCL
 //     failure, and never outrank an application's own fault;
-//   * correctable ECC errors, temperature, thermal throttling and an idle GPU change no verdict
-//     and are shown as context (context_lines).
+//   * correctable ECC errors, temperature, thermal throttling, an idle GPU and NCCL's fallback
+//     to sockets change no verdict and are shown as context (context_lines).
 // Signals of a node outside the run's nodes are ignored: a site's Prometheus knows every node.
 // Pure: no I/O, no clock.
 #pragma once

@@ -54,7 +54,7 @@ void record_findings(state::Store& store, const state::Registration& registratio
                                     : "") +
             (stall != nullptr ? ", " + stall->summary : "") +
             (slow != nullptr ? ", " + recovery::describe(slow->straggling) +
-                                   "; the telemetry names " + slow->node
+                                   "; the evidence names " + slow->node
                              : ""),
         observed);
     record_event(store, registration.job, context.now,

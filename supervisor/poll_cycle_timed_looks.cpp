@@ -7,6 +7,7 @@
 // touches only the jobs due. A running attempt the supervisor restarted is also checked, once
 // its settings_fetch_within is up, for having fetched its resume settings (settings_fetch.h).
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "recovery/hostlist.h"
@@ -257,9 +258,16 @@ bool PollCycle::check_running(const state::Registration& registration,
         (straggling || m_idle_gpus.due(registration.job, job.restart_count, m_clock.monotonic(),
                                        m_config.straggler_after));
     std::vector<recovery::NodeSignal> signals;
-    std::vector<std::string> job_nodes;  // parsed only for a look at the GPUs
-    if (look_at_gpus) {
+    std::vector<std::string> job_nodes;  // parsed only for a straggler or a look at the GPUs
+    if (straggling || look_at_gpus) {
         job_nodes = recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{});
+    }
+    if (straggling) {
+        // The run's own NCCL lines: a host on sockets where the others use a fabric.
+        std::ranges::move(m_stalls.nccl_fallbacks(registration.job, job_nodes),
+                          std::back_inserter(signals));
+    }
+    if (look_at_gpus) {
         node_evidence::Request request;
         request.job = registration.job.to_string();
         request.slowdown_only = true;

@@ -1,6 +1,6 @@
 // A slow or idle job costs GPU-hours but is not broken, and the supervisor cannot tell a
 // planned slowdown (evaluation, a larger sequence length) from a sick node. So it tells the
-// owner, with the numbers and the node the telemetry names, and leaves the job alone. The one
+// owner, with the numbers and the node the evidence names, and leaves the job alone. The one
 // exception, one node named and the owner's exclude_slow_node, never comes here (slow_node.h).
 #include "supervisor/running_job_report.h"
 
@@ -39,7 +39,7 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
         for (const auto& node : nodes) {
             list += (list.empty() ? "" : ", ") + node;
         }
-        what += "; the telemetry points at " + list;
+        what += "; the nodes' evidence points at " + list;
     }
     const auto kind = straggling ? StragglerEvent::kind : GpuIdleEvent::kind;
     const RunningTrouble trouble{nodes, seen, registration.attempt};

@@ -45,7 +45,7 @@ recovery::Diagnosis slow_node_diagnosis(const SlowRun& slow) {
             recovery::evidence_line(signal, recovery::Cause::slow_node, true));
     }
     diagnosis.summary = "the job runs slowly (" + recovery::describe(slow.straggling) +
-                        ") and the telemetry names " + slow.node;
+                        ") and the evidence names " + slow.node;
     return diagnosis;
 }
 

@@ -1,9 +1,11 @@
 // A running multi-node job that one node holds back. Its step rate fell below a fraction of its
 // own median for a sustained time, or stayed below that fraction of its baseline (the owner's
 // expected rate, its earlier attempts' median: rate_baseline.h) from its first measured period
-// (recovery/step_rate.h). The nodes' telemetry over that time
-// names exactly one of its nodes: a throttled or hot GPU, new NVLink or PCIe errors, or a GPU
-// idle while the others work.
+// (recovery/step_rate.h). The evidence over that time names exactly one of its nodes: in the
+// nodes' telemetry a throttled or hot GPU, new NVLink or PCIe errors, or a GPU idle while the
+// others work; in the run's own NCCL lines, a host that fell back to sockets while the others
+// use a fabric (recovery/nccl_transport.h). The latter is the owner's own output, and it only
+// ever moves the owner's own job.
 //
 // With the owner's exclude_slow_node, the job is requeued from its last checkpoint without that
 // node, recorded and carried out as a failure's recovery is (poll_cycle_recovery.cpp). Without
@@ -27,8 +29,8 @@ namespace supervisor {
 
 struct SlowRun {
     recovery::Straggling straggling;
-    std::string node;                           // the one node the telemetry names
-    std::vector<recovery::NodeSignal> signals;  // what the telemetry showed of it
+    std::string node;                           // the one node the evidence names
+    std::vector<recovery::NodeSignal> signals;  // what the evidence showed of it
 };
 
 // The node to move the job away from: the only node any of `signals` names, when it is one of

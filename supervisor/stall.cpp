@@ -164,6 +164,12 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
                 std::ranges::find(track.files, path, &File::path) == track.files.end()) {
                 const auto size = size_of(path).value_or(0);
                 track.files.push_back({path, size, size});  // what was there is not news
+                if (pattern != nullptr && size > 0) {
+                    // ... except NCCL's choice of network, printed once as the run begins,
+                    // often before the first look.
+                    std::uint64_t ignored = 0;
+                    track.transports.observe(new_lines(path, 0, size, k_max_scan_bytes, ignored));
+                }
             }
         }
         track.since = now;
@@ -244,6 +250,7 @@ bool StallTracker::look(Track& track, const recovery::ProgressPattern* pattern,
             continue;
         }
         const auto text = new_lines(file.path, file.scanned, *size, k_max_scan_bytes, file.scanned);
+        track.transports.observe(text);
         if (auto step = pattern->last_match(text)) {
             if (const auto number = pattern->step_number(*step)) {
                 track.rate.observe(now, *number);
@@ -264,6 +271,13 @@ std::optional<recovery::Straggling> StallTracker::straggling(
     auto verdict = it->second.rate.check(m_clock.monotonic(), options);
     it->second.straggler_told = verdict.has_value();
     return verdict;
+}
+
+std::vector<recovery::NodeSignal> StallTracker::nccl_fallbacks(
+    const common::JobId& job, const std::vector<std::string>& job_nodes) const {
+    const auto it = m_tracks.find(job);
+    return it == m_tracks.end() ? std::vector<recovery::NodeSignal>{}
+                                : it->second.transports.fallbacks(job_nodes);
 }
 
 void StallTracker::end_track(std::map<common::JobId, Track>::iterator it) {

@@ -27,6 +27,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "recovery/diagnosis.h"
+#include "recovery/nccl_transport.h"
 #include "recovery/planner.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/silent_rank.h"
@@ -77,6 +78,13 @@ class StallTracker {
     [[nodiscard]] std::optional<recovery::Straggling> straggling(
         const common::JobId& job, const recovery::StepRateOptions& options);
 
+    // The nodes of `job_nodes` whose ranks fell back to sockets while others use a fabric, as
+    // the NCCL lines of the run's logs show them (recovery/nccl_transport.h): those among the
+    // bytes check() read (a run with a progress pattern), and the newest k_max_scan_bytes the
+    // logs held when its tracking began. Empty for a job not tracked.
+    [[nodiscard]] std::vector<recovery::NodeSignal> nccl_fallbacks(
+        const common::JobId& job, const std::vector<std::string>& job_nodes) const;
+
     // What attempt `attempt` of the job trained at: its run's median step rate, from the run
     // still tracked or the last one that ended (forget(), or a new run replacing it), which is
     // then no longer kept. Nullopt when neither is of that attempt or it saw fewer than two
@@ -111,6 +119,7 @@ class StallTracker {
         std::optional<std::string> last_step;
         bool grew = false;  // some log grew since `since` (output, but no step line)
         recovery::StepRate rate;
+        recovery::NcclTransports transports;
         bool straggler_told = false;
         common::MonotonicPoint since{};
         common::MonotonicPoint next_look{};

@@ -441,6 +441,76 @@ TEST_F(SlowFromTheStartTest, AnAttemptSlowerThanTheEarlierOnesIsComparedWithThei
     EXPECT_EQ(registration(id).status, Status::enabled) << "no node evidence: never acted on";
 }
 
+// NCCL's choice of network in the job's own output (NCCL_DEBUG=INFO): one node on sockets while
+// the other uses InfiniBand names that node, with no telemetry at all.
+class NcclFallbackTest : public SlowFromTheStartTest {
+  protected:
+    // A job expecting 6000 steps/h, allowed `allowed`, on n[1-2]: n1's NCCL line is in its log
+    // before the supervisor watches it, n2's comes two minutes later, and it trains at 1200
+    // steps/h for up to 50 minutes.
+    common::JobId job_with_networks(std::vector<std::string> allowed, const std::string& n1_network,
+                                    const std::string& n2_network) {
+        checkpoint("step_000020.pt");
+        const auto id = submit();
+        auto r = request(id);
+        r.allowed_actions = std::move(allowed);
+        r.progress_pattern = "^step [0-9]+";
+        r.expect_steps_per_hour = 6000;
+        register_job(r);
+        write_log(id, "0: n1:10:10 [0] NCCL INFO Using network " + n1_network + "\n");
+        run_on(id, "n[1-2]");
+        train(id, 2, 20);
+        write_log(id, "1: n2.cluster:20:21 [0] NCCL INFO Using network " + n2_network + "\n");
+        train(id, 48, 20);
+        return id;
+    }
+};
+
+TEST_F(NcclFallbackTest, TheNodeOnSocketsIsWhatTheJobIsMovedOffWithTheOwnersPermission) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    const auto id = job_with_networks({"exclude_slow_node"}, "IB", "Socket");
+    const auto data = diagnosis_of(id);
+    EXPECT_EQ(data["cause"], "slow_node") << data.dump();
+    EXPECT_EQ(data["nodes"], nlohmann::json({"n2"}));
+    EXPECT_NE(data.dump().find("node.nccl_socket_fallback"), std::string::npos) << data.dump();
+    EXPECT_NE(data.dump().find("NCCL uses sockets here"), std::string::npos) << data.dump();
+    EXPECT_EQ(registration(id).excluded_nodes, std::vector<std::string>{"n2"});
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 1);
+    EXPECT_EQ(m_slurm.job(id).excluded_nodes, "n2");
+    // The owner's output moves the owner's job, and says nothing to the operators about n2.
+    EXPECT_FALSE(m_store->open_node_record("n2").has_value());
+    EXPECT_FALSE(m_store->open_node_record("n1").has_value());
+}
+
+TEST_F(NcclFallbackTest, WithoutThePermissionTheNodeOnSocketsIsNamedInTheNotice) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    const auto id = job_with_networks({"requeue"}, "IB", "Socket");
+    const auto reports = events_of_kind(id, "straggler");
+    ASSERT_EQ(reports.size(), 1U);
+    EXPECT_EQ(nlohmann::json::parse(reports[0].data_json)["nodes"], nlohmann::json({"n2"}));
+    EXPECT_EQ(registration(id).status, Status::enabled);
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+    bool told = false;
+    for (const auto& notification : m_store->notifications(id)) {
+        told = told || notification.body.find("ExcNodeList=n2") != std::string::npos;
+    }
+    EXPECT_TRUE(told);
+}
+
+TEST_F(NcclFallbackTest, BothNodesOnAFabricOrBothOnSocketsNameNoNode) {
+    m_config.straggler_after = std::chrono::minutes(30);
+    for (const char* network : {"IB", "Socket"}) {
+        const auto id = job_with_networks({"exclude_slow_node"}, network, network);
+        const auto reports = events_of_kind(id, "straggler");
+        ASSERT_EQ(reports.size(), 1U) << network;
+        EXPECT_EQ(nlohmann::json::parse(reports[0].data_json)["nodes"], nlohmann::json::array())
+            << network;
+        EXPECT_TRUE(events_of_kind(id, "diagnosis").empty()) << network;
+        EXPECT_EQ(registration(id).status, Status::enabled) << network;
+    }
+    EXPECT_EQ(count_of(m_slurm.calls(), "requeue"), 0);
+}
+
 TEST_F(NodeEvidenceCycleTest, AnIdleGpuOfARunningJobIsReportedOncePerRun) {
     m_config.straggler_after = std::chrono::minutes(15);
     const auto id = running_job_on("n1", {"requeue"});
