@@ -356,4 +356,62 @@ TEST_F(SupervisorNodeEvidence,
     EXPECT_NE(log.find("training finished at step 100"), std::string::npos) << log;
 }
 
+// NCCL's own choice of network in the job's output, and no telemetry at all: on its first run
+// the job's second node prints that NCCL fell back to sockets while the first prints InfiniBand
+// (as NCCL_DEBUG=INFO does, "host:pid:tid [0] NCCL INFO Using network ..."), and the job steps
+// far below its expected rate. With exclude_slow_node it is requeued without the node on
+// sockets, and its next run, on other nodes, prints its new node list and finishes.
+TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNode) {
+    SupervisorHarness h("evidence-nccl-sockets");
+    const auto script = test_support::write_script(
+        h, "nccl.sbatch",
+        "#SBATCH -N 2\n"
+        "#SBATCH --open-mode=append\n"
+        "run=${SLURM_RESTART_COUNT:-0}\n"
+        "echo \"run $run on $SLURM_JOB_NODELIST\"\n"
+        "srun -N 2 --ntasks-per-node=1 bash -c 'net=IB; "
+        "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ] && [ \"$SLURM_NODEID\" = 1 ]; then "
+        "net=Socket; fi; "
+        "echo \"$(hostname):$$:$$ [0] NCCL INFO Using network $net\"'\n"
+        "steps=400; [ \"$run\" = 0 ] || steps=8\n"
+        "for i in $(seq 1 $steps); do echo \"step $i/$steps\"; sleep 0.25; done\n"
+        "echo \"run $run finished\"\n");
+    const auto job = test_support::sbatch("-o " + (h.dir() / "job.out").string() + " " + script);
+    h.also_cancel(job);
+    const auto registered =
+        h.cli("register " + job.to_string() +
+              " --allow exclude_slow_node --stall-timeout 30s --progress-pattern "
+              "'^step ([0-9]+)/' --expect-rate 100/s");
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n");
+    h.start_daemon();
+
+    const auto status = h.wait_status(is_completed, 200s, job);
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    const auto log = h.job_log();
+    const std::regex socket_line(
+        R"(\n([a-z0-9]+):[0-9]+:[0-9]+ \[0\] NCCL INFO Using network Socket)");
+    std::smatch found;
+    ASSERT_TRUE(std::regex_search(log, found, socket_line)) << log;
+    const std::string on_sockets = found[1];
+    EXPECT_EQ(status["last_cause"], "slow_node") << dump(status);
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({on_sockets})) << dump(status);
+    ASSERT_EQ(status["attempts"].size(), 2U) << dump(status);
+    const auto events = dump(h.events(job));
+    EXPECT_GE(occurrences(events, "NCCL uses sockets here"), 1U) << events;
+    EXPECT_GE(occurrences(events, "held back: still RUNNING"), 1U) << events;
+    // The second run's own node list, without the node on sockets, and its end.
+    const std::regex second_run(R"(run 1 on (\S+))");
+    ASSERT_TRUE(std::regex_search(log, found, second_run)) << log;
+    const auto nodes = test_support::run_command("scontrol show hostnames " + found[1].str());
+    ASSERT_EQ(nodes.exit_status, 0) << nodes.output;
+    EXPECT_EQ(occurrences(nodes.output + "\n", on_sockets + "\n"), 0U) << log;
+    EXPECT_NE(log.find("run 1 finished"), std::string::npos) << log;
+    // The owner's output is no verdict on the node: the operators are not told of it.
+    const auto nodes_view = h.cli("nodes --json");
+    EXPECT_EQ(nodes_view.exit_status, 0) << nodes_view.output;
+    EXPECT_EQ(nodes_view.output.find("\"" + on_sockets + "\""), std::string::npos)
+        << nodes_view.output;
+}
+
 }  // namespace
