@@ -17,6 +17,7 @@
 #include <string>
 
 #include "tests/integration/supervisor_harness.h"
+#include "tests/support/loopback_server.h"
 #include "tests/support/prometheus_stack.h"
 #include "tests/support/real_cluster.h"
 
@@ -356,13 +357,12 @@ TEST_F(SupervisorNodeEvidence,
     EXPECT_NE(log.find("training finished at step 100"), std::string::npos) << log;
 }
 
-// NCCL's own choice of network in the job's output, and no telemetry at all: on its first run
-// the job's second node prints that NCCL fell back to sockets while the first prints InfiniBand
-// (as NCCL_DEBUG=INFO does, "host:pid:tid [0] NCCL INFO Using network ..."), and the job steps
-// far below its expected rate. With exclude_slow_node it is requeued without the node on
-// sockets, and its next run, on other nodes, prints its new node list and finishes.
-TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNode) {
-    SupervisorHarness h("evidence-nccl-sockets");
+// A 2-node batch job that prints NCCL's choice of network for each node, as NCCL_DEBUG=INFO
+// does ("host:pid:tid [0] NCCL INFO Using network ..."): on its first run InfiniBand on the
+// first node, and sockets on the second when `second_on_sockets`. It then prints `steps` step
+// lines 0.25 s apart (8 on a later run), its node list first ("run R on NODES") and its end
+// last ("run R finished"), in the harness' job.out, appended to across runs.
+common::JobId submit_nccl_job(const SupervisorHarness& h, bool second_on_sockets, int steps) {
     const auto script = test_support::write_script(
         h, "nccl.sbatch",
         "#SBATCH -N 2\n"
@@ -370,18 +370,54 @@ TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNo
         "run=${SLURM_RESTART_COUNT:-0}\n"
         "echo \"run $run on $SLURM_JOB_NODELIST\"\n"
         "srun -N 2 --ntasks-per-node=1 bash -c 'net=IB; "
-        "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ] && [ \"$SLURM_NODEID\" = 1 ]; then "
-        "net=Socket; fi; "
-        "echo \"$(hostname):$$:$$ [0] NCCL INFO Using network $net\"'\n"
-        "steps=400; [ \"$run\" = 0 ] || steps=8\n"
-        "for i in $(seq 1 $steps); do echo \"step $i/$steps\"; sleep 0.25; done\n"
-        "echo \"run $run finished\"\n");
-    const auto job = test_support::sbatch("-o " + (h.dir() / "job.out").string() + " " + script);
+        "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ] && [ \"$SLURM_NODEID\" = 1 ] && " +
+            std::string(second_on_sockets ? "true" : "false") +
+            "; then net=Socket; fi; "
+            "echo \"$(hostname):$$:$$ [0] NCCL INFO Using network $net\"'\n"
+            "steps=" +
+            std::to_string(steps) +
+            "; [ \"$run\" = 0 ] || steps=8\n"
+            "for i in $(seq 1 $steps); do echo \"step $i/$steps\"; sleep 0.25; done\n"
+            "echo \"run $run finished\"\n");
+    return test_support::sbatch("-o " + (h.dir() / "job.out").string() + " " + script);
+}
+
+// The host whose NCCL line in `log` says sockets; empty when none does.
+std::string host_on_sockets(const std::string& log) {
+    static const std::regex socket_line(
+        R"((^|\n)([a-z0-9]+):[0-9]+:[0-9]+ \[0\] NCCL INFO Using network Socket)");
+    std::smatch found;
+    return std::regex_search(log, found, socket_line) ? found[2].str() : std::string();
+}
+
+// The nodes of run `run` of the job, as its log lists them.
+std::vector<std::string> nodes_of_run(const std::string& log, int run) {
+    const std::regex line("run " + std::to_string(run) + R"( on (\S+))");
+    std::smatch found;
+    if (!std::regex_search(log, found, line)) {
+        return {};
+    }
+    const auto names = test_support::run_command("scontrol show hostnames " + found[1].str());
+    std::vector<std::string> nodes;
+    std::istringstream in(names.output);
+    for (std::string node; std::getline(in, node);) {
+        nodes.push_back(node);
+    }
+    return nodes;
+}
+
+constexpr const char* k_nccl_registration =
+    " --stall-timeout 30s --progress-pattern '^step ([0-9]+)/' --expect-rate 100/s";
+
+// NCCL's fallback to sockets on one node, and no telemetry at all, while the job steps far below
+// its expected rate: with exclude_slow_node it is requeued without the node on sockets, and its
+// next run, on other nodes, prints its new node list and finishes.
+TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNode) {
+    SupervisorHarness h("evidence-nccl-sockets");
+    const auto job = submit_nccl_job(h, true, 400);
     h.also_cancel(job);
     const auto registered =
-        h.cli("register " + job.to_string() +
-              " --allow exclude_slow_node --stall-timeout 30s --progress-pattern "
-              "'^step ([0-9]+)/' --expect-rate 100/s");
+        h.cli("register " + job.to_string() + " --allow exclude_slow_node" + k_nccl_registration);
     ASSERT_EQ(registered.exit_status, 0) << registered.output;
     h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n");
     h.start_daemon();
@@ -389,11 +425,8 @@ TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNo
     const auto status = h.wait_status(is_completed, 200s, job);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     const auto log = h.job_log();
-    const std::regex socket_line(
-        R"(\n([a-z0-9]+):[0-9]+:[0-9]+ \[0\] NCCL INFO Using network Socket)");
-    std::smatch found;
-    ASSERT_TRUE(std::regex_search(log, found, socket_line)) << log;
-    const std::string on_sockets = found[1];
+    const auto on_sockets = host_on_sockets(log);
+    ASSERT_FALSE(on_sockets.empty()) << log;
     EXPECT_EQ(status["last_cause"], "slow_node") << dump(status);
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array({on_sockets})) << dump(status);
     ASSERT_EQ(status["attempts"].size(), 2U) << dump(status);
@@ -401,17 +434,100 @@ TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNo
     EXPECT_GE(occurrences(events, "NCCL uses sockets here"), 1U) << events;
     EXPECT_GE(occurrences(events, "held back: still RUNNING"), 1U) << events;
     // The second run's own node list, without the node on sockets, and its end.
-    const std::regex second_run(R"(run 1 on (\S+))");
-    ASSERT_TRUE(std::regex_search(log, found, second_run)) << log;
-    const auto nodes = test_support::run_command("scontrol show hostnames " + found[1].str());
-    ASSERT_EQ(nodes.exit_status, 0) << nodes.output;
-    EXPECT_EQ(occurrences(nodes.output + "\n", on_sockets + "\n"), 0U) << log;
+    const auto second = nodes_of_run(log, 1);
+    ASSERT_EQ(second.size(), 2U) << log;
+    EXPECT_EQ(std::ranges::find(second, on_sockets), second.end()) << log;
     EXPECT_NE(log.find("run 1 finished"), std::string::npos) << log;
     // The owner's output is no verdict on the node: the operators are not told of it.
     const auto nodes_view = h.cli("nodes --json");
     EXPECT_EQ(nodes_view.exit_status, 0) << nodes_view.output;
     EXPECT_EQ(nodes_view.output.find("\"" + on_sockets + "\""), std::string::npos)
         << nodes_view.output;
+}
+
+// The same job without the permission: it keeps running, and its owner is told once, with the
+// node and a command that moves the job off it. The test runs that command as written: the job
+// runs again without the node.
+TEST_F(SupervisorNodeEvidence, WithoutThePermissionTheNoticeGivesACommandThatMovesTheJob) {
+    SupervisorHarness h("evidence-nccl-notice");
+    test_support::LoopbackServer owner(std::vector<test_support::LoopbackServer::Answer>(10));
+    const auto job = submit_nccl_job(h, true, 400);
+    h.also_cancel(job);
+    const auto registered = h.cli("register " + job.to_string() + " --allow requeue --notify " +
+                                  owner.url("/owner") + k_nccl_registration);
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    // The daemon runs as root here, so a user's webhook must be to a host the site listed.
+    h.set_config("straggler_after_s = 10\n[notify]\nwebhook_hosts = [\"127.0.0.1\"]\n");
+    h.start_daemon();
+
+    const std::regex command_re(
+        R"(scontrol requeuehold [0-9]+ && scontrol update jobid=[0-9]+ ExcNodeList=([a-z0-9]+) && scontrol release [0-9]+)");
+    std::string text;
+    std::string command;
+    std::string named;
+    ASSERT_TRUE(eventually(
+        [&] {
+            for (const auto& request : owner.requests()) {
+                // The webhook's "text" is escaped for chat; "next_step" is kept as written.
+                const auto payload = nlohmann::json::parse(request.body, nullptr, false);
+                const auto next_step = payload.is_object() ? payload.value("next_step", "") : "";
+                std::smatch found;
+                if (std::regex_search(next_step, found, command_re)) {
+                    command = found[0].str();
+                    named = found[1].str();
+                    text = request.body;
+                    return true;
+                }
+            }
+            return false;
+        },
+        120s, 300ms))
+        << h.daemon_log();
+    const auto log = h.job_log();
+    EXPECT_EQ(named, host_on_sockets(log)) << text;
+    EXPECT_NE(text.find("running slowly"), std::string::npos) << text;
+    EXPECT_EQ(h.status(job).value("status", ""), "enabled") << "told, not acted on";
+
+    const auto moved = test_support::run_command(command);
+    ASSERT_EQ(moved.exit_status, 0) << command << "\n" << moved.output;
+    const auto status = h.wait_status(is_completed, 120s, job);
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    const auto after = h.job_log();
+    const auto second = nodes_of_run(after, 1);
+    ASSERT_EQ(second.size(), 2U) << after;
+    EXPECT_EQ(std::ranges::find(second, named), second.end()) << after;
+    EXPECT_NE(after.find("run 1 finished"), std::string::npos) << after;
+    int notices = 0;
+    for (const auto& request : owner.requests()) {
+        notices += request.body.find("running slowly") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_EQ(notices, 1) << "told once";
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array()) << dump(status);
+}
+
+// Slow against its expected rate, both nodes on InfiniBand, no telemetry: nothing names a node,
+// so the job is told once and never stopped, although its owner allowed exclude_slow_node.
+TEST_F(SupervisorNodeEvidence, ASlowJobNoNodeExplainsIsToldAndNeverActedOn) {
+    SupervisorHarness h("evidence-nccl-unexplained");
+    const auto job = submit_nccl_job(h, false, 120);
+    h.also_cancel(job);
+    const auto registered =
+        h.cli("register " + job.to_string() + " --allow exclude_slow_node" + k_nccl_registration);
+    ASSERT_EQ(registered.exit_status, 0) << registered.output;
+    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n");
+    h.start_daemon();
+
+    const auto status = h.wait_status(is_completed, 120s, job);
+    ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
+    EXPECT_EQ(status["attempts"].size(), 1U) << dump(status);
+    EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array()) << dump(status);
+    const auto events = h.events(job);
+    EXPECT_TRUE(test_support::has_events(events, "straggler", "running slowly", 1));
+    EXPECT_EQ(test_support::count_events(events, "diagnosis"), 0) << dump(events);
+    const auto log = h.job_log();
+    EXPECT_TRUE(host_on_sockets(log).empty()) << log;
+    EXPECT_NE(log.find("run 0 finished"), std::string::npos) << log;
+    EXPECT_EQ(log.find("run 1 on"), std::string::npos) << log;
 }
 
 }  // namespace
