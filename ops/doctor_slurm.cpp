@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/doctor.h"
+#include "recovery/whitelist.h"
 
 namespace ops {
 
@@ -111,8 +112,7 @@ Check check_operator(slurm::Client* client, std::span<const state::Registration>
         if (registration.owner_uid != uid) {
             foreign.push_back(registration.job.to_string());
         }
-        if (std::ranges::find(registration.allowed_actions, "drain_node") !=
-            registration.allowed_actions.end()) {
+        if (recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
             drains.push_back(registration.job.to_string());
         }
     }

@@ -25,6 +25,7 @@ extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register
 #include "common/try.h"
 #include "control/client.h"
 #include "daemon_watch.h"
+#include "recovery/whitelist.h"
 #include "register_many.h"
 #include "registration_options.h"
 #include "registration_route.h"
@@ -205,8 +206,8 @@ void say_watching(const common::JobId& job, const control::Registered& registrat
                  registration.max_attempts, directives.options.stall_timeout.c_str());
     say_checkpoint_layout(said, stderr);
     say_not_carried(registration, stderr);
-    if (flags.no_requeue && std::ranges::find(registration.allowed_actions, "resubmit") !=
-                                registration.allowed_actions.end()) {
+    if (flags.no_requeue &&
+        recovery::allows(registration.allowed_actions, recovery::ActionKind::resubmit)) {
         std::fprintf(stderr,
                      "supervisor: the job is not requeueable (--no-requeue): it can "
                      "only be recovered by resubmitting it as a new job\n");

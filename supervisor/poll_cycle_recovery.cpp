@@ -12,6 +12,7 @@
 #include "common/failpoint.h"
 #include "common/json_text.h"
 #include "recovery/hostlist.h"
+#include "recovery/whitelist.h"
 #include "supervisor/failure_analysis.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/failure_report.h"
@@ -182,8 +183,8 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
     context.read_as = m_owners.of(registration, job);
     // A slow node's telemetry was read for its slowdown's window already.
     context.node_evidence = slow != nullptr ? nullptr : m_node_evidence;
-    if (m_config.allow_drain || std::ranges::find(registration.allowed_actions, "drain_node") !=
-                                    registration.allowed_actions.end()) {
+    if (m_config.allow_drain ||
+        recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
         // An RPC: only where a drain may follow (the site's drains need no owner's word).
         context.is_operator = ask_is_operator();
     }

@@ -293,8 +293,8 @@ bool PollCycle::check_running(const state::Registration& registration,
         return false;
     }
     m_idle_gpus.told(registration.job);
-    if (straggling && recovery::whitelist_of_known(registration.allowed_actions)
-                          .allows(recovery::ActionKind::exclude_slow_node)) {
+    if (straggling &&
+        recovery::allows(registration.allowed_actions, recovery::ActionKind::exclude_slow_node)) {
         if (const auto node = node_holding_back(signals, job_nodes)) {
             const SlowRun slow{*straggling, *node, signals};
             auto current = registration;

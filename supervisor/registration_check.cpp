@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/input_file.h"
+#include "recovery/whitelist.h"
 
 namespace supervisor {
 namespace {
@@ -55,8 +56,8 @@ std::optional<common::Error> check_registration(const state::Registration& regis
         return common::Error{"job " + id + " is not a batch job; Slurm cannot requeue it",
                              "submit the training job with sbatch"};
     }
-    const bool resubmit_allowed = std::ranges::find(registration.allowed_actions, "resubmit") !=
-                                  registration.allowed_actions.end();
+    const bool resubmit_allowed =
+        recovery::allows(registration.allowed_actions, recovery::ActionKind::resubmit);
     if (!job.requeueable && !resubmit_allowed) {
         return common::Error{
             "job " + id + " is not requeueable (submitted with --no-requeue, or JobRequeue=0)",

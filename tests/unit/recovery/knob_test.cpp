@@ -79,4 +79,12 @@ TEST(Whitelist, RejectsUnknownActionsVariablesAndUnsafeValues) {
     }
 }
 
+TEST(Whitelist, AStoredListAllowsItsKnownActionsAndDropsTheRest) {
+    const std::vector<std::string> stored{"requeue", "drain_node", "a_newer_action"};
+    EXPECT_TRUE(recovery::allows(stored, recovery::ActionKind::drain_node));
+    EXPECT_TRUE(recovery::allows(stored, recovery::ActionKind::requeue));
+    EXPECT_FALSE(recovery::allows(stored, recovery::ActionKind::resubmit));
+    EXPECT_FALSE(recovery::allows({}, recovery::ActionKind::requeue));
+}
+
 }  // namespace
