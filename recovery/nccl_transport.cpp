@@ -80,6 +80,12 @@ std::optional<NcclNetworkLine> parse_nccl_network_line(std::string_view line) {
     return NcclNetworkLine{std::move(*host), std::string(network)};
 }
 
+NcclTransports::NcclTransports(const std::vector<std::string>& run_nodes) {
+    for (const auto& node : run_nodes) {
+        m_network_of.emplace(node, std::string());
+    }
+}
+
 void NcclTransports::observe(std::string_view text) {
     for (auto at = text.find(k_marker); at != std::string_view::npos;
          at = text.find(k_marker, at + k_marker.size())) {
@@ -93,42 +99,29 @@ void NcclTransports::observe(std::string_view text) {
         if (!line) {
             continue;
         }
-        const auto known = m_network_of.find(line->host);
-        if (known != m_network_of.end()) {
-            known->second = std::move(line->network);
-        } else if (m_network_of.size() < k_max_hosts) {
-            m_network_of.emplace(std::move(line->host), std::move(line->network));
+        if (const auto node = m_network_of.find(line->host); node != m_network_of.end()) {
+            node->second = std::move(line->network);
         }
     }
 }
 
-std::vector<NodeSignal> NcclTransports::fallbacks(const std::vector<std::string>& job_nodes) const {
-    std::vector<std::string> on_sockets;
-    bool fabric = false;
-    for (const auto& node : job_nodes) {
-        const auto known = m_network_of.find(node);
-        if (known == m_network_of.end()) {
-            continue;
-        }
-        if (known->second == "Socket") {
-            if (std::ranges::find(on_sockets, node) == on_sockets.end()) {
-                on_sockets.push_back(node);
-            }
-        } else {
-            fabric = true;
-        }
-    }
+std::vector<NodeSignal> NcclTransports::fallbacks() const {
     std::vector<NodeSignal> signals;
+    const bool fabric = std::ranges::any_of(m_network_of, [](const auto& node) {
+        return !node.second.empty() && node.second != "Socket";
+    });
     if (!fabric) {
         return signals;  // sockets everywhere: the site's network, not one host's fault
     }
-    for (auto& node : on_sockets) {
-        NodeSignal signal;
-        signal.node = std::move(node);
-        signal.kind = NodeSignalKind::nccl_socket_fallback;
-        signal.value = 1;
-        signal.source = "NCCL INFO lines of the job's output";
-        signals.push_back(std::move(signal));
+    for (const auto& [node, network] : m_network_of) {
+        if (network == "Socket") {
+            NodeSignal signal;
+            signal.node = node;
+            signal.kind = NodeSignalKind::nccl_socket_fallback;
+            signal.value = 1;
+            signal.source = "NCCL INFO lines of the job's output";
+            signals.push_back(std::move(signal));
+        }
     }
     return signals;
 }

@@ -8,9 +8,9 @@
 // run's lines replace an earlier run's in a log that is appended to.
 //
 // The lines come from a file the job's owner writes, so they are only ever a hint about that
-// owner's own job: a signal for slow_node.h, never a verdict on a node (node_records.h). Hosts
-// outside the run's nodes are dropped. At most k_max_hosts hosts are remembered, and a host
-// name longer than a DNS name is not one. Pure: no I/O, no clock.
+// owner's own job: a signal for slow_node.h, never a verdict on a node (node_records.h). Only
+// the run's own nodes are remembered, so a log naming any number of hosts costs no more than
+// the run's node list; a host name longer than a DNS name is not one. Pure: no I/O, no clock.
 #pragma once
 
 #include <cstddef>
@@ -34,19 +34,21 @@ struct NcclNetworkLine {
 
 class NcclTransports {
   public:
-    static constexpr std::size_t k_max_hosts = 4096;
+    NcclTransports() = default;
+    // `run_nodes`: the run's nodes, expanded (recovery/hostlist.h); lines of other hosts are
+    // ignored.
+    explicit NcclTransports(const std::vector<std::string>& run_nodes);
 
     // Reads every complete line of `text`, in order.
     void observe(std::string_view text);
 
-    // One signal for each node of `job_nodes` (once, however often listed) whose ranks use sockets
-    // while another of them uses something else; none when no host of the run uses anything but
-    // sockets.
-    [[nodiscard]] std::vector<NodeSignal> fallbacks(
-        const std::vector<std::string>& job_nodes) const;
+    // One signal for each run node whose ranks use sockets while another run node uses
+    // something else; none when no node of the run uses anything but sockets.
+    [[nodiscard]] std::vector<NodeSignal> fallbacks() const;
 
   private:
-    std::map<std::string, std::string, std::less<>> m_network_of;  // host -> newest network
+    // Each run node -> the network of its newest line; empty until one is seen.
+    std::map<std::string, std::string, std::less<>> m_network_of;
 };
 
 }  // namespace recovery

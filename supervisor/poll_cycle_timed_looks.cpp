@@ -264,8 +264,7 @@ bool PollCycle::check_running(const state::Registration& registration,
     }
     if (straggling) {
         // The run's own NCCL lines: a host on sockets where the others use a fabric.
-        std::ranges::move(m_stalls.nccl_fallbacks(registration.job, job_nodes),
-                          std::back_inserter(signals));
+        std::ranges::move(m_stalls.nccl_fallbacks(registration.job), std::back_inserter(signals));
     }
     if (look_at_gpus) {
         node_evidence::Request request;

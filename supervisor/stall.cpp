@@ -12,6 +12,7 @@
 
 #include "common/input_file.h"
 #include "common/printable.h"
+#include "recovery/hostlist.h"
 #include "recovery/precedence.h"
 
 namespace supervisor {
@@ -159,6 +160,11 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         track.restart_count = job.restart_count;
         track.attempt = registration.attempt;
         track.pattern = registration.progress_pattern;
+        if (pattern != nullptr) {
+            // Only a run with a pattern can be a straggler, the one use of its networks.
+            track.transports = recovery::NcclTransports(
+                recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{}));
+        }
         for (const auto& path : {job.std_out, job.std_err}) {
             if (!path.empty() &&
                 std::ranges::find(track.files, path, &File::path) == track.files.end()) {
@@ -273,11 +279,10 @@ std::optional<recovery::Straggling> StallTracker::straggling(
     return verdict;
 }
 
-std::vector<recovery::NodeSignal> StallTracker::nccl_fallbacks(
-    const common::JobId& job, const std::vector<std::string>& job_nodes) const {
+std::vector<recovery::NodeSignal> StallTracker::nccl_fallbacks(const common::JobId& job) const {
     const auto it = m_tracks.find(job);
     return it == m_tracks.end() ? std::vector<recovery::NodeSignal>{}
-                                : it->second.transports.fallbacks(job_nodes);
+                                : it->second.transports.fallbacks();
 }
 
 void StallTracker::end_track(std::map<common::JobId, Track>::iterator it) {

@@ -78,12 +78,11 @@ class StallTracker {
     [[nodiscard]] std::optional<recovery::Straggling> straggling(
         const common::JobId& job, const recovery::StepRateOptions& options);
 
-    // The nodes of `job_nodes` whose ranks fell back to sockets while others use a fabric, as
-    // the NCCL lines of the run's logs show them (recovery/nccl_transport.h): those among the
+    // The nodes of the tracked run whose ranks fell back to sockets while others use a fabric,
+    // as the NCCL lines of its logs show them (recovery/nccl_transport.h): those among the
     // bytes check() read (a run with a progress pattern), and the newest k_max_scan_bytes the
     // logs held when its tracking began. Empty for a job not tracked.
-    [[nodiscard]] std::vector<recovery::NodeSignal> nccl_fallbacks(
-        const common::JobId& job, const std::vector<std::string>& job_nodes) const;
+    [[nodiscard]] std::vector<recovery::NodeSignal> nccl_fallbacks(const common::JobId& job) const;
 
     // What attempt `attempt` of the job trained at: its run's median step rate, from the run
     // still tracked or the last one that ended (forget(), or a new run replacing it), which is

@@ -56,66 +56,74 @@ TEST(NcclTransport, OtherLinesAreNotNetworkChoices) {
 }
 
 TEST(NcclTransport, TheOneHostOnSocketsAmongHostsOnAFabricIsNamed) {
-    NcclTransports transports;
+    NcclTransports transports({"n1", "n2", "n3"});
     transports.observe(
         "n1:10:10 [0] NCCL INFO Using network IB\n"
         "step 1/100\n"
         "n2:20:20 [0] NCCL INFO Using network Socket\n"
         "n3:30:30 [0] NCCL INFO Using network IB\n");
-    EXPECT_EQ(nodes_of(transports.fallbacks({"n1", "n2", "n3"})), std::vector<std::string>{"n2"});
-    const auto signals = transports.fallbacks({"n1", "n2"});
+    const auto signals = transports.fallbacks();
+    EXPECT_EQ(nodes_of(signals), std::vector<std::string>{"n2"});
     ASSERT_EQ(signals.size(), 1U);
     EXPECT_EQ(signals[0].source, "NCCL INFO lines of the job's output");
     EXPECT_TRUE(signals[0].gpu.empty());
 }
 
 TEST(NcclTransport, SocketsEverywhereNameNoHost) {
-    NcclTransports transports;
+    NcclTransports transports({"n1", "n2"});
     transports.observe(
         "n1:10:10 [0] NCCL INFO Using network Socket\n"
         "n2:20:20 [0] NCCL INFO Using network Socket\n");
-    EXPECT_TRUE(transports.fallbacks({"n1", "n2"}).empty()) << "an Ethernet cluster";
+    EXPECT_TRUE(transports.fallbacks().empty()) << "an Ethernet cluster";
 }
 
 TEST(NcclTransport, AHostOutsideTheRunIsNeitherNamedNorTheFabric) {
-    NcclTransports transports;
-    transports.observe(
+    const std::string log =
         "n9:10:10 [0] NCCL INFO Using network IB\n"
         "n2:20:20 [0] NCCL INFO Using network Socket\n"
-        "n1:30:30 [0] NCCL INFO Using network Socket\n");
-    EXPECT_TRUE(transports.fallbacks({"n1", "n2"}).empty());
-    EXPECT_TRUE(transports.fallbacks({"n9", "n8"}).empty()) << "n9 alone is known";
+        "n1:30:30 [0] NCCL INFO Using network Socket\n";
+    NcclTransports run({"n1", "n2"});
+    run.observe(log);
+    EXPECT_TRUE(run.fallbacks().empty());
+    NcclTransports other({"n9", "n8"});
+    other.observe(log);
+    EXPECT_TRUE(other.fallbacks().empty()) << "n9 alone is known";
+    NcclTransports none;
+    none.observe(log);
+    EXPECT_TRUE(none.fallbacks().empty()) << "no run nodes, nothing remembered";
 }
 
 TEST(NcclTransport, TheNewestLineOfAHostWinsAsInALogAppendedTo) {
-    NcclTransports transports;
+    NcclTransports transports({"n1", "n2"});
     transports.observe(
         "n1:10:10 [0] NCCL INFO Using network IB\n"
         "n2:20:20 [0] NCCL INFO Using network Socket\n");
     transports.observe(  // the next run, in the same file
         "n1:11:11 [0] NCCL INFO Using network IB\n"
         "n2:21:21 [0] NCCL INFO Using network IB\n");
-    EXPECT_TRUE(transports.fallbacks({"n1", "n2"}).empty());
+    EXPECT_TRUE(transports.fallbacks().empty());
 }
 
 TEST(NcclTransport, AnIncompleteLineWaitsForTheRest) {
-    NcclTransports transports;
+    NcclTransports transports({"n1", "n2"});
     transports.observe("n1:10:10 [0] NCCL INFO Using network IB\nn2:20:20 [0] NCCL INFO Using ne");
     transports.observe("n2:20:20 [0] NCCL INFO Using network Socket");  // no newline yet
-    EXPECT_TRUE(transports.fallbacks({"n1", "n2"}).empty());
+    EXPECT_TRUE(transports.fallbacks().empty());
 }
 
-TEST(NcclTransport, HostsPastTheBoundAreNotRemembered) {
-    NcclTransports transports;
+// A log may name any number of hosts; only the run's nodes are kept, and they still decide.
+TEST(NcclTransport, ALogNamingThousandsOfHostsIsReadForTheRunsNodesOnly) {
+    NcclTransports transports({"n1", "n2"});
     std::string text;
-    for (std::size_t i = 0; i < NcclTransports::k_max_hosts; ++i) {
+    for (int i = 0; i < 10000; ++i) {
         text += "h" + std::to_string(i) + ":1:1 [0] NCCL INFO Using network IB\n";
     }
-    text += "late:1:1 [0] NCCL INFO Using network Socket\n";
-    text += "h0:1:1 [0] NCCL INFO Using network Socket\n";  // known hosts are still updated
+    text += "n1:1:1 [0] NCCL INFO Using network Socket\n";
+    text += "n2:1:1 [0] NCCL INFO Using network Socket\n";
     transports.observe(text);
-    EXPECT_TRUE(transports.fallbacks({"h1", "late"}).empty());
-    EXPECT_EQ(nodes_of(transports.fallbacks({"h0", "h1"})), std::vector<std::string>{"h0"});
+    EXPECT_TRUE(transports.fallbacks().empty()) << "the other hosts are not the run's fabric";
+    transports.observe("n2:1:1 [0] NCCL INFO Using network IB\n");
+    EXPECT_EQ(nodes_of(transports.fallbacks()), std::vector<std::string>{"n1"});
 }
 
 // A real log of two hosts on InfiniBand (tests/data/field): no host is on sockets.
@@ -125,13 +133,12 @@ TEST(NcclTransport, AFieldLogOfTwoHostsOnInfiniBandNamesNone) {
     ASSERT_TRUE(in);
     std::stringstream text;
     text << in.rdbuf();
-    NcclTransports transports;
+    NcclTransports transports({"hpc-25-14", "hpc-25-15"});
     transports.observe(text.str());
-    EXPECT_TRUE(transports.fallbacks({"hpc-25-14", "hpc-25-15"}).empty());
+    EXPECT_TRUE(transports.fallbacks().empty());
     // The same log with one host's choice replaced by sockets names that host.
     transports.observe("hpc-25-15:21476:21476 [2] NCCL INFO Using network Socket\n");
-    EXPECT_EQ(nodes_of(transports.fallbacks({"hpc-25-14", "hpc-25-15"})),
-              std::vector<std::string>{"hpc-25-15"});
+    EXPECT_EQ(nodes_of(transports.fallbacks()), std::vector<std::string>{"hpc-25-15"});
 }
 
 }  // namespace
