@@ -1,0 +1,50 @@
+#!/bin/bash
+# The counts of issue 36's goals (bench/README.md, "The next layer of the codebase"), each by the
+# rule printed beside it, over the tree of the current checkout. Prints one line per goal; reads
+# only; takes well under a second. Run it before and after a change and compare.
+#
+#   bench/refactor_goals.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+count() {  # the line count of what is piped in
+    local n
+    n="$(wc -l)"
+    echo "${n// /}"
+}
+
+# grep, with "nothing matched" not an error (set -e, pipefail)
+find_lines() {
+    grep "$@" || true
+}
+
+# 1. Lines of supervisor/ that tell an ended, a requeued-by-Slurm and a hung or slowed run apart
+#    by their flags (FailureContext's slurm_requeued, stall, slow, run_still_going()).
+flags="$(find_lines -nE 'slurm_requeued|\bstall (!=|==) nullptr|\bslow (!=|==) nullptr|run_still_going\(\)' \
+    supervisor/*.h supervisor/*.cpp | count)"
+echo "failure-kind flag checks in supervisor/ (slurm_requeued, stall/slow vs nullptr, run_still_going): $flags"
+
+# 2. Data members of class PollCycle (lines declaring an m_ member inside the class).
+members="$(sed -n '/^class PollCycle/,/^};/p' supervisor/poll_cycle.h |
+    find_lines -E '^\s+[^/(]*\bm_[a-z_]+\s*(\{[^}]*\}|=[^;]*)?;' | count)"
+echo "PollCycle data members (supervisor/poll_cycle.h): $members"
+
+# 3. Source files that include the journal and also queue a message to someone.
+telling="$(find_lines -l '#include "supervisor/journal.h"' ./*/*.cpp |
+    { xargs -r grep -l 'queue_owner_message(\|queue_operator_message(' || true; } | count)"
+echo "files including supervisor/journal.h that queue a message: $telling"
+
+# 4. Text where a type would do: the owner's whitelist searched for a literal, the Store's
+#    parameters named kind or status taken as text, json::parse outside state/, the codecs and
+#    the parsers of outside input (each with its fuzz target).
+literal="$(find_lines -rnE 'find\([^)]*allowed_actions, "' --include=*.cpp --include=*.h \
+    common state recovery slurm supervisor notify control web ops src node_evidence http |
+    count)"
+echo "find(allowed_actions, \"...\"): $literal"
+store_text="$(find_lines -nE '(std::string_view|const std::string&) (kind|status)\b' state/store.h | count)"
+echo "Store parameters named kind or status taken as text (state/store.h): $store_text"
+parses="$(find_lines -rn 'json::parse(' --include=*.cpp \
+    common recovery slurm supervisor notify control web ops src node_evidence http |
+    find_lines -vE '^(supervisor/journal_events|supervisor/step_params|recovery/diagnosis_json|notify/message|slurm/submit_request_json|node_evidence/prometheus_response|recovery/checkpoints/[a-z_]+)\.cpp:' |
+    count)"
+echo "json::parse outside state/, the codecs and the outside-input parsers: $parses"
