@@ -2,7 +2,7 @@
 // line is the run's node list, comma-separated; the rest is log text given to observe() in two
 // pieces, cut where the input's length says, as the stall tracker reads a growing log.
 // Checks: no crash, hang, leak or UB; a parsed line's host and network are non-empty, the host
-// holds no '.' or ':', and both fit a DNS name; every node named is one of the run's nodes,
+// is a short name without ':', and both fit a DNS name; every node named is one of the run's nodes,
 // named once, and only when the run has another node (which uses a fabric).
 #include <algorithm>
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "recovery/hostlist.h"
 #include "recovery/nccl_transport.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -24,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto line : fuzz::split(text, "\n")) {
         if (const auto parsed = recovery::parse_nccl_network_line(line)) {
             FUZZ_CHECK(!parsed->host.empty() && parsed->host.size() <= 253);
-            FUZZ_CHECK(parsed->host.find_first_of(".:") == std::string::npos);
+            FUZZ_CHECK(parsed->host.find(':') == std::string::npos);
+            FUZZ_CHECK(recovery::short_node_name(parsed->host) == parsed->host);
             FUZZ_CHECK(!parsed->network.empty() && parsed->network.size() <= 64);
         }
     }

@@ -25,7 +25,7 @@
 namespace recovery {
 
 struct NcclNetworkLine {
-    std::string host;     // as the rank's host printed itself, domain removed
+    std::string host;     // as the rank's host printed itself, domain removed (short_node_name)
     std::string network;  // "IB", "Socket", a plugin's name
 };
 
