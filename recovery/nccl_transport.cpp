@@ -68,6 +68,24 @@ void NcclTransports::observe(std::string_view text) {
     }
 }
 
+NcclTransports NcclTransports::empty_copy() const {
+    NcclTransports copy;
+    for (const auto& entry : m_network_of) {
+        copy.m_network_of.emplace(entry.first, std::string());
+    }
+    return copy;
+}
+
+void NcclTransports::fill_from(const NcclTransports& older) {
+    for (auto& [node, network] : m_network_of) {
+        if (network.empty()) {
+            if (const auto seen = older.m_network_of.find(node); seen != older.m_network_of.end()) {
+                network = seen->second;
+            }
+        }
+    }
+}
+
 std::vector<NodeSignal> NcclTransports::fallbacks() const {
     std::vector<NodeSignal> signals;
     const bool fabric = std::ranges::any_of(m_network_of, [](const auto& node) {

@@ -42,6 +42,11 @@ class NcclTransports {
     // Reads every complete line of `text`, in order.
     void observe(std::string_view text);
 
+    // The same run nodes, nothing seen yet: for lines older than those observed here.
+    [[nodiscard]] NcclTransports empty_copy() const;
+    // Takes `older`'s network for each run node this one has seen no line of.
+    void fill_from(const NcclTransports& older);
+
     // One signal for each run node whose ranks use sockets while another run node uses
     // something else; none when no node of the run uses anything but sockets.
     [[nodiscard]] std::vector<NodeSignal> fallbacks() const;

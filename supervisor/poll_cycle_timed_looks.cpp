@@ -263,7 +263,12 @@ bool PollCycle::check_running(const state::Registration& registration,
         job_nodes = recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{});
     }
     if (straggling) {
-        // The run's own NCCL lines: a host on sockets where the others use a fabric.
+        // The run's own NCCL lines: a host on sockets where the others use a fabric. What the
+        // logs held before the tracking began is read now, once, as their owner.
+        if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
+            m_stalls.read_nccl_backlog(registration.job);
+            as_owner->restore();
+        }
         std::ranges::move(m_stalls.nccl_fallbacks(registration.job), std::back_inserter(signals));
     }
     if (look_at_gpus) {

@@ -169,13 +169,8 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
             if (!path.empty() &&
                 std::ranges::find(track.files, path, &File::path) == track.files.end()) {
                 const auto size = size_of(path).value_or(0);
-                track.files.push_back({path, size, size});  // what was there is not news
-                if (pattern != nullptr && size > 0) {
-                    // ... except NCCL's choice of network, printed once as the run begins,
-                    // often before the first look.
-                    std::uint64_t ignored = 0;
-                    track.transports.observe(new_lines(path, 0, size, k_max_scan_bytes, ignored));
-                }
+                // What was there is not news; read_nccl_backlog() may look back at it.
+                track.files.push_back({path, size, size, size});
             }
         }
         track.since = now;
@@ -277,6 +272,23 @@ std::optional<recovery::Straggling> StallTracker::straggling(
     auto verdict = it->second.rate.check(m_clock.monotonic(), options);
     it->second.straggler_told = verdict.has_value();
     return verdict;
+}
+
+void StallTracker::read_nccl_backlog(const common::JobId& job) {
+    const auto it = m_tracks.find(job);
+    if (it == m_tracks.end() || it->second.backlog_read) {
+        return;
+    }
+    Track& track = it->second;
+    track.backlog_read = true;
+    auto older = track.transports.empty_copy();
+    for (const auto& file : track.files) {
+        if (file.tracked_from > 0) {
+            std::uint64_t ignored = 0;
+            older.observe(new_lines(file.path, 0, file.tracked_from, k_max_scan_bytes, ignored));
+        }
+    }
+    track.transports.fill_from(older);
 }
 
 std::vector<recovery::NodeSignal> StallTracker::nccl_fallbacks(const common::JobId& job) const {

@@ -78,10 +78,17 @@ class StallTracker {
     [[nodiscard]] std::optional<recovery::Straggling> straggling(
         const common::JobId& job, const recovery::StepRateOptions& options);
 
+    // Reads, once per run, the newest k_max_scan_bytes each log held when the run's tracking
+    // began, for NCCL's choice of network: NCCL prints it once, as the run starts, often before
+    // the first look. A node's newer line, read by check(), is kept over these. Only for a
+    // straggler, so a restarted daemon does not read every log it tracks. Call with the job's
+    // owner's credentials, as check().
+    void read_nccl_backlog(const common::JobId& job);
+
     // The nodes of the tracked run whose ranks fell back to sockets while others use a fabric,
     // as the NCCL lines of its logs show them (recovery/nccl_transport.h): those among the
-    // bytes check() read (a run with a progress pattern), and the newest k_max_scan_bytes the
-    // logs held when its tracking began. Empty for a job not tracked.
+    // bytes check() read (a run with a progress pattern), and those read_nccl_backlog() read.
+    // Empty for a job not tracked.
     [[nodiscard]] std::vector<recovery::NodeSignal> nccl_fallbacks(const common::JobId& job) const;
 
     // What attempt `attempt` of the job trained at: its run's median step rate, from the run
@@ -108,7 +115,8 @@ class StallTracker {
     struct File {
         std::string path;
         std::uint64_t size = 0;
-        std::uint64_t scanned = 0;  // bytes already searched for step lines
+        std::uint64_t scanned = 0;       // bytes already searched for step lines
+        std::uint64_t tracked_from = 0;  // its size when the run's tracking began
     };
     struct Track {
         std::uint32_t restart_count = 0;
@@ -119,6 +127,7 @@ class StallTracker {
         bool grew = false;  // some log grew since `since` (output, but no step line)
         recovery::StepRate rate;
         recovery::NcclTransports transports;
+        bool backlog_read = false;  // read_nccl_backlog() has looked before tracked_from
         bool straggler_told = false;
         common::MonotonicPoint since{};
         common::MonotonicPoint next_look{};

@@ -111,6 +111,25 @@ TEST(NcclTransport, AnIncompleteLineWaitsForTheRest) {
     EXPECT_TRUE(transports.fallbacks().empty());
 }
 
+// Lines from before the run was tracked, read later (StallTracker::read_nccl_backlog), fill only
+// the nodes that no newer line has spoken for.
+TEST(NcclTransport, OlderLinesFillOnlyTheNodesWithoutANewerOne) {
+    NcclTransports seen({"n1", "n2"});
+    seen.observe("n2:20:20 [0] NCCL INFO Using network IB\n");
+    auto older = seen.empty_copy();
+    older.observe(
+        "n1:10:10 [0] NCCL INFO Using network IB\n"
+        "n2:20:20 [0] NCCL INFO Using network Socket\n");
+    EXPECT_EQ(nodes_of(older.fallbacks()), std::vector<std::string>{"n2"}) << "older alone";
+    seen.fill_from(older);
+    EXPECT_TRUE(seen.fallbacks().empty()) << "n2's newer line is kept";
+
+    NcclTransports later({"n1", "n2"});
+    later.observe("n1:10:10 [0] NCCL INFO Using network IB\n");
+    later.fill_from(older);
+    EXPECT_EQ(nodes_of(later.fallbacks()), std::vector<std::string>{"n2"});
+}
+
 // A log may name any number of hosts; only the run's nodes are kept, and they still decide.
 TEST(NcclTransport, ALogNamingThousandsOfHostsIsReadForTheRunsNodesOnly) {
     NcclTransports transports({"n1", "n2"});
