@@ -409,20 +409,30 @@ std::vector<std::string> nodes_of_run(const std::string& log, int run) {
 constexpr const char* k_nccl_registration =
     " --stall-timeout 30s --progress-pattern '^step ([0-9]+)/' --expect-rate 100/s";
 
+// Registers `job` with exclude_slow_node, runs the daemon (straggler window 10 s) and waits up
+// to `timeout` for the job to be over; its last status (a failed registration: an empty one,
+// and a test failure).
+nlohmann::json watch_with_exclude_slow_node(SupervisorHarness& h, const common::JobId& job,
+                                            std::chrono::seconds timeout) {
+    h.also_cancel(job);
+    const auto registered =
+        h.cli("register " + job.to_string() + " --allow exclude_slow_node" + k_nccl_registration);
+    EXPECT_EQ(registered.exit_status, 0) << registered.output;
+    if (registered.exit_status != 0) {
+        return nlohmann::json::object();
+    }
+    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n");
+    h.start_daemon();
+    return h.wait_status(is_completed, timeout, job);
+}
+
 // NCCL's fallback to sockets on one node, and no telemetry at all, while the job steps far below
 // its expected rate: with exclude_slow_node it is requeued without the node on sockets, and its
 // next run, on other nodes, prints its new node list and finishes.
 TEST_F(SupervisorNodeEvidence, AJobWhoseOneNodeFellBackToSocketsIsMovedOffThatNode) {
     SupervisorHarness h("evidence-nccl-sockets");
     const auto job = submit_nccl_job(h, true, 400);
-    h.also_cancel(job);
-    const auto registered =
-        h.cli("register " + job.to_string() + " --allow exclude_slow_node" + k_nccl_registration);
-    ASSERT_EQ(registered.exit_status, 0) << registered.output;
-    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n");
-    h.start_daemon();
-
-    const auto status = h.wait_status(is_completed, 200s, job);
+    const auto status = watch_with_exclude_slow_node(h, job, 200s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     const auto log = h.job_log();
     const auto on_sockets = host_on_sockets(log);
@@ -510,14 +520,7 @@ TEST_F(SupervisorNodeEvidence, WithoutThePermissionTheNoticeGivesACommandThatMov
 TEST_F(SupervisorNodeEvidence, ASlowJobNoNodeExplainsIsToldAndNeverActedOn) {
     SupervisorHarness h("evidence-nccl-unexplained");
     const auto job = submit_nccl_job(h, false, 120);
-    h.also_cancel(job);
-    const auto registered =
-        h.cli("register " + job.to_string() + " --allow exclude_slow_node" + k_nccl_registration);
-    ASSERT_EQ(registered.exit_status, 0) << registered.output;
-    h.set_config("requeue_backoff_s = 1\nstraggler_after_s = 10\n");
-    h.start_daemon();
-
-    const auto status = h.wait_status(is_completed, 120s, job);
+    const auto status = watch_with_exclude_slow_node(h, job, 120s);
     ASSERT_EQ(status.value("outcome", ""), "succeeded") << dump(status) << h.daemon_log();
     EXPECT_EQ(status["attempts"].size(), 1U) << dump(status);
     EXPECT_EQ(status["excluded_nodes"], nlohmann::json::array()) << dump(status);
