@@ -12,11 +12,10 @@
 #   FUZZ_BUILD_DIR   build directory (default build-fuzz in the checkout); the corpora being
 #                    grown are in $FUZZ_BUILD_DIR/run/corpus/<target>, crash inputs in
 #                    $FUZZ_BUILD_DIR/run/artifacts/<target>/
-#   FUZZ_JOBS        parallel compile jobs (default 2)
+#   FUZZ_JOBS        parallel compile jobs, and targets run side by side (default 2)
 #   FUZZ_NICE        niceness of the build and the runs (default 10)
 #   FUZZ_KEEP_CORPUS 1: go on from the corpus an earlier run grew instead of a fresh copy
-#   FUZZ_NO_BUILD    1: run the targets already built in FUZZ_BUILD_DIR (e.g. a second
-#                    run.sh beside the first, on other targets: one core each)
+#   FUZZ_NO_BUILD    1: run the targets already built in FUZZ_BUILD_DIR
 #
 # Installs nothing and needs no network; reads no standard input.
 set -euo pipefail
@@ -109,44 +108,67 @@ for wanted in "${selected[@]}"; do
 done
 run_dir="$build_dir/run"
 mkdir -p "$run_dir"
-failed=()
-total=0
-summary=""
-while read -r name max_len dict; do
-    [[ -z "$name" ]] && continue
-    if ((${#selected[@]} > 0)) && [[ " ${selected[*]} " != *" $name "* ]]; then
-        continue
-    fi
-    corpus="$run_dir/corpus/$name"
-    artifacts="$run_dir/artifacts/$name/"
+
+# One target for $seconds on a fresh copy of its seed corpus. Its summary line goes to
+# $run_dir/<target>.line and the fuzzer's exit status to <target>.status, read back once all
+# have ended. Targets run $jobs at a time, one core each: libFuzzer without -jobs is
+# single-threaded.
+run_target() {  # name max_len dict
+    local name="$1" max_len="$2" dict="$3"
+    local corpus="$run_dir/corpus/$name" artifacts="$run_dir/artifacts/$name/"
     if [[ "${FUZZ_KEEP_CORPUS:-0}" != 1 || ! -d "$corpus" ]]; then
         rm -rf "$corpus"
         mkdir -p "$corpus"
         cp -r "$here/corpus/$name/." "$corpus/"
     fi
     mkdir -p "$artifacts"
-    log="$run_dir/$name.log"
-    echo "== $name: ${seconds} s, max_len $max_len, dict $dict.dict"
-    status=0
+    local log="$run_dir/$name.log" status=0
     (cd "$run_dir" && nice -n "$niceness" "$build_dir/fuzz/fuzz_$name" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -dict="$here/dict/$dict.dict" -print_final_stats=1 -artifact_prefix="$artifacts" \
         "$corpus" </dev/null >"$log" 2>&1) || status=$?
+    local runs rate line
     runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
     rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)"
-    runs="${runs:-0}"
-    total=$((total + runs))
-    line="$(printf '%-22s %12s execs %9s exec/s' "$name" "$runs" "${rate:-?}")"
+    line="$(printf '%-22s %12s execs %9s exec/s' "$name" "${runs:-0}" "${rate:-?}")"
     if ((status != 0)); then
-        failed+=("$name")
         line="$line  FAILED (exit $status)"
         grep -E "^==[0-9]+==ERROR|^SUMMARY|property failed|runtime error|Test unit written|ALARM|out-of-memory|deadly signal" \
             "$log" | head -n 20 >&2 || true
         echo "   full log: $log" >&2
     fi
+    echo "$line" >"$run_dir/$name.line"
+    echo "$status" >"$run_dir/$name.status"
     echo "   $line"
-    summary+="$line"$'\n'
+}
+
+chosen=()
+while read -r name max_len dict; do
+    [[ -z "$name" ]] && continue
+    if ((${#selected[@]} > 0)) && [[ " ${selected[*]} " != *" $name "* ]]; then
+        continue
+    fi
+    chosen+=("$name")
+    while (($(jobs -rp | wc -l) >= jobs)); do
+        wait -n || true
+    done
+    echo "== $name: ${seconds} s, max_len $max_len, dict $dict.dict"
+    rm -f "$run_dir/$name.line" "$run_dir/$name.status"
+    run_target "$name" "$max_len" "$dict" &
 done <<<"$targets_table"
+wait
+
+failed=()
+total=0
+summary=""
+for name in "${chosen[@]}"; do
+    if [[ "$(cat "$run_dir/$name.status" 2>/dev/null)" != 0 ]]; then
+        failed+=("$name")
+    fi
+    line="$(cat "$run_dir/$name.line" 2>/dev/null || echo "$name 0 execs: no result")"
+    total=$((total + $(awk '{print $2}' <<<"$line")))
+    summary+="$line"$'\n'
+done
 
 echo
 echo "== summary ($seconds s per target)"
