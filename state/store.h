@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "state/event_kind.h"
 #include "state/records.h"
 
 namespace state {
@@ -115,12 +116,11 @@ class Store {
     std::int64_t append_event(const Event& event);                    // returns the new id
     [[nodiscard]] std::vector<Event> events(const JobId& job) const;  // oldest first
     [[nodiscard]] std::vector<Event> events_since(std::int64_t after_id) const;
-    // The job's newest event of `kind` ("decision", ...); nullopt when it has none. An index
-    // lookup, however long the journal.
-    [[nodiscard]] std::optional<Event> last_event_of_kind(const JobId& job,
-                                                          std::string_view kind) const;
+    // The job's newest event of `kind`; nullopt when it has none. An index lookup, however long
+    // the journal.
+    [[nodiscard]] std::optional<Event> last_event_of_kind(const JobId& job, EventKind kind) const;
     // Each job's newest event of `kind`, in one query that reads only that kind's entries.
-    [[nodiscard]] std::map<JobId, Event> last_events_of_kind(std::string_view kind) const;
+    [[nodiscard]] std::map<JobId, Event> last_events_of_kind(EventKind kind) const;
 
     // --- actions (intent log) ----------------------------------------------------------------
     // Inserts a planned action; when one with the same (job, attempt, step) exists, returns

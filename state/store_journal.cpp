@@ -115,9 +115,9 @@ std::vector<Event> Store::events(const JobId& job) const {
     return read_events(statement);
 }
 
-std::optional<Event> Store::last_event_of_kind(const JobId& job, std::string_view kind) const {
+std::optional<Event> Store::last_event_of_kind(const JobId& job, EventKind kind) const {
     Statement statement(*m_database, k_select_last_event_of_kind);
-    statement.bind(":kind", std::string(kind)).bind(":job", job.to_string());
+    statement.bind(":kind", std::string(event_kind_text(kind))).bind(":job", job.to_string());
     auto events = read_events(statement);
     if (events.empty()) {
         return std::nullopt;
@@ -125,9 +125,9 @@ std::optional<Event> Store::last_event_of_kind(const JobId& job, std::string_vie
     return std::move(events.front());
 }
 
-std::map<JobId, Event> Store::last_events_of_kind(std::string_view kind) const {
+std::map<JobId, Event> Store::last_events_of_kind(EventKind kind) const {
     Statement statement(*m_database, k_select_last_events_of_kind);
-    statement.bind(":kind", std::string(kind));
+    statement.bind(":kind", std::string(event_kind_text(kind)));
     std::map<JobId, Event> result;
     for (auto& event : read_events(statement)) {
         const auto job = event.job;

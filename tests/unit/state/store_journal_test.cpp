@@ -53,10 +53,10 @@ TEST_F(StoreJournal, EachJobsLastEventOfAKindAloneOrAllAtOnce) {
     other_decision.id = store->append_event(other_decision);
     (void)store->append_event({0, job(3), at(5), "observed", "no decision", "{}"});
 
-    EXPECT_EQ(store->last_event_of_kind(job(1), "decision"), last_decision);
-    EXPECT_EQ(store->last_event_of_kind(job(2, 4), "decision"), other_decision);
-    EXPECT_EQ(store->last_event_of_kind(job(3), "decision"), std::nullopt);
-    const auto all = store->last_events_of_kind("decision");
+    EXPECT_EQ(store->last_event_of_kind(job(1), state::EventKind::decision), last_decision);
+    EXPECT_EQ(store->last_event_of_kind(job(2, 4), state::EventKind::decision), other_decision);
+    EXPECT_EQ(store->last_event_of_kind(job(3), state::EventKind::decision), std::nullopt);
+    const auto all = store->last_events_of_kind(state::EventKind::decision);
     ASSERT_EQ(all.size(), 2U);
     EXPECT_EQ(all.at(job(1)), last_decision);
     EXPECT_EQ(all.at(job(2, 4)), other_decision);
