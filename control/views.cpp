@@ -18,6 +18,7 @@
 #include "state/event_kind.h"
 #include "supervisor/drain_limits.h"
 #include "supervisor/journal_events.h"
+#include "supervisor/knobs.h"
 #include "supervisor/step_kind.h"
 
 namespace control {
@@ -54,14 +55,13 @@ class LastDecisions {
   public:
     LastDecisions(const state::Store& store, bool for_every_job) : m_store(store) {
         if (for_every_job) {
-            m_all = store.last_events_of_kind(state::event_kind_text(state::EventKind::decision));
+            m_all = store.last_events_of_kind(state::EventKind::decision);
         }
     }
 
     nlohmann::json of(const state::JobId& job) const {
         if (!m_all) {
-            return decision_json(m_store.last_event_of_kind(
-                job, state::event_kind_text(state::EventKind::decision)));
+            return decision_json(m_store.last_event_of_kind(job, state::EventKind::decision));
         }
         const auto it = m_all->find(job);
         return decision_json(it == m_all->end() ? std::nullopt
@@ -82,6 +82,7 @@ std::uint32_t charged_attempt(const state::Registration& r) {
 nlohmann::json registration_json(const state::Registration& r,
                                  const std::vector<state::Attempt>& attempts,
                                  const nlohmann::json& decision) {
+    const auto knobs = supervisor::knobs_of(r);
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& a : attempts) {
         runs.push_back(
@@ -117,7 +118,7 @@ nlohmann::json registration_json(const state::Registration& r,
             {"last_cause", r.last_cause},
             {"last_checkpoint", r.last_checkpoint},
             {"last_slurm_state", r.last_slurm_state},
-            {"knobs", nlohmann::json::parse(r.knobs_json, nullptr, false)},
+            {"knobs", knobs ? supervisor::knobs_json_value(*knobs) : nlohmann::json(nullptr)},
             {"excluded_nodes", r.excluded_nodes},
             {"previous_job", r.previous_job},
             {"next_job", r.next_job},
@@ -155,19 +156,13 @@ std::string joined(const std::vector<std::string>& items) {
 // The lines under a job: its knobs, expected rate, excluded nodes, links, and the last decision.
 std::string details(const state::Registration& r, const nlohmann::json& decision) {
     std::string text;
-    const auto knobs = nlohmann::json::parse(r.knobs_json, nullptr, false);
+    // A damaged row shows no knobs here: `status` still lists the job, and the daemon names the
+    // damage when it reads them.
+    const auto knobs = supervisor::knobs_of(r);
     std::vector<std::string> values;
-    for (const auto& knob : knobs.is_array() ? knobs : nlohmann::json::array()) {
-        const auto env = knob.value("env", std::string());
-        if (env.empty()) {
-            continue;
-        }
-        values.push_back(env + "=" + std::to_string(knob.value("value", std::int64_t{0})));
-        const auto compensate = knob.value("compensate", std::string());
-        if (!compensate.empty()) {
-            values.push_back(compensate + "=" +
-                             std::to_string(knob.value("compensate_value", std::int64_t{1})));
-        }
+    for (const auto& [name, value] :
+         supervisor::knob_variables(knobs ? *knobs : std::vector<recovery::Knob>{})) {
+        values.push_back(name + "=" + std::to_string(value));
     }
     if (!values.empty()) {
         text += "    knobs: " + printable(joined(values)) + "\n";
@@ -292,8 +287,7 @@ std::string nodes_view(const state::Store& store, bool json) {
         }
     };
     std::map<std::string, Node> by_node;
-    for (const auto& [job, event] :
-         store.last_events_of_kind(state::event_kind_text(state::EventKind::suspect_node))) {
+    for (const auto& [job, event] : store.last_events_of_kind(state::EventKind::suspect_node)) {
         const auto suspect = supervisor::decode<supervisor::SuspectNodeEvent>(event);
         if (!suspect) {
             continue;
@@ -528,7 +522,7 @@ common::Result<std::string> events_view(const state::Store& store, const common:
                            {"at", format_time(e.at)},
                            {"kind", e.kind},
                            {"message", e.message},
-                           {"data", nlohmann::json::parse(e.data_json, nullptr, false)}});
+                           {"data", supervisor::data_of(e)}});
         }
         return common::json_text(out, 2) + "\n";
     }

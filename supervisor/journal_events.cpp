@@ -316,6 +316,11 @@ json encode(const StepRateEvent& event) {
             {"intervals", event.intervals}};
 }
 
+json data_of(const state::Event& event) {
+    auto data = json::parse(event.data_json, nullptr, false);
+    return data.is_discarded() ? json(nullptr) : data;
+}
+
 template <typename Payload>
 std::optional<Payload> decode(const state::Event& event) {
     if (state::event_kind_of(event) != Payload::kind) {

@@ -296,4 +296,8 @@ struct StepRateEvent {
 template <typename Payload>
 [[nodiscard]] std::optional<Payload> decode(const state::Event& event);
 
+// Any event's data as the journal holds it, for a reply that nests it (`events --json`): null
+// where the text is not JSON (a damaged row).
+[[nodiscard]] nlohmann::json data_of(const state::Event& event);
+
 }  // namespace supervisor

@@ -7,6 +7,10 @@
 namespace supervisor {
 
 std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
+    return common::json_text(knobs_json_value(knobs));
+}
+
+nlohmann::json knobs_json_value(const std::vector<recovery::Knob>& knobs) {
     auto array = nlohmann::json::array();
     for (const auto& knob : knobs) {
         nlohmann::json item = {{"name", knob.name},
@@ -21,7 +25,7 @@ std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
         }
         array.push_back(std::move(item));
     }
-    return common::json_text(array);
+    return array;
 }
 
 common::Result<std::vector<recovery::Knob>> knobs_of(const state::Registration& registration) {
@@ -51,15 +55,25 @@ common::Result<std::vector<recovery::Knob>> knobs_of(const state::Registration& 
 }
 
 void export_knobs(const std::vector<recovery::Knob>& knobs, state::ResumeEnv& env) {
+    for (const auto& [name, value] : knob_variables(knobs)) {
+        env[name] = std::to_string(value);
+    }
+}
+
+std::vector<std::pair<std::string, std::int64_t>> knob_variables(
+    const std::vector<recovery::Knob>& knobs) {
+    std::vector<std::pair<std::string, std::int64_t>> variables;
     for (const auto& knob : knobs) {
+        // A knob without a variable (the time limit) is changed through Slurm, not the script.
         if (knob.env.empty()) {
             continue;
         }
-        env[knob.env] = std::to_string(knob.value);
+        variables.emplace_back(knob.env, knob.value);
         if (!knob.compensate.empty()) {
-            env[knob.compensate] = std::to_string(knob.compensate_value);
+            variables.emplace_back(knob.compensate, knob.compensate_value);
         }
     }
+    return variables;
 }
 
 recovery::Knob time_limit_knob(std::chrono::minutes limit, std::int64_t factor) {

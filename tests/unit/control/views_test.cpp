@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "supervisor/knobs.h"
 #include "tests/unit/state/test_support.h"
 
 namespace {
@@ -115,6 +116,33 @@ TEST_F(StatusView, TheExpectedRateIsShownWhereItIsSet) {
     const auto without = control::status_view(*store, {job(3), false, false, {}}).value();
     EXPECT_EQ(without.find("expected rate"), std::string::npos) << without;
     EXPECT_TRUE(json_of(job(3))[0]["expect_steps_per_hour"].is_null());
+}
+
+// The knobs as the job's script sees them, in the knobs' order, each compensating variable after
+// its own; a knob the script does not read (the time limit) is in the JSON only. A damaged row
+// shows no knobs, and the listing still shows the job.
+TEST_F(StatusView, TheKnobsAreShownAsTheScriptReadsThem) {
+    recovery::Knob batch{"batch_size", "BATCH_SIZE", 16, 32, 8, std::nullopt, "GRAD_ACCUM", 2};
+    auto one = store->registration(job(1)).value();
+    one.knobs_json = supervisor::knobs_to_json(
+        {batch, supervisor::time_limit_knob(std::chrono::minutes(60), 2)});
+    store->update_registration(one);
+    auto damaged = store->registration(job(3)).value();
+    damaged.knobs_json = R"([{"name": "batch_size"}])";
+    store->update_registration(damaged);
+
+    const auto text = control::status_view(*store, {job(1), false, false, {}}).value();
+    EXPECT_NE(text.find("    knobs: BATCH_SIZE=16, GRAD_ACCUM=2\n"), std::string::npos) << text;
+    const auto knobs = json_of(job(1))[0]["knobs"];
+    ASSERT_EQ(knobs.size(), 2U) << knobs.dump();
+    EXPECT_EQ(knobs[0]["value"], 16);
+    EXPECT_EQ(knobs[1]["name"], "time_limit");
+    EXPECT_EQ(knobs[1]["max"], 120);
+
+    const auto shown = control::status_view(*store, {job(3), false, false, {}});
+    ASSERT_TRUE(shown) << shown.error().message;
+    EXPECT_EQ(shown->find("knobs:"), std::string::npos) << *shown;
+    EXPECT_TRUE(json_of(job(3))[0]["knobs"].is_null());
 }
 
 // Through the site daemon every user's `status` is answered on the channel's one thread: it

@@ -207,4 +207,11 @@ TEST(JournalEvents, AFieldOfTheWrongTypeKeepsItsDefault) {
     EXPECT_EQ(huge->waited_s, 0);
 }
 
+TEST(JournalEvents, AnyEventsDataNestsAsStoredAndADamagedRowAsNull) {
+    const auto stuck = event_of(StuckPendingEvent{4, "ReqNodeNotAvail", 60});
+    EXPECT_EQ(data_of(stuck), encode(StuckPendingEvent{4, "ReqNodeNotAvail", 60}));
+    EXPECT_EQ(data_of(row(state::EventKind::stuck_pending, "[4]")), nlohmann::json::array({4}));
+    EXPECT_TRUE(data_of(row(state::EventKind::stuck_pending, "not json")).is_null());
+}
+
 }  // namespace
