@@ -230,7 +230,7 @@ class CurlSender final : public Sender {
             return tl::unexpected(
                 SendError{key.error().message + " (" + key.error().hint + ")", false});
         }
-        auto event = nlohmann::json::parse(message.pagerduty, nullptr, false);
+        auto event = message.pagerduty;
         if (!event.is_object()) {
             return tl::unexpected(SendError{"PagerDuty: the message has no event to send", true});
         }

@@ -86,8 +86,7 @@ std::string job_page(const std::string& dashboard_url, const std::string& job) {
 
 Outgoing outgoing_of(const std::vector<Notification>& group, const std::string& dashboard_url) {
     const Notification& newest = group.back();
-    const auto parsed = nlohmann::json::parse(newest.data_json, nullptr, false);
-    const Message message = message_from_json(parsed);
+    const Message message = message_from_json_text(newest.data_json);
     Outgoing out;
     out.id = newest.id;
     out.unique_key = std::to_string(newest.id) + "." + std::to_string(millis(newest.created_at));
@@ -111,8 +110,7 @@ Outgoing outgoing_of(const std::vector<Notification>& group, const std::string& 
         payload["text"] = payload["text"].get<std::string>() + "\n" + page;
     }
     out.json = common::json_text(payload);
-    out.pagerduty = common::json_text(
-        pagerduty_event(message, {newest.subject, newest.dedup_key, page, payload}));
+    out.pagerduty = pagerduty_event(message, {newest.subject, newest.dedup_key, page, payload});
     return out;
 }
 

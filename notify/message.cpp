@@ -64,6 +64,10 @@ nlohmann::json to_json(const Message& m) {
             {"attempt", m.attempt}};
 }
 
+Message message_from_json_text(std::string_view text) {
+    return message_from_json(nlohmann::json::parse(text, nullptr, false));
+}
+
 Message message_from_json(const nlohmann::json& json) {
     Message m;
     if (!json.is_object()) {

@@ -42,6 +42,9 @@ struct Message {
 [[nodiscard]] nlohmann::json to_json(const Message& message);
 // Missing or mistyped fields read as empty: an old row must still be sendable.
 [[nodiscard]] Message message_from_json(const nlohmann::json& json);
+// The same from an outbox row's data_json. Text that is not JSON reads as an empty message: the
+// row is then sent with its subject and body alone.
+[[nodiscard]] Message message_from_json_text(std::string_view text);
 
 [[nodiscard]] std::string email_subject(const Message& message);
 [[nodiscard]] std::string email_body(const Message& message);

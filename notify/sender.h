@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
 #include "notify/target.h"
@@ -17,13 +18,13 @@ namespace notify {
 
 // What goes out, in every form; the channel picks what it sends.
 struct Outgoing {
-    std::int64_t id = 0;     // the outbox row
-    std::string unique_key;  // "<id>.<created ms>": Message-ID, webhook Idempotency-Key
-    std::string subject;     // email
-    std::string body;        // email
-    std::string sms;         // SMS text, already within the limit
-    std::string json;        // webhook payload
-    std::string pagerduty;   // PagerDuty event (pagerduty_event.h), without its routing_key
+    std::int64_t id = 0;       // the outbox row
+    std::string unique_key;    // "<id>.<created ms>": Message-ID, webhook Idempotency-Key
+    std::string subject;       // email
+    std::string body;          // email
+    std::string sms;           // SMS text, already within the limit
+    std::string json;          // webhook payload
+    nlohmann::json pagerduty;  // PagerDuty event (pagerduty_event.h), without its routing_key
 };
 
 struct SendError {

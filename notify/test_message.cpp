@@ -27,8 +27,7 @@ Outgoing outgoing_of(const Message& message, const std::string& unique_key) {
     const auto payload = webhook_payload(message, 0);
     out.json = common::json_text(payload);
     // Each test its own incident: the key is the test's.
-    out.pagerduty = common::json_text(
-        pagerduty_event(message, {out.subject, "test:" + unique_key, "", payload}));
+    out.pagerduty = pagerduty_event(message, {out.subject, "test:" + unique_key, "", payload});
     return out;
 }
 

@@ -80,6 +80,8 @@ TEST(Message, RoundTripsThroughJsonAndReadsOldRowsAsEmpty) {
     EXPECT_EQ(message_from_json(to_json(full())), full());
     EXPECT_EQ(message_from_json(nlohmann::json::object()), Message{});
     EXPECT_EQ(message_from_json(nlohmann::json::parse(R"({"job": 7, "nodes": "n1"})")), Message{});
+    EXPECT_EQ(message_from_json_text(to_json(full()).dump()), full());
+    EXPECT_EQ(message_from_json_text("not json"), Message{});
 }
 
 TEST(Message, TheWebhookPayloadHasTextAndEveryField) {

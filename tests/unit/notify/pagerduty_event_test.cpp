@@ -121,7 +121,7 @@ TEST_F(DispatcherTest, TheSenderGetsTheEventWithTheRowsDedupKey) {
     ASSERT_EQ(sender.calls.size(), 1U);
     EXPECT_EQ(sender.calls[0].target.channel, Channel::pagerduty);
     EXPECT_EQ(sender.calls[0].target.address, "ops");
-    auto event = nlohmann::json::parse(sender.calls[0].message.pagerduty);
+    auto event = sender.calls[0].message.pagerduty;
     EXPECT_EQ(event["dedup_key"], "slurm-supervisor:failed:100:nccl_timeout");
     EXPECT_EQ(event["payload"]["summary"], row(id).subject);
     EXPECT_EQ(event["payload"]["severity"], "error");
