@@ -36,7 +36,8 @@ echo "files including supervisor/journal.h that queue a message: $telling"
 
 # 4. Text where a type would do: the owner's whitelist searched for a literal, the Store's
 #    parameters named kind or status taken as text, json::parse outside state/, the codecs and
-#    the parsers of outside input (each with its fuzz target).
+#    the parsers of outside input (each with its fuzz target). supervisor/knobs.cpp is the
+#    codec of the registrations' knobs column since control/views.cpp stopped reading it itself.
 literal="$(find_lines -rnE 'find\([^)]*allowed_actions, "' --include=*.cpp --include=*.h \
     common state recovery slurm supervisor notify control web ops src node_evidence http |
     count)"
@@ -45,6 +46,6 @@ store_text="$(find_lines -nE '(std::string_view|const std::string&) (kind|status
 echo "Store parameters named kind or status taken as text (state/store.h): $store_text"
 parses="$(find_lines -rn 'json::parse(' --include=*.cpp \
     common recovery slurm supervisor notify control web ops src node_evidence http |
-    find_lines -vE '^(supervisor/journal_events|supervisor/step_params|recovery/diagnosis_json|notify/message|slurm/submit_request_json|node_evidence/prometheus_response|recovery/checkpoints/[a-z_]+)\.cpp:' |
+    find_lines -vE '^(supervisor/journal_events|supervisor/step_params|supervisor/knobs|recovery/diagnosis_json|notify/message|slurm/submit_request_json|node_evidence/prometheus_response|recovery/checkpoints/[a-z_]+)\.cpp:' |
     count)"
 echo "json::parse outside state/, the codecs and the outside-input parsers: $parses"
