@@ -18,11 +18,17 @@ find_lines() {
     grep "$@" || true
 }
 
-# 1. Lines of supervisor/ that tell an ended, a requeued-by-Slurm and a hung or slowed run apart
-#    by their flags (FailureContext's slurm_requeued, stall, slow, run_still_going()).
-flags="$(find_lines -nE 'slurm_requeued|\bstall (!=|==) nullptr|\bslow (!=|==) nullptr|run_still_going\(\)' \
-    supervisor/*.h supervisor/*.cpp | count)"
-echo "failure-kind flag checks in supervisor/ (slurm_requeued, stall/slow vs nullptr, run_still_going): $flags"
+# 1. Lines of supervisor/ that tell an ended, a requeued-by-Slurm, a hung and a held-back run
+#    apart: the flags FailureContext had (slurm_requeued, stall, slow, run_still_going()) and,
+#    since session 29, the kind queries of a Failure (was_requeued_by_slurm(), still_running(),
+#    ended_by_itself(), .stall(), .slow()), outside the Failure type itself (failure.h/.cpp).
+#    Not counted: the lifecycle's own Observation::slurm_requeued (lifecycle.h/.cpp, observe.cpp
+#    and its comparisons), which is what the cycle saw, not how the failure is handled.
+flags="$(find_lines -nE '\bslurm_requeued\b|\bstall (!=|==) nullptr|\bslow (!=|==) nullptr|run_still_going\(\)|(was_requeued_by_slurm|still_running|ended_by_itself)\(\)|\.(stall|slow)\(\)' \
+    supervisor/*.h supervisor/*.cpp |
+    find_lines -vE '^supervisor/(failure\.(h|cpp)|lifecycle\.(h|cpp)|observe\.cpp):' |
+    find_lines -v 'Observation::slurm_requeued' | count)"
+echo "failure-kind checks in supervisor/ outside the Failure type: $flags"
 
 # 2. Data members of class PollCycle (lines declaring an m_ member inside the class).
 members="$(sed -n '/^class PollCycle/,/^};/p' supervisor/poll_cycle.h |

@@ -339,8 +339,10 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     const common::SystemClock clock;
     const bool slurm_requeued = job.state == slurm::JobState::pending &&
                                 job.restart_count > registration->seen_restart_count;
-    auto context = supervisor::failure_context_for(*registration, job, nodes, *store,
-                                                   slurm_requeued, clock.now());
+    auto context = supervisor::failure_context_for(
+        *registration, job, nodes, *store,
+        slurm_requeued ? supervisor::Failure::requeued_by_slurm() : supervisor::Failure::ended(),
+        clock.now());
     // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.
     auto& slurm = *client;
     const auto node_evidence = node_evidence::make_sources(config.evidence, [&slurm](uid_t uid) {

@@ -123,8 +123,8 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
         return;
     }
     const auto& job = *context.job;
-    request.run_ended = !context.run_still_going();
-    request.end = context.run_still_going() ? context.now : job.end_time.value_or(context.now);
+    request.run_ended = !context.failure.still_running();
+    request.end = context.failure.ended_at(job, context.now);
     request.start = job.start_time.value_or(request.end);
     auto found = source.gather(request);
     evidence.node_signals = std::move(found.signals);
@@ -145,14 +145,15 @@ recovery::Evidence slurm_evidence(const FailureContext& context, FailureAnalysis
     if (job.num_tasks) {
         evidence.slurm.task_count = static_cast<int>(*job.num_tasks);
     }
-    if (context.slurm_requeued) {
-        // The queue shows the job PENDING again; what ended the run is in the node states.
-        analysis.slurm_state = any_node_down(evidence.slurm.node_states) ? "NODE_FAIL" : "REQUEUED";
-    } else {
+    if (context.failure.has_exit_status()) {
         analysis.slurm_state = std::string(slurm::to_string(job.state));
         evidence.slurm.exit_code = job.exit_code;
         evidence.slurm.signal = job.signal;
         evidence.slurm.state_reason = job.state_reason;
+    } else {
+        // Requeued by Slurm: the queue shows the job PENDING again, and what ended the run is in
+        // the node states.
+        analysis.slurm_state = any_node_down(evidence.slurm.node_states) ? "NODE_FAIL" : "REQUEUED";
     }
     evidence.slurm.state = analysis.slurm_state;
     return evidence;
@@ -186,8 +187,8 @@ void read_logs(const FailureContext& context, const Config& config, recovery::Ev
 // slowdown's own, naming its node, for a slow node).
 void diagnose_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
                       const recovery::Evidence& evidence, FailureAnalysis& analysis) {
-    if (context.slow != nullptr) {
-        analysis.diagnosis = slow_node_diagnosis(*context.slow);
+    if (const auto* slow = context.failure.slow()) {
+        analysis.diagnosis = slow_node_diagnosis(*slow);
         return;
     }
     if (auto diagnosis = recovery::diagnose(evidence, catalogue)) {
@@ -196,10 +197,10 @@ void diagnose_failure(const FailureContext& context, const recovery::Catalogue& 
         analysis.notes.push_back("diagnosis failed: " + diagnosis.error().message);
         analysis.diagnosis.summary = "no diagnosis: " + diagnosis.error().message;
     }
-    if (context.stall != nullptr) {
+    if (const auto* stall = context.failure.stall()) {
         const auto job_nodes = recovery::expand_hostlist(context.run_nodes);
         analysis.diagnosis = stall_diagnosis(
-            *context.stall, analysis.diagnosis,
+            *stall, analysis.diagnosis,
             recovery::find_silent_rank(evidence.logs,
                                        job_nodes ? *job_nodes : std::vector<std::string>{}));
     }
@@ -260,8 +261,7 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
     // is still running somewhere (a node that lost slurmd) and the file is not final.
     // A running job's end_time is Slurm's forecast, not an end.
     options.unfinished_after =
-        (context.run_still_going() ? context.now : context.job->end_time.value_or(context.now)) +
-        k_checkpoint_grace;
+        context.failure.ended_at(*context.job, context.now) + k_checkpoint_grace;
     // A checkpoint of no known format is used by name only when it has not been touched
     // for the settle time: nothing else says it is complete.
     options.settled_before = context.now - config.checkpoint_settle;
@@ -284,7 +284,7 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
                                                         candidate.reason);
             }
         }
-        if (!context.run_still_going() && !context.slurm_requeued) {
+        if (context.failure.ended_by_itself()) {
             analysis.checkpoint_settles_at =
                 settles_at(*found, config.checkpoint_settle, context.now);
             if (analysis.checkpoint_settles_at) {
@@ -317,12 +317,12 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
     request.whitelist = recovery::whitelist_of_known(registration.allowed_actions);
-    if (context.slow != nullptr) {
+    if (context.failure.slow() != nullptr) {
         request.whitelist = slow_node_permissions(request.whitelist);
     }
     // Runs ended by requeues the supervisor did not make are not charged to the budget.
-    const std::uint32_t outside =
-        registration.outside_requeues + (ended_by_other_hands(context) ? 1 : 0);
+    const std::uint32_t outside = registration.outside_requeues +
+                                  (context.failure.ended_by_other_hands(*context.job) ? 1 : 0);
     request.failed_attempt =
         registration.attempt > outside ? registration.attempt - outside : std::uint32_t{1};
     request.outside_requeues = outside;
@@ -368,7 +368,7 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
                                std::to_string(analysis.correlation.window.count()) + " h"});
     }
     request.same_failure_limit = config.same_failure_limit;
-    request.slurm_requeued_itself = context.slurm_requeued;
+    request.slurm_requeued_itself = context.failure.was_requeued_by_slurm();
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
     return request;
 }
@@ -396,15 +396,10 @@ std::vector<recovery::SuspectNode> other_owners_witnesses(
 
 }  // namespace
 
-bool ended_by_other_hands(const FailureContext& context) {
-    return context.slurm_requeued ||
-           (context.job != nullptr && context.job->state == slurm::JobState::preempted);
-}
-
 FailureContext failure_context_for(const state::Registration& registration,
                                    const slurm::JobSnapshot& job,
                                    const std::vector<slurm::NodeSnapshot>& nodes,
-                                   const state::Store& store, bool slurm_requeued,
+                                   const state::Store& store, Failure failure,
                                    common::TimePoint now) {
     FailureContext context;
     context.registration = &registration;
@@ -416,10 +411,9 @@ FailureContext failure_context_for(const state::Registration& registration,
     context.run_nodes = recorded && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
     // The queue's start time of a job Slurm requeued is its next run's (an estimate, maybe in
     // the future), never the failed run's.
-    context.run_start = recorded && attempt->started_at ? attempt->started_at
-                        : slurm_requeued                ? std::nullopt
-                                                        : job.start_time;
-    context.slurm_requeued = slurm_requeued;
+    context.run_start =
+        recorded && attempt->started_at ? attempt->started_at : failure.start_shown(job);
+    context.failure = failure;
     context.restart_delta =
         job.restart_count - std::min(job.restart_count, registration.seen_restart_count);
     context.store = &store;
@@ -460,7 +454,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     const auto checkpoints = find_checkpoints(context, config, analysis);
     const auto request = plan_request(context, config, analysis, checkpoints);
     analysis.plan = recovery::plan_recovery(request);
-    if (context.stall != nullptr) {
+    if (context.failure.stall() != nullptr) {
         restrict_stall_plan(analysis.plan, request.whitelist.allows(recovery::ActionKind::cancel));
     }
     return analysis;

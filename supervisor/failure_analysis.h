@@ -18,6 +18,7 @@
 #include "state/records.h"
 #include "state/store.h"
 #include "supervisor/config.h"
+#include "supervisor/failure.h"
 #include "supervisor/failure_history.h"
 #include "supervisor/journal_events.h"
 #include "supervisor/slow_node.h"
@@ -50,16 +51,12 @@ struct FailureContext {
     // When that run started, as Slurm recorded it; unset: unknown, and every node reason is
     // taken as this run's.
     std::optional<common::TimePoint> run_start;
-    bool slurm_requeued = false;  // Slurm requeued it itself (node failure)
+    Failure failure;  // ended, requeued by Slurm, hung or held back
     std::uint32_t restart_delta = 0;
     const state::Store* store = nullptr;  // the journal, for the failure history
     common::TimePoint now{};
-    bool is_operator = false;      // the supervisor is a Slurm operator
-    bool can_resubmit = false;     // a job spec is stored
-    const Stall* stall = nullptr;  // the job is RUNNING but hung (stall.h)
-    // The job is RUNNING, held back by one node, and its owner allowed exclude_slow_node
-    // (slow_node.h). Its diagnosis is the slowdown's, its node evidence the slowdown's own.
-    const SlowRun* slow = nullptr;
+    bool is_operator = false;   // the supervisor is a Slurm operator
+    bool can_resubmit = false;  // a job spec is stored
     // The daemon: logs and checkpoints are read with these credentials (the job's owner), and
     // not at all when the process cannot take them. Unset (the CLI, acting as its user): read
     // with the process's own.
@@ -67,30 +64,20 @@ struct FailureContext {
     // The nodes' own evidence (telemetry, kernel events), asked for the run's nodes and time
     // window; nullptr: none configured, then only Slurm and the job's logs are read.
     node_evidence::Source* node_evidence = nullptr;
-
-    // The run has not ended: the supervisor stops it (hung, or held back by a node), and it
-    // ends when it is stopped, now.
-    [[nodiscard]] bool run_still_going() const { return stall != nullptr || slow != nullptr; }
 };
 
 // The part of a FailureContext that the daemon and `supervisor diagnose JOBID` build alike, so
 // that diagnose shows the plan the daemon would make: the run's nodes (the attempt's own when
-// recorded, else the job's), whether Slurm requeued the job itself, the restarts since the last
-// look, whether a resubmit is possible (a job spec is stored), and the store for the journal.
-// The caller adds what only it knows: a stall, the owner's credentials, the node evidence,
-// whether we are a Slurm operator. Reads the store (two queries); `nodes` and `store` must
-// outlive the context.
+// recorded, else the job's), the failure, the restarts since the last look, whether a resubmit
+// is possible (a job spec is stored), and the store for the journal. The caller adds what only
+// it knows: the owner's credentials, the node evidence, whether we are a Slurm operator. Reads
+// the store (two queries); `nodes` and `store` must outlive the context, and a hung or held-back
+// failure's stall or slowdown too.
 [[nodiscard]] FailureContext failure_context_for(const state::Registration& registration,
                                                  const slurm::JobSnapshot& job,
                                                  const std::vector<slurm::NodeSnapshot>& nodes,
-                                                 const state::Store& store, bool slurm_requeued,
+                                                 const state::Store& store, Failure failure,
                                                  common::TimePoint now);
-
-// The run was ended by other hands, not by a failure of its own, so it is not charged to
-// --max-attempts (the user guide's promise): Slurm requeued it itself (preemption with
-// PreemptMode=REQUEUE, a node failure, an administrator), or it was preempted and cancelled
-// (PreemptMode=CANCEL: state PREEMPTED). Such runs count against outside_requeue_limit instead.
-[[nodiscard]] bool ended_by_other_hands(const FailureContext& context);
 
 [[nodiscard]] FailureAnalysis analyse_failure(const FailureContext& context,
                                               const recovery::Catalogue& catalogue,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "supervisor/failure.h"
+
 namespace supervisor {
 namespace {
 
@@ -15,7 +17,7 @@ bool is_restart(ActionKind kind) {
 
 std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosis& diagnosis,
                             const state::Registration& registration,
-                            std::uint32_t expected_restart_count) {
+                            std::uint32_t expected_restart_count, const Failure& failure) {
     std::vector<Step> steps;
     std::vector<Step> while_held;
     const auto restart = std::ranges::find_if(
@@ -66,11 +68,15 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
     if (resubmit) {
         params.exclude_nodes = registration.excluded_nodes;
         params.time_limit_minutes = plan.time_limit_minutes;
-        steps.push_back({StepKind::resubmit, params});
+        Step step{StepKind::resubmit, params};
+        failure.adapt(step);
+        steps.push_back(step);
         return steps;
     }
     params.hold = !while_held.empty();
-    steps.push_back({StepKind::requeue, params});
+    Step requeue{StepKind::requeue, params};
+    failure.adapt(requeue);
+    steps.push_back(requeue);
     if (!while_held.empty()) {
         steps.insert(steps.end(), while_held.begin(), while_held.end());
         StepParams release;

@@ -5,7 +5,8 @@
 // in the resume environment when the plan is recorded; their steps only mark them done. A fix
 // that changes the job in Slurm needs it pending: `requeue` then runs with hold, the changes
 // follow, and an internal `release` step lets it start. `resubmit` carries the changes into
-// the new job's options instead.
+// the new job's options instead. The failure decides what a restart step does to a run still
+// going (failure.h: Failure::adapt).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@
 
 namespace supervisor {
 
+class Failure;
+
 struct Step {
     StepKind kind = StepKind::requeue;
     StepParams params;
@@ -28,6 +31,7 @@ struct Step {
 [[nodiscard]] std::vector<Step> steps_for(const recovery::Plan& plan,
                                           const recovery::Diagnosis& diagnosis,
                                           const state::Registration& registration,
-                                          std::uint32_t expected_restart_count);
+                                          std::uint32_t expected_restart_count,
+                                          const Failure& failure);
 
 }  // namespace supervisor

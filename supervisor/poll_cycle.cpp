@@ -462,7 +462,9 @@ void PollCycle::look_at(state::Registration registration,
     }
     if ((observation == Observation::job_failed || observation == Observation::slurm_requeued) &&
         transition(registration.status, observation).verdict == Verdict::move) {
-        begin_recovery(registration, *job, observation);
+        begin_recovery(registration, *job,
+                       observation == Observation::slurm_requeued ? Failure::requeued_by_slurm()
+                                                                  : Failure::ended());
         ++report.transitions;
         return;
     }

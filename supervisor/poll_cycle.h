@@ -126,13 +126,11 @@ class PollCycle {
     // node evidence and whether we are an operator (an RPC, asked only when the job allows
     // drain_node).
     FailureContext failure_context(const state::Registration& registration,
-                                   const slurm::JobSnapshot& job, Observation observation,
-                                   const Stall* stall, const SlowRun* slow);
+                                   const slurm::JobSnapshot& job, const Failure& failure);
     // A slow node's recovery begins only when its plan moves the job off the node; otherwise
     // the owner is told and the job keeps running (slow_node.h).
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                        Observation observation, const Stall* stall = nullptr,
-                        const SlowRun* slow = nullptr);
+                        const Failure& failure);
     // The timed looks of the jobs that `changed` and those whose timer came due: stall,
     // straggler, idle GPU, stuck pending; each schedules the job's next one. Returns how many
     // recoveries began (a stall).

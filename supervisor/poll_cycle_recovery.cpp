@@ -34,30 +34,16 @@ void record_findings(state::Store& store, const state::Registration& registratio
                      const state::Attempt& attempt, const FailureContext& context,
                      const FailureAnalysis& analysis, const std::string& cause) {
     const auto& job = *context.job;
-    const Stall* stall = context.stall;
-    const SlowRun* slow = context.slow;
     ObservedEvent observed;
     observed.state = analysis.slurm_state;
     observed.restart_count = job.restart_count;
-    if (stall != nullptr) {
+    if (const auto* stall = context.failure.stall()) {
         observed.stall = stall_json(*stall);
     }
-    record_event(
-        store, registration.job, context.now,
-        "attempt " + std::to_string(attempt.number) +
-            (stall != nullptr  ? " hung: still "
-             : slow != nullptr ? " held back: still "
-                               : " ended: ") +
-            analysis.slurm_state + (context.slurm_requeued ? "" : detail::exit_text(job)) +
-            (context.run_nodes.empty() ? "" : " on " + context.run_nodes) +
-            (context.slurm_requeued ? " (requeued by Slurm or an administrator, restart count " +
-                                          std::to_string(job.restart_count) + ")"
-                                    : "") +
-            (stall != nullptr ? ", " + stall->summary : "") +
-            (slow != nullptr ? ", " + recovery::describe(slow->straggling) +
-                                   "; the evidence names " + slow->node
-                             : ""),
-        observed);
+    record_event(store, registration.job, context.now,
+                 "attempt " + std::to_string(attempt.number) +
+                     context.failure.observed_text(job, analysis.slurm_state, context.run_nodes),
+                 observed);
     record_event(store, registration.job, context.now,
                  with_correlation(cause + ": " + analysis.diagnosis.summary, analysis.correlation),
                  diagnosis_event(analysis, attempt.number));
@@ -67,11 +53,9 @@ void record_findings(state::Store& store, const state::Registration& registratio
 void close_attempt(state::Store& store, state::Attempt& attempt, const FailureContext& context,
                    const FailureAnalysis& analysis, const std::string& cause) {
     const auto& job = *context.job;
-    // A running job's end_time is Slurm's forecast; a hung or slowed one ends now, when it is
-    // stopped.
-    attempt.ended_at = context.run_still_going() ? context.now : job.end_time.value_or(context.now);
+    attempt.ended_at = context.failure.ended_at(job, context.now);
     attempt.final_state = analysis.slurm_state;
-    if (!context.slurm_requeued) {
+    if (context.failure.has_exit_status()) {
         attempt.exit_code = job.exit_code;
         attempt.signal = job.signal;
     }
@@ -85,7 +69,8 @@ void close_attempt(state::Store& store, state::Attempt& attempt, const FailureCo
 // is counted as such (seen_restart_count, outside_requeues) instead of as a failure.
 std::string count_the_end(state::Registration& registration, const FailureContext& context,
                           const std::string& cause, const Config& config) {
-    if (context.slurm_requeued) {
+    const auto& failure = context.failure;
+    if (failure.was_requeued_by_slurm()) {
         // Preemption, an administrator or Slurm after a node failure: journalled and shown,
         // not charged to max_attempts (failure_analysis.cpp), capped by outside_requeue_limit.
         registration.seen_restart_count = context.job->restart_count;
@@ -95,7 +80,7 @@ std::string count_the_end(state::Registration& registration, const FailureContex
                std::to_string(registration.outside_requeues) + " of at most " +
                std::to_string(config.outside_requeue_limit) + " such requeues)";
     }
-    if (ended_by_other_hands(context)) {
+    if (failure.ended_by_other_hands(*context.job)) {
         // Preempted and cancelled (PreemptMode=CANCEL): another job's priority ended it; the
         // supervisor's requeue continues it uncharged, as after Slurm's own requeue.
         ++registration.outside_requeues;
@@ -103,14 +88,7 @@ std::string count_the_end(state::Registration& registration, const FailureContex
                std::to_string(registration.outside_requeues) + " of at most " +
                std::to_string(config.outside_requeue_limit) + " such runs)";
     }
-    if (context.stall != nullptr) {
-        return " hung (" + cause + ", no progress for " +
-               format_stall_timeout(context.stall->silent_for) + ")";
-    }
-    if (context.slow != nullptr) {
-        return " was held back by " + context.slow->node + " (" + cause + ")";
-    }
-    return " failed (" + cause + ")";
+    return failure.charged_end_text(cause);
 }
 
 // The plan's steps as the intent log (state::Action rows, executed after the commit), and
@@ -119,22 +97,15 @@ std::vector<std::string> record_planned_steps(
     state::Store& store, const state::Registration& registration, const FailureAnalysis& analysis,
     std::uint32_t attempt, std::uint32_t expected_restart_count, const FailureContext& context) {
     std::vector<std::string> kinds;
-    const auto planned =
-        steps_for(analysis.plan, analysis.diagnosis, registration, expected_restart_count);
+    const auto planned = steps_for(analysis.plan, analysis.diagnosis, registration,
+                                   expected_restart_count, context.failure);
     for (std::uint32_t step = 0; step < planned.size(); ++step) {
         state::Action action;
         action.job = registration.job;
         action.attempt = attempt;
         action.step = step;
         action.kind = std::string(step_kind_text(planned[step].kind));
-        auto params = planned[step].params;
-        if (context.run_still_going() && planned[step].kind == StepKind::requeue) {
-            params.stop_running = true;  // Slurm kills a running job it requeues
-        }
-        if (context.stall != nullptr && planned[step].kind == StepKind::resubmit) {
-            params.cancel_running = true;  // allowed: restrict_stall_plan kept the step
-        }
-        action.params_json = common::json_text(step_params_json(params));
+        action.params_json = common::json_text(step_params_json(planned[step].params));
         action.created_at = action.updated_at = context.now;
         store.insert_action(action);
         kinds.push_back(action.kind);
@@ -162,7 +133,7 @@ void prepare_next_attempt(state::Store& store, state::Registration& registration
     store.set_resume_env(registration.job, env);
     auto following = new_attempt(registration.job, next);
     following.restart_count =
-        context.slurm_requeued ? context.job->restart_count : expected_restart_count + 1;
+        context.failure.next_restart_count(*context.job, expected_restart_count);
     following.resumed_from = resume_from.value_or("");
     store.upsert_attempt(following);
     registration.attempt = next;
@@ -174,15 +145,11 @@ void prepare_next_attempt(state::Store& store, state::Registration& registration
 using detail::find_attempt;
 
 FailureContext PollCycle::failure_context(const state::Registration& registration,
-                                          const slurm::JobSnapshot& job, Observation observation,
-                                          const Stall* stall, const SlowRun* slow) {
-    auto context = failure_context_for(registration, job, nodes(), m_store,
-                                       observation == Observation::slurm_requeued, m_clock.now());
-    context.stall = stall;
-    context.slow = slow;
+                                          const slurm::JobSnapshot& job, const Failure& failure) {
+    auto context = failure_context_for(registration, job, nodes(), m_store, failure, m_clock.now());
     context.read_as = m_owners.of(registration, job);
     // A slow node's telemetry was read for its slowdown's window already.
-    context.node_evidence = slow != nullptr ? nullptr : m_node_evidence;
+    context.node_evidence = failure.slow() != nullptr ? nullptr : m_node_evidence;
     if (m_config.allow_drain ||
         recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
         // An RPC: only where a drain may follow (the site's drains need no owner's word).
@@ -192,12 +159,12 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
 }
 
 void PollCycle::begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
-                               Observation observation, const Stall* stall, const SlowRun* slow) {
+                               const Failure& failure) {
     // 0. Waiting for a checkpoint to settle: nothing to decide before it has. Only an ended run
     // waits; one Slurm requeued meanwhile (or a hang) is decided now.
     auto settling = m_settling.find(registration.job);
     if (settling != m_settling.end()) {
-        if (observation != Observation::job_failed || stall != nullptr || slow != nullptr) {
+        if (!failure.ended_by_itself()) {
             m_settling.erase(settling);
             settling = m_settling.end();
         } else if (m_clock.monotonic() < settling->second.due) {
@@ -210,9 +177,10 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
     auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
-    const auto context = failure_context(registration, job, observation, stall, slow);
+    const auto context = failure_context(registration, job, failure);
     const auto now = context.now;
     const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    const SlowRun* slow = failure.slow();
     if (slow != nullptr && !moves_off(analysis.plan, slow->node)) {
         // Stopping a job that still trains is worth it only to move it off the node: any other
         // plan (an escalation) would end a working run. The owner is told why, once.
@@ -243,12 +211,8 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     m_settling.erase(registration.job);
     const std::string cause(recovery::to_string(analysis.diagnosis.cause));
     auto report = failure_report(analysis, describe(analysis.correlation));
-    if (context.slurm_requeued) {
-        report.headline = "was requeued by Slurm or an administrator; recovering";
-    }
-    if (slow != nullptr) {
-        report.headline =
-            "was held back by " + slow->node + "; requeued from its last checkpoint without it";
+    if (auto headline = failure.headline()) {
+        report.headline = std::move(*headline);
     }
 
     // 2. Record it all in one transaction, unless another process changed the job meanwhile.
@@ -276,7 +240,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     // Escalated at once: the escalation below is the one message of this decision; "failed;
     // recovering" first would be untrue.
-    apply_transition(m_store, registration, observation,
+    apply_transition(m_store, registration, failure.observation(),
                      "attempt " + std::to_string(attempt.number) + ended, now, report,
                      analysis.plan.escalate ? TellOwner::no : TellOwner::yes);
 

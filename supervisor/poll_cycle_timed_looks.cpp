@@ -234,7 +234,7 @@ bool PollCycle::check_stall(const state::Registration& registration, const slurm
         }
         ++report.stalls;
         auto current = registration;
-        begin_recovery(current, job, Observation::job_failed, &*stall);
+        begin_recovery(current, job, Failure::hung(*stall));
         if (current.status != registration.status) {
             ++report.transitions;
             begun = true;
@@ -302,7 +302,7 @@ bool PollCycle::check_running(const state::Registration& registration,
         if (const auto node = node_holding_back(signals, job_nodes)) {
             const SlowRun slow{*straggling, *node, signals};
             auto current = registration;
-            begin_recovery(current, job, Observation::job_failed, nullptr, &slow);
+            begin_recovery(current, job, Failure::held_back(slow));
             return current.status != registration.status;
         }
     }

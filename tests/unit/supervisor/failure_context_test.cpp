@@ -34,7 +34,8 @@ class FailureContextTest : public ::testing::Test {
     }
 
     FailureContext context(bool slurm_requeued = false) {
-        return failure_context_for(m_registration, m_job, m_nodes, *m_store, slurm_requeued,
+        return failure_context_for(m_registration, m_job, m_nodes, *m_store,
+                                   slurm_requeued ? Failure::requeued_by_slurm() : Failure::ended(),
                                    common::TimePoint{std::chrono::seconds{1'800'000'000}});
     }
 
@@ -92,12 +93,12 @@ TEST_F(FailureContextTest, AResubmitIsPossibleExactlyWhenAJobSpecIsStored) {
 
 TEST_F(FailureContextTest, WhatOnlyTheCallerKnowsIsLeftToIt) {
     const auto made = context(true);
-    EXPECT_TRUE(made.slurm_requeued);
+    EXPECT_TRUE(made.failure.was_requeued_by_slurm());
     EXPECT_EQ(made.registration, &m_registration);
     EXPECT_EQ(made.job, &m_job);
     EXPECT_EQ(made.store, m_store.get());
     EXPECT_EQ(made.now, common::TimePoint{std::chrono::seconds{1'800'000'000}});
-    EXPECT_EQ(made.stall, nullptr);
+    EXPECT_EQ(made.failure.stall(), nullptr);
     EXPECT_FALSE(made.read_as);
     EXPECT_EQ(made.node_evidence, nullptr);
     EXPECT_FALSE(made.is_operator);
