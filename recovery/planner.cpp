@@ -572,6 +572,13 @@ Restart choose_restart(const PlanRequest& request) {
         return {ActionKind::requeue, ""};
     }
     if (request.whitelist.allows(ActionKind::resubmit) && request.can_resubmit) {
+        if (request.hung_run_still_going && !request.whitelist.allows(ActionKind::cancel)) {
+            return {ActionKind::resubmit,
+                    "the job hung and is not requeueable: resubmitting it would run a second copy "
+                    "beside the hung one; cancel it (scancel) and resubmit it, submit it with "
+                    "--requeue, or allow `cancel` so the supervisor cancels the hung run before "
+                    "resubmitting"};
+        }
         return {ActionKind::resubmit, ""};
     }
     if (!request.requeueable) {
@@ -665,6 +672,9 @@ Plan plan_recovery(const PlanRequest& request) {
                   std::to_string(request.failed_attempt) + " of " +
                   std::to_string(request.max_attempts) + ")" + from + fixes + ", start in " +
                   std::to_string(plan.start_delay.count()) + " s";
+    if (restart.kind == ActionKind::resubmit && request.hung_run_still_going) {
+        plan.reason += "; the hung job is cancelled before the new one is released";
+    }
     return plan;
 }
 

@@ -79,6 +79,10 @@ struct PlanRequest {
     // Slurm already requeued it (a node failure, preemption, an administrator's requeue): not
     // charged to max_attempts, capped by outside_requeue_limit.
     bool slurm_requeued_itself = false;
+    // The run is still RUNNING, hung; the supervisor stops it. A resubmit would start a second
+    // copy beside it, so the job is resubmitted only where `cancel` lets the hung run be
+    // cancelled first.
+    bool hung_run_still_going = false;
     Backoff backoff;
 };
 

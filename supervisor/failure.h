@@ -94,8 +94,8 @@ class Failure {
     // the node that held the run back; nullopt otherwise.
     [[nodiscard]] std::optional<std::string> headline() const;
     // What a plan's step must do to a run still going. A requeue stops it (Slurm kills a running
-    // job it requeues). A hung run's resubmit cancels it: restrict_stall_plan kept that step
-    // only where the owner allowed `cancel`.
+    // job it requeues). A hung run's resubmit cancels it: the planner resubmits a hung run only
+    // where the owner allowed `cancel` (PlanRequest::hung_run_still_going).
     void adapt(Step& step) const;
 
   private:

@@ -369,6 +369,7 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     }
     request.same_failure_limit = config.same_failure_limit;
     request.slurm_requeued_itself = context.failure.was_requeued_by_slurm();
+    request.hung_run_still_going = context.failure.stall() != nullptr;
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
     return request;
 }
@@ -454,9 +455,6 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     const auto checkpoints = find_checkpoints(context, config, analysis);
     const auto request = plan_request(context, config, analysis, checkpoints);
     analysis.plan = recovery::plan_recovery(request);
-    if (context.failure.stall() != nullptr) {
-        restrict_stall_plan(analysis.plan, request.whitelist.allows(recovery::ActionKind::cancel));
-    }
     return analysis;
 }
 

@@ -446,24 +446,4 @@ recovery::Diagnosis stall_diagnosis(const Stall& stall, const recovery::Diagnosi
     return diagnosis;
 }
 
-void restrict_stall_plan(recovery::Plan& plan, bool cancel_allowed) {
-    if (plan.escalate || !plan.has(recovery::ActionKind::resubmit)) {
-        return;
-    }
-    if (cancel_allowed) {
-        plan.reason += "; the hung job is cancelled before the new one is released";
-        return;
-    }
-    for (const auto& action : plan.actions) {
-        plan.would_have_done.push_back(recovery::describe(action) +
-                                       " (not done: the hung job would still be running)");
-    }
-    plan.actions.clear();
-    plan.escalate = true;
-    plan.reason =
-        "the job hung and is not requeueable: resubmitting it would run a second copy "
-        "beside the hung one; cancel it (scancel) and resubmit it, submit it with --requeue, "
-        "or allow `cancel` so the supervisor cancels the hung run before resubmitting";
-}
-
 }  // namespace supervisor

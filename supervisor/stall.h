@@ -164,10 +164,4 @@ class StallTracker {
     const Stall& stall, const recovery::Diagnosis& logs,
     const std::optional<recovery::SilentRank>& silent = std::nullopt);
 
-// A plan for a hung job that restarts it by resubmitting would leave the hung one running
-// beside the new one. With `cancel_allowed` (the owner whitelisted `cancel`) the plan stays and
-// its resubmit step cancels the hung run before the new job is released; without, the plan
-// becomes an escalation that says what it would have done.
-void restrict_stall_plan(recovery::Plan& plan, bool cancel_allowed);
-
 }  // namespace supervisor

@@ -545,6 +545,39 @@ TEST(Planner, NotRequeueableJobIsResubmittedWhenAllowed) {
     EXPECT_NE(plan.reason.find("script was not stored"), std::string::npos) << plan.reason;
 }
 
+// A hung run is still going: a resubmit beside it would run two copies. It is resubmitted only
+// where `cancel` lets the supervisor cancel the hung run first; a requeue stops it anyway.
+TEST(Planner, AHungRunIsResubmittedOnlyWhereItMayBeCancelledFirst) {
+    const auto d = diagnosis(Cause::hang);
+    auto r = request(d);
+    r.requeueable = false;
+    r.can_resubmit = true;
+    r.hung_run_still_going = true;
+    r.whitelist = allow({"requeue", "resubmit"});
+    auto plan = plan_recovery(r);
+    EXPECT_TRUE(plan.escalate);
+    EXPECT_TRUE(plan.actions.empty());
+    EXPECT_NE(plan.reason.find("allow `cancel`"), std::string::npos) << plan.reason;
+    EXPECT_TRUE(mentions(plan.would_have_done, "resubmit from /ckpt/step_000020.pt"));
+
+    r.whitelist = allow({"requeue", "resubmit", "cancel"});
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::resubmit});
+    EXPECT_NE(plan.reason.find("the hung job is cancelled before the new one is released"),
+              std::string::npos)
+        << plan.reason;
+
+    r.requeueable = true;
+    r.whitelist = allow({"requeue", "resubmit"});
+    plan = plan_recovery(r);
+    ASSERT_FALSE(plan.escalate) << plan.reason;
+    EXPECT_EQ(kinds(plan), std::vector{ActionKind::requeue});
+    r.hung_run_still_going = false;
+    r.requeueable = false;
+    EXPECT_EQ(kinds(plan_recovery(r)), std::vector{ActionKind::resubmit}) << "an ended run";
+}
+
 TEST(Planner, SlurmRequeuedItselfGetsOnlyTheAlreadyRequeuedMarker) {
     const auto d = diagnosis(Cause::node_failure);
     auto r = request(d);
