@@ -46,13 +46,12 @@ void DaemonMetrics::read_event(const state::Event& event, const state::Store& st
     // `supervisor events` shows it as written.
     if (const auto diagnosis = supervisor::decode<supervisor::DiagnosisEvent>(event)) {
         m_last_cause[event.job] = std::string(recovery::to_string(diagnosis->diagnosis.cause));
-        for (const auto& attempt : store.attempts(event.job)) {
-            if (attempt.number == diagnosis->attempt && attempt.ended_at) {
-                const auto latency =
-                    std::chrono::duration<double>(event.at - *attempt.ended_at).count();
-                // slurmctld's clock and ours may disagree by a little.
-                m_detection_latency.observe(std::max(0.0, latency));
-            }
+        const auto attempt = store.attempt(event.job, diagnosis->attempt);
+        if (attempt && attempt->ended_at) {
+            const auto latency =
+                std::chrono::duration<double>(event.at - *attempt->ended_at).count();
+            // slurmctld's clock and ours may disagree by a little.
+            m_detection_latency.observe(std::max(0.0, latency));
         }
     } else if (const auto decision = supervisor::decode<supervisor::DecisionEvent>(event)) {
         const auto cause = m_last_cause.contains(event.job) ? m_last_cause[event.job] : "unknown";

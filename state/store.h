@@ -109,6 +109,8 @@ class Store {
     // --- attempts --------------------------------------------------------------------------
     void upsert_attempt(const Attempt& attempt);                          // by (job, number)
     [[nodiscard]] std::vector<Attempt> attempts(const JobId& job) const;  // by number
+    // The job's attempt `number`; nullopt when it was never recorded. One indexed read.
+    [[nodiscard]] std::optional<Attempt> attempt(const JobId& job, std::uint32_t number) const;
     // Every job's attempts, by number, in one query (`status --json` of many jobs).
     [[nodiscard]] std::map<JobId, std::vector<Attempt>> attempts_of_every_job() const;
 

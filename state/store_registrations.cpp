@@ -106,6 +106,11 @@ SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code,
     resumed_from, cause, failed_step
 FROM attempts WHERE job = :job ORDER BY number)sql"};
 
+constexpr Sql k_select_attempt{"read one attempt", R"sql(
+SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code, signal, nodes,
+    resumed_from, cause, failed_step
+FROM attempts WHERE job = :job AND number = :number)sql"};
+
 constexpr Sql k_select_all_attempts{"list every job's attempts", R"sql(
 SELECT job, number, restart_count, started_at, ended_at, final_state, exit_code, signal, nodes,
     resumed_from, cause, failed_step
@@ -366,6 +371,16 @@ std::vector<Attempt> Store::attempts(const JobId& job) const {
         result.push_back(read_attempt(statement));
     }
     return result;
+}
+
+std::optional<Attempt> Store::attempt(const JobId& job, std::uint32_t number) const {
+    Statement statement(*m_database, k_select_attempt);
+    statement.bind(":job", job.to_string());
+    statement.bind(":number", static_cast<std::int64_t>(number));
+    if (!statement.step()) {
+        return std::nullopt;
+    }
+    return read_attempt(statement);
 }
 
 std::map<JobId, std::vector<Attempt>> Store::attempts_of_every_job() const {

@@ -179,10 +179,8 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const StepParams& 
         action.job, cause ? recovery::to_string(*cause) : std::string_view("a hardware fault"),
         params.xid);
     std::set<std::string> allocation;
-    for (const auto& attempt : m_store.attempts(action.job)) {
-        if (attempt.number == action.attempt) {
-            allocation = node_set_of(attempt.nodes);
-        }
+    if (const auto attempt = m_store.attempt(action.job, action.attempt)) {
+        allocation = node_set_of(attempt->nodes);
     }
     auto budget = drain_budget(m_store, m_config, action.job, m_clock.now());
     std::vector<std::string> refused;

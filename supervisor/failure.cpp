@@ -1,7 +1,6 @@
 #include "supervisor/failure.h"
 
 #include "recovery/step_rate.h"
-#include "supervisor/poll_cycle_detail.h"
 #include "supervisor/slow_node.h"
 #include "supervisor/stall.h"
 
@@ -43,7 +42,7 @@ std::string Failure::observed_text(const slurm::JobSnapshot& job, const std::str
         const std::string& where;
 
         std::string operator()(const Ended&) const {
-            return " ended: " + state + detail::exit_text(job) + where;
+            return " ended: " + state + exit_text(job) + where;
         }
         std::string operator()(const RequeuedBySlurm&) const {
             return " ended: " + state + where +
@@ -51,11 +50,10 @@ std::string Failure::observed_text(const slurm::JobSnapshot& job, const std::str
                    std::to_string(job.restart_count) + ")";
         }
         std::string operator()(const Hung& hung) const {
-            return " hung: still " + state + detail::exit_text(job) + where + ", " +
-                   hung.stall->summary;
+            return " hung: still " + state + exit_text(job) + where + ", " + hung.stall->summary;
         }
         std::string operator()(const HeldBack& held_back) const {
-            return " held back: still " + state + detail::exit_text(job) + where + ", " +
+            return " held back: still " + state + exit_text(job) + where + ", " +
                    recovery::describe(held_back.slow->straggling) + "; the evidence names " +
                    held_back.slow->node;
         }
@@ -92,6 +90,13 @@ void Failure::adapt(Step& step) const {
     if (std::holds_alternative<Hung>(m_kind) && step.kind == StepKind::resubmit) {
         step.params.cancel_running = true;
     }
+}
+
+std::string exit_text(const slurm::JobSnapshot& job) {
+    if (!job.exit_code) {
+        return "";
+    }
+    return " exit " + std::to_string(*job.exit_code) + ":" + std::to_string(job.signal.value_or(0));
 }
 
 }  // namespace supervisor

@@ -105,4 +105,8 @@ class Failure {
     Kind m_kind;
 };
 
+// " exit CODE:SIGNAL" for a job Slurm shows an exit code for, else "": how a run's end reads in
+// the journal's lines.
+[[nodiscard]] std::string exit_text(const slurm::JobSnapshot& job);
+
 }  // namespace supervisor

@@ -406,9 +406,8 @@ FailureContext failure_context_for(const state::Registration& registration,
     context.registration = &registration;
     context.job = &job;
     context.nodes = &nodes;
-    const auto attempts = store.attempts(registration.job);
-    const auto attempt = std::ranges::find(attempts, registration.attempt, &state::Attempt::number);
-    const bool recorded = attempt != attempts.end();
+    const auto attempt = store.attempt(registration.job, registration.attempt);
+    const bool recorded = attempt.has_value();
     context.run_nodes = recorded && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
     // The queue's start time of a job Slurm requeued is its next run's (an estimate, maybe in
     // the future), never the failed run's.

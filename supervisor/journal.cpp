@@ -51,9 +51,7 @@ void append_event(state::Store& store, const common::JobId& job, common::TimePoi
 void record_attempt_start(state::Store& store, const common::JobId& registered,
                           std::uint32_t number, const slurm::JobSnapshot& job,
                           common::TimePoint now) {
-    const auto attempts = store.attempts(registered);
-    const auto recorded = std::ranges::find(attempts, number, &state::Attempt::number);
-    auto attempt = recorded != attempts.end() ? *recorded : new_attempt(registered, number);
+    auto attempt = store.attempt(registered, number).value_or(new_attempt(registered, number));
     if (attempt.started_at && attempt.nodes == job.nodes) {
         return;
     }

@@ -9,32 +9,11 @@
 #include "supervisor/knobs.h"
 #include "supervisor/observe.h"
 #include "supervisor/plan_steps.h"
-#include "supervisor/poll_cycle_detail.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
 #include "supervisor/step_failure.h"
 
 namespace supervisor {
-
-namespace detail {
-
-std::string exit_text(const slurm::JobSnapshot& job) {
-    if (!job.exit_code) {
-        return "";
-    }
-    return " exit " + std::to_string(*job.exit_code) + ":" + std::to_string(job.signal.value_or(0));
-}
-
-std::optional<state::Attempt> find_attempt(const std::vector<state::Attempt>& attempts,
-                                           std::uint32_t number) {
-    const auto it = std::ranges::find(attempts, number, &state::Attempt::number);
-    return it == attempts.end() ? std::nullopt : std::optional(*it);
-}
-
-}  // namespace detail
-
-using detail::exit_text;
-using detail::find_attempt;
 
 namespace {
 
@@ -124,7 +103,7 @@ void record_accounting(state::Store& store, state::Registration& registration,
     if (!slurm::is_finished(record.state)) {
         return;
     }
-    auto attempt = find_attempt(store.attempts(registration.job), registration.attempt)
+    auto attempt = store.attempt(registration.job, registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
     attempt.ended_at = record.end_time.value_or(now);
     attempt.final_state = state;
@@ -566,7 +545,7 @@ bool PollCycle::record_unseen_requeue(state::Registration& registration,
     if (!still_current(registration)) {
         return false;
     }
-    auto ended = find_attempt(m_store.attempts(registration.job), registration.attempt)
+    auto ended = m_store.attempt(registration.job, registration.attempt)
                      .value_or(new_attempt(registration.job, registration.attempt));
     if (!ended.ended_at) {
         ended.ended_at = now;  // somewhere between two looks; Slurm keeps no time of a requeue

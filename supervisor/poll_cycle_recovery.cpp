@@ -21,7 +21,6 @@
 #include "supervisor/node_records.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/poll_cycle.h"
-#include "supervisor/poll_cycle_detail.h"
 #include "supervisor/resume_env.h"
 #include "supervisor/running_job_report.h"
 #include "supervisor/suspect_report.h"
@@ -142,8 +141,6 @@ void prepare_next_attempt(state::Store& store, state::Registration& registration
 
 }  // namespace
 
-using detail::find_attempt;
-
 FailureContext PollCycle::failure_context(const state::Registration& registration,
                                           const slurm::JobSnapshot& job, const Failure& failure) {
     auto context = failure_context_for(registration, job, nodes(), m_store, failure, m_clock.now());
@@ -175,7 +172,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     }
 
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
-    auto attempt = find_attempt(m_store.attempts(registration.job), registration.attempt)
+    auto attempt = m_store.attempt(registration.job, registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
     const auto context = failure_context(registration, job, failure);
     const auto now = context.now;

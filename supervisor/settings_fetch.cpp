@@ -24,12 +24,8 @@ namespace {
 // The restart count the current attempt was prepared to run under; nullopt without its row.
 std::optional<std::uint32_t> prepared_restart_count(const state::Store& store,
                                                     const state::Registration& registration) {
-    for (const auto& attempt : store.attempts(registration.job)) {
-        if (attempt.number == registration.attempt) {
-            return attempt.restart_count;
-        }
-    }
-    return std::nullopt;
+    const auto attempt = store.attempt(registration.job, registration.attempt);
+    return attempt ? std::optional(attempt->restart_count) : std::nullopt;
 }
 
 }  // namespace

@@ -185,6 +185,34 @@ TEST_F(StoreRegistrations, AttemptRoundTripsWithAndWithoutOptionals) {
     EXPECT_TRUE(store->attempts(job(7)).empty());
 }
 
+TEST_F(StoreRegistrations, OneAttemptIsReadByJobAndNumber) {
+    register_job(job(7, 3));
+    register_job(job(8));
+    const Attempt first{job(7, 3), 1, 0,        at(100), at(150),     "NODE_FAIL",
+                        0,         9, "n[1-2]", "",      "node_fail", std::nullopt};
+    const Attempt second{job(7, 3),
+                         2,
+                         1,
+                         at(200),
+                         std::nullopt,
+                         "",
+                         std::nullopt,
+                         std::nullopt,
+                         "n3",
+                         "/scratch/ckpt/step_100",
+                         "",
+                         std::nullopt};
+    store->upsert_attempt(second);
+    store->upsert_attempt(first);
+    store->upsert_attempt({job(8), 1, 0, at(10), std::nullopt, "", std::nullopt, std::nullopt, "n4",
+                           "", "", std::nullopt});
+    EXPECT_EQ(store->attempt(job(7, 3), 1), first);
+    EXPECT_EQ(store->attempt(job(7, 3), 2), second);
+    EXPECT_EQ(store->attempt(job(7, 3), 3), std::nullopt) << "never recorded";
+    EXPECT_EQ(store->attempt(job(7), 1), std::nullopt) << "another array task's attempts";
+    EXPECT_EQ(store->attempt(job(8), 1)->nodes, "n4");
+}
+
 TEST_F(StoreRegistrations, ResumeEnvIsReplacedAsAWhole) {
     register_job(job(11));
     store->set_resume_env(job(11), {{"SUPERVISOR_ATTEMPT", "2"}, {"BATCH_SIZE", "32"}});
