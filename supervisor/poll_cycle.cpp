@@ -12,6 +12,7 @@
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
 #include "supervisor/step_failure.h"
+#include "supervisor/watches.h"
 
 namespace supervisor {
 
@@ -120,33 +121,9 @@ void record_accounting(state::Store& store, state::Registration& registration,
 
 PollCycle::PollCycle(state::Store& store, slurm::Client& client, const common::Clock& clock,
                      const recovery::Catalogue& catalogue, const Config& config)
-    : m_store(store),
-      m_client(client),
-      m_clock(clock),
-      m_catalogue(catalogue),
-      m_config(config),
+    : m_services(store, client, clock, catalogue, config),
       m_executor(store, client, clock, config),
-      m_stalls(clock),
-      m_owners(clock) {}
-
-bool PollCycle::ask_is_operator() {
-    if (!m_operator) {
-        const auto answer = m_client.ask_is_operator();
-        if (!answer) {
-            return false;  // not cached: ask again at the next failure
-        }
-        m_operator = *answer;
-    }
-    return *m_operator;
-}
-
-const std::vector<slurm::NodeSnapshot>& PollCycle::nodes() {
-    if (!m_nodes) {
-        auto loaded = m_client.load_nodes();
-        m_nodes = loaded ? std::move(*loaded) : std::vector<slurm::NodeSnapshot>{};
-    }
-    return *m_nodes;
-}
+      m_watches(default_watches(m_services)) {}
 
 void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std::string& answer,
                             CycleReport& report) {
@@ -158,21 +135,21 @@ void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std
                                  " cycles in a row): " + answer);
     }
     for (const auto& job : lost) {
-        auto registration = m_store.registration(job);
+        auto registration = m_services.store.registration(job);
         if (!registration || !is_watched(*registration)) {
             continue;
         }
         contain(*registration, report, [&] {
-            auto transaction = m_store.begin();
+            auto transaction = m_services.store.begin();
             if (!still_current(*registration)) {
                 return;
             }
-            apply_transition(m_store, *registration, Observation::access_lost,
+            apply_transition(m_services.store, *registration, Observation::access_lost,
                              "Slurm refused to show this job " +
                                  std::to_string(k_refused_cycles_before_access_lost) +
                                  " cycles in a row: " + answer,
-                             m_clock.now());
-            m_store.update_registration(*registration);
+                             m_services.clock.now());
+            m_services.store.update_registration(*registration);
             transaction.commit();
             ++report.transitions;
         });
@@ -182,7 +159,7 @@ void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std
 // The steps of ARCHITECTURE.md's "One poll cycle", in its order (steps 7 and 8 are the
 // daemon's, after this returns).
 CycleReport PollCycle::run() {
-    m_nodes.reset();
+    m_slurm.new_cycle();
     CycleReport report;
     // 1. The watched registrations, and which rows changed since the last look.
     auto written = refresh_watched();
@@ -190,7 +167,7 @@ CycleReport PollCycle::run() {
     report.watched = static_cast<int>(ids.size());
     if (ids.empty()) {
         // Actions of jobs no longer watched still end (a held job is released).
-        if (!m_store.unfinished_actions().empty()) {
+        if (!m_services.store.unfinished_actions().empty()) {
             report.actions_finished += m_executor.run({});
         }
         return report;
@@ -199,14 +176,14 @@ CycleReport PollCycle::run() {
     if (!ask_slurm(ids, report)) {
         return report;
     }
-    if (!report.slurm_changed && written.empty() && m_moved.empty() &&
+    if (!report.slurm_changed && written.empty() && !m_slurm.any_moved() &&
         !m_watched.any_pending_or_recovering() && m_troubles.empty() && m_settling.empty() &&
-        m_store.unfinished_actions().empty()) {
+        m_services.store.unfinished_actions().empty()) {
         // Nothing moved since the last look, in Slurm or in the store; only a timed look (step
         // 5) can need a decision (a hung job changes nothing in Slurm, a pending wait grows by
         // itself), and only the jobs whose timers came due are touched.
-        if (timed_looks({}, m_jobs, report) > 0) {
-            report.actions_finished += m_executor.run(m_jobs);
+        if (timed_looks({}, report) > 0) {
+            report.actions_finished += m_executor.run(m_slurm.jobs());
         }
         return report;
     }
@@ -217,16 +194,16 @@ CycleReport PollCycle::run() {
     // 4. Each job with something new: observe, transition, and on a failure the recovery plan.
     auto looked = look_at_changed_jobs(ids, written, report);
     // 5. The timed looks (stall, straggler, idle GPU, stuck pending) of every job that changed.
-    timed_looks(looked, m_jobs, report);
+    timed_looks(looked, report);
     // 6. The steps the plans of this cycle recorded, each committed before the next.
-    report.actions_finished += m_executor.run(m_jobs);
+    report.actions_finished += m_executor.run(m_slurm.jobs());
     return report;
 }
 
 std::set<common::JobId> PollCycle::refresh_watched() {
     // Rows written since the last refresh, and those the last cycle's own looks wrote (a look
     // may have left a job because another process changed its row meanwhile: looked at again).
-    auto written = m_watched.refresh(m_store);
+    auto written = m_watched.refresh(m_services.store);
     forget_unwatched(written);
     written.merge(m_written_by_last_looks);
     m_written_by_last_looks.clear();
@@ -234,13 +211,13 @@ std::set<common::JobId> PollCycle::refresh_watched() {
 }
 
 bool PollCycle::ask_slurm(std::vector<common::JobId>& ids, CycleReport& report) {
-    // nullopt: exactly the previous answer, kept in m_jobs (no copy of N snapshots); else the
+    // nullopt: exactly the previous answer, kept in m_slurm (no copy of N snapshots); else the
     // whole answer, or only the jobs that moved since it.
-    auto query = m_client.load_jobs_if_changed(ids);
+    auto query = m_services.client.load_jobs_if_changed(ids);
     bool probed = false;  // the refused jobs were looked for with queries of their own
     if (!query && query.error().kind == slurm::ErrorKind::access_denied) {
         // A refusal names no job: find the refused ones, count them, and watch the others.
-        if (auto refused = find_refused_jobs(m_client, ids)) {
+        if (auto refused = find_refused_jobs(m_services.client, ids)) {
             probed = true;
             lose_access(*refused, query.error().message, report);
             std::erase_if(ids, [&](const common::JobId& id) {
@@ -249,15 +226,15 @@ bool PollCycle::ask_slurm(std::vector<common::JobId>& ids, CycleReport& report) 
             if (ids.empty()) {
                 return false;
             }
-            query = m_client.load_jobs_if_changed(ids);
+            query = m_services.client.load_jobs_if_changed(ids);
         }
     } else if (query) {
         m_refusals.clear();  // every job answered
     }
-    if (query && (!query->has_value() || !(*query)->whole) && m_jobs_answered_for != ids) {
+    if (query && (!query->has_value() || !(*query)->whole) && !m_slurm.answers(ids)) {
         // "As before", or changes to, answers this cycle does not hold (a new PollCycle on the
         // same client, after a reload): ask for them.
-        auto full = m_client.load_jobs(ids);
+        auto full = m_services.client.load_jobs(ids);
         query = full ? slurm::Result<std::optional<slurm::JobChanges>>(
                            slurm::JobChanges{true, std::move(full->jobs), std::move(full->missing)})
                      : tl::unexpected(std::move(full.error()));
@@ -270,28 +247,28 @@ bool PollCycle::ask_slurm(std::vector<common::JobId>& ids, CycleReport& report) 
     }
     report.slurm_changed = query->has_value() || probed;
     if (query->has_value()) {
-        take_answer(std::move(**query), ids);
+        m_slurm.take(std::move(**query), ids);
     }
     return true;
 }
 
 bool PollCycle::finish_actions_in_flight(const std::vector<common::JobId>& ids,
                                          std::set<common::JobId>& written, CycleReport& report) {
-    const int reconciled = m_executor.run(m_jobs);
+    const int reconciled = m_executor.run(m_slurm.jobs());
     if (reconciled == 0) {
         return true;
     }
     report.actions_finished += reconciled;
     // They changed the jobs they acted on: look at fresh snapshots, not this cycle's.
-    auto again = m_client.load_jobs(ids);
+    auto again = m_services.client.load_jobs(ids);
     if (!again) {
         report.slurm_reachable = false;
         report.slurm_error = again.error().message;
         report.slurm_error_kind = std::string(slurm::to_string(again.error().kind));
         return false;
     }
-    take_answer(std::move(*again), ids);
-    auto rewritten = m_watched.refresh(m_store);
+    m_slurm.take(std::move(*again), ids);
+    auto rewritten = m_watched.refresh(m_services.store);
     forget_unwatched(rewritten);
     written.merge(rewritten);
     return true;
@@ -301,7 +278,7 @@ std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common
                                                         const std::set<common::JobId>& written,
                                                         CycleReport& report) {
     std::set<common::JobId> in_flight;
-    for (const auto& action : m_store.unfinished_actions()) {
+    for (const auto& action : m_services.store.unfinished_actions()) {
         in_flight.insert(action.job);
     }
     // Only the jobs Slurm was asked about: one registered since then has no snapshot yet, and
@@ -316,7 +293,7 @@ std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common
         if (!queried(id)) {
             continue;
         }
-        if (!m_moved.contains(id) && !written.contains(id) &&
+        if (!m_slurm.moved(id) && !written.contains(id) &&
             registration.status == state::Status::enabled && !in_flight.contains(id) &&
             !m_troubles.contains(id) && !m_settling.contains(id)) {
             continue;
@@ -329,20 +306,20 @@ std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common
         to_look, [](const auto* a, const auto* b) { return a->created_at < b->created_at; });
     std::set<common::JobId> looked;
     for (const auto* registration : to_look) {
-        const auto it = m_jobs.find(registration->job);
-        const auto job = it == m_jobs.end() ? std::nullopt : std::optional(it->second);
+        const auto* snapshot = m_slurm.find(registration->job);
+        const auto job = snapshot == nullptr ? std::nullopt : std::optional(*snapshot);
         // A copy: look_at writes the store, and the index follows only at the next refresh.
         auto current = *registration;
         contain(current, report,
                 [&] { look_at(current, job, in_flight.contains(current.job), report); });
-        m_moved.erase(current.job);
+        m_slurm.looked_at(current.job);
         looked.insert(current.job);
-        if (m_progress) {
-            m_progress();
+        if (m_services.progress) {
+            m_services.progress();
         }
     }
     // The rows the looks wrote: looked at again next cycle, and timed now with the others.
-    auto after_looks = m_watched.refresh(m_store);
+    auto after_looks = m_watched.refresh(m_services.store);
     forget_unwatched(after_looks);
     m_written_by_last_looks = after_looks;
     looked.merge(after_looks);
@@ -350,65 +327,16 @@ std::set<common::JobId> PollCycle::look_at_changed_jobs(const std::vector<common
     return looked;
 }
 
-void PollCycle::take_answer(slurm::JobChanges changes, const std::vector<common::JobId>& ids) {
-    if (changes.whole) {
-        take_answer(slurm::JobQuery{true, std::move(changes.jobs), std::move(changes.missing)},
-                    ids);
-        return;
-    }
-    // Only what moved since m_jobs, which answers these same ids.
-    for (auto& job : changes.jobs) {
-        const auto id = job.id;
-        m_moved.insert(id);
-        m_jobs.insert_or_assign(id, std::move(job));
-    }
-    for (const auto& id : changes.missing) {
-        m_moved.insert(id);
-        m_jobs.erase(id);
-    }
-}
-
-void PollCycle::take_answer(slurm::JobQuery answer, const std::vector<common::JobId>& ids) {
-    // What moved since the answer before: a job whose snapshot differs, appeared or vanished
-    // (purged), and every id not asked about then (just registered, or refused until now).
-    std::map<common::JobId, slurm::JobSnapshot> fresh;
-    for (auto& job : answer.jobs) {
-        const auto id = job.id;
-        fresh.emplace(id, std::move(job));
-    }
-    for (const auto& [id, job] : fresh) {
-        const auto before = m_jobs.find(id);
-        if (before == m_jobs.end() || !(before->second == job)) {
-            m_moved.insert(id);
-        }
-    }
-    for (const auto& [id, job] : m_jobs) {
-        if (!fresh.contains(id)) {
-            m_moved.insert(id);
-        }
-    }
-    for (const auto& id : ids) {
-        if (!std::ranges::binary_search(m_jobs_answered_for, id)) {
-            m_moved.insert(id);
-        }
-    }
-    m_jobs = std::move(fresh);
-    m_jobs_answered_for = ids;
-}
-
 void PollCycle::forget_unwatched(const std::set<common::JobId>& written) {
     for (const auto& job : written) {
         if (m_watched.find(job) != nullptr) {
             continue;
         }
-        m_moved.erase(job);
+        m_slurm.looked_at(job);
         m_timers.cancel(job);
-        m_stalls.drop(job);
-        m_baselines.forget(job);
-        m_idle_gpus.forget(job);
-        m_stuck_pending.forget(job);
-        m_queue_waits.forget(job);
-        m_settings_fetches.forget(job);
+        for (const auto& watch : m_watches) {
+            watch->forget(job, Forget::everything);
+        }
         m_settling.erase(job);
     }
 }
@@ -461,14 +389,14 @@ void PollCycle::end_reused_registration(state::Registration& registration,
                                         CycleReport& report) {
     // Never validated, recovered or shown as this registration's state: the job is another
     // user's, so the registration's own job is gone.
-    const auto now = m_clock.now();
+    const auto now = m_services.clock.now();
     const auto reason = reason_for(Observation::job_reused, job, registration);
-    auto transaction = m_store.begin();
+    auto transaction = m_services.store.begin();
     if (still_current(registration) &&
-        apply_transition(m_store, registration, Observation::job_reused, reason, now) ==
+        apply_transition(m_services.store, registration, Observation::job_reused, reason, now) ==
             Verdict::move) {
         registration.updated_at = now;
-        m_store.update_registration(registration);
+        m_services.store.update_registration(registration);
         ++report.transitions;
     }
     transaction.commit();
@@ -482,32 +410,32 @@ bool PollCycle::record_look(state::Registration& registration,
     if (!state_changed && transition(registration.status, observation).verdict == Verdict::stay) {
         return false;
     }
-    const auto now = m_clock.now();
+    const auto now = m_services.clock.now();
     // Purged: ask accounting once how it ended (outside the transaction: it is an RPC).
     std::string reason = reason_for(observation, job, registration);
     std::optional<FailureReport> failed_step;
     if (observation == Observation::job_succeeded && job) {
-        failed_step = failed_step_report(*job, m_store.events(registration.job));
+        failed_step = failed_step_report(*job, m_services.store.events(registration.job));
         if (failed_step) {
             reason += ", but a step failed (DerivedExitCode " + step_status_text(*job) + ")";
         }
     }
     std::optional<slurm::AccountingRecord> accounting;
     if (observation == Observation::job_purged) {
-        const auto loaded = m_client.load_accounting(registration.job);
+        const auto loaded = m_services.client.load_accounting(registration.job);
         reason = purged_reason(reason, loaded);
         accounting = loaded.value_or(std::nullopt);
     }
-    auto transaction = m_store.begin();
+    auto transaction = m_services.store.begin();
     if (!still_current(registration)) {
         return false;  // changed by another process (the CLI) since this cycle read it
     }
     const auto before = registration;
     if (accounting) {
-        record_accounting(m_store, registration, *accounting, now);
+        record_accounting(m_services.store, registration, *accounting, now);
     }
     if (state_changed && job->state == slurm::JobState::running) {
-        record_attempt_start(m_store, registration.job, registration.attempt, *job, now);
+        record_attempt_start(m_services.store, registration.job, registration.attempt, *job, now);
     }
     if (state_changed) {
         registration.last_slurm_state = std::string(slurm::to_string(job->state));
@@ -516,23 +444,23 @@ bool PollCycle::record_look(state::Registration& registration,
         observed.restart_count = job->restart_count;
         observed.reason = job->state_reason;
         observed.step_status = step_status_text(*job);
-        record_event(m_store, registration.job, now,
+        record_event(m_services.store, registration.job, now,
                      "Slurm state " + registration.last_slurm_state + exit_text(*job) +
                          (job->nodes.empty() ? "" : " on " + job->nodes) + ", restart count " +
                          std::to_string(job->restart_count),
                      observed);
     }
     if (failed_step) {
-        record_event(m_store, registration.job, now, failed_step->summary,
+        record_event(m_services.store, registration.job, now, failed_step->summary,
                      StepFailedEvent{step_status_text(*job)});
     }
-    if (apply_transition(m_store, registration, observation, reason, now,
+    if (apply_transition(m_services.store, registration, observation, reason, now,
                          failed_step.value_or(FailureReport{})) == Verdict::move) {
         ++report.transitions;
     }
     if (!(registration == before)) {
         registration.updated_at = now;
-        m_store.update_registration(registration);
+        m_services.store.update_registration(registration);
     }
     transaction.commit();
     return true;
@@ -540,41 +468,41 @@ bool PollCycle::record_look(state::Registration& registration,
 
 bool PollCycle::record_unseen_requeue(state::Registration& registration,
                                       const slurm::JobSnapshot& job) {
-    const auto now = m_clock.now();
-    auto transaction = m_store.begin();
+    const auto now = m_services.clock.now();
+    auto transaction = m_services.store.begin();
     if (!still_current(registration)) {
         return false;
     }
-    auto ended = m_store.attempt(registration.job, registration.attempt)
+    auto ended = m_services.store.attempt(registration.job, registration.attempt)
                      .value_or(new_attempt(registration.job, registration.attempt));
     if (!ended.ended_at) {
         ended.ended_at = now;  // somewhere between two looks; Slurm keeps no time of a requeue
     }
     ended.final_state = "REQUEUED";
     ended.cause = "requeued";
-    m_store.upsert_attempt(ended);
+    m_services.store.upsert_attempt(ended);
     const auto from = registration.seen_restart_count;
     registration.seen_restart_count = job.restart_count;
     ++registration.outside_requeues;
     ++registration.attempt;
     auto following = new_attempt(registration.job, registration.attempt, job.restart_count);
     following.resumed_from = registration.last_checkpoint;
-    m_store.upsert_attempt(following);
+    m_services.store.upsert_attempt(following);
     ObservedEvent observed;
     observed.requeued_by = "other";
     observed.restart_count = job.restart_count;
     observed.outside_requeues = registration.outside_requeues;
-    record_event(m_store, registration.job, now,
+    record_event(m_services.store, registration.job, now,
                  "attempt " + std::to_string(ended.number) +
                      " was requeued by Slurm or an administrator (restart count " +
                      std::to_string(from) + " -> " + std::to_string(job.restart_count) +
                      ") and its next run already ended; the requeue is not counted against "
                      "--max-attempts (" +
                      std::to_string(registration.outside_requeues) + " of at most " +
-                     std::to_string(m_config.outside_requeue_limit) + " such requeues)",
+                     std::to_string(m_services.config.outside_requeue_limit) + " such requeues)",
                  observed);
     registration.updated_at = now;
-    m_store.update_registration(registration);
+    m_services.store.update_registration(registration);
     transaction.commit();
     return true;
 }
@@ -599,43 +527,44 @@ void PollCycle::contain(const state::Registration& registration, CycleReport& re
     }
     const auto failure = m_troubles.failed(registration.job);
     report.internal_errors.push_back(registration.job.to_string() + ": " + what);
-    auto transaction = m_store.begin();
-    record_internal_error(m_store, registration, what, failure.failures, failure.pause_cycles,
-                          failure.tell_owner, m_clock.now());
+    auto transaction = m_services.store.begin();
+    record_internal_error(m_services.store, registration, what, failure.failures,
+                          failure.pause_cycles, failure.tell_owner, m_services.clock.now());
     transaction.commit();
 }
 
 bool PollCycle::still_current(const state::Registration& registration) const {
-    const auto stored = m_store.registration(registration.job);
+    const auto stored = m_services.store.registration(registration.job);
     return stored && *stored == registration;
 }
 
 void PollCycle::validate(state::Registration& registration, const slurm::JobSnapshot& job) {
-    const auto now = m_clock.now();
+    const auto now = m_services.clock.now();
     std::optional<common::Error> problem;
     // Asked before the owner's identity is taken: a Slurm call reads the daemon's own files
     // (slurm.conf and its includes, the munge socket), never with a user's rights (issue 32).
-    const auto is_operator = m_client.ask_is_operator_uid(registration.registrant_uid);
-    if (auto as_owner = common::ScopedFileIdentity::assume(m_owners.of(registration, job))) {
+    const auto is_operator = m_services.client.ask_is_operator_uid(registration.registrant_uid);
+    if (auto as_owner =
+            common::ScopedFileIdentity::assume(m_services.owners.of(registration, job))) {
         problem = check_registration(registration, job,
                                      {registration.registrant_uid, is_operator && *is_operator});
     } else {
         problem = as_owner.error();
     }
-    auto transaction = m_store.begin();
+    auto transaction = m_services.store.begin();
     if (!still_current(registration)) {
         return;  // `supervisor register` is checking it right now
     }
     if (problem) {
-        apply_transition(m_store, registration, Observation::validation_failed,
+        apply_transition(m_services.store, registration, Observation::validation_failed,
                          problem->message + " (fix: " + problem->hint + ")", now);
     } else {
-        apply_transition(m_store, registration, Observation::validated,
+        apply_transition(m_services.store, registration, Observation::validated,
                          "registration checks passed", now);
     }
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     registration.seen_restart_count = job.restart_count;
-    m_store.update_registration(registration);
+    m_services.store.update_registration(registration);
     transaction.commit();
 }
 

@@ -2,16 +2,16 @@
 //
 //  1. bring the watched registrations up to date (WatchedRegistrations: in memory, re-reading
 //  only the rows written since the last cycle); 2. one batched Slurm query for all of them
-//  (nothing more when slurmctld says nothing changed, no row was written and no plan is in
-//  flight); 3. finish actions left in flight (reconciled against Slurm first); 4. per job whose
-//  Slurm snapshot or row changed since its last look (and every pending or recovering one):
-//  observe -> lifecycle transition; on a failure: diagnose, choose the checkpoint, plan — all
-//  recorded in ONE transaction with the events, attempts, planned actions, resume environment
-//  and notifications; 5. the timed looks that came due (JobTimers): stall detection (a RUNNING
-//  job with a stall timeout whose logs went quiet is diagnosed as hung and recovered like a
-//  failure, also when slurmctld reports no change: a hung job changes nothing in Slurm), a
-//  straggler or idle GPU, a pending wait grown long; 6. execute the new actions. A cycle's work
-//  is proportional to what changed, not to how many jobs are watched.
+//  (SlurmView; nothing more when slurmctld says nothing changed, no row was written and no plan
+//  is in flight); 3. finish actions left in flight (reconciled against Slurm first); 4. per job
+//  whose Slurm snapshot or row changed since its last look (and every pending or recovering
+//  one): observe -> lifecycle transition; on a failure: diagnose, choose the checkpoint, plan —
+//  all recorded in ONE transaction with the events, attempts, planned actions, resume
+//  environment and notifications; 5. the timed looks that came due (JobTimers): each watch
+//  (watches.h) looks at the job, in order: a hung or held-back run is recovered like a failure,
+//  also when slurmctld reports no change (a hung job changes nothing in Slurm); 6. execute the
+//  new actions. A cycle's work is proportional to what changed, not to how many jobs are
+//  watched.
 //
 // Slurm being unreachable or failing to authenticate us is reported, never taken for a
 // failure or a loss of access; a refusal ("access denied") is pinned to the jobs it concerns
@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,17 +36,13 @@
 #include "supervisor/access_refusals.h"
 #include "supervisor/action_executor.h"
 #include "supervisor/config.h"
+#include "supervisor/cycle_services.h"
 #include "supervisor/failure_analysis.h"
-#include "supervisor/idle_gpu_watch.h"
 #include "supervisor/job_timers.h"
 #include "supervisor/job_troubles.h"
 #include "supervisor/lifecycle.h"
-#include "supervisor/owner_identity.h"
-#include "supervisor/queue_wait.h"
-#include "supervisor/rate_baseline.h"
-#include "supervisor/settings_fetch.h"
-#include "supervisor/stall.h"
-#include "supervisor/stuck_pending.h"
+#include "supervisor/slurm_view.h"
+#include "supervisor/watch.h"
 #include "supervisor/watched_registrations.h"
 
 namespace supervisor {
@@ -78,18 +75,20 @@ class PollCycle {
 
     // Where a failure's node evidence comes from (telemetry, kernel events); none by default.
     // The source must outlive the cycle.
-    void set_node_evidence(node_evidence::Source* source) { m_node_evidence = source; }
+    void set_node_evidence(node_evidence::Source* source) { m_services.node_evidence = source; }
     // Called inside run() after each job it looked at (a failure's analysis, a timed look): a
     // cycle of many failures, each bounded, is progress, not a hang (daemon_observer.h). A job
     // whose handling hangs stops the calls. None by default.
-    void set_progress(std::function<void()> progress) { m_progress = std::move(progress); }
+    void set_progress(std::function<void()> progress) { m_services.progress = std::move(progress); }
+    // One more watch, after the default ones (watches.h), for the cycle's life.
+    void add_watch(std::unique_ptr<Watch> watch) { m_watches.push_back(std::move(watch)); }
 
   private:
     // The steps of run(), in order (ARCHITECTURE.md, "One poll cycle").
     // 1: refreshes the watched index; the jobs whose rows changed since the last look.
     std::set<common::JobId> refresh_watched();
     // 2: Slurm's answer for `ids` (minus the jobs it refuses to show, which are counted) into
-    // m_jobs; false when there is none (unreachable, or every job refused): the cycle ends.
+    // m_slurm; false when there is none (unreachable, or every job refused): the cycle ends.
     bool ask_slurm(std::vector<common::JobId>& ids, CycleReport& report);
     // 3: the actions left in flight; when any finished, the jobs are asked for again (false:
     // slurmctld did not answer, the cycle ends) and the rows they wrote join `written`.
@@ -131,45 +130,15 @@ class PollCycle {
     // the owner is told and the job keeps running (slow_node.h).
     void begin_recovery(state::Registration& registration, const slurm::JobSnapshot& job,
                         const Failure& failure);
-    // The timed looks of the jobs that `changed` and those whose timer came due: stall,
-    // straggler, idle GPU, stuck pending; each schedules the job's next one. Returns how many
-    // recoveries began (a stall).
-    int timed_looks(const std::set<common::JobId>& changed,
-                    const std::map<common::JobId, slurm::JobSnapshot>& jobs, CycleReport& report);
-    // One running job's stall look; returns whether a recovery began.
-    bool check_stall(const state::Registration& registration, const slurm::JobSnapshot& job,
-                     CycleReport& report);
-    // The job's next timed look, from what its trackers are waiting for (`job`: its snapshot).
+    // The timed looks of the jobs that `changed` and those whose timer came due: each watch
+    // looks at the job in order, then the job's next look is scheduled. Returns how many
+    // recoveries began.
+    int timed_looks(const std::set<common::JobId>& changed, CycleReport& report);
+    // The job's next timed look: the earliest any watch asks for.
     void schedule_timed_look(const state::Registration& registration,
-                             const slurm::JobSnapshot* job);
-    // A new answer from Slurm for `ids` (in job id order) becomes m_jobs; what differs from
-    // the previous one goes to m_moved. Changes that are not whole apply to m_jobs, which
-    // answers the same ids (Client::load_jobs_if_changed).
-    void take_answer(slurm::JobQuery answer, const std::vector<common::JobId>& ids);
-    void take_answer(slurm::JobChanges changes, const std::vector<common::JobId>& ids);
-    // Forgets what the trackers, the timers and the last looks keep of jobs no longer watched.
+                             const slurm::JobSnapshot& job);
+    // Forgets what the watches, the timers and the last looks keep of jobs no longer watched.
     void forget_unwatched(const std::set<common::JobId>& written);
-    // A running job that is not hung: a straggler (its step rate against its own median, or
-    // against its baseline: rate_baseline.h), or an idle GPU (the node evidence, once per
-    // straggler_after), told to its owner once per run; a straggler one node holds back, with
-    // the owner's exclude_slow_node, moved off it (slow_node.h).
-    // Returns whether a recovery began.
-    bool check_running(const state::Registration& registration, const slurm::JobSnapshot& job);
-    // An enabled job pending on Resources or Priority for queue_wait_after: told once per
-    // attempt, with slurmctld's expected start time.
-    void check_queue_wait(const state::Registration& registration, const slurm::JobSnapshot& job,
-                          CycleReport& report);
-    // An enabled job pending for a reason that will not pass: reported once per attempt.
-    // A restarted attempt running past settings_fetch_within without its settings: reported.
-    void check_settings_fetched(const state::Registration& registration,
-                                const slurm::JobSnapshot& job, CycleReport& report);
-    // When that attempt's time is up; nullopt when nothing is left to check.
-    [[nodiscard]] std::optional<common::MonotonicPoint> settings_fetch_due(
-        const state::Registration& registration, const slurm::JobSnapshot& job) const;
-    void check_stuck_pending(const state::Registration& registration, const slurm::JobSnapshot& job,
-                             CycleReport& report);
-    const std::vector<slurm::NodeSnapshot>& nodes();
-    bool ask_is_operator();
     // Counts a refused cycle for each of `refused` (the batched query's refusal, pinned to
     // them by access_refusals.h) and moves those refused long enough to credential_error.
     void lose_access(const std::vector<common::JobId>& refused, const std::string& answer,
@@ -182,36 +151,17 @@ class PollCycle {
     // as the CLI, changed it since this cycle read it).
     [[nodiscard]] bool still_current(const state::Registration& registration) const;
 
-    state::Store& m_store;
-    slurm::Client& m_client;
-    const common::Clock& m_clock;
-    const recovery::Catalogue& m_catalogue;
-    const Config& m_config;
+    // What a watch's look may do (watch.h: WatchLook), for one job: poll_cycle_timed_looks.cpp.
+    class Look;
+
+    CycleServices m_services;
     ActionExecutor m_executor;
-    StallTracker m_stalls;                // in memory: a restarted daemon restarts the stall clocks
-    StuckPendingTracker m_stuck_pending;  // in memory, like the stall clocks
-    QueueWaits m_queue_waits;
-    SettingsFetchTracker m_settings_fetches;
-    IdleGpuWatch m_idle_gpus;   // in memory, like the stall clocks
-    RateBaselines m_baselines;  // each running job's step-rate baseline, read once per attempt
-    JobTroubles m_troubles;     // jobs whose handling failed lately
+    WatchedRegistrations m_watched;                 // the watched rows, in step with the store
+    SlurmView m_slurm;                              // Slurm's latest answer about them
+    std::vector<std::unique_ptr<Watch>> m_watches;  // in the order they look (watches.h)
+    JobTimers m_timers;                             // when each job's next timed look is due
+    JobTroubles m_troubles;                         // jobs whose handling failed lately
     AccessRefusals m_refusals;  // jobs slurmctld refused to show, cycles in a row
-    OwnerIdentities m_owners;   // whose credentials each job's files are read with
-    std::optional<std::vector<slurm::NodeSnapshot>> m_nodes;  // loaded at most once a cycle
-    node_evidence::Source* m_node_evidence = nullptr;
-    std::function<void()> m_progress;
-    std::optional<bool> m_operator;  // asked once per process, when drain_node is allowed
-    WatchedRegistrations m_watched;  // the watched rows, in step with the store
-    // Slurm's latest answer about the watched jobs, by id: kept while slurmctld says nothing
-    // changed (Client::load_jobs_if_changed), so a quiet cycle copies nothing and a changed one
-    // copies only the jobs that moved.
-    std::map<common::JobId, slurm::JobSnapshot> m_jobs;
-    std::vector<common::JobId> m_jobs_answered_for;  // the ids m_jobs answers
-    JobTimers m_timers;                              // when each job's next timed look is due
-    // The jobs whose snapshot moved (changed, appeared, vanished) since their last look: a job
-    // is looked at again only when it is here, or its row changed. One copy of the answer is
-    // kept (m_jobs), not a second one per look: at 10,000 jobs that copy is tens of MiB.
-    std::set<common::JobId> m_moved;
     // The rows this cycle's looks wrote: the next cycle looks at those jobs once more (this
     // process's own writes cost one more look; another process's write at the same moment is
     // never left unseen).

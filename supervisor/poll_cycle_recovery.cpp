@@ -143,14 +143,15 @@ void prepare_next_attempt(state::Store& store, state::Registration& registration
 
 FailureContext PollCycle::failure_context(const state::Registration& registration,
                                           const slurm::JobSnapshot& job, const Failure& failure) {
-    auto context = failure_context_for(registration, job, nodes(), m_store, failure, m_clock.now());
-    context.read_as = m_owners.of(registration, job);
+    auto context = failure_context_for(registration, job, m_slurm.nodes(m_services.client),
+                                       m_services.store, failure, m_services.clock.now());
+    context.read_as = m_services.owners.of(registration, job);
     // A slow node's telemetry was read for its slowdown's window already.
-    context.node_evidence = failure.slow() != nullptr ? nullptr : m_node_evidence;
-    if (m_config.allow_drain ||
+    context.node_evidence = failure.slow() != nullptr ? nullptr : m_services.node_evidence;
+    if (m_services.config.allow_drain ||
         recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
         // An RPC: only where a drain may follow (the site's drains need no owner's word).
-        context.is_operator = ask_is_operator();
+        context.is_operator = m_slurm.is_operator(m_services.client);
     }
     return context;
 }
@@ -164,7 +165,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         if (!failure.ended_by_itself()) {
             m_settling.erase(settling);
             settling = m_settling.end();
-        } else if (m_clock.monotonic() < settling->second.due) {
+        } else if (m_services.clock.monotonic() < settling->second.due) {
             return;
         } else {
             settling->second.waited = true;
@@ -172,22 +173,23 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     }
 
     // 1. Look at the failure, outside the transaction (logs, nodes, checkpoints: slow reads).
-    auto attempt = m_store.attempt(registration.job, registration.attempt)
+    auto attempt = m_services.store.attempt(registration.job, registration.attempt)
                        .value_or(new_attempt(registration.job, registration.attempt));
     const auto context = failure_context(registration, job, failure);
     const auto now = context.now;
-    const auto analysis = analyse_failure(context, m_catalogue, m_config);
+    const auto analysis = analyse_failure(context, m_services.catalogue, m_services.config);
     const SlowRun* slow = failure.slow();
     if (slow != nullptr && !moves_off(analysis.plan, slow->node)) {
         // Stopping a job that still trains is worth it only to move it off the node: any other
         // plan (an escalation) would end a working run. The owner is told why, once.
-        auto transaction = m_store.begin();
+        auto transaction = m_services.store.begin();
         std::string why =
             analysis.plan.escalate ? analysis.plan.reason : "no plan moves it off " + slow->node;
         for (const auto& step : analysis.plan.would_have_done) {
             why += "; " + step;
         }
-        report_running_trouble(m_store, registration, slow->straggling, slow->signals, now, why);
+        report_running_trouble(m_services.store, registration, slow->straggling, slow->signals, now,
+                               why);
         transaction.commit();
         return;
     }
@@ -198,7 +200,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         // given up on now.
         const auto wait =
             std::chrono::duration_cast<std::chrono::seconds>(*analysis.checkpoint_settles_at - now);
-        m_settling[registration.job] = {m_clock.monotonic() + wait, false};
+        m_settling[registration.job] = {m_services.clock.monotonic() + wait, false};
         spdlog::info(
             "job {}: attempt {} ended; waiting {} s for its newest checkpoint entry to "
             "settle before deciding",
@@ -213,31 +215,31 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     }
 
     // 2. Record it all in one transaction, unless another process changed the job meanwhile.
-    auto transaction = m_store.begin();
+    auto transaction = m_services.store.begin();
     if (!still_current(registration)) {
         return;  // changed by another process since this cycle read it: look again next cycle
     }
-    record_findings(m_store, registration, attempt, context, analysis, cause);
-    if (const auto rate = m_stalls.take_run_rate(registration.job, attempt.number)) {
-        record_run_rate(m_store, registration.job, attempt.number, *rate, now);
+    record_findings(m_services.store, registration, attempt, context, analysis, cause);
+    for (const auto& watch : m_watches) {
+        watch->record_run_end(m_services.store, registration.job, attempt.number, now);
     }
-    report_new_suspects(m_store, registration, analysis.correlation, analysis.plan, now);
+    report_new_suspects(m_services.store, registration, analysis.correlation, analysis.plan, now);
     record_node_verdicts(
-        m_store, registration,
+        m_services.store, registration,
         node_verdicts(
             analysis,
             recovery::expand_hostlist(context.run_nodes).value_or(std::vector<std::string>{})),
         now);
-    close_attempt(m_store, attempt, context, analysis, cause);
+    close_attempt(m_services.store, attempt, context, analysis, cause);
 
     // 3. The attempt's end moves the job to recovering (or counts an outside requeue).
     const auto expected_restart_count = registration.seen_restart_count;
-    const auto ended = count_the_end(registration, context, cause, m_config);
+    const auto ended = count_the_end(registration, context, cause, m_services.config);
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     // Escalated at once: the escalation below is the one message of this decision; "failed;
     // recovering" first would be untrue.
-    apply_transition(m_store, registration, failure.observation(),
+    apply_transition(m_services.store, registration, failure.observation(),
                      "attempt " + std::to_string(attempt.number) + ended, now, report,
                      analysis.plan.escalate ? TellOwner::no : TellOwner::yes);
 
@@ -248,32 +250,34 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     decision.would_have_done = analysis.plan.would_have_done;
     decision.notes = analysis.plan.notes;
     if (analysis.plan.escalate) {
-        record_event(m_store, registration.job, now, "escalate: " + analysis.plan.reason, decision);
-        apply_transition(m_store, registration, Observation::escalated, analysis.plan.reason, now,
-                         report);
+        record_event(m_services.store, registration.job, now, "escalate: " + analysis.plan.reason,
+                     decision);
+        apply_transition(m_services.store, registration, Observation::escalated,
+                         analysis.plan.reason, now, report);
     } else {
         // The plan's effects first: the steps below read them.
         for (const auto& node : analysis.plan.exclude_nodes) {
             registration.excluded_nodes.push_back(node);
         }
         registration.knobs_json = knobs_to_json(analysis.plan.knobs);
-        decision.actions = record_planned_steps(m_store, registration, analysis, attempt.number,
-                                                expected_restart_count, context);
+        decision.actions = record_planned_steps(m_services.store, registration, analysis,
+                                                attempt.number, expected_restart_count, context);
         decision.start_delay_s = analysis.plan.start_delay.count();
-        record_event(m_store, registration.job, now, "plan: " + analysis.plan.reason, decision);
-        prepare_next_attempt(m_store, registration, analysis, attempt.number,
+        record_event(m_services.store, registration.job, now, "plan: " + analysis.plan.reason,
+                     decision);
+        prepare_next_attempt(m_services.store, registration, analysis, attempt.number,
                              expected_restart_count, context);
     }
     registration.updated_at = now;
-    m_store.update_registration(registration);
+    m_services.store.update_registration(registration);
     transaction.commit();
     common::failpoint("after_plan");
 
     if (!analysis.plan.escalate && analysis.plan.actions.empty()) {
         // Slurm requeued the job and no action of ours will run: the job still needs its
         // resume environment before it starts.
-        (void)write_env_file(env_file_path(m_config.state_dir, registration.job),
-                             m_store.resume_env(registration.job));
+        (void)write_env_file(env_file_path(m_services.config.state_dir, registration.job),
+                             m_services.store.resume_env(registration.job));
     }
 }
 
