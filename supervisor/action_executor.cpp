@@ -12,6 +12,7 @@
 #include "common/try.h"
 #include "recovery/cause.h"
 #include "supervisor/journal.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/resume_env.h"
 
@@ -196,8 +197,10 @@ void ActionExecutor::finish(const state::Action& action, state::ActionStatus sta
             registration->seen_restart_count = *seen_restart_count;
         }
         if (escalate) {
-            apply_transition(m_store, *registration, Observation::escalated,
-                             action.kind + " failed: " + result, now);
+            const auto reason = action.kind + " failed: " + result;
+            const auto move =
+                apply_transition(m_store, *registration, Observation::escalated, reason, now);
+            tell_of_move(m_store, *registration, move, reason, now);
         }
         registration->updated_at = now;
         m_store.update_registration(*registration);

@@ -20,6 +20,7 @@
 #include "supervisor/action_executor.h"
 #include "supervisor/carried_environment.h"
 #include "supervisor/journal.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/resume_env.h"
 
 namespace supervisor {
@@ -213,8 +214,9 @@ void ActionExecutor::register_resubmitted(const state::Action& action, const sta
                  registered);
 
     old.next_job = next.to_string();
-    apply_transition(m_store, old, Observation::resubmitted,
-                     "not requeueable; continued as job " + next.to_string(), now);
+    const auto reason = "not requeueable; continued as job " + next.to_string();
+    const auto move = apply_transition(m_store, old, Observation::resubmitted, reason, now);
+    tell_of_move(m_store, old, move, reason, now);
     old.updated_at = now;
     m_store.update_registration(old);
 }

@@ -74,8 +74,9 @@ notify::Message array_summary(const std::vector<state::Registration>& tasks) {
     return message;
 }
 
-void tell_array_end_if_last(state::Store& store, const state::Registration& task,
-                            common::TimePoint at) {
+std::optional<OwnerNotice> record_array_end_if_last(state::Store& store,
+                                                    const state::Registration& task,
+                                                    common::TimePoint at) {
     auto tasks = store.array_registrations(task.job.job);
     bool found = false;
     for (auto& other : tasks) {
@@ -84,17 +85,18 @@ void tell_array_end_if_last(state::Store& store, const state::Registration& task
             found = true;
         }
         if (!ended(other)) {
-            return;
+            return std::nullopt;
         }
     }
     if (!found) {
-        return;  // not saved as part of its array (cannot happen for a whole_array task)
+        return std::nullopt;  // not saved as part of its array (cannot happen for a whole_array
+                              // task)
     }
     const auto message = array_summary(tasks);
     record_event(store, task.job, at,
                  "the last task of job array " + message.job + " ended: " + message.reason,
                  ArraySummaryEvent{message.job, tasks.size(), message.reason});
-    queue_owner_message(store, task, message, message.job + ":array_summary", at);
+    return OwnerNotice{message, message.job + ":array_summary"};
 }
 
 }  // namespace supervisor

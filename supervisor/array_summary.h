@@ -3,10 +3,12 @@
 // end once, with counts and the tasks that did not succeed, instead of one message per task.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "notify/message.h"
 #include "state/store.h"
+#include "supervisor/owner_notice.h"
 
 namespace supervisor {
 
@@ -20,11 +22,12 @@ namespace supervisor {
 [[nodiscard]] notify::Message array_summary(const std::vector<state::Registration>& tasks);
 
 // Called when task `task` (whole_array) has just completed or been unregistered, before its row
-// is saved: when every
-// other task of its array registered with it has completed too (or is no longer watched),
-// queues the summary to the task's targets and records an "array_summary" event. One indexed
-// read of the array's rows. Call inside the transaction of the task's transition.
-void tell_array_end_if_last(state::Store& store, const state::Registration& task,
-                            common::TimePoint at);
+// is saved. When every other task of its array registered with it has completed too (or is no
+// longer watched), records an "array_summary" event and returns the summary for the task's
+// owner (owner_outbox.h tells it). One indexed read of the array's rows. Call inside the
+// transaction of the task's transition.
+[[nodiscard]] std::optional<OwnerNotice> record_array_end_if_last(state::Store& store,
+                                                                  const state::Registration& task,
+                                                                  common::TimePoint at);
 
 }  // namespace supervisor

@@ -1,18 +1,15 @@
-// Writing the journal: events, and lifecycle transitions applied to a registration together
-// with their event and the owner's notification. Call inside a transaction.
+// Writing the journal: a job's events, and the attempt rows they speak of. Nothing here tells
+// anyone (owner_outbox.h) or moves a registration (transition.h). Call inside a transaction.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "notify/message.h"
 #include "slurm/types.h"
 #include "state/event_kind.h"
 #include "state/store.h"
-#include "supervisor/failure_report.h"
 #include "supervisor/journal_events.h"
-#include "supervisor/lifecycle.h"
 
 namespace supervisor {
 
@@ -64,32 +61,11 @@ template <typename Payload>
     return false;
 }
 
-// Looks up (registration.status, observation) in the lifecycle table and applies the row to
-// `registration` (status, outcome, reason; not yet saved). A move records a "transition"
-// event and, when it enters recovering, completed or credential_error or goes from recovering
-// back to enabled (running again), queues a notification (owner_message.h) to each of the
-// registration's targets — or one with no target, for the config's defaults; a reject records
-// a "rejected" event (a bug). With TellOwner::no nothing is queued: a second move of the same
-// decision, in the same transaction, tells the owner what was decided (one message per
-// decision). Returns the verdict.
-enum class TellOwner { yes, no };
-Verdict apply_transition(state::Store& store, state::Registration& registration,
-                         Observation observation, const std::string& reason, common::TimePoint at,
-                         const FailureReport& report = {}, TellOwner tell = TellOwner::yes);
-
-// Queues `message` to each of the registration's targets (one row with no target, for the
-// config's defaults, when it has none); the dispatcher drops a repeat of `dedup_key` within
-// its cooldown. Call inside a transaction.
-void queue_owner_message(state::Store& store, const state::Registration& registration,
-                         const notify::Message& message, const std::string& dedup_key,
-                         common::TimePoint at);
-
 // Records that handling `registration`'s job failed with `what` (the `failures`-th time in a
-// row; the job is retried in `pause_cycles` cycles): an "internal_error" event and, when
-// `tell_owner`, one notification saying that a person should look and what to report. The
+// row; the job is retried in `pause_cycles` cycles): an "internal_error" event. The
 // registration itself is not changed. Call inside a transaction.
 void record_internal_error(state::Store& store, const state::Registration& registration,
-                           const std::string& what, int failures, int pause_cycles, bool tell_owner,
+                           const std::string& what, int failures, int pause_cycles,
                            common::TimePoint at);
 
 }  // namespace supervisor

@@ -2,6 +2,8 @@
 // inside the one field it came in (the renderings in notify/ escape it for display).
 #include "supervisor/owner_message.h"
 
+#include "supervisor/job_troubles.h"
+
 namespace supervisor {
 namespace {
 
@@ -106,6 +108,28 @@ notify::Message owner_message(const state::Registration& r, const std::string& r
         m.next_step = default_next_step(r);
     }
     return m;
+}
+
+OwnerNotice internal_error_notice(const state::Registration& registration, const std::string& what,
+                                  int failures) {
+    const std::string job = registration.job.to_string();
+    notify::Message message;
+    message.job = job;
+    message.job_name = registration.job_name;
+    message.status = state::status_text(registration);
+    message.headline = "could not be handled by the supervisor";
+    message.reason = "handling the job failed " + std::to_string(failures) +
+                     " times in a row with an internal error: " + what;
+    message.attempt = registration.attempt;
+    message.notes = {"The supervisor keeps retrying, with pauses of up to " +
+                     std::to_string(JobTroubles::k_max_pause_cycles) +
+                     " poll cycles; until it succeeds, a failure of this job may not be "
+                     "recovered automatically."};
+    message.next_step = "check the job yourself (`squeue -j " + job +
+                        "`), and report this "
+                        "error with the output of `supervisor events " +
+                        job + "`.";
+    return {message, job + ":internal_error:" + std::to_string(registration.attempt)};
 }
 
 }  // namespace supervisor

@@ -9,11 +9,17 @@
 #include "notify/message.h"
 #include "state/records.h"
 #include "supervisor/failure_report.h"
+#include "supervisor/owner_notice.h"
 
 namespace supervisor {
 
 [[nodiscard]] notify::Message owner_message(const state::Registration& registration,
                                             const std::string& reason,
                                             const FailureReport& report = {});
+
+// What the owner is told when handling the job failed `failures` times in a row with `what`
+// (job_troubles.h): that a person should look, and what to report. Once per attempt.
+[[nodiscard]] OwnerNotice internal_error_notice(const state::Registration& registration,
+                                                const std::string& what, int failures);
 
 }  // namespace supervisor

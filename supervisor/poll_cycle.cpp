@@ -8,6 +8,8 @@
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
 #include "supervisor/observe.h"
+#include "supervisor/owner_message.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
@@ -144,11 +146,13 @@ void PollCycle::lose_access(const std::vector<common::JobId>& refused, const std
             if (!still_current(*registration)) {
                 return;
             }
-            apply_transition(m_services.store, *registration, Observation::access_lost,
-                             "Slurm refused to show this job " +
-                                 std::to_string(k_refused_cycles_before_access_lost) +
-                                 " cycles in a row: " + answer,
-                             m_services.clock.now());
+            const auto reason = "Slurm refused to show this job " +
+                                std::to_string(k_refused_cycles_before_access_lost) +
+                                " cycles in a row: " + answer;
+            const auto now = m_services.clock.now();
+            const auto move = apply_transition(m_services.store, *registration,
+                                               Observation::access_lost, reason, now);
+            tell_of_move(m_services.store, *registration, move, reason, now);
             m_services.store.update_registration(*registration);
             transaction.commit();
             ++report.transitions;
@@ -392,9 +396,13 @@ void PollCycle::end_reused_registration(state::Registration& registration,
     const auto now = m_services.clock.now();
     const auto reason = reason_for(Observation::job_reused, job, registration);
     auto transaction = m_services.store.begin();
-    if (still_current(registration) &&
-        apply_transition(m_services.store, registration, Observation::job_reused, reason, now) ==
-            Verdict::move) {
+    if (!still_current(registration)) {
+        return;
+    }
+    const auto move =
+        apply_transition(m_services.store, registration, Observation::job_reused, reason, now);
+    tell_of_move(m_services.store, registration, move, reason, now);
+    if (move.moved()) {
         registration.updated_at = now;
         m_services.store.update_registration(registration);
         ++report.transitions;
@@ -454,8 +462,10 @@ bool PollCycle::record_look(state::Registration& registration,
         record_event(m_services.store, registration.job, now, failed_step->summary,
                      StepFailedEvent{step_status_text(*job)});
     }
-    if (apply_transition(m_services.store, registration, observation, reason, now,
-                         failed_step.value_or(FailureReport{})) == Verdict::move) {
+    const auto move = apply_transition(m_services.store, registration, observation, reason, now);
+    tell_of_move(m_services.store, registration, move, reason, now,
+                 failed_step.value_or(FailureReport{}));
+    if (move.moved()) {
         ++report.transitions;
     }
     if (!(registration == before)) {
@@ -528,8 +538,13 @@ void PollCycle::contain(const state::Registration& registration, CycleReport& re
     const auto failure = m_troubles.failed(registration.job);
     report.internal_errors.push_back(registration.job.to_string() + ": " + what);
     auto transaction = m_services.store.begin();
+    const auto now = m_services.clock.now();
     record_internal_error(m_services.store, registration, what, failure.failures,
-                          failure.pause_cycles, failure.tell_owner, m_services.clock.now());
+                          failure.pause_cycles, now);
+    if (failure.tell_owner) {
+        tell_owner(m_services.store, registration,
+                   internal_error_notice(registration, what, failure.failures), now);
+    }
     transaction.commit();
 }
 
@@ -555,13 +570,11 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     if (!still_current(registration)) {
         return;  // `supervisor register` is checking it right now
     }
-    if (problem) {
-        apply_transition(m_services.store, registration, Observation::validation_failed,
-                         problem->message + " (fix: " + problem->hint + ")", now);
-    } else {
-        apply_transition(m_services.store, registration, Observation::validated,
-                         "registration checks passed", now);
-    }
+    const auto observation = problem ? Observation::validation_failed : Observation::validated;
+    const auto reason = problem ? problem->message + " (fix: " + problem->hint + ")"
+                                : std::string("registration checks passed");
+    const auto move = apply_transition(m_services.store, registration, observation, reason, now);
+    tell_of_move(m_services.store, registration, move, reason, now);
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     registration.seen_restart_count = job.restart_count;
     m_services.store.update_registration(registration);

@@ -19,6 +19,7 @@
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
 #include "supervisor/node_records.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/plan_steps.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/resume_env.h"
@@ -188,8 +189,10 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         for (const auto& step : analysis.plan.would_have_done) {
             why += "; " + step;
         }
-        report_running_trouble(m_services.store, registration, slow->straggling, slow->signals, now,
-                               why);
+        tell_owner(m_services.store, registration,
+                   report_running_trouble(m_services.store, registration, slow->straggling,
+                                          slow->signals, now, why),
+                   now);
         transaction.commit();
         return;
     }
@@ -239,9 +242,12 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     // Escalated at once: the escalation below is the one message of this decision; "failed;
     // recovering" first would be untrue.
-    apply_transition(m_services.store, registration, failure.observation(),
-                     "attempt " + std::to_string(attempt.number) + ended, now, report,
-                     analysis.plan.escalate ? TellOwner::no : TellOwner::yes);
+    const auto end_reason = "attempt " + std::to_string(attempt.number) + ended;
+    const auto end =
+        apply_transition(m_services.store, registration, failure.observation(), end_reason, now);
+    if (!analysis.plan.escalate) {
+        tell_of_move(m_services.store, registration, end, end_reason, now, report);
+    }
 
     // 4. The decision: escalate, or the plan's effects, its steps and the next attempt.
     DecisionEvent decision;
@@ -252,8 +258,9 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     if (analysis.plan.escalate) {
         record_event(m_services.store, registration.job, now, "escalate: " + analysis.plan.reason,
                      decision);
-        apply_transition(m_services.store, registration, Observation::escalated,
-                         analysis.plan.reason, now, report);
+        const auto escalated = apply_transition(m_services.store, registration,
+                                                Observation::escalated, analysis.plan.reason, now);
+        tell_of_move(m_services.store, registration, escalated, analysis.plan.reason, now, report);
     } else {
         // The plan's effects first: the steps below read them.
         for (const auto& node : analysis.plan.exclude_nodes) {

@@ -39,10 +39,11 @@ void QueueWaits::mark_told(const common::JobId& id, std::uint32_t attempt) {
     }
 }
 
-void record_queue_wait(state::Store& store, const state::Registration& registration,
-                       const std::string& slurm_reason,
-                       std::optional<common::TimePoint> expected_start, std::chrono::seconds waited,
-                       common::TimePoint at, const std::optional<SoonerPartition>& sooner) {
+OwnerNotice record_queue_wait(state::Store& store, const state::Registration& registration,
+                              const std::string& slurm_reason,
+                              std::optional<common::TimePoint> expected_start,
+                              std::chrono::seconds waited, common::TimePoint at,
+                              const std::optional<SoonerPartition>& sooner) {
     const std::string id = registration.job.to_string();
     const std::string waited_text = format_stall_timeout(waited);
     const std::string why = slurm_reason == "Priority" ? "jobs of higher priority are ahead of it"
@@ -92,8 +93,7 @@ void record_queue_wait(state::Store& store, const state::Registration& registrat
                             "promise). `squeue --start -j " +
                             id + "` shows the expected start as it changes.";
     }
-    queue_owner_message(store, registration, message,
-                        id + ":queue_wait:" + std::to_string(registration.attempt), at);
+    return {message, id + ":queue_wait:" + std::to_string(registration.attempt)};
 }
 
 }  // namespace supervisor

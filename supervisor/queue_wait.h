@@ -11,7 +11,7 @@
 // times it as before; without one, from the first look that saw the job pending. QueueWaits
 // keeps in memory which attempt was told; whether an attempt was told before a restart is
 // read from the journal once (journal_has_for_attempt<QueueWaitEvent>). record_queue_wait() writes
-// the event and queues the owner's message; call it inside a transaction.
+// the event and returns what the owner is told (owner_outbox.h); call it inside a transaction.
 #pragma once
 
 #include <chrono>
@@ -26,6 +26,7 @@
 #include "slurm/types.h"
 #include "state/records.h"
 #include "state/store.h"
+#include "supervisor/owner_notice.h"
 #include "supervisor/sooner_partition.h"
 
 namespace supervisor {
@@ -55,9 +56,11 @@ class QueueWaits {
 // The "queue_wait" event and the owner's message: how long, why (`slurm_reason`), when
 // slurmctld expects the job to start (`expected_start`, when it lies ahead of `at`), and the
 // partition that would start it sooner (`sooner`, if any) with `scontrol update` to move it.
-void record_queue_wait(state::Store& store, const state::Registration& registration,
-                       const std::string& slurm_reason,
-                       std::optional<common::TimePoint> expected_start, std::chrono::seconds waited,
-                       common::TimePoint at, const std::optional<SoonerPartition>& sooner);
+[[nodiscard]] OwnerNotice record_queue_wait(state::Store& store,
+                                            const state::Registration& registration,
+                                            const std::string& slurm_reason,
+                                            std::optional<common::TimePoint> expected_start,
+                                            std::chrono::seconds waited, common::TimePoint at,
+                                            const std::optional<SoonerPartition>& sooner);
 
 }  // namespace supervisor

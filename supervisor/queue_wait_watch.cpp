@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "supervisor/journal.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/queue_wait.h"
 #include "supervisor/sooner_partition.h"
@@ -64,9 +65,11 @@ class QueueWaitWatch final : public Watch {
         const auto sooner = find_sooner_partition(m_services.client, job, expected, now);
         auto transaction = store.begin();
         if (!journal_has_for_attempt<QueueWaitEvent>(store, registration)) {
-            record_queue_wait(store, registration, job.state_reason, expected,
-                              std::chrono::duration_cast<std::chrono::seconds>(now - since), now,
-                              sooner);
+            const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - since);
+            tell_owner(store, registration,
+                       record_queue_wait(store, registration, job.state_reason, expected, waited,
+                                         now, sooner),
+                       now);
         }
         transaction.commit();
         m_waits.mark_told(registration.job, registration.attempt);

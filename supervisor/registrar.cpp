@@ -19,6 +19,7 @@
 #include "supervisor/expected_rate.h"
 #include "supervisor/journal.h"
 #include "supervisor/knobs.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/registration_check.h"
 #include "supervisor/resume_env.h"
 
@@ -307,13 +308,11 @@ std::optional<common::Error> check_as_owner(const state::Registration& registrat
 
 void apply_verdict(state::Store& store, state::Registration& registration,
                    const std::optional<common::Error>& problem, common::TimePoint now) {
-    if (problem) {
-        apply_transition(store, registration, Observation::validation_failed,
-                         problem->message + " (fix: " + problem->hint + ")", now);
-    } else {
-        apply_transition(store, registration, Observation::validated, "registration checks passed",
-                         now);
-    }
+    const auto observation = problem ? Observation::validation_failed : Observation::validated;
+    const auto reason = problem ? problem->message + " (fix: " + problem->hint + ")"
+                                : std::string("registration checks passed");
+    const auto move = apply_transition(store, registration, observation, reason, now);
+    tell_of_move(store, registration, move, reason, now);
     store.update_registration(registration);
 }
 
@@ -532,7 +531,9 @@ common::Result<void> unregister_job(state::Store& store, const common::Clock& cl
                  UnregisteredEvent{});
     if (registration->whole_array && registration->status != state::Status::completed) {
         // The last task of its array to end may be one its owner stopped watching.
-        tell_array_end_if_last(store, *registration, clock.now());
+        if (const auto summary = record_array_end_if_last(store, *registration, clock.now())) {
+            tell_owner(store, *registration, *summary, clock.now());
+        }
     }
     transaction.commit();
     return {};

@@ -14,10 +14,10 @@
 
 namespace supervisor {
 
-void report_running_trouble(state::Store& store, const state::Registration& registration,
-                            const std::optional<recovery::Straggling>& straggling,
-                            const std::vector<recovery::NodeSignal>& signals, common::TimePoint at,
-                            const std::string& not_moved_because) {
+OwnerNotice report_running_trouble(state::Store& store, const state::Registration& registration,
+                                   const std::optional<recovery::Straggling>& straggling,
+                                   const std::vector<recovery::NodeSignal>& signals,
+                                   common::TimePoint at, const std::string& not_moved_because) {
     std::vector<std::string> nodes;
     std::vector<std::string> seen;
     bool idle = false;
@@ -87,11 +87,9 @@ void report_running_trouble(state::Store& store, const state::Registration& regi
                               "job's nodes"
                             : "check whether the slowdown is expected (evaluation, data "
                               "loading); if not, look at the job's nodes";
-    queue_owner_message(store, registration, message,
-                        registration.job.to_string() + ":" +
-                            std::string(state::event_kind_text(kind)) + ":" +
-                            std::to_string(registration.attempt),
-                        at);
+    return {message, registration.job.to_string() + ":" +
+                         std::string(state::event_kind_text(kind)) + ":" +
+                         std::to_string(registration.attempt)};
 }
 
 }  // namespace supervisor

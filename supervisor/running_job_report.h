@@ -13,16 +13,19 @@
 #include "recovery/evidence.h"
 #include "recovery/step_rate.h"
 #include "state/store.h"
+#include "supervisor/owner_notice.h"
 
 namespace supervisor {
 
 // `straggling` unset: the report is of idle GPUs alone. `signals`: what the nodes' telemetry
 // showed over the period (idle GPUs, heat, throttling); the nodes they name are the ones the
 // message points at. `not_moved_because`: set when the owner allowed exclude_slow_node and the
-// job was still left on its node (slow_node.h), why. Call inside a transaction.
-void report_running_trouble(state::Store& store, const state::Registration& registration,
-                            const std::optional<recovery::Straggling>& straggling,
-                            const std::vector<recovery::NodeSignal>& signals, common::TimePoint at,
-                            const std::string& not_moved_because = {});
+// job was still left on its node (slow_node.h), why. Journals the event and returns what the
+// owner is told (owner_outbox.h). Call inside a transaction.
+[[nodiscard]] OwnerNotice report_running_trouble(
+    state::Store& store, const state::Registration& registration,
+    const std::optional<recovery::Straggling>& straggling,
+    const std::vector<recovery::NodeSignal>& signals, common::TimePoint at,
+    const std::string& not_moved_because = {});
 
 }  // namespace supervisor

@@ -12,6 +12,7 @@
 #include "recovery/whitelist.h"
 #include "supervisor/failure.h"
 #include "supervisor/idle_gpu_watch.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/rate_baseline.h"
 #include "supervisor/running_job_report.h"
@@ -155,7 +156,9 @@ class RunningWatch final : public Watch {
         }
         auto& store = m_services.store;
         auto transaction = store.begin();
-        report_running_trouble(store, registration, straggling, signals, clock.now());
+        const auto now = clock.now();
+        tell_owner(store, registration,
+                   report_running_trouble(store, registration, straggling, signals, now), now);
         transaction.commit();
         return false;
     }

@@ -83,9 +83,10 @@ void record_settings_fetched(state::Store& store, const common::JobId& job,
                  fetched);
 }
 
-void record_settings_not_fetched(state::Store& store, const state::Registration& registration,
-                                 std::chrono::seconds running, common::TimePoint at,
-                                 const std::optional<SettingsFetchedEvent>& another) {
+OwnerNotice record_settings_not_fetched(state::Store& store,
+                                        const state::Registration& registration,
+                                        std::chrono::seconds running, common::TimePoint at,
+                                        const std::optional<SettingsFetchedEvent>& another) {
     const std::string job = registration.job.to_string();
     const std::string attempt = std::to_string(registration.attempt);
     const std::string running_text = format_stall_timeout(running);
@@ -147,7 +148,7 @@ void record_settings_not_fetched(state::Store& store, const state::Registration&
             "settings; if the run must not go on from scratch, cancel it (scancel " +
             job + ")";
     }
-    queue_owner_message(store, registration, message, job + ":settings_not_fetched:" + attempt, at);
+    return {message, job + ":settings_not_fetched:" + attempt};
 }
 
 }  // namespace supervisor

@@ -22,6 +22,7 @@
 #include "state/records.h"
 #include "state/store.h"
 #include "supervisor/journal_events.h"
+#include "supervisor/owner_notice.h"
 
 namespace supervisor {
 
@@ -58,10 +59,10 @@ struct FetchLook {
 void record_settings_fetched(state::Store& store, const common::JobId& job,
                              SettingsFetchedEvent fetched, common::TimePoint at);
 
-// Journals settings_not_fetched and queues the owner's message; `another`: the fetch of an
-// earlier attempt's settings that the run made instead. Call inside a transaction.
-void record_settings_not_fetched(state::Store& store, const state::Registration& registration,
-                                 std::chrono::seconds running, common::TimePoint at,
-                                 const std::optional<SettingsFetchedEvent>& another = std::nullopt);
+// Journals settings_not_fetched and returns what the owner is told (owner_outbox.h); `another`: the
+// fetch of an earlier attempt's settings that the run made instead. Call inside a transaction.
+[[nodiscard]] OwnerNotice record_settings_not_fetched(
+    state::Store& store, const state::Registration& registration, std::chrono::seconds running,
+    common::TimePoint at, const std::optional<SettingsFetchedEvent>& another = std::nullopt);
 
 }  // namespace supervisor

@@ -2,7 +2,7 @@
 // for having fetched its resume settings (settings_fetch.h). Told once per attempt.
 #include <algorithm>
 
-#include "supervisor/journal.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/settings_fetch.h"
 #include "supervisor/watches.h"
@@ -58,7 +58,10 @@ class SettingsFetchWatch final : public Watch {
             const auto look = settings_fetch_record(store, registration);
             if (look.record == FetchRecord::none ||
                 look.record == FetchRecord::fetched_another_attempts) {
-                record_settings_not_fetched(store, registration, running, now, look.another);
+                tell_owner(
+                    store, registration,
+                    record_settings_not_fetched(store, registration, running, now, look.another),
+                    now);
             }
             transaction.commit();
             m_fetches.settle(registration.job, registration.attempt);

@@ -41,9 +41,9 @@ void StuckPendingTracker::mark_reported(const common::JobId& job, std::uint32_t 
     }
 }
 
-void record_stuck_pending(state::Store& store, const state::Registration& registration,
-                          const StuckPending& stuck, std::chrono::seconds waited,
-                          common::TimePoint at) {
+OwnerNotice record_stuck_pending(state::Store& store, const state::Registration& registration,
+                                 const StuckPending& stuck, std::chrono::seconds waited,
+                                 common::TimePoint at) {
     const std::string job = registration.job.to_string();
     const std::string waited_text = format_stall_timeout(waited);
     record_event(store, registration.job, at,
@@ -67,8 +67,7 @@ void record_stuck_pending(state::Store& store, const state::Registration& regist
         what_to_do.replace(at_job, 3, job);
     }
     message.next_step = what_to_do + ".";
-    queue_owner_message(store, registration, message,
-                        job + ":stuck_pending:" + std::to_string(registration.attempt), at);
+    return {message, job + ":stuck_pending:" + std::to_string(registration.attempt)};
 }
 
 }  // namespace supervisor

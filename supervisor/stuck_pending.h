@@ -5,7 +5,8 @@
 // StuckPendingTracker remembers, in memory, since when each job has been seen stuck (a restarted
 // daemon starts the wait again) and whether it was reported; whether an attempt was already
 // reported before a restart is read from the journal once per job. record_stuck_pending()
-// writes the event and queues the owner's message; call it inside a transaction.
+// writes the event and returns what the owner is told (owner_outbox.h); call it inside a
+// transaction.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "common/job_id.h"
 #include "state/records.h"
 #include "state/store.h"
+#include "supervisor/owner_notice.h"
 #include "supervisor/pending_reason.h"
 
 namespace supervisor {
@@ -47,8 +49,9 @@ class StuckPendingTracker {
 };
 
 // The "stuck_pending" event and one notification per target of the registration.
-void record_stuck_pending(state::Store& store, const state::Registration& registration,
-                          const StuckPending& stuck, std::chrono::seconds waited,
-                          common::TimePoint at);
+[[nodiscard]] OwnerNotice record_stuck_pending(state::Store& store,
+                                               const state::Registration& registration,
+                                               const StuckPending& stuck,
+                                               std::chrono::seconds waited, common::TimePoint at);
 
 }  // namespace supervisor

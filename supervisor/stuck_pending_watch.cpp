@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "supervisor/journal.h"
+#include "supervisor/owner_outbox.h"
 #include "supervisor/pending_reason.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/stuck_pending.h"
@@ -33,7 +34,8 @@ class StuckPendingWatch final : public Watch {
             auto transaction = store.begin();
             if (!journal_has_for_attempt<StuckPendingEvent>(store, registration)) {
                 const auto stuck = stuck_pending_reason(job.state_reason);
-                record_stuck_pending(store, registration, *stuck, *waited, now);
+                tell_owner(store, registration,
+                           record_stuck_pending(store, registration, *stuck, *waited, now), now);
                 ++cycle.report().stuck_pending;
             }
             transaction.commit();

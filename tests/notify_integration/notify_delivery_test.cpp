@@ -12,7 +12,7 @@
 #include "notify/curl_sender.h"
 #include "notify/dispatcher.h"
 #include "servers.h"
-#include "supervisor/journal.h"
+#include "supervisor/owner_outbox.h"
 
 namespace notify::integration {
 namespace {
@@ -79,8 +79,10 @@ class NotifyDelivery : public ::testing::Test {
         r.updated_at = clock.now();
         EXPECT_TRUE(store->insert_registration(r));
         auto transaction = store->begin();
-        supervisor::apply_transition(*store, r, supervisor::Observation::job_failed,
-                                     "attempt 1 failed (nccl_timeout)", clock.now(), failure());
+        const std::string reason = "attempt 1 failed (nccl_timeout)";
+        const auto move = supervisor::apply_transition(
+            *store, r, supervisor::Observation::job_failed, reason, clock.now());
+        supervisor::tell_of_move(*store, r, move, reason, clock.now(), failure());
         store->update_registration(r);
         transaction.commit();
         return id;

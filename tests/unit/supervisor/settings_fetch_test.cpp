@@ -141,9 +141,11 @@ TEST_F(SettingsFetchTest, TheJournalTellsAFetchFromAReportOfTheCurrentAttempt) {
     const auto registration_now = registration(id);
     EXPECT_EQ(settings_fetch_record(*m_store, registration_now).record, FetchRecord::none);
     auto transaction = m_store->begin();
-    record_settings_not_fetched(*m_store, registration_now, std::chrono::seconds(700),
-                                m_clock.now());
+    const auto notice = record_settings_not_fetched(*m_store, registration_now,
+                                                    std::chrono::seconds(700), m_clock.now());
     transaction.commit();
+    EXPECT_EQ(notice.dedup_key, id.to_string() + ":settings_not_fetched:1");
+    EXPECT_TRUE(m_store->notifications(id).empty()) << "journalled; telling is the caller's step";
     EXPECT_EQ(settings_fetch_record(*m_store, registration_now).record, FetchRecord::reported);
     SettingsFetchedEvent late;
     late.attempt = registration_now.attempt;
