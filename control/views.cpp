@@ -301,8 +301,8 @@ std::string nodes_view(const state::Store& store, bool json) {
     }
     // A drain the supervisor did is the node's news whether or not the node was suspect (one
     // job's own hardware verdict drains too).
-    const auto drain = std::string(supervisor::step_kind_text(supervisor::StepKind::drain_node));
-    for (const auto& action : store.done_actions_since(drain, common::TimePoint{})) {
+    for (const auto& action :
+         store.done_actions_since(common::ActionKind::drain_node, common::TimePoint{})) {
         for (const auto& name : supervisor::drained_by(action)) {
             auto& node = by_node[name];
             if (!node.drained_at || action.updated_at > *node.drained_at) {

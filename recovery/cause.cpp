@@ -31,22 +31,6 @@ constexpr std::array k_cause_ids{
 };
 static_assert(k_cause_ids.size() == static_cast<std::size_t>(Cause::unknown) + 1);
 
-constexpr std::array k_action_ids{
-    std::pair{ActionKind::requeue, std::string_view{"requeue"}},
-    std::pair{ActionKind::exclude_node, std::string_view{"exclude_node"}},
-    std::pair{ActionKind::reduce_batch_size, std::string_view{"reduce_batch_size"}},
-    std::pair{ActionKind::reduce_workers, std::string_view{"reduce_workers"}},
-    std::pair{ActionKind::set_env, std::string_view{"set_env"}},
-    std::pair{ActionKind::restore_older_checkpoint, std::string_view{"restore_older_checkpoint"}},
-    std::pair{ActionKind::extend_time_limit, std::string_view{"extend_time_limit"}},
-    std::pair{ActionKind::drain_node, std::string_view{"drain_node"}},
-    std::pair{ActionKind::resubmit, std::string_view{"resubmit"}},
-    std::pair{ActionKind::cancel, std::string_view{"cancel"}},
-    std::pair{ActionKind::exclude_slow_node, std::string_view{"exclude_slow_node"}},
-    std::pair{ActionKind::escalate, std::string_view{"escalate"}},
-};
-static_assert(k_action_ids.size() == static_cast<std::size_t>(ActionKind::escalate) + 1);
-
 template <typename E, std::size_t N>
 constexpr std::array<E, N> keys_of(const std::array<std::pair<E, std::string_view>, N>& table) {
     std::array<E, N> keys{};
@@ -57,7 +41,6 @@ constexpr std::array<E, N> keys_of(const std::array<std::pair<E, std::string_vie
 }
 
 constexpr auto k_causes = keys_of(k_cause_ids);
-constexpr auto k_actions = keys_of(k_action_ids);
 
 }  // namespace
 
@@ -84,23 +67,6 @@ bool is_auto_fixable(Cause cause) {
 
 bool code_bug_can_look_like(Cause cause) {
     return cause == Cause::cuda_error || cause == Cause::nccl_timeout || cause == Cause::hang;
-}
-
-std::string_view to_string(ActionKind kind) {
-    return k_action_ids[static_cast<std::size_t>(kind)].second;
-}
-
-std::optional<ActionKind> action_from_string(std::string_view id) {
-    for (const auto& [kind, name] : k_action_ids) {
-        if (name == id) {
-            return kind;
-        }
-    }
-    return std::nullopt;
-}
-
-std::span<const ActionKind> all_actions() {
-    return k_actions;
 }
 
 std::optional<Action> parse_action(std::string_view text) {

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/action_kind.h"
+
 namespace recovery {
 
 enum class Cause {
@@ -51,28 +53,12 @@ enum class Cause {
 // again at the same step.
 [[nodiscard]] bool code_bug_can_look_like(Cause cause);
 
-enum class ActionKind {
-    requeue,
-    exclude_node,
-    reduce_batch_size,
-    reduce_workers,
-    set_env,
-    restore_older_checkpoint,
-    extend_time_limit,
-    drain_node,
-    resubmit,
-    // Only with resubmit, for a hung job Slurm will not requeue: cancel the hung run so that the
-    // resubmitted job does not run beside it. Never chosen for any other reason.
-    cancel,
-    // A permission, never a step: the owner lets a multi-node job that one node slows down be
-    // requeued from its last checkpoint without that node (supervisor/slow_node.h).
-    exclude_slow_node,
-    escalate,
-};
-
-[[nodiscard]] std::string_view to_string(ActionKind kind);
-[[nodiscard]] std::optional<ActionKind> action_from_string(std::string_view id);
-[[nodiscard]] std::span<const ActionKind> all_actions();
+// The action vocabulary is common's (common/action_kind.h): the store, the planner and the
+// steps share it.
+using common::action_from_string;
+using common::ActionKind;
+using common::all_actions;
+using common::to_string;
 
 // One suggested action. `argument` qualifies it where the kind needs one: the variable name
 // for set_env ("NCCL_SOCKET_IFNAME"), the node names for exclude_node/drain_node ("n2,n5",

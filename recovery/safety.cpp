@@ -35,6 +35,7 @@ bool fix_applies(ActionKind kind, Cause cause) {
         case ActionKind::cancel:
         case ActionKind::exclude_slow_node:
         case ActionKind::escalate:
+        case ActionKind::release:  // a step, never a fix
             return false;
     }
     return false;

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/action_kind.h"
 #include "common/error.h"
 #include "state/event_kind.h"
 #include "state/records.h"
@@ -134,7 +135,7 @@ class Store {
     // Actions still planned or executing, across all jobs, oldest first.
     [[nodiscard]] std::vector<Action> unfinished_actions() const;
     // Actions of `kind` done at or after `since`, across all jobs (the site's drain limit).
-    [[nodiscard]] std::vector<Action> done_actions_since(const std::string& kind,
+    [[nodiscard]] std::vector<Action> done_actions_since(common::ActionKind kind,
                                                          TimePoint since) const;
 
     // --- job specs (what resubmitting needs) -------------------------------------------------

@@ -192,9 +192,10 @@ std::vector<Action> Store::actions(const JobId& job) const {
     return read_actions(statement);
 }
 
-std::vector<Action> Store::done_actions_since(const std::string& kind, TimePoint since) const {
+std::vector<Action> Store::done_actions_since(common::ActionKind kind, TimePoint since) const {
     Statement statement(*m_database, k_select_done_actions_since);
-    statement.bind(":kind", kind).bind(":since", rows::to_millis(since));
+    statement.bind(":kind", std::string(common::to_string(kind)))
+        .bind(":since", rows::to_millis(since));
     return read_actions(statement);
 }
 

@@ -58,14 +58,14 @@ bool ActionExecutor::execute(const state::Action& action,
                std::nullopt, true);
         return true;
     }
-    if (kind == StepKind::resubmit && action.status == state::ActionStatus::executing &&
+    if (kind == recovery::ActionKind::resubmit && action.status == state::ActionStatus::executing &&
         registration && registration->outcome == state::Outcome::resubmitted &&
         !registration->next_job.empty()) {
         // Killed after the new job was committed, before it was released: finish that, or the
         // new job would stay held while `status` says it is watched.
         return finish_resubmit(action, *params, registration->next_job);
     }
-    if (kind == StepKind::release && (!registration || !registration->watching) &&
+    if (kind == recovery::ActionKind::release && (!registration || !registration->watching) &&
         held_by_plan(action)) {
         // Unregistered while the plan had the job held: hand it back released, not held
         // forever (a job the plan did not hold is left as it is).
@@ -105,7 +105,8 @@ bool ActionExecutor::execute(const state::Action& action,
     return carry_out(action, *kind, *params, job);
 }
 
-bool ActionExecutor::carry_out(const state::Action& action, StepKind kind, const StepParams& params,
+bool ActionExecutor::carry_out(const state::Action& action, recovery::ActionKind kind,
+                               const StepParams& params,
                                const std::optional<slurm::JobSnapshot>& job) {
     if (is_environment_fix(kind)) {
         finish(action, state::ActionStatus::done,
@@ -114,7 +115,7 @@ bool ActionExecutor::carry_out(const state::Action& action, StepKind kind, const
                std::nullopt, false);
         return true;
     }
-    if (kind == StepKind::drain_node) {
+    if (kind == recovery::ActionKind::drain_node) {
         return drain_nodes(action, params);  // nodes, not the job: done whatever Slurm shows of it
     }
     if (!job) {
@@ -123,22 +124,26 @@ bool ActionExecutor::carry_out(const state::Action& action, StepKind kind, const
         return true;
     }
     switch (kind) {
-        case StepKind::requeue:
+        case recovery::ActionKind::requeue:
             return requeue(action, params, *job);
-        case StepKind::exclude_node:
+        case recovery::ActionKind::exclude_node:
             return exclude_nodes(action, params);
-        case StepKind::extend_time_limit:
+        case recovery::ActionKind::extend_time_limit:
             return extend_time_limit(action, params);
-        case StepKind::release:
+        case recovery::ActionKind::release:
             return release(action, params);
-        case StepKind::resubmit:
+        case recovery::ActionKind::resubmit:
             return resubmit(action, params);
-        case StepKind::reduce_batch_size:
-        case StepKind::reduce_workers:
-        case StepKind::set_env:
-        case StepKind::restore_older_checkpoint:
-        case StepKind::drain_node:
+        case recovery::ActionKind::reduce_batch_size:
+        case recovery::ActionKind::reduce_workers:
+        case recovery::ActionKind::set_env:
+        case recovery::ActionKind::restore_older_checkpoint:
+        case recovery::ActionKind::drain_node:
             break;  // done above
+        case recovery::ActionKind::cancel:
+        case recovery::ActionKind::exclude_slow_node:
+        case recovery::ActionKind::escalate:
+            break;  // never a step: step_kind_of() reads no such row
     }
     return true;
 }
@@ -146,7 +151,8 @@ bool ActionExecutor::carry_out(const state::Action& action, StepKind kind, const
 bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
     const auto actions = m_store.actions(release_step.job);
     return std::ranges::any_of(actions, [&](const state::Action& a) {
-        return a.attempt == release_step.attempt && step_kind_of(a) == StepKind::requeue &&
+        return a.attempt == release_step.attempt &&
+               step_kind_of(a) == recovery::ActionKind::requeue &&
                a.status == state::ActionStatus::done &&
                step_params_of(a).value_or(StepParams{}).hold;
     });

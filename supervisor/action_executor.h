@@ -45,7 +45,7 @@ class ActionExecutor {
     bool execute(const state::Action& action, const std::optional<slurm::JobSnapshot>& job);
     // What a step of `kind` does, once execute() has found it is still ours and marked it
     // executing; the same return as execute().
-    bool carry_out(const state::Action& action, StepKind kind, const StepParams& params,
+    bool carry_out(const state::Action& action, recovery::ActionKind kind, const StepParams& params,
                    const std::optional<slurm::JobSnapshot>& job);
     // `snapshot` only when slurmctld no longer knows the job; it is read again first.
     bool requeue(const state::Action& action, const StepParams& params,

@@ -212,7 +212,8 @@ bool ActionExecutor::drain_nodes(const state::Action& action, const StepParams& 
             // Without an exclusion in the same plan the job could land on the node again.
             const auto actions = m_store.actions(action.job);
             const bool excluded = std::ranges::any_of(actions, [&](const state::Action& a) {
-                return a.attempt == action.attempt && step_kind_of(a) == StepKind::exclude_node;
+                return a.attempt == action.attempt &&
+                       step_kind_of(a) == recovery::ActionKind::exclude_node;
             });
             return slurm_failed(action, done.error(), "Slurm refused to drain " + node, !excluded);
         }

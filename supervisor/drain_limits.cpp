@@ -21,7 +21,7 @@ DrainBudget drain_budget(const state::Store& store, const Config& config, const 
     }
     std::size_t for_job = 0;
     for (const auto& action : store.actions(job)) {
-        if (step_kind_of(action) == StepKind::drain_node &&
+        if (step_kind_of(action) == recovery::ActionKind::drain_node &&
             action.status == state::ActionStatus::done) {
             for_job += drained_by(action).size();
         }
@@ -35,8 +35,8 @@ DrainBudget drain_budget(const state::Store& store, const Config& config, const 
     const auto owner = owner_of(job);
     std::size_t this_hour = 0;
     std::size_t this_hour_for_owner = 0;
-    for (const auto& action : store.done_actions_since(
-             std::string(step_kind_text(StepKind::drain_node)), now - std::chrono::hours(1))) {
+    for (const auto& action :
+         store.done_actions_since(recovery::ActionKind::drain_node, now - std::chrono::hours(1))) {
         const auto drained = drained_by(action).size();
         this_hour += drained;
         // A job no longer registered counts against everyone: its owner is not known.

@@ -84,10 +84,10 @@ std::optional<std::string> Failure::headline() const {
 }
 
 void Failure::adapt(Step& step) const {
-    if (still_running() && step.kind == StepKind::requeue) {
+    if (still_running() && step.kind == recovery::ActionKind::requeue) {
         step.params.stop_running = true;
     }
-    if (std::holds_alternative<Hung>(m_kind) && step.kind == StepKind::resubmit) {
+    if (std::holds_alternative<Hung>(m_kind) && step.kind == recovery::ActionKind::resubmit) {
         step.params.cancel_running = true;
     }
 }

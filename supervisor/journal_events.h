@@ -121,7 +121,7 @@ struct DecisionEvent {
 struct ActionEvent {
     static constexpr state::EventKind kind = state::EventKind::action;
     std::int64_t action_id = 0;
-    std::string step_kind;              // StepKind's text ("requeue"), stored as "kind"
+    std::string step_kind;              // the step's ActionKind text ("requeue"), stored as "kind"
     std::optional<std::string> status;  // state::ActionStatus's text, once it ended
 
     bool operator==(const ActionEvent&) const = default;

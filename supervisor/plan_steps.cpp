@@ -24,11 +24,10 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
         plan.actions, [](const auto& action) { return is_restart(action.kind); });
     const bool resubmit = restart != plan.actions.end() && restart->kind == ActionKind::resubmit;
     for (const auto& action : plan.actions) {
-        const auto step_kind = step_kind_for(action.kind);
-        if (!step_kind) {
+        if (!common::is_step(action.kind)) {
             continue;  // cancel and escalate: no step of their own
         }
-        const StepKind kind = *step_kind;
+        const recovery::ActionKind kind = action.kind;
         StepParams params;
         params.argument = action.argument;
         params.detail = action.detail;
@@ -68,13 +67,13 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
     if (resubmit) {
         params.exclude_nodes = registration.excluded_nodes;
         params.time_limit_minutes = plan.time_limit_minutes;
-        Step step{StepKind::resubmit, params};
+        Step step{recovery::ActionKind::resubmit, params};
         failure.adapt(step);
         steps.push_back(step);
         return steps;
     }
     params.hold = !while_held.empty();
-    Step requeue{StepKind::requeue, params};
+    Step requeue{recovery::ActionKind::requeue, params};
     failure.adapt(requeue);
     steps.push_back(requeue);
     if (!while_held.empty()) {
@@ -82,7 +81,7 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
         StepParams release;
         release.start_delay_s = plan.start_delay.count();
         release.expected_restart_count = expected_restart_count;
-        steps.push_back({StepKind::release, release});
+        steps.push_back({recovery::ActionKind::release, release});
     }
     return steps;
 }

@@ -24,7 +24,7 @@ namespace supervisor {
 class Failure;
 
 struct Step {
-    StepKind kind = StepKind::requeue;
+    recovery::ActionKind kind = recovery::ActionKind::requeue;
     StepParams params;
 };
 

@@ -104,7 +104,7 @@ std::vector<std::string> record_planned_steps(
         action.job = registration.job;
         action.attempt = attempt;
         action.step = step;
-        action.kind = std::string(step_kind_text(planned[step].kind));
+        action.kind = std::string(recovery::to_string(planned[step].kind));
         action.params_json = common::json_text(step_params_json(planned[step].params));
         action.created_at = action.updated_at = context.now;
         store.insert_action(action);

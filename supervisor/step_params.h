@@ -1,5 +1,5 @@
 // What a step of the intent log needs to be carried out (state::Action::params_json), as one
-// type for every StepKind: the plan writes it once (steps_for(), recorded by begin_recovery) and
+// type for every step kind: the plan writes it once (steps_for(), recorded by begin_recovery) and
 // the executor reads it back, perhaps in a later run of the daemon. step_params_json() is its
 // one writer and step_params_of() its one reader; the stored field names are those rows were
 // written with before this type, so unfinished steps of an earlier version still run.

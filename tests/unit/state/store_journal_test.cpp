@@ -91,6 +91,27 @@ TEST_F(StoreJournal, ActionRoundTripsAndInsertIsIdempotentPerJobAttemptStep) {
     EXPECT_EQ(store->actions(job(3)).size(), 3u);
 }
 
+TEST_F(StoreJournal, DoneActionsOfAKindSinceATimeAcrossJobs) {
+    register_job(job(5));
+    register_job(job(6));
+    const auto drain = store->insert_action(planned(job(5), 1, 1, "drain_node"));
+    const auto old_drain = store->insert_action(planned(job(6), 1, 1, "drain_node"));
+    const auto failed_drain = store->insert_action(planned(job(6), 2, 1, "drain_node"));
+    const auto requeue = store->insert_action(planned(job(5), 1, 2, "requeue"));
+    (void)store->insert_action(planned(job(5), 2, 1, "drain_node"));  // still planned
+    store->set_action_status(drain, ActionStatus::done, "drained n2", at(100));
+    store->set_action_status(old_drain, ActionStatus::done, "drained n3", at(40));
+    store->set_action_status(failed_drain, ActionStatus::failed, "refused", at(100));
+    store->set_action_status(requeue, ActionStatus::done, "requeued", at(100));
+
+    const auto since = store->done_actions_since(common::ActionKind::drain_node, at(50));
+    ASSERT_EQ(since.size(), 1U);
+    EXPECT_EQ(since.front().id, drain);
+    EXPECT_EQ(store->done_actions_since(common::ActionKind::drain_node, at(0)).size(), 2U);
+    EXPECT_EQ(store->done_actions_since(common::ActionKind::requeue, at(0)).size(), 1U);
+    EXPECT_TRUE(store->done_actions_since(common::ActionKind::release, at(0)).empty());
+}
+
 TEST_F(StoreJournal, ActionsAreOrderedByAttemptThenStep) {
     register_job(job(4));
     store->insert_action(planned(job(4), 2, 1, "requeue"));

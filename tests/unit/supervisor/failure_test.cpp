@@ -123,9 +123,9 @@ TEST_F(FailureTest, AJobSlurmRequeuedShowsItsNextRunsStartAndRestartCount) {
 
 TEST_F(FailureTest, ARestartStepStopsARunStillGoingAndCancelsOnlyAHungOne) {
     for (const auto& failure : all()) {
-        Step requeue{StepKind::requeue, {}};
-        Step resubmit{StepKind::resubmit, {}};
-        Step exclude{StepKind::exclude_node, {}};
+        Step requeue{recovery::ActionKind::requeue, {}};
+        Step resubmit{recovery::ActionKind::resubmit, {}};
+        Step exclude{recovery::ActionKind::exclude_node, {}};
         failure.adapt(requeue);
         failure.adapt(resubmit);
         failure.adapt(exclude);
@@ -145,7 +145,7 @@ TEST_F(FailureTest, TheStepsOfAPlanAreAdaptedAsTheyAreMade) {
     const auto ended = steps_for(plan, {}, registration, 0, Failure::ended());
     const auto held_back = steps_for(plan, {}, registration, 0, Failure::held_back(m_slow));
     ASSERT_EQ(ended.size(), held_back.size());
-    ASSERT_EQ(held_back.front().kind, StepKind::requeue);
+    ASSERT_EQ(held_back.front().kind, recovery::ActionKind::requeue);
     EXPECT_FALSE(ended.front().params.stop_running);
     EXPECT_TRUE(held_back.front().params.stop_running);
     EXPECT_TRUE(held_back.front().params.hold) << "the exclusion follows, while it is held";

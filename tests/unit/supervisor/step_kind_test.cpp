@@ -1,66 +1,71 @@
-// StepKind, the intent log's step kinds: the text each is stored as, read back the same, and the
-// action text rows written before StepKind existed still read as their step.
+// The intent log's step kinds, as kinds of the one action vocabulary (common/action_kind.h): the
+// text each is stored as reads back the same, rows written before the vocabulary was one still
+// read as their step, and the one step of the supervisor's own (release) is no owner's word.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
 #include "recovery/cause.h"
+#include "recovery/whitelist.h"
 #include "supervisor/step_kind.h"
 
 namespace supervisor {
 namespace {
 
-constexpr StepKind k_every_step[] = {
-    StepKind::requeue,           StepKind::exclude_node, StepKind::reduce_batch_size,
-    StepKind::reduce_workers,    StepKind::set_env,      StepKind::restore_older_checkpoint,
-    StepKind::extend_time_limit, StepKind::drain_node,   StepKind::resubmit,
-    StepKind::release,
-};
+using recovery::ActionKind;
 
-TEST(StepKind, EveryKindReadsBackFromItsTextAndNoTwoShareIt) {
-    std::set<std::string> texts;
-    for (const auto kind : k_every_step) {
-        const std::string text(step_kind_text(kind));
-        EXPECT_EQ(step_kind_of(text), kind) << text;
-        EXPECT_TRUE(texts.insert(text).second) << text << " is spelled twice";
-    }
+state::Action row_of(std::string_view kind) {
+    state::Action row;
+    row.kind = std::string(kind);
+    return row;
 }
 
-TEST(StepKind, AnActionsStepIsSpelledAsTheActionAsStoredRowsAre) {
-    for (const auto action : recovery::all_actions()) {
-        const auto step = step_kind_for(action);
-        if (action == recovery::ActionKind::cancel || action == recovery::ActionKind::escalate ||
-            action == recovery::ActionKind::exclude_slow_node) {
-            EXPECT_FALSE(step) << recovery::to_string(action) << " is no step of its own";
-            continue;
+TEST(StepKind, EveryStepReadsBackFromItsTextAndNoTwoKindsShareIt) {
+    std::set<std::string> texts;
+    std::set<ActionKind> steps;
+    for (int i = 0; i <= static_cast<int>(ActionKind::release); ++i) {
+        const auto kind = static_cast<ActionKind>(i);
+        const std::string text(recovery::to_string(kind));
+        EXPECT_TRUE(texts.insert(text).second) << text << " is spelled twice";
+        if (common::is_step(kind)) {
+            EXPECT_EQ(step_kind_of(row_of(text)), kind) << text;
+            steps.insert(kind);
+        } else {
+            EXPECT_FALSE(step_kind_of(row_of(text))) << text << " is no step of its own";
         }
-        ASSERT_TRUE(step) << recovery::to_string(action);
-        EXPECT_EQ(step_kind_text(*step), recovery::to_string(action));
-        EXPECT_EQ(step_kind_of(recovery::to_string(action)), step);
     }
-    EXPECT_EQ(step_kind_text(StepKind::release), "release");
+    EXPECT_EQ(steps.size(), 10U) << "the nine fixes and restarts, and release";
+}
+
+TEST(StepKind, ReleaseIsAStepButNoOwnersRulesOrPlannersWord) {
+    EXPECT_EQ(step_kind_of(row_of("release")), ActionKind::release);
+    EXPECT_FALSE(recovery::action_from_string("release"));
+    for (const auto kind : recovery::all_actions()) {
+        EXPECT_NE(kind, ActionKind::release);
+    }
+    EXPECT_FALSE(recovery::allows({"release"}, ActionKind::release))
+        << "a whitelist cannot allow what only the supervisor does";
 }
 
 TEST(StepKind, TextThisVersionDoesNotKnowIsNoKind) {
-    EXPECT_FALSE(step_kind_of("reboot_node"));
-    EXPECT_FALSE(step_kind_of(""));
-    EXPECT_FALSE(step_kind_of("Requeue"));
-    EXPECT_FALSE(step_kind_of("cancel"));
-    state::Action row;
-    row.kind = "drain_node";
-    EXPECT_EQ(step_kind_of(row), StepKind::drain_node);
+    EXPECT_FALSE(step_kind_of(row_of("reboot_node")));
+    EXPECT_FALSE(step_kind_of(row_of("")));
+    EXPECT_FALSE(step_kind_of(row_of("Requeue")));
+    EXPECT_FALSE(step_kind_of(row_of("cancel")));
+    EXPECT_EQ(step_kind_of(row_of("drain_node")), ActionKind::drain_node);
 }
 
 TEST(StepKind, OnlyTheFixesTheResumeEnvironmentCarriesAreEnvironmentFixes) {
-    std::set<StepKind> fixes;
-    for (const auto kind : k_every_step) {
-        if (is_environment_fix(kind)) {
-            fixes.insert(kind);
+    std::set<ActionKind> fixes;
+    for (int i = 0; i <= static_cast<int>(ActionKind::release); ++i) {
+        if (is_environment_fix(static_cast<ActionKind>(i))) {
+            fixes.insert(static_cast<ActionKind>(i));
         }
     }
-    EXPECT_EQ(fixes, (std::set<StepKind>{StepKind::reduce_batch_size, StepKind::reduce_workers,
-                                         StepKind::set_env, StepKind::restore_older_checkpoint}));
+    EXPECT_EQ(fixes,
+              (std::set<ActionKind>{ActionKind::reduce_batch_size, ActionKind::reduce_workers,
+                                    ActionKind::set_env, ActionKind::restore_older_checkpoint}));
 }
 
 }  // namespace
