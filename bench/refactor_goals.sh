@@ -64,3 +64,46 @@ parses="$(find_lines -rn 'json::parse(' --include=*.cpp \
     find_lines -vE '^(supervisor/journal_events|supervisor/step_params|supervisor/knobs|recovery/diagnosis_json|notify/message|slurm/submit_request_json|node_evidence/prometheus_response|recovery/checkpoints/[a-z_]+)\.cpp:' |
     count)"
 echo "json::parse outside state/, the codecs and the outside-input parsers: $parses"
+
+# 5. Fields named more than once per codec: in each codec's source, the JSON keys (snake_case
+#    string literals in a key's place: a call's first or second argument, an initializer pair's
+#    first member, a subscript) that two or more functions of the same struct name. A function's
+#    struct is the first UpperCamel type of its signature, its template line included. One
+#    fields(visitor) list per struct (common/json_fields.h) names each key once. Counted as
+#    (struct, key) pairs, summed over the five codecs.
+# shellcheck disable=SC2016 # an awk program: its $0 and $1 are awk's
+repeated_keys_awk='
+    /^template / { tmpl = $0; next }
+    /^[A-Za-z].*\(/ && !/;$/ && !/^(namespace|using|static_assert|constexpr|template)/ {
+        sig = tmpl " " $0; tmpl = ""; in_sig = 1; fn++
+        type = ""
+        s = sig
+        gsub(/Is<|const |std::|nlohmann::|common::|recovery::|notify::|state::/, " ", s)
+        n = split(s, words, /[^A-Za-z_]+/)
+        for (i = 1; i <= n; i++) {
+            w = words[i]
+            if (w ~ /^[A-Z][A-Za-z]+$/ && w !~ /^(Fields|Result|P|Error|Payload|T)$/) { type = w; break }
+        }
+    }
+    {
+        line = $0
+        while (match(line, /(\(|\{|\[|, )"[a-z][a-z0-9_]*"(,|\]|\)|\})/)) {
+            key = substr(line, RSTART, RLENGTH)
+            sub(/^[^"]*"/, "", key); sub(/".*$/, "", key)
+            if (type != "" && !((type, key, fn) in seen)) {
+                seen[type, key, fn] = 1
+                count[type, key]++
+            }
+            line = substr(line, RSTART + RLENGTH)
+        }
+    }
+    END { for (k in count) if (count[k] > 1) { split(k, p, SUBSEP); print p[1], p[2] } }
+'
+repeated=0
+for codec in supervisor/journal_events.cpp supervisor/step_params.cpp supervisor/knobs.cpp \
+    recovery/diagnosis_json.cpp notify/message.cpp; do
+    n="$(awk "$repeated_keys_awk" "$codec" | count)"
+    repeated=$((repeated + n))
+    [ "$n" = 0 ] || repeated_in="${repeated_in:-} ${codec##*/} $n;"
+done
+echo "fields named more than once per codec: $repeated${repeated_in:+ (${repeated_in% ;})}"

@@ -9,6 +9,7 @@
 // a field of another type is an Error naming it. Neither throws.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -111,5 +112,98 @@ template <typename T>
 [[nodiscard]] nlohmann::json json_or_null(const std::optional<T>& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
+
+// One list of a struct's fields for both directions. A codec writes it once:
+//
+//   template <typename Fields, Is<Payload> P>
+//   void fields(Fields& f, P& payload) { f("key", payload.member); ... }
+//
+// and FieldWriter (P const) or FieldReader (P not) walks it. A plain field is always written.
+// An optional is written only when set, unless it is f.nullable (then as null). f.unless_empty
+// writes a list or a text only when it is not empty. The reader reads every form as
+// read_field() does. Fields::reads tells a list whose shape depends on the value which way
+// it is walked.
+template <typename P, typename T>
+concept Is = std::same_as<std::remove_const_t<P>, T>;
+
+class FieldWriter {
+  public:
+    static constexpr bool reads = false;
+
+    template <typename T>
+    void operator()(const char* key, const T& value) {
+        m_data[key] = value;
+    }
+    template <typename T>
+    void operator()(const char* key, const std::optional<T>& value) {
+        put_if_set(m_data, key, value);
+    }
+    template <typename T>
+    void nullable(const char* key, const std::optional<T>& value) {
+        m_data[key] = json_or_null(value);
+    }
+    template <typename T>
+    void unless_empty(const char* key, const T& value) {
+        if (!value.empty()) {
+            m_data[key] = value;
+        }
+    }
+    [[nodiscard]] nlohmann::json take() { return std::move(m_data); }
+
+  private:
+    nlohmann::json m_data = nlohmann::json::object();
+};
+
+class FieldReader {
+  public:
+    static constexpr bool reads = true;
+
+    explicit FieldReader(const nlohmann::json& data) : m_data(data) {}
+
+    template <typename T>
+    void operator()(const char* key, T& out) {
+        read_field(m_data, key, out);
+    }
+    template <typename T>
+    void nullable(const char* key, T& out) {
+        read_field(m_data, key, out);
+    }
+    template <typename T>
+    void unless_empty(const char* key, T& out) {
+        read_field(m_data, key, out);
+    }
+
+  private:
+    const nlohmann::json& m_data;
+};
+
+// As FieldReader, with read_field_strictly(): what is acted on. The first field of another
+// type is the error; the fields after it are not read.
+class StrictFieldReader {
+  public:
+    static constexpr bool reads = true;
+
+    explicit StrictFieldReader(const nlohmann::json& data) : m_data(data) {}
+
+    template <typename T>
+    void operator()(const char* key, T& out) {
+        if (m_result) {
+            m_result = read_field_strictly(m_data, key, out);
+        }
+    }
+    template <typename T>
+    void nullable(const char* key, T& out) {
+        (*this)(key, out);
+    }
+    template <typename T>
+    void unless_empty(const char* key, T& out) {
+        (*this)(key, out);
+    }
+    [[nodiscard]] Result<void> result() const { return m_result; }
+
+  private:
+    const nlohmann::json& m_data;
+    Result<void> m_result;
+};
 
 }  // namespace common

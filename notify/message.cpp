@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "common/join.h"
+#include "common/json_fields.h"
 #include "common/printable.h"
 
 namespace notify {
@@ -22,23 +23,52 @@ std::string job_label(const Message& m) {
            (m.job_name.empty() ? "" : " (" + printable(m.job_name) + ")");
 }
 
-std::string string_at(const nlohmann::json& json, const char* key) {
-    const auto it = json.find(key);
-    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+// The stored fields, named once for both directions (common/json_fields.h).
+template <typename Fields, common::Is<Message> M>
+void fields(Fields& f, M& m) {
+    f("job", m.job);
+    f("job_name", m.job_name);
+    f("status", m.status);
+    f("headline", m.headline);
+    f("reason", m.reason);
+    f("cause", m.cause);
+    f("summary", m.summary);
+    f("evidence", m.evidence);
+    f("nodes", m.nodes);
+    f("checkpoint", m.checkpoint);
+    f("actions", m.actions);
+    f("would_have_done", m.would_have_done);
+    f("notes", m.notes);
+    f("next_step", m.next_step);
+    f("attempt", m.attempt);
 }
 
-std::vector<std::string> list_at(const nlohmann::json& json, const char* key) {
-    std::vector<std::string> items;
-    const auto it = json.find(key);
-    if (it != json.end() && it->is_array()) {
-        for (const auto& item : *it) {
-            if (item.is_string()) {
-                items.push_back(item.get<std::string>());
+// Reads an outbox row as leniently as a message is shown: a list keeps the texts it holds and
+// skips any other item; a field of another type is left empty.
+class MessageReader {
+  public:
+    static constexpr bool reads = true;
+
+    explicit MessageReader(const nlohmann::json& json) : m_json(json) {}
+
+    void operator()(const char* key, std::vector<std::string>& out) {
+        const auto it = m_json.find(key);
+        if (it != m_json.end() && it->is_array()) {
+            for (const auto& item : *it) {
+                if (item.is_string()) {
+                    out.push_back(item.get<std::string>());
+                }
             }
         }
     }
-    return items;
-}
+    template <typename T>
+    void operator()(const char* key, T& out) {
+        common::read_field(m_json, key, out);
+    }
+
+  private:
+    const nlohmann::json& m_json;
+};
 
 // SMS gateways bill and split by GSM-7 segments; anything outside ASCII would switch the whole
 // text to UCS-2 (70 characters a segment). Newlines become spaces.
@@ -54,14 +84,9 @@ std::string sms_safe(std::string_view text) {
 }  // namespace
 
 nlohmann::json to_json(const Message& m) {
-    return {{"job", m.job},         {"job_name", m.job_name},
-            {"status", m.status},   {"headline", m.headline},
-            {"reason", m.reason},   {"cause", m.cause},
-            {"summary", m.summary}, {"evidence", m.evidence},
-            {"nodes", m.nodes},     {"checkpoint", m.checkpoint},
-            {"actions", m.actions}, {"would_have_done", m.would_have_done},
-            {"notes", m.notes},     {"next_step", m.next_step},
-            {"attempt", m.attempt}};
+    common::FieldWriter writer;
+    fields(writer, m);
+    return writer.take();
 }
 
 Message message_from_json_text(std::string_view text) {
@@ -73,24 +98,8 @@ Message message_from_json(const nlohmann::json& json) {
     if (!json.is_object()) {
         return m;
     }
-    m.job = string_at(json, "job");
-    m.job_name = string_at(json, "job_name");
-    m.status = string_at(json, "status");
-    m.headline = string_at(json, "headline");
-    m.reason = string_at(json, "reason");
-    m.cause = string_at(json, "cause");
-    m.summary = string_at(json, "summary");
-    m.evidence = list_at(json, "evidence");
-    m.nodes = list_at(json, "nodes");
-    m.checkpoint = string_at(json, "checkpoint");
-    m.actions = list_at(json, "actions");
-    m.would_have_done = list_at(json, "would_have_done");
-    m.notes = list_at(json, "notes");
-    m.next_step = string_at(json, "next_step");
-    const auto attempt = json.find("attempt");
-    if (attempt != json.end() && attempt->is_number_unsigned()) {
-        m.attempt = attempt->get<std::uint32_t>();
-    }
+    MessageReader reader(json);
+    fields(reader, m);
     return m;
 }
 

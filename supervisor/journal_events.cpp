@@ -6,314 +6,300 @@
 namespace supervisor {
 namespace {
 
-using common::read_field;
+using common::Is;
 using nlohmann::json;
 
-// decode_data(data, out): the fields of `data` into `out`, one overload per payload, beside
-// its encode() below so that the two name the same keys.
+// fields(f, payload): each payload's fields, named once for both directions
+// (common/json_fields.h). encode() walks them with a FieldWriter, decode() with a FieldReader.
+// Only an optional that is set is written, so the four looks of "observed" and the two forms of
+// "decision" keep the shapes they had.
 
-void decode_data(const json& data, RegisteredEvent& out) {
-    read_field(data, "allowed_actions", out.allowed_actions);
-    read_field(data, "max_attempts", out.max_attempts);
-    read_field(data, "checkpoint_dir", out.checkpoint_dir);
-    read_field(data, "knobs", out.knobs);
-    read_field(data, "resubmit_spec_stored", out.resubmit_spec_stored);
-    read_field(data, "resubmit_not_carried", out.resubmit_not_carried);
-    read_field(data, "stall_timeout_s", out.stall_timeout_s);
-    read_field(data, "progress_pattern", out.progress_pattern);
-    read_field(data, "expect_steps_per_hour", out.expect_steps_per_hour);
-    read_field(data, "previous_job", out.previous_job);
-    read_field(data, "attempt", out.attempt);
+// Two shapes: a registration's own settings, or (previous_job set) the continuation of a
+// resubmitted job, which writes only where it came from.
+template <typename Fields, Is<RegisteredEvent> P>
+void fields(Fields& f, P& e) {
+    const bool continues = !e.previous_job.empty();
+    if (Fields::reads || !continues) {
+        f("allowed_actions", e.allowed_actions);
+        f("max_attempts", e.max_attempts);
+        f("checkpoint_dir", e.checkpoint_dir);
+        f("knobs", e.knobs);
+        f("resubmit_spec_stored", e.resubmit_spec_stored);
+        f("resubmit_not_carried", e.resubmit_not_carried);
+        f("stall_timeout_s", e.stall_timeout_s);
+        f("progress_pattern", e.progress_pattern);
+        f("expect_steps_per_hour", e.expect_steps_per_hour);
+    }
+    f.unless_empty("previous_job", e.previous_job);
+    if (Fields::reads || continues) {
+        f("attempt", e.attempt);
+    }
 }
 
-void decode_data(const json& /*data*/, UnregisteredEvent& /*out*/) {}
+template <typename Fields, Is<UnregisteredEvent> P>
+void fields(Fields& /*f*/, P& /*e*/) {}
 
-void decode_data(const json& data, StartedEvent& out) {
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "nodes", out.nodes);
+template <typename Fields, Is<StartedEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f("nodes", e.nodes);
 }
 
-void decode_data(const json& data, ObservedEvent& out) {
-    read_field(data, "state", out.state);
-    read_field(data, "restart_count", out.restart_count);
-    read_field(data, "reason", out.reason);
-    read_field(data, "step_status", out.step_status);
-    read_field(data, "stall", out.stall);
-    read_field(data, "source", out.source);
-    read_field(data, "accounting", out.accounting);
-    read_field(data, "requeued_by", out.requeued_by);
-    read_field(data, "outside_requeues", out.outside_requeues);
+template <typename Fields, Is<ObservedEvent> P>
+void fields(Fields& f, P& e) {
+    f("state", e.state);
+    f("restart_count", e.restart_count);
+    f("reason", e.reason);
+    f("step_status", e.step_status);
+    f("stall", e.stall);
+    f("source", e.source);
+    f("accounting", e.accounting);
+    f("requeued_by", e.requeued_by);
+    f("outside_requeues", e.outside_requeues);
 }
 
-void decode_data(const json& data, TransitionEvent& out) {
-    read_field(data, "from", out.from);
-    read_field(data, "to", out.to);
-    read_field(data, "observation", out.observation);
+template <typename Fields, Is<TransitionEvent> P>
+void fields(Fields& f, P& e) {
+    f("from", e.from);
+    f("to", e.to);
+    f("observation", e.observation);
+}
+
+// Beside the diagnosis's own fields (recovery/diagnosis_json.h).
+template <typename Fields, Is<DiagnosisEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f.nullable("checkpoint", e.checkpoint);
+    f("rejected_checkpoints", e.rejected_checkpoints);
+    f("notes", e.notes);
+    f("correlation", e.correlation);
+}
+
+template <typename Fields, Is<DecisionEvent> P>
+void fields(Fields& f, P& e) {
+    f("escalate", e.escalate);
+    f("reason", e.reason);
+    f("would_have_done", e.would_have_done);
+    f("notes", e.notes);
+    f("actions", e.actions);
+    f("start_delay_s", e.start_delay_s);
+}
+
+template <typename Fields, Is<ActionEvent> P>
+void fields(Fields& f, P& e) {
+    f("action_id", e.action_id);
+    f("kind", e.step_kind);
+    f("status", e.status);
+}
+
+template <typename Fields, Is<InternalErrorEvent> P>
+void fields(Fields& f, P& e) {
+    f("error", e.error);
+    f("failures", e.failures);
+    f("pause_cycles", e.pause_cycles);
+}
+
+template <typename Fields, Is<RejectedEvent> P>
+void fields(Fields& f, P& e) {
+    f("status", e.status);
+    f("observation", e.observation);
+}
+
+template <typename Fields, Is<ResubmitLimitsEvent> P>
+void fields(Fields& f, P& e) {
+    f("resubmit_not_carried", e.resubmit_not_carried);
+}
+
+template <typename Fields, Is<StepFailedEvent> P>
+void fields(Fields& f, P& e) {
+    f("step_status", e.step_status);
+}
+
+template <typename Fields, Is<SuspectNodeEvent> P>
+void fields(Fields& f, P& e) {
+    f("node", e.node);
+    f("failures", e.failures);
+    f("jobs", e.jobs);
+    f("drained", e.drained);
+    f("window_hours", e.window_hours);
+}
+
+template <typename Fields, Is<ArraySummaryEvent> P>
+void fields(Fields& f, P& e) {
+    f("array", e.array);
+    f("tasks", e.tasks);
+    f("outcomes", e.outcomes);
+}
+
+// The part an idle GPU and a straggler share.
+template <typename Fields, typename P>
+void running_trouble_fields(Fields& f, P& e) {
+    f("nodes", e.nodes);
+    f("signals", e.signals);
+    f("attempt", e.attempt);
+}
+
+template <typename Fields, Is<GpuIdleEvent> P>
+void fields(Fields& f, P& e) {
+    running_trouble_fields(f, e);
+}
+
+template <typename Fields, Is<StragglerEvent> P>
+void fields(Fields& f, P& e) {
+    running_trouble_fields(f, e);
+    f("recent_steps_per_hour", e.recent_steps_per_hour);
+    f("median_steps_per_hour", e.median_steps_per_hour);
+    f("over_s", e.over_s);
+    f("baseline", e.baseline);
+    f.unless_empty("attempts", e.attempts);
+}
+
+template <typename Fields, Is<StuckPendingEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f("reason", e.reason);
+    f("waited_s", e.waited_s);
+}
+
+template <typename Fields, Is<QueueWaitEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f("reason", e.reason);
+    f("waited_s", e.waited_s);
+    f("expected_start_s", e.expected_start_s);
+    f("sooner_partition", e.sooner_partition);
+    f("sooner_start_s", e.sooner_start_s);
+}
+
+template <typename Fields, Is<SettingsFetchedEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f("restart_count", e.restart_count);
+    f("host", e.host);
+    f("channel", e.channel);
+    f("resume_from", e.resume_from);
+}
+
+template <typename Fields, Is<SettingsNotFetchedEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f("running_s", e.running_s);
+    f("fetched_attempt", e.fetched_attempt);
+    f("fetched_resume_from", e.fetched_resume_from);
+}
+
+template <typename Fields, Is<StepRateEvent> P>
+void fields(Fields& f, P& e) {
+    f("attempt", e.attempt);
+    f("median_steps_per_hour", e.median_steps_per_hour);
+    f("intervals", e.intervals);
+}
+
+template <typename Payload>
+json written(const Payload& payload) {
+    common::FieldWriter writer;
+    fields(writer, payload);
+    return writer.take();
+}
+
+template <typename Payload>
+void decode_data(const json& data, Payload& out) {
+    common::FieldReader reader(data);
+    fields(reader, out);
 }
 
 void decode_data(const json& data, DiagnosisEvent& out) {
     out.diagnosis = recovery::diagnosis_from_json(data);
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "checkpoint", out.checkpoint);
-    read_field(data, "rejected_checkpoints", out.rejected_checkpoints);
-    read_field(data, "notes", out.notes);
-    read_field(data, "correlation", out.correlation);
-}
-
-void decode_data(const json& data, DecisionEvent& out) {
-    read_field(data, "escalate", out.escalate);
-    read_field(data, "reason", out.reason);
-    read_field(data, "would_have_done", out.would_have_done);
-    read_field(data, "notes", out.notes);
-    read_field(data, "actions", out.actions);
-    read_field(data, "start_delay_s", out.start_delay_s);
-}
-
-void decode_data(const json& data, ActionEvent& out) {
-    read_field(data, "action_id", out.action_id);
-    read_field(data, "kind", out.step_kind);
-    read_field(data, "status", out.status);
-}
-
-void decode_data(const json& data, InternalErrorEvent& out) {
-    read_field(data, "error", out.error);
-    read_field(data, "failures", out.failures);
-    read_field(data, "pause_cycles", out.pause_cycles);
-}
-
-void decode_data(const json& data, RejectedEvent& out) {
-    read_field(data, "status", out.status);
-    read_field(data, "observation", out.observation);
-}
-
-void decode_data(const json& data, ResubmitLimitsEvent& out) {
-    read_field(data, "resubmit_not_carried", out.resubmit_not_carried);
-}
-
-void decode_data(const json& data, StepFailedEvent& out) {
-    read_field(data, "step_status", out.step_status);
-}
-
-void decode_data(const json& data, SuspectNodeEvent& out) {
-    read_field(data, "node", out.node);
-    read_field(data, "failures", out.failures);
-    read_field(data, "jobs", out.jobs);
-    read_field(data, "drained", out.drained);
-    read_field(data, "window_hours", out.window_hours);
-}
-
-void decode_data(const json& data, ArraySummaryEvent& out) {
-    read_field(data, "array", out.array);
-    read_field(data, "tasks", out.tasks);
-    read_field(data, "outcomes", out.outcomes);
-}
-
-void decode_running_trouble(const json& data, RunningTrouble& out) {
-    read_field(data, "nodes", out.nodes);
-    read_field(data, "signals", out.signals);
-    read_field(data, "attempt", out.attempt);
-}
-
-void decode_data(const json& data, GpuIdleEvent& out) {
-    decode_running_trouble(data, out);
-}
-
-void decode_data(const json& data, StragglerEvent& out) {
-    decode_running_trouble(data, out);
-    read_field(data, "recent_steps_per_hour", out.recent_steps_per_hour);
-    read_field(data, "median_steps_per_hour", out.median_steps_per_hour);
-    read_field(data, "over_s", out.over_s);
-    read_field(data, "baseline", out.baseline);
-    read_field(data, "attempts", out.attempts);
-}
-
-void decode_data(const json& data, SettingsFetchedEvent& out) {
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "restart_count", out.restart_count);
-    read_field(data, "host", out.host);
-    read_field(data, "channel", out.channel);
-    read_field(data, "resume_from", out.resume_from);
-}
-
-void decode_data(const json& data, SettingsNotFetchedEvent& out) {
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "running_s", out.running_s);
-    read_field(data, "fetched_attempt", out.fetched_attempt);
-    read_field(data, "fetched_resume_from", out.fetched_resume_from);
-}
-
-void decode_data(const json& data, QueueWaitEvent& out) {
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "reason", out.reason);
-    read_field(data, "waited_s", out.waited_s);
-    read_field(data, "expected_start_s", out.expected_start_s);
-    read_field(data, "sooner_partition", out.sooner_partition);
-    read_field(data, "sooner_start_s", out.sooner_start_s);
-}
-
-void decode_data(const json& data, StuckPendingEvent& out) {
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "reason", out.reason);
-    read_field(data, "waited_s", out.waited_s);
-}
-
-void decode_data(const json& data, StepRateEvent& out) {
-    read_field(data, "attempt", out.attempt);
-    read_field(data, "median_steps_per_hour", out.median_steps_per_hour);
-    read_field(data, "intervals", out.intervals);
-}
-
-json running_trouble_json(const RunningTrouble& trouble) {
-    return {{"nodes", trouble.nodes}, {"signals", trouble.signals}, {"attempt", trouble.attempt}};
+    common::FieldReader reader(data);
+    fields(reader, out);
 }
 
 }  // namespace
 
 json encode(const RegisteredEvent& event) {
-    if (!event.previous_job.empty()) {
-        return {{"previous_job", event.previous_job}, {"attempt", event.attempt}};
-    }
-    return {{"allowed_actions", event.allowed_actions},
-            {"max_attempts", event.max_attempts},
-            {"checkpoint_dir", event.checkpoint_dir},
-            {"knobs", event.knobs},
-            {"resubmit_spec_stored", event.resubmit_spec_stored},
-            {"resubmit_not_carried", event.resubmit_not_carried},
-            {"stall_timeout_s", event.stall_timeout_s},
-            {"progress_pattern", event.progress_pattern},
-            {"expect_steps_per_hour", event.expect_steps_per_hour}};
+    return written(event);
 }
 
-json encode(const UnregisteredEvent& /*event*/) {
-    return json::object();
+json encode(const UnregisteredEvent& event) {
+    return written(event);
 }
 
 json encode(const StartedEvent& event) {
-    return {{"attempt", event.attempt}, {"nodes", event.nodes}};
+    return written(event);
 }
 
-// An optional field is written only when it is set: the four looks of "observed" and the two
-// forms of "decision" keep the shapes they had.
 json encode(const ObservedEvent& event) {
-    json data = json::object();
-    common::put_if_set(data, "state", event.state);
-    common::put_if_set(data, "restart_count", event.restart_count);
-    common::put_if_set(data, "reason", event.reason);
-    common::put_if_set(data, "step_status", event.step_status);
-    common::put_if_set(data, "stall", event.stall);
-    common::put_if_set(data, "source", event.source);
-    common::put_if_set(data, "accounting", event.accounting);
-    common::put_if_set(data, "requeued_by", event.requeued_by);
-    common::put_if_set(data, "outside_requeues", event.outside_requeues);
-    return data;
+    return written(event);
 }
 
 json encode(const TransitionEvent& event) {
-    return {{"from", event.from}, {"to", event.to}, {"observation", event.observation}};
+    return written(event);
 }
 
 json encode(const DiagnosisEvent& event) {
     auto data = recovery::to_json(event.diagnosis);
-    data["attempt"] = event.attempt;
-    data["checkpoint"] = common::json_or_null(event.checkpoint);
-    data["rejected_checkpoints"] = event.rejected_checkpoints;
-    data["notes"] = event.notes;
-    data["correlation"] = event.correlation;
+    data.update(written(event));
     return data;
 }
 
 json encode(const DecisionEvent& event) {
-    json data = {{"escalate", event.escalate},
-                 {"reason", event.reason},
-                 {"would_have_done", event.would_have_done},
-                 {"notes", event.notes}};
-    common::put_if_set(data, "actions", event.actions);
-    common::put_if_set(data, "start_delay_s", event.start_delay_s);
-    return data;
+    return written(event);
 }
 
 json encode(const ActionEvent& event) {
-    json data = {{"action_id", event.action_id}, {"kind", event.step_kind}};
-    common::put_if_set(data, "status", event.status);
-    return data;
+    return written(event);
 }
 
 json encode(const InternalErrorEvent& event) {
-    return {
-        {"error", event.error}, {"failures", event.failures}, {"pause_cycles", event.pause_cycles}};
+    return written(event);
 }
 
 json encode(const RejectedEvent& event) {
-    return {{"status", event.status}, {"observation", event.observation}};
+    return written(event);
 }
 
 json encode(const ResubmitLimitsEvent& event) {
-    return {{"resubmit_not_carried", event.resubmit_not_carried}};
+    return written(event);
 }
 
 json encode(const StepFailedEvent& event) {
-    return {{"step_status", event.step_status}};
+    return written(event);
 }
 
 json encode(const SuspectNodeEvent& event) {
-    return {{"node", event.node},
-            {"failures", event.failures},
-            {"jobs", event.jobs},
-            {"drained", event.drained},
-            {"window_hours", event.window_hours}};
+    return written(event);
 }
 
 json encode(const ArraySummaryEvent& event) {
-    return {{"array", event.array}, {"tasks", event.tasks}, {"outcomes", event.outcomes}};
+    return written(event);
 }
 
 json encode(const GpuIdleEvent& event) {
-    return running_trouble_json(event);
+    return written(event);
 }
 
 json encode(const StragglerEvent& event) {
-    auto data = running_trouble_json(event);
-    data["recent_steps_per_hour"] = event.recent_steps_per_hour;
-    data["median_steps_per_hour"] = event.median_steps_per_hour;
-    data["over_s"] = event.over_s;
-    data["baseline"] = event.baseline;
-    if (!event.attempts.empty()) {
-        data["attempts"] = event.attempts;
-    }
-    return data;
+    return written(event);
 }
 
 json encode(const StuckPendingEvent& event) {
-    return {{"attempt", event.attempt}, {"reason", event.reason}, {"waited_s", event.waited_s}};
+    return written(event);
 }
 
 json encode(const QueueWaitEvent& event) {
-    json data{{"attempt", event.attempt}, {"reason", event.reason}, {"waited_s", event.waited_s}};
-    common::put_if_set(data, "expected_start_s", event.expected_start_s);
-    common::put_if_set(data, "sooner_partition", event.sooner_partition);
-    common::put_if_set(data, "sooner_start_s", event.sooner_start_s);
-    return data;
+    return written(event);
 }
 
 json encode(const SettingsFetchedEvent& event) {
-    return {{"attempt", event.attempt},
-            {"restart_count", event.restart_count},
-            {"host", event.host},
-            {"channel", event.channel},
-            {"resume_from", event.resume_from}};
+    return written(event);
 }
 
 json encode(const SettingsNotFetchedEvent& event) {
-    return {{"attempt", event.attempt},
-            {"running_s", event.running_s},
-            {"fetched_attempt", event.fetched_attempt},
-            {"fetched_resume_from", event.fetched_resume_from}};
+    return written(event);
 }
 
 json encode(const StepRateEvent& event) {
-    return {{"attempt", event.attempt},
-            {"median_steps_per_hour", event.median_steps_per_hour},
-            {"intervals", event.intervals}};
+    return written(event);
 }
 
 json data_of(const state::Event& event) {

@@ -2,9 +2,61 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_fields.h"
 #include "common/json_text.h"
 
 namespace supervisor {
+namespace {
+
+// A knob's stored fields, named once for both directions (common/json_fields.h).
+template <typename Fields, common::Is<recovery::Knob> K>
+void fields(Fields& f, K& knob) {
+    f("name", knob.name);
+    f("env", knob.env);
+    f("value", knob.value);
+    f("initial", knob.initial);
+    f("min", knob.min);
+    f("max", knob.max);
+    f("compensate", knob.compensate);
+    f("compensate_value", knob.compensate_value);
+}
+
+template <typename T>
+constexpr bool is_optional = false;
+template <typename T>
+constexpr bool is_optional<std::optional<T>> = true;
+
+// Reads a stored knob, which the daemon wrote whole: every field but `max` must be there, and
+// each of the type written. The first that is not is the error.
+class KnobReader {
+  public:
+    static constexpr bool reads = true;
+
+    explicit KnobReader(const nlohmann::json& item) : m_item(item) {}
+
+    template <typename T>
+    void operator()(const char* key, T& out) {
+        if (!m_result) {
+            return;
+        }
+        if (!m_item.is_object()) {
+            m_result = common::fail("a knob is not a JSON object");
+            return;
+        }
+        if (!is_optional<T> && (!m_item.contains(key) || m_item[key].is_null())) {
+            m_result = common::fail("a knob has no \"" + std::string(key) + "\"");
+            return;
+        }
+        m_result = common::read_field_strictly(m_item, key, out);
+    }
+    [[nodiscard]] common::Result<void> result() const { return m_result; }
+
+  private:
+    const nlohmann::json& m_item;
+    common::Result<void> m_result;
+};
+
+}  // namespace
 
 std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
     return common::json_text(knobs_json_value(knobs));
@@ -13,43 +65,32 @@ std::string knobs_to_json(const std::vector<recovery::Knob>& knobs) {
 nlohmann::json knobs_json_value(const std::vector<recovery::Knob>& knobs) {
     auto array = nlohmann::json::array();
     for (const auto& knob : knobs) {
-        nlohmann::json item = {{"name", knob.name},
-                               {"env", knob.env},
-                               {"value", knob.value},
-                               {"initial", knob.initial},
-                               {"min", knob.min},
-                               {"compensate", knob.compensate},
-                               {"compensate_value", knob.compensate_value}};
-        if (knob.max) {
-            item["max"] = *knob.max;
-        }
-        array.push_back(std::move(item));
+        common::FieldWriter writer;
+        fields(writer, knob);
+        array.push_back(writer.take());
     }
     return array;
 }
 
 common::Result<std::vector<recovery::Knob>> knobs_of(const state::Registration& registration) {
-    std::vector<recovery::Knob> knobs;
-    try {
-        for (const auto& item : nlohmann::json::parse(registration.knobs_json)) {
-            recovery::Knob knob;
-            knob.name = item.at("name").get<std::string>();
-            knob.env = item.at("env").get<std::string>();
-            knob.value = item.at("value").get<std::int64_t>();
-            knob.initial = item.at("initial").get<std::int64_t>();
-            knob.min = item.at("min").get<std::int64_t>();
-            if (item.contains("max")) {
-                knob.max = item.at("max").get<std::int64_t>();
-            }
-            knob.compensate = item.at("compensate").get<std::string>();
-            knob.compensate_value = item.at("compensate_value").get<std::int64_t>();
-            knobs.push_back(std::move(knob));
-        }
-    } catch (const nlohmann::json::exception& e) {
-        // nlohmann::json reports a wrong shape only by throwing; it stops here.
+    const auto damaged = [&registration](const std::string& what) {
         return common::fail("job " + registration.job.to_string() +
-                                ": damaged knobs in the state database: " + e.what(),
+                                ": damaged knobs in the state database: " + what,
                             "unregister the job and register it again with its --knob options");
+    };
+    const auto array = nlohmann::json::parse(registration.knobs_json, nullptr, false);
+    if (!array.is_array()) {
+        return damaged("not a JSON array");
+    }
+    std::vector<recovery::Knob> knobs;
+    for (const auto& item : array) {
+        recovery::Knob knob;
+        KnobReader reader(item);
+        fields(reader, knob);
+        if (const auto read = reader.result(); !read) {
+            return damaged(read.error().message);
+        }
+        knobs.push_back(std::move(knob));
     }
     return knobs;
 }

@@ -25,23 +25,31 @@ common::Result<void> check_time_limit(std::string_view field, std::int64_t minut
     return {};
 }
 
+// The stored fields, named once for both directions (common/json_fields.h), in the order a
+// damaged row's first bad field is found.
+template <typename Fields, common::Is<StepParams> P>
+void fields(Fields& f, P& params) {
+    f("argument", params.argument);
+    f("detail", params.detail);
+    f("nodes", params.nodes);
+    f("minutes", params.minutes);
+    f("cause", params.cause);
+    f("xid", params.xid);
+    f("expected_restart_count", params.expected_restart_count);
+    f("start_delay_s", params.start_delay_s);
+    f("hold", params.hold);
+    f("stop_running", params.stop_running);
+    f("exclude_nodes", params.exclude_nodes);
+    f("time_limit_minutes", params.time_limit_minutes);
+    f("cancel_running", params.cancel_running);
+}
+
 }  // namespace
 
 json step_params_json(const StepParams& params) {
-    json data = {{"argument", params.argument},
-                 {"detail", params.detail},
-                 {"nodes", params.nodes},
-                 {"minutes", params.minutes},
-                 {"cause", params.cause},
-                 {"expected_restart_count", params.expected_restart_count},
-                 {"start_delay_s", params.start_delay_s},
-                 {"hold", params.hold},
-                 {"stop_running", params.stop_running},
-                 {"exclude_nodes", params.exclude_nodes},
-                 {"cancel_running", params.cancel_running}};
-    common::put_if_set(data, "xid", params.xid);
-    common::put_if_set(data, "time_limit_minutes", params.time_limit_minutes);
-    return data;
+    common::FieldWriter writer;
+    fields(writer, params);
+    return writer.take();
 }
 
 common::Result<StepParams> step_params_of(const state::Action& action) {
@@ -50,19 +58,9 @@ common::Result<StepParams> step_params_of(const state::Action& action) {
         return common::fail("the stored text is not a JSON object");
     }
     StepParams params;
-    TRY(common::read_field_strictly(data, "argument", params.argument));
-    TRY(common::read_field_strictly(data, "detail", params.detail));
-    TRY(common::read_field_strictly(data, "nodes", params.nodes));
-    TRY(common::read_field_strictly(data, "minutes", params.minutes));
-    TRY(common::read_field_strictly(data, "cause", params.cause));
-    TRY(common::read_field_strictly(data, "xid", params.xid));
-    TRY(common::read_field_strictly(data, "expected_restart_count", params.expected_restart_count));
-    TRY(common::read_field_strictly(data, "start_delay_s", params.start_delay_s));
-    TRY(common::read_field_strictly(data, "hold", params.hold));
-    TRY(common::read_field_strictly(data, "stop_running", params.stop_running));
-    TRY(common::read_field_strictly(data, "exclude_nodes", params.exclude_nodes));
-    TRY(common::read_field_strictly(data, "time_limit_minutes", params.time_limit_minutes));
-    TRY(common::read_field_strictly(data, "cancel_running", params.cancel_running));
+    common::StrictFieldReader reader(data);
+    fields(reader, params);
+    TRY(reader.result());
     // A limit that Slurm's 32 bits would wrap: the row was edited or damaged, not planned.
     TRY(check_time_limit("minutes", params.minutes, 0));
     if (params.time_limit_minutes) {

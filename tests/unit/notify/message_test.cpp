@@ -84,6 +84,15 @@ TEST(Message, RoundTripsThroughJsonAndReadsOldRowsAsEmpty) {
     EXPECT_EQ(message_from_json_text("not json"), Message{});
 }
 
+TEST(Message, ADamagedRowKeepsWhatItCanAndNeverWrapsAnAttempt) {
+    const auto read = message_from_json(
+        nlohmann::json::parse(R"({"notes": ["kept", 3, null, "also kept"], "attempt": 4294967297,
+                                  "headline": ["not", "text"]})"));
+    EXPECT_EQ(read.notes, (std::vector<std::string>{"kept", "also kept"}));
+    EXPECT_EQ(read.attempt, 0U) << "not 1: a number a uint32 cannot hold is no attempt";
+    EXPECT_EQ(read.headline, "");
+}
+
 TEST(Message, TheWebhookPayloadHasTextAndEveryField) {
     const auto payload = webhook_payload(full(), 42);
     EXPECT_EQ(payload["id"], 42);

@@ -130,6 +130,30 @@ TEST(JournalEvents, OptionalFieldsAbsentAreNotWritten) {
     EXPECT_FALSE(encode(ActionEvent{1, "requeue", std::nullopt}).contains("status"));
 }
 
+// The shapes that depend on the value, as rows of earlier versions have them.
+TEST(JournalEvents, EachShapeWritesOnlyItsOwnFields) {
+    RegisteredEvent resubmitted;
+    resubmitted.previous_job = "41";
+    resubmitted.attempt = 3;
+    EXPECT_EQ(encode(resubmitted), nlohmann::json({{"previous_job", "41"}, {"attempt", 3}}));
+    RegisteredEvent registered;
+    registered.max_attempts = 4;
+    const auto own = encode(registered);
+    EXPECT_EQ(own.size(), 9U);
+    EXPECT_FALSE(own.contains("previous_job"));
+    EXPECT_FALSE(own.contains("attempt"));
+
+    const auto diagnosis = encode(DiagnosisEvent{});
+    ASSERT_TRUE(diagnosis.contains("checkpoint")) << "an unset checkpoint is written as null";
+    EXPECT_TRUE(diagnosis["checkpoint"].is_null());
+    EXPECT_TRUE(diagnosis.contains("cause")) << "beside the diagnosis's own fields";
+
+    StragglerEvent straggler;
+    EXPECT_FALSE(encode(straggler).contains("attempts")) << "written only when there are some";
+    straggler.attempts = {1, 2};
+    EXPECT_EQ(encode(straggler)["attempts"], nlohmann::json({1, 2}));
+}
+
 // Rows as the code before these types wrote them: the same field names must still read.
 TEST(JournalEvents, RowsOfEarlierVersionsRead) {
     const auto registered = decode<RegisteredEvent>(
