@@ -7,105 +7,155 @@
 namespace recovery {
 namespace {
 
-nlohmann::json to_json(const EvidenceLine& line) {
-    return {
-        {"file", line.file},
-        {"line", line.line},
-        {"text", line.text},
-        {"rule", line.rule_id},
-        {"cause", std::string(to_string(line.cause))},
-        {"supports_cause", line.supports_cause},
-    };
+// Each struct's fields as this form writes them, named once for both directions
+// (common/json_fields.h). DiagnosisWriter and DiagnosisReader walk them, with the vocabularies
+// (a cause, an action) as their text and the lists of lines and actions nested.
+
+template <typename Fields, common::Is<EvidenceLine> L>
+void fields(Fields& f, L& line) {
+    f("file", line.file);
+    f("line", line.line);
+    f("text", line.text);
+    f("rule", line.rule_id);
+    f("cause", line.cause);
+    f("supports_cause", line.supports_cause);
 }
 
-nlohmann::json to_json(const Action& action) {
-    return {
-        {"action", std::string(to_string(action.kind))},
-        {"argument", action.argument},
-    };
+template <typename Fields, common::Is<Action> A>
+void fields(Fields& f, A& action) {
+    f("action", action.kind);
+    f("argument", action.argument);
 }
 
-Cause cause_of(const nlohmann::json& data, std::string_view key) {
-    std::string id;
-    common::read_field(data, key, id);
-    return cause_from_string(id).value_or(Cause::unknown);
+template <typename Fields, common::Is<Diagnosis> D>
+void fields(Fields& f, D& diagnosis) {
+    f("cause", diagnosis.cause);
+    f("confidence", diagnosis.confidence);
+    f("nodes", diagnosis.nodes);
+    f("node_condemned", diagnosis.node_condemned);
+    f("condemned_on_node_evidence", diagnosis.condemned_on_node_evidence);
+    f("node_attribution", diagnosis.node_attribution);
+    f.nullable("xid", diagnosis.xid);
+    f("xid_on_node_evidence", diagnosis.xid_on_node_evidence);
+    f.nullable("step", diagnosis.step);
+    f("evidence", diagnosis.evidence);
+    f("actions", diagnosis.suggested_actions);
+    f.earlier_form("suggested_actions", diagnosis.suggested_actions);  // "set_env:NAME"
+    f("fix_withheld", diagnosis.fix_withheld);
+    f("withheld_actions", diagnosis.withheld_actions);
+    f("fix_corroborated", diagnosis.fix_corroborated);
+    f("symptom_lines", diagnosis.symptom_lines);
+    f("slurm_facts", diagnosis.slurm_facts_used);
+    f("summary", diagnosis.summary);
 }
 
-EvidenceLine evidence_line_from_json(const nlohmann::json& data) {
-    EvidenceLine line;
-    common::read_field(data, "file", line.file);
-    common::read_field(data, "line", line.line);
-    common::read_field(data, "text", line.text);
-    common::read_field(data, "rule", line.rule_id);
-    line.cause = cause_of(data, "cause");
-    common::read_field(data, "supports_cause", line.supports_cause);
-    return line;
-}
+class DiagnosisWriter {
+  public:
+    static constexpr bool reads = false;
 
-// An array of actions as this form writes them; entries it cannot read are left out.
-std::vector<Action> actions_of(const nlohmann::json& array) {
-    std::vector<Action> actions;
-    for (const auto& item : array) {
+    template <typename T>
+    void operator()(const char* key, const T& value) {
+        m_data[key] = value;
+    }
+    void operator()(const char* key, Cause cause) { m_data[key] = std::string(to_string(cause)); }
+    void operator()(const char* key, ActionKind kind) {
+        m_data[key] = std::string(to_string(kind));
+    }
+    template <typename Item>
+    requires std::same_as<Item, EvidenceLine> || std::same_as<Item, Action>
+    void operator()(const char* key, const std::vector<Item>& items) {
+        auto array = nlohmann::json::array();
+        for (const auto& item : items) {
+            DiagnosisWriter writer;
+            fields(writer, item);
+            array.push_back(writer.take());
+        }
+        m_data[key] = std::move(array);
+    }
+    template <typename T>
+    void nullable(const char* key, const std::optional<T>& value) {
+        m_data[key] = common::json_or_null(value);
+    }
+    template <typename T>
+    void earlier_form(const char* /*key*/, const T& /*value*/) {}  // read, never written
+    [[nodiscard]] nlohmann::json take() { return std::move(m_data); }
+
+  private:
+    nlohmann::json m_data = nlohmann::json::object();
+};
+
+// Lenient, as the journal's readers are: a field missing or of another type keeps its default,
+// an unknown cause reads as unknown, and a line or an action it cannot read is left out.
+class DiagnosisReader {
+  public:
+    static constexpr bool reads = true;
+
+    explicit DiagnosisReader(const nlohmann::json& data) : m_data(data) {}
+
+    template <typename T>
+    void operator()(const char* key, T& out) {
+        common::read_field(m_data, key, out);
+    }
+    void operator()(const char* key, Cause& out) {
         std::string id;
-        common::read_field(item, "action", id);
-        if (const auto kind = action_from_string(id)) {
-            Action action{*kind, {}};
-            common::read_field(item, "argument", action.argument);
-            actions.push_back(std::move(action));
+        common::read_field(m_data, key, id);
+        out = cause_from_string(id).value_or(Cause::unknown);
+    }
+    void operator()(const char* key, ActionKind& out) {
+        std::string id;
+        common::read_field(m_data, key, id);
+        const auto kind = action_from_string(id);
+        m_readable = m_readable && kind.has_value();
+        out = kind.value_or(out);
+    }
+    template <typename Item>
+    requires std::same_as<Item, EvidenceLine> || std::same_as<Item, Action>
+    void operator()(const char* key, std::vector<Item>& out) {
+        const auto it = m_data.find(key);
+        if (it == m_data.end() || !it->is_array()) {
+            return;
+        }
+        for (const auto& entry : *it) {
+            if (!entry.is_object()) {
+                continue;
+            }
+            DiagnosisReader reader(entry);
+            Item item;
+            fields(reader, item);
+            if (reader.m_readable) {
+                out.push_back(std::move(item));
+            }
         }
     }
-    return actions;
-}
+    template <typename T>
+    void nullable(const char* key, T& out) {
+        common::read_field(m_data, key, out);
+    }
+    // The actions as the journal wrote them before this form, when the row has none of its own.
+    void earlier_form(const char* key, std::vector<Action>& out) {
+        if (!out.empty()) {
+            return;
+        }
+        std::vector<std::string> earlier;
+        common::read_field(m_data, key, earlier);
+        for (const auto& text : earlier) {
+            if (auto action = parse_action(text)) {
+                out.push_back(std::move(*action));
+            }
+        }
+    }
 
-// Actions as this form writes them, or as the journal wrote them before ("set_env:NAME").
-std::vector<Action> actions_from_json(const nlohmann::json& data) {
-    if (const auto it = data.find("actions"); it != data.end() && it->is_array()) {
-        return actions_of(*it);
-    }
-    std::vector<Action> actions;
-    std::vector<std::string> earlier;
-    common::read_field(data, "suggested_actions", earlier);
-    for (const auto& text : earlier) {
-        if (auto action = parse_action(text)) {
-            actions.push_back(std::move(*action));
-        }
-    }
-    return actions;
-}
+  private:
+    const nlohmann::json& m_data;
+    bool m_readable = true;  // every vocabulary word read was known
+};
 
 }  // namespace
 
 nlohmann::json to_json(const Diagnosis& diagnosis) {
-    nlohmann::json evidence = nlohmann::json::array();
-    for (const auto& line : diagnosis.evidence) {
-        evidence.push_back(to_json(line));
-    }
-    const auto actions_json = [](const std::vector<Action>& actions) {
-        nlohmann::json array = nlohmann::json::array();
-        for (const auto& action : actions) {
-            array.push_back(to_json(action));
-        }
-        return array;
-    };
-    return {
-        {"cause", std::string(to_string(diagnosis.cause))},
-        {"confidence", diagnosis.confidence},
-        {"nodes", diagnosis.nodes},
-        {"node_condemned", diagnosis.node_condemned},
-        {"condemned_on_node_evidence", diagnosis.condemned_on_node_evidence},
-        {"node_attribution", diagnosis.node_attribution},
-        {"xid", common::json_or_null(diagnosis.xid)},
-        {"xid_on_node_evidence", diagnosis.xid_on_node_evidence},
-        {"step", common::json_or_null(diagnosis.step)},
-        {"evidence", std::move(evidence)},
-        {"actions", actions_json(diagnosis.suggested_actions)},
-        {"fix_withheld", diagnosis.fix_withheld},
-        {"withheld_actions", actions_json(diagnosis.withheld_actions)},
-        {"fix_corroborated", diagnosis.fix_corroborated},
-        {"symptom_lines", diagnosis.symptom_lines},
-        {"slurm_facts", diagnosis.slurm_facts_used},
-        {"summary", diagnosis.summary},
-    };
+    DiagnosisWriter writer;
+    fields(writer, diagnosis);
+    return writer.take();
 }
 
 Diagnosis diagnosis_from_json(const nlohmann::json& data) {
@@ -113,31 +163,8 @@ Diagnosis diagnosis_from_json(const nlohmann::json& data) {
     if (!data.is_object()) {
         return diagnosis;
     }
-    diagnosis.cause = cause_of(data, "cause");
-    common::read_field(data, "confidence", diagnosis.confidence);
-    common::read_field(data, "nodes", diagnosis.nodes);
-    common::read_field(data, "node_condemned", diagnosis.node_condemned);
-    common::read_field(data, "condemned_on_node_evidence", diagnosis.condemned_on_node_evidence);
-    common::read_field(data, "node_attribution", diagnosis.node_attribution);
-    common::read_field(data, "xid", diagnosis.xid);
-    common::read_field(data, "xid_on_node_evidence", diagnosis.xid_on_node_evidence);
-    common::read_field(data, "step", diagnosis.step);
-    common::read_field(data, "fix_withheld", diagnosis.fix_withheld);
-    common::read_field(data, "fix_corroborated", diagnosis.fix_corroborated);
-    common::read_field(data, "symptom_lines", diagnosis.symptom_lines);
-    if (const auto it = data.find("evidence"); it != data.end() && it->is_array()) {
-        for (const auto& line : *it) {
-            if (line.is_object()) {
-                diagnosis.evidence.push_back(evidence_line_from_json(line));
-            }
-        }
-    }
-    diagnosis.suggested_actions = actions_from_json(data);
-    if (const auto it = data.find("withheld_actions"); it != data.end() && it->is_array()) {
-        diagnosis.withheld_actions = actions_of(*it);
-    }
-    common::read_field(data, "slurm_facts", diagnosis.slurm_facts_used);
-    common::read_field(data, "summary", diagnosis.summary);
+    DiagnosisReader reader(data);
+    fields(reader, diagnosis);
     return diagnosis;
 }
 
