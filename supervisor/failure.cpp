@@ -92,6 +92,20 @@ void Failure::adapt(Step& step) const {
     }
 }
 
+void Failure::adapt(recovery::PlanRequest& request) const {
+    request.slurm_requeued_itself = std::holds_alternative<RequeuedBySlurm>(m_kind);
+    request.hung_run_still_going = std::holds_alternative<Hung>(m_kind);
+    if (std::holds_alternative<HeldBack>(m_kind)) {
+        request.whitelist = slow_node_permissions(request.whitelist);
+    }
+}
+
+void Failure::annotate(ObservedEvent& observed) const {
+    if (const auto* hung = std::get_if<Hung>(&m_kind)) {
+        observed.stall = stall_json(*hung->stall);
+    }
+}
+
 std::string exit_text(const slurm::JobSnapshot& job) {
     if (!job.exit_code) {
         return "";

@@ -13,7 +13,9 @@
 #include <variant>
 
 #include "common/clock.h"
+#include "recovery/planner.h"
 #include "slurm/types.h"
+#include "supervisor/journal_events.h"
 #include "supervisor/lifecycle.h"
 #include "supervisor/plan_steps.h"
 
@@ -97,6 +99,13 @@ class Failure {
     // job it requeues). A hung run's resubmit cancels it: the planner resubmits a hung run only
     // where the owner allowed `cancel` (PlanRequest::hung_run_still_going).
     void adapt(Step& step) const;
+    // What the planner must know of it: a requeue by Slurm has already restarted the job, a hung
+    // run is still going (it is resubmitted only where it may be cancelled first), and a run
+    // held back may only be moved off its node (slow_node.h: slow_node_permissions).
+    void adapt(recovery::PlanRequest& request) const;
+    // The "observed" event's data of a hang: what the stall tracker saw (stall_json). Nothing
+    // for the other kinds.
+    void annotate(ObservedEvent& observed) const;
 
   private:
     using Kind = std::variant<Ended, RequeuedBySlurm, Hung, HeldBack>;

@@ -317,9 +317,6 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
     request.whitelist = recovery::whitelist_of_known(registration.allowed_actions);
-    if (context.failure.slow() != nullptr) {
-        request.whitelist = slow_node_permissions(request.whitelist);
-    }
     // Runs ended by requeues the supervisor did not make are not charged to the budget.
     const std::uint32_t outside = registration.outside_requeues +
                                   (context.failure.ended_by_other_hands(*context.job) ? 1 : 0);
@@ -368,9 +365,8 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
                                std::to_string(analysis.correlation.window.count()) + " h"});
     }
     request.same_failure_limit = config.same_failure_limit;
-    request.slurm_requeued_itself = context.failure.was_requeued_by_slurm();
-    request.hung_run_still_going = context.failure.stall() != nullptr;
     request.backoff = {config.start_delay, config.requeue_backoff, config.requeue_backoff_max};
+    context.failure.adapt(request);
     return request;
 }
 

@@ -37,9 +37,7 @@ void record_findings(state::Store& store, const state::Registration& registratio
     ObservedEvent observed;
     observed.state = analysis.slurm_state;
     observed.restart_count = job.restart_count;
-    if (const auto* stall = context.failure.stall()) {
-        observed.stall = stall_json(*stall);
-    }
+    context.failure.annotate(observed);
     record_event(store, registration.job, context.now,
                  "attempt " + std::to_string(attempt.number) +
                      context.failure.observed_text(job, analysis.slurm_state, context.run_nodes),

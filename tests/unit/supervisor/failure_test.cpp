@@ -151,4 +151,37 @@ TEST_F(FailureTest, TheStepsOfAPlanAreAdaptedAsTheyAreMade) {
     EXPECT_TRUE(held_back.front().params.hold) << "the exclusion follows, while it is held";
 }
 
+TEST_F(FailureTest, ThePlannerIsToldWhatOnlyItsKindKnows) {
+    const auto owner = recovery::whitelist_of_known(
+        {"requeue", "exclude_node", "drain_node", "reduce_batch_size", "exclude_slow_node"});
+    std::vector<recovery::PlanRequest> requests;
+    for (const auto& failure : all()) {
+        recovery::PlanRequest request;
+        request.whitelist = owner;
+        failure.adapt(request);
+        requests.push_back(request);
+    }
+    EXPECT_EQ(requests[0].whitelist.actions, owner.actions);
+    EXPECT_FALSE(requests[0].slurm_requeued_itself || requests[0].hung_run_still_going);
+    EXPECT_TRUE(requests[1].slurm_requeued_itself);
+    EXPECT_FALSE(requests[1].hung_run_still_going);
+    EXPECT_TRUE(requests[2].hung_run_still_going);
+    EXPECT_EQ(requests[2].whitelist.actions, owner.actions);
+    EXPECT_EQ(requests[3].whitelist.actions, slow_node_permissions(owner).actions)
+        << "moved off its node only";
+    EXPECT_FALSE(requests[3].whitelist.allows(recovery::ActionKind::reduce_batch_size));
+    EXPECT_FALSE(requests[3].hung_run_still_going);
+}
+
+TEST_F(FailureTest, OnlyAHangAddsWhatTheStallTrackerSawToTheObservedEvent) {
+    for (const auto& failure : all()) {
+        ObservedEvent observed;
+        failure.annotate(observed);
+        EXPECT_EQ(observed.stall.has_value(), failure.stall() != nullptr);
+    }
+    ObservedEvent hung;
+    Failure::hung(m_stall).annotate(hung);
+    EXPECT_EQ(hung.stall, stall_json(m_stall));
+}
+
 }  // namespace
