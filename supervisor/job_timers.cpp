@@ -3,6 +3,8 @@
 // job, and a stale one only until its own time passes.
 #include "supervisor/job_timers.h"
 
+#include <algorithm>
+
 namespace supervisor {
 
 void JobTimers::schedule(const common::JobId& job, common::MonotonicPoint when) {
@@ -29,6 +31,12 @@ std::vector<common::JobId> JobTimers::take_due(common::MonotonicPoint now) {
         due.push_back(job);
     }
     return due;
+}
+
+common::MonotonicPoint monotonic_deadline(const common::Clock& clock, common::TimePoint deadline,
+                                          std::chrono::seconds late) {
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - clock.now());
+    return clock.monotonic() + std::max(left + late, std::chrono::seconds(0));
 }
 
 }  // namespace supervisor

@@ -16,6 +16,13 @@
 
 namespace supervisor {
 
+// A deadline on the wall clock (a person's "pending for 10 minutes"), as the point of the
+// monotonic clock a timer waits for: as far from now as the deadline is, `late` later, and
+// never before now.
+[[nodiscard]] common::MonotonicPoint monotonic_deadline(const common::Clock& clock,
+                                                        common::TimePoint deadline,
+                                                        std::chrono::seconds late = {});
+
 class JobTimers {
   public:
     // The job needs a look at `when` (or earlier, if it is already due earlier).

@@ -2,6 +2,7 @@
 // per attempt, with slurmctld's expected start time and a partition that would start it sooner.
 #include <algorithm>
 
+#include "supervisor/job_timers.h"
 #include "supervisor/journal.h"
 #include "supervisor/owner_outbox.h"
 #include "supervisor/poll_cycle.h"
@@ -40,10 +41,8 @@ class QueueWaitWatch final : public Watch {
             return std::nullopt;
         }
         // On the wall clock like a stuck wait, and a second late rather than early.
-        const auto left = *since + m_services.config.queue_wait_after - clock.now();
-        return clock.monotonic() + std::max(std::chrono::duration_cast<std::chrono::seconds>(left) +
-                                                std::chrono::seconds(1),
-                                            std::chrono::seconds(0));
+        return monotonic_deadline(clock, *since + m_services.config.queue_wait_after,
+                                  std::chrono::seconds(1));
     }
 
     void forget(const common::JobId& job, Forget /*what*/) override { m_waits.forget(job); }

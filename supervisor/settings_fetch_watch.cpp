@@ -2,6 +2,7 @@
 // for having fetched its resume settings (settings_fetch.h). Told once per attempt.
 #include <algorithm>
 
+#include "supervisor/job_timers.h"
 #include "supervisor/owner_outbox.h"
 #include "supervisor/poll_cycle.h"
 #include "supervisor/settings_fetch.h"
@@ -30,11 +31,9 @@ class SettingsFetchWatch final : public Watch {
             return std::nullopt;
         }
         // Timed from the run's start on the wall clock; the timer runs on the monotonic one.
-        const auto& clock = m_services.clock;
-        const auto left = *job.start_time + m_services.config.settings_fetch_within - clock.now();
-        return clock.monotonic() + std::max(std::chrono::duration_cast<std::chrono::seconds>(left) +
-                                                std::chrono::seconds(1),
-                                            std::chrono::seconds(0));
+        return monotonic_deadline(m_services.clock,
+                                  *job.start_time + m_services.config.settings_fetch_within,
+                                  std::chrono::seconds(1));
     }
 
     void forget(const common::JobId& job, Forget /*what*/) override { m_fetches.forget(job); }

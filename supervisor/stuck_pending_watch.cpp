@@ -2,6 +2,7 @@
 // once per attempt, after stuck_pending_after on the wall clock.
 #include <algorithm>
 
+#include "supervisor/job_timers.h"
 #include "supervisor/journal.h"
 #include "supervisor/owner_outbox.h"
 #include "supervisor/pending_reason.h"
@@ -52,10 +53,7 @@ class StuckPendingWatch final : public Watch {
         }
         // The wait is measured on the wall clock (a person's "stuck for 10 minutes"); the
         // timer runs on the monotonic one, from now.
-        const auto& clock = m_services.clock;
-        const auto left = *since + m_services.config.stuck_pending_after - clock.now();
-        return clock.monotonic() + std::max(std::chrono::duration_cast<std::chrono::seconds>(left),
-                                            std::chrono::seconds(0));
+        return monotonic_deadline(m_services.clock, *since + m_services.config.stuck_pending_after);
     }
 
     void forget(const common::JobId& job, Forget /*what*/) override { m_stuck.forget(job); }

@@ -49,4 +49,19 @@ TEST(JobTimers, ACancelledJobNeverComesOut) {
     EXPECT_EQ(timers.take_due(at(10)), std::vector<JobId>{job(2)});
 }
 
+TEST(JobTimers, AWallClockDeadlineIsAsFarOnTheMonotonicClockAndNeverPast) {
+    common::FakeClock clock;
+    const auto now = clock.monotonic();
+    using std::chrono::seconds;
+    EXPECT_EQ(supervisor::monotonic_deadline(clock, clock.now() + seconds(600)),
+              now + seconds(600));
+    EXPECT_EQ(supervisor::monotonic_deadline(clock, clock.now() + seconds(600), seconds(1)),
+              now + seconds(601));
+    EXPECT_EQ(supervisor::monotonic_deadline(clock, clock.now() - seconds(30)), now)
+        << "due now, not before";
+    clock.step_wall_clock(seconds(-120));  // the wall clock stepped back: the wait is longer
+    EXPECT_EQ(supervisor::monotonic_deadline(clock, clock.now() + seconds(600) + seconds(120)),
+              now + seconds(720));
+}
+
 }  // namespace
