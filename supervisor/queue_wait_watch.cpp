@@ -2,10 +2,10 @@
 // per attempt, with slurmctld's expected start time and a partition that would start it sooner.
 #include <algorithm>
 
+#include "supervisor/cycle_report.h"
 #include "supervisor/job_timers.h"
 #include "supervisor/journal.h"
 #include "supervisor/owner_outbox.h"
-#include "supervisor/poll_cycle.h"
 #include "supervisor/queue_wait.h"
 #include "supervisor/sooner_partition.h"
 #include "supervisor/watches.h"

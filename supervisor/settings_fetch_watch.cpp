@@ -2,9 +2,9 @@
 // for having fetched its resume settings (settings_fetch.h). Told once per attempt.
 #include <algorithm>
 
+#include "supervisor/cycle_report.h"
 #include "supervisor/job_timers.h"
 #include "supervisor/owner_outbox.h"
-#include "supervisor/poll_cycle.h"
 #include "supervisor/settings_fetch.h"
 #include "supervisor/watches.h"
 

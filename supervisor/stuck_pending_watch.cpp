@@ -2,11 +2,11 @@
 // once per attempt, after stuck_pending_after on the wall clock.
 #include <algorithm>
 
+#include "supervisor/cycle_report.h"
 #include "supervisor/job_timers.h"
 #include "supervisor/journal.h"
 #include "supervisor/owner_outbox.h"
 #include "supervisor/pending_reason.h"
-#include "supervisor/poll_cycle.h"
 #include "supervisor/stuck_pending.h"
 #include "supervisor/watches.h"
 

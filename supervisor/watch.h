@@ -17,10 +17,10 @@
 #include "slurm/types.h"
 #include "state/records.h"
 #include "state/store.h"
+#include "supervisor/cycle_report.h"
 
 namespace supervisor {
 
-struct CycleReport;
 class Failure;
 
 // What the cycle lends a watch for one look at one job.
