@@ -1,5 +1,7 @@
 #include "supervisor/journal_events.h"
 
+#include <type_traits>
+
 #include "common/json_fields.h"
 #include "recovery/diagnosis_json.h"
 
@@ -216,91 +218,38 @@ void decode_data(const json& data, DiagnosisEvent& out) {
 
 }  // namespace
 
-json encode(const RegisteredEvent& event) {
-    return written(event);
+template <typename Payload>
+json encode(const Payload& event) {
+    if constexpr (std::is_same_v<Payload, DiagnosisEvent>) {
+        auto data = recovery::to_json(event.diagnosis);  // beside the diagnosis's own fields
+        data.update(written(event));
+        return data;
+    } else {
+        return written(event);
+    }
 }
 
-json encode(const UnregisteredEvent& event) {
-    return written(event);
-}
-
-json encode(const StartedEvent& event) {
-    return written(event);
-}
-
-json encode(const ObservedEvent& event) {
-    return written(event);
-}
-
-json encode(const TransitionEvent& event) {
-    return written(event);
-}
-
-json encode(const DiagnosisEvent& event) {
-    auto data = recovery::to_json(event.diagnosis);
-    data.update(written(event));
-    return data;
-}
-
-json encode(const DecisionEvent& event) {
-    return written(event);
-}
-
-json encode(const ActionEvent& event) {
-    return written(event);
-}
-
-json encode(const InternalErrorEvent& event) {
-    return written(event);
-}
-
-json encode(const RejectedEvent& event) {
-    return written(event);
-}
-
-json encode(const ResubmitLimitsEvent& event) {
-    return written(event);
-}
-
-json encode(const StepFailedEvent& event) {
-    return written(event);
-}
-
-json encode(const SuspectNodeEvent& event) {
-    return written(event);
-}
-
-json encode(const ArraySummaryEvent& event) {
-    return written(event);
-}
-
-json encode(const GpuIdleEvent& event) {
-    return written(event);
-}
-
-json encode(const StragglerEvent& event) {
-    return written(event);
-}
-
-json encode(const StuckPendingEvent& event) {
-    return written(event);
-}
-
-json encode(const QueueWaitEvent& event) {
-    return written(event);
-}
-
-json encode(const SettingsFetchedEvent& event) {
-    return written(event);
-}
-
-json encode(const SettingsNotFetchedEvent& event) {
-    return written(event);
-}
-
-json encode(const StepRateEvent& event) {
-    return written(event);
-}
+template json encode(const RegisteredEvent&);
+template json encode(const UnregisteredEvent&);
+template json encode(const StartedEvent&);
+template json encode(const ObservedEvent&);
+template json encode(const TransitionEvent&);
+template json encode(const DiagnosisEvent&);
+template json encode(const DecisionEvent&);
+template json encode(const ActionEvent&);
+template json encode(const InternalErrorEvent&);
+template json encode(const RejectedEvent&);
+template json encode(const ResubmitLimitsEvent&);
+template json encode(const StepFailedEvent&);
+template json encode(const SuspectNodeEvent&);
+template json encode(const ArraySummaryEvent&);
+template json encode(const GpuIdleEvent&);
+template json encode(const StragglerEvent&);
+template json encode(const StuckPendingEvent&);
+template json encode(const QueueWaitEvent&);
+template json encode(const SettingsFetchedEvent&);
+template json encode(const SettingsNotFetchedEvent&);
+template json encode(const StepRateEvent&);
 
 json data_of(const state::Event& event) {
     auto data = json::parse(event.data_json, nullptr, false);

@@ -270,27 +270,9 @@ struct StepRateEvent {
     bool operator==(const StepRateEvent&) const = default;
 };
 
-[[nodiscard]] nlohmann::json encode(const RegisteredEvent& event);
-[[nodiscard]] nlohmann::json encode(const UnregisteredEvent& event);
-[[nodiscard]] nlohmann::json encode(const StartedEvent& event);
-[[nodiscard]] nlohmann::json encode(const ObservedEvent& event);
-[[nodiscard]] nlohmann::json encode(const TransitionEvent& event);
-[[nodiscard]] nlohmann::json encode(const DiagnosisEvent& event);
-[[nodiscard]] nlohmann::json encode(const DecisionEvent& event);
-[[nodiscard]] nlohmann::json encode(const ActionEvent& event);
-[[nodiscard]] nlohmann::json encode(const InternalErrorEvent& event);
-[[nodiscard]] nlohmann::json encode(const RejectedEvent& event);
-[[nodiscard]] nlohmann::json encode(const ResubmitLimitsEvent& event);
-[[nodiscard]] nlohmann::json encode(const StepFailedEvent& event);
-[[nodiscard]] nlohmann::json encode(const SuspectNodeEvent& event);
-[[nodiscard]] nlohmann::json encode(const ArraySummaryEvent& event);
-[[nodiscard]] nlohmann::json encode(const GpuIdleEvent& event);
-[[nodiscard]] nlohmann::json encode(const StragglerEvent& event);
-[[nodiscard]] nlohmann::json encode(const StuckPendingEvent& event);
-[[nodiscard]] nlohmann::json encode(const QueueWaitEvent& event);
-[[nodiscard]] nlohmann::json encode(const SettingsFetchedEvent& event);
-[[nodiscard]] nlohmann::json encode(const SettingsNotFetchedEvent& event);
-[[nodiscard]] nlohmann::json encode(const StepRateEvent& event);
+// Each struct above as the journal stores it. Defined (explicitly instantiated) for each.
+template <typename Payload>
+[[nodiscard]] nlohmann::json encode(const Payload& event);
 
 // Defined (explicitly instantiated) for each struct above.
 template <typename Payload>
