@@ -36,9 +36,9 @@
 #include "bench/clocks.h"
 #include "recovery/catalogue.h"
 #include "state/store.h"
-#include "supervisor/config.h"
-#include "supervisor/poll_cycle.h"
-#include "supervisor/registrar.h"
+#include "supervisor/config/config.h"
+#include "supervisor/cycle/poll_cycle.h"
+#include "supervisor/registrations/registrar.h"
 #include "tests/fakes/fake_slurm_client.h"
 
 namespace {

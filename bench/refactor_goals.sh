@@ -25,15 +25,15 @@ find_lines() {
 #    Not counted: the lifecycle's own Observation::slurm_requeued (lifecycle.h/.cpp, observe.cpp
 #    and its comparisons), which is what the cycle saw, not how the failure is handled.
 flags="$(find_lines -nE '\bslurm_requeued\b|\bstall (!=|==) nullptr|\bslow (!=|==) nullptr|run_still_going\(\)|(was_requeued_by_slurm|still_running|ended_by_itself)\(\)|\.(stall|slow)\(\)' \
-    supervisor/*.h supervisor/*.cpp |
-    find_lines -vE '^supervisor/(failure\.(h|cpp)|lifecycle\.(h|cpp)|observe\.cpp):' |
+    supervisor/*/*.h supervisor/*/*.cpp |
+    find_lines -vE '^supervisor/[a-z]+/(failure\.(h|cpp)|lifecycle\.(h|cpp)|observe\.cpp):' |
     find_lines -v 'Observation::slurm_requeued' | count)"
 echo "failure-kind checks in supervisor/ outside the Failure type: $flags"
 
 # 2. Data members of class PollCycle (lines declaring an m_ member inside the class).
-members="$(sed -n '/^class PollCycle/,/^};/p' supervisor/poll_cycle.h |
+members="$(sed -n '/^class PollCycle/,/^};/p' supervisor/cycle/poll_cycle.h |
     find_lines -E '^\s+[^/(]*\bm_[a-z_]+\s*(\{[^}]*\}|=[^;]*)?;' | count)"
-echo "PollCycle data members (supervisor/poll_cycle.h): $members"
+echo "PollCycle data members (supervisor/cycle/poll_cycle.h): $members"
 
 # 3. Source files that include the journal and also queue a message to someone: call the
 #    outbox (tell_owner, tell_of_move; queue_owner_message and queue_operator_message before
@@ -41,17 +41,17 @@ echo "PollCycle data members (supervisor/poll_cycle.h): $members"
 #    owner explicitly after they journal (the issue's "telling the owner is an explicit step of
 #    the cycle"): poll_cycle*.cpp, the watches (*_watch.cpp), the executor (action_*.cpp) and the
 #    registrar. They are counted apart; the goal is the files that journal for others and tell.
-journal_and_tell="$(find_lines -l '#include "supervisor/journal.h"' ./*/*.cpp |
+journal_and_tell="$(find_lines -l '#include "supervisor/journal/journal.h"' ./*/*.cpp ./supervisor/*/*.cpp |
     { xargs -r grep -l 'tell_owner(\|tell_of_move(\|enqueue_notification(\|queue_owner_message(\|queue_operator_message(' || true; })"
-steps_re='^\./supervisor/(poll_cycle[a-z_]*|[a-z_]+_watch|action_[a-z_]+|registrar)\.cpp$'
+steps_re='^\./supervisor/[a-z]+/(poll_cycle[a-z_]*|[a-z_]+_watch|action_[a-z_]+|registrar)\.cpp$'
 telling="$(printf '%s\n' "$journal_and_tell" | find_lines -vE "$steps_re" | find_lines . | count)"
 telling_steps="$(printf '%s\n' "$journal_and_tell" | find_lines -E "$steps_re" | count)"
-echo "files including supervisor/journal.h that queue a message: $telling" \
+echo "files including supervisor/journal/journal.h that queue a message: $telling" \
     "(and $telling_steps steps of the cycle that journal, then tell explicitly)"
 
 # 4. Text where a type would do: the owner's whitelist searched for a literal, the Store's
 #    parameters named kind or status taken as text, json::parse outside state/, the codecs and
-#    the parsers of outside input (each with its fuzz target). supervisor/knobs.cpp is the
+#    the parsers of outside input (each with its fuzz target). supervisor/steps/knobs.cpp is the
 #    codec of the registrations' knobs column since control/views.cpp stopped reading it itself.
 literal="$(find_lines -rnE 'find\([^)]*allowed_actions, "' --include=*.cpp --include=*.h \
     common state recovery slurm supervisor notify control web ops src node_evidence http |
@@ -61,7 +61,7 @@ store_text="$(find_lines -nE '(std::string_view|const std::string&) (kind|status
 echo "Store parameters named kind or status taken as text (state/store.h): $store_text"
 parses="$(find_lines -rn 'json::parse(' --include=*.cpp \
     common recovery slurm supervisor notify control web ops src node_evidence http |
-    find_lines -vE '^(supervisor/journal_events|supervisor/step_params|supervisor/knobs|recovery/diagnosis_json|notify/message|slurm/submit_request_json|node_evidence/prometheus_response|recovery/checkpoints/[a-z_]+)\.cpp:' |
+    find_lines -vE '^(supervisor/journal/journal_events|supervisor/steps/step_params|supervisor/steps/knobs|recovery/diagnosis_json|notify/message|slurm/submit_request_json|node_evidence/prometheus_response|recovery/checkpoints/[a-z_]+)\.cpp:' |
     count)"
 echo "json::parse outside state/, the codecs and the outside-input parsers: $parses"
 
@@ -100,7 +100,8 @@ repeated_keys_awk='
     END { for (k in count) if (count[k] > 1) { split(k, p, SUBSEP); print p[1], p[2] } }
 '
 repeated=0
-for codec in supervisor/journal_events.cpp supervisor/step_params.cpp supervisor/knobs.cpp \
+for codec in supervisor/journal/journal_events.cpp supervisor/steps/step_params.cpp \
+    supervisor/steps/knobs.cpp \
     recovery/diagnosis_json.cpp notify/message.cpp; do
     n="$(awk "$repeated_keys_awk" "$codec" | count)"
     repeated=$((repeated + n))

@@ -1,11 +1,11 @@
 // ActionKind: the one vocabulary of what the supervisor may do to a job. The planner chooses
 // from it (recovery/planner.h), the owner's whitelist and the rules name it, and each step of
-// the intent log is one of its kinds (state::Action::kind, supervisor/plan_steps.h). The store
-// keeps a kind as text: to_string() is the one writer of that text. Two readers take the
-// text back, each with only the words its writer may use: action_from_string() for the
-// owner's, the rules' and the planner's words, step_kind_of() for a step's row. Either answers
-// nullopt for text it does not know: a row of a newer version, a damaged one, or a word no
-// owner may write. Nothing here fails otherwise.
+// the intent log is one of its kinds (state::Action::kind, supervisor/failure/plan_steps.h). The
+// store keeps a kind as text: to_string() is the one writer of that text. Two readers take the text
+// back, each with only the words its writer may use: action_from_string() for the owner's, the
+// rules' and the planner's words, step_kind_of() for a step's row. Either answers nullopt for text
+// it does not know: a row of a newer version, a damaged one, or a word no owner may write. Nothing
+// here fails otherwise.
 #pragma once
 
 #include <optional>
@@ -28,11 +28,11 @@ enum class ActionKind {
     // resubmitted job does not run beside it. Never chosen for any other reason.
     cancel,
     // A permission, never a step: the owner lets a multi-node job that one node slows down be
-    // requeued from its last checkpoint without that node (supervisor/slow_node.h).
+    // requeued from its last checkpoint without that node (supervisor/failure/slow_node.h).
     exclude_slow_node,
     escalate,
     // A step, never a plan's choice nor an owner's word: it lets a job the plan requeued held
-    // start (supervisor/action_steps.cpp).
+    // start (supervisor/actions/action_steps.cpp).
     release,
 };
 

@@ -7,7 +7,9 @@
 #     "# shellcheck shell=", outside the byte-for-byte data of tests/data and fuzz/corpus)
 #     passes `shellcheck -S warning`;
 #   - no tab and no trailing space in the files .editorconfig governs;
-#   - every commit subject after the baseline below is under 72 characters.
+#   - every commit subject after the baseline below is under 72 characters;
+#   - a file of supervisor/ includes headers of its own room (sub-folder) or of a room before it
+#     in supervisor/CMakeLists.txt's supervisor_rooms, never of one after it.
 #
 #   contrib/check-style.sh          check, list what is wrong, exit 1 if anything is
 #   contrib/check-style.sh --fix    reformat the C++ files in place first
@@ -64,6 +66,32 @@ while IFS= read -r hit; do
 done < <(git ls-files -z debian/rules | xargs -0 -r grep -H -I -n -P ' +$' -- 2>/dev/null |
     cut -d: -f1,2)
 
+# supervisor/'s rooms, lowest first, as supervisor/CMakeLists.txt lists them. An include of a
+# later room is an arrow back up: what both need belongs in the lower room, or is passed in.
+read -r -a rooms <<<"$(sed -n '/^set(supervisor_rooms/,/)/p' supervisor/CMakeLists.txt |
+    tr -d '()' | sed 's/set//; s/supervisor_rooms//' | tr '\n' ' ')"
+if ((${#rooms[@]} == 0)); then
+    complain "supervisor/CMakeLists.txt: no set(supervisor_rooms ...) list of its sub-folders"
+fi
+while IFS= read -r file; do
+    room="${file#supervisor/}"
+    room="${room%%/*}"
+    [[ " ${rooms[*]} " == *" $room "* && "$file" == supervisor/"$room"/*[!/] &&
+        "${file#supervisor/"$room"/}" != */* ]] ||
+        complain "$file: in no room of supervisor_rooms (supervisor/CMakeLists.txt)"
+done < <(git ls-files 'supervisor/*.h' 'supervisor/*.cpp')
+while IFS= read -r hit; do
+    complain "$hit"
+done < <(git ls-files 'supervisor/*.h' 'supervisor/*.cpp' |
+    xargs -r awk -v rooms="${rooms[*]}" '
+        BEGIN { n = split(rooms, names, " "); for (i = 1; i <= n; i++) rank[names[i]] = i }
+        FNR == 1 { split(FILENAME, parts, "/"); room = (length(parts) == 3) ? parts[2] : "" }
+        match($0, /^#include "supervisor\/[a-z_]+\//) {
+            target = substr($0, RSTART + 21, RLENGTH - 22)
+            if ((room in rank) && (!(target in rank) || rank[target] > rank[room]))
+                print FILENAME ":" FNR ": includes a header of supervisor/" target "/, a room after " room "/ (supervisor_rooms in supervisor/CMakeLists.txt): move what both need down, or pass it in"
+        }')
+
 if git rev-parse -q --verify "$subject_baseline^{commit}" >/dev/null; then
     while IFS= read -r line; do
         complain "commit ${line%% *}: subject of 72 characters or more: ${line#* }"
@@ -79,4 +107,4 @@ if ((problems > 0)); then
 fi
 echo "check-style: ${#cxx_files[@]} C++ files as $clang_format lays them out," \
     "${#shell_scripts[@]} shell scripts shellcheck passes, no tab or trailing space," \
-    "commit subjects under 72 characters"
+    "commit subjects under 72 characters, supervisor/'s ${#rooms[@]} rooms include downward only"

@@ -9,12 +9,12 @@
 #include "common/user_account.h"
 #include "control/views.h"
 #include "slurm/submit_request.h"
-#include "supervisor/carried_environment.h"
-#include "supervisor/journal_events.h"
-#include "supervisor/node_records.h"
-#include "supervisor/registrar.h"
-#include "supervisor/resume_env.h"
-#include "supervisor/settings_fetch.h"
+#include "supervisor/actions/carried_environment.h"
+#include "supervisor/actions/resume_env.h"
+#include "supervisor/failure/node_records.h"
+#include "supervisor/journal/journal_events.h"
+#include "supervisor/registrations/registrar.h"
+#include "supervisor/watches/settings_fetch.h"
 
 namespace control {
 namespace {

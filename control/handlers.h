@@ -15,11 +15,11 @@
 //               becomes what a resubmit gives the new job; from inside the job (a restart
 //               count sent), the fetch is journaled (settings_fetched: attempt, host, channel)
 //   job_ended   an operator only (Slurm's EpilogSlurmctld runs as SlurmUser): a job ended;
-//               handed to the poll loop (supervisor/job_end_pushes.h) as a hint to look now
+//               handed to the poll loop (supervisor/daemon/job_end_pushes.h) as a hint to look now
 //   daemon      anybody: the daemon's host, pid and the age of its last poll cycle
 //   nodes       an operator only (suspicion comes from every user's jobs): the suspect nodes
 //   resume_node an operator only: Slurm resumes the node, its record is watched, and who did
-//               it is recorded (supervisor/node_records.h)
+//               it is recorded (supervisor/failure/node_records.h)
 //
 // Uses its own Store and Slurm client, from the one thread that serves the socket. Never
 // throws for a request: a failure is a Reply with an exit status and an Error.
@@ -35,10 +35,10 @@
 #include "control/protocol.h"
 #include "slurm/client.h"
 #include "state/store.h"
-#include "supervisor/config.h"
-#include "supervisor/daemon_liveness.h"
-#include "supervisor/job_end_pushes.h"
-#include "supervisor/journal_events.h"
+#include "supervisor/config/config.h"
+#include "supervisor/daemon/daemon_liveness.h"
+#include "supervisor/daemon/job_end_pushes.h"
+#include "supervisor/journal/journal_events.h"
 
 namespace control {
 

@@ -19,7 +19,7 @@
 
 #include "common/error.h"
 #include "state/records.h"
-#include "supervisor/registrar.h"
+#include "supervisor/registrations/registrar.h"
 
 namespace control {
 

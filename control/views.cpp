@@ -16,10 +16,10 @@
 #include "common/printable.h"
 #include "common/time_text.h"
 #include "state/event_kind.h"
-#include "supervisor/drain_limits.h"
-#include "supervisor/journal_events.h"
-#include "supervisor/knobs.h"
-#include "supervisor/step_kind.h"
+#include "supervisor/failure/drain_limits.h"
+#include "supervisor/journal/journal_events.h"
+#include "supervisor/steps/knobs.h"
+#include "supervisor/steps/step_kind.h"
 
 namespace control {
 namespace {

@@ -39,8 +39,8 @@ struct StatusQuery {
 // The nodes the correlation across jobs made suspect (the journal's suspect_node events) and
 // the nodes the supervisor drained (done drain_node actions), one per node: its latest report
 // (failures, how many jobs), whether and when it was drained and for which job, when last.
-// With each node its newest record (supervisor/node_records.h: open, watching until when, or
-// closed and how), JSON "record". For operators only (the handlers decide). JSON: an array
+// With each node its newest record (supervisor/failure/node_records.h: open, watching until when,
+// or closed and how), JSON "record". For operators only (the handlers decide). JSON: an array
 // sorted by node; text: a table. Reads the suspect events, the done drains and the node
 // records (three queries).
 [[nodiscard]] std::string nodes_view(const state::Store& store, bool json);

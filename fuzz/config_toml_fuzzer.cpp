@@ -1,4 +1,4 @@
-// Feeds: the daemon's configuration file (supervisor/config.h): the input as the TOML file
+// Feeds: the daemon's configuration file (supervisor/config/config.h): the input as the TOML file
 // that load_config() reads (through a scratch file), over the default Config.
 // Checks: no crash, leak or UB; a rejected file is an Error naming the file; an accepted one
 // has the positive values it promises (intervals, backoffs, limits, excerpt bounds), a
@@ -6,14 +6,14 @@
 // targets that notify::parse_target accepts.
 //
 // Found here and fixed: a float beyond +-2^63 was cast to int64 inside toml++ (UB); the
-// config now reads integers through supervisor/config_integer.h, which refuses floats.
+// config now reads integers through supervisor/config/config_integer.h, which refuses floats.
 // corpus/config_toml/known_ub_float_cast.toml keeps that input.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz_support.h"
 #include "notify/target.h"
-#include "supervisor/config.h"
+#include "supervisor/config/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const fuzz::ScratchFile file;

@@ -1,8 +1,8 @@
 // Feeds: a journal event's and an intent-log step's stored data (state::Event::data_json,
 // state::Action::params_json), as a row damaged by hand or written by another version would
 // hold it: the input, as the data of an event of every kind, to decode<T>() of its payload type
-// (supervisor/journal_events.h), and as a step's parameters to step_params_of()
-// (supervisor/step_params.h).
+// (supervisor/journal/journal_events.h), and as a step's parameters to step_params_of()
+// (supervisor/steps/step_params.h).
 // Checks: no crash, leak or UB (a float read into an integer field included), no exception
 // escaping; every decoded payload encodes to JSON text that parses back; step parameters that
 // were read write and read back the same, and a row that was refused says why.
@@ -14,8 +14,8 @@
 
 #include "common/json_text.h"
 #include "fuzz_support.h"
-#include "supervisor/journal_events.h"
-#include "supervisor/step_params.h"
+#include "supervisor/journal/journal_events.h"
+#include "supervisor/steps/step_params.h"
 
 namespace {
 

@@ -3,11 +3,11 @@
 // parser:
 //   0 parse_knob            (recovery/knob.h)     "batch_size=64:env=BS:min=8:compensate=GA"
 //   1 parse_whitelist       (recovery/whitelist.h) the lines are the --allow entries
-//   2 parse_stall_timeout   (supervisor/stall.h)  "30m", "20s", "2h"
+//   2 parse_stall_timeout   (supervisor/failure/stall.h)  "30m", "20s", "2h"
 //   3 notify::parse_target  (notify/target.h)     "mailto:a@b", "sms:+1555...", "https://..."
 //   4 slurm::parse_release  (slurm/release.h)     "24.11.5", then check_compatibility
 //   5 parse_action          (recovery/cause.h)    "set_env:NCCL_SOCKET_IFNAME"
-//   6 parse_expected_rate   (supervisor/expected_rate.h) "6000", "100/min", "1.5/s"
+//   6 parse_expected_rate   (supervisor/registrations/expected_rate.h) "6000", "100/min", "1.5/s"
 // Checks: no crash, leak or UB, and the round trips and invariants the headers state: a parsed
 // knob prints (to_string) as a spec that parses back to the same knob, min <= value; a whitelist
 // sets only values made of letters, digits and _-.,:^=/; a stall timeout is at most 30 days and
@@ -26,8 +26,8 @@
 #include "recovery/knob.h"
 #include "recovery/whitelist.h"
 #include "slurm/release.h"
-#include "supervisor/expected_rate.h"
-#include "supervisor/stall.h"
+#include "supervisor/failure/stall.h"
+#include "supervisor/registrations/expected_rate.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// Settings: the [evidence] section of the daemon's config (supervisor/config_evidence.cpp reads
-// it; doc/configuration.md documents every key). Each source is optional: an empty URL or
+// Settings: the [evidence] section of the daemon's config (supervisor/config/config_evidence.cpp
+// reads it; doc/configuration.md documents every key). Each source is optional: an empty URL or
 // spool directory leaves it off. Plain values; validated when read.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Settings: the [notify] section of the daemon's config (supervisor/config_notify.cpp reads it;
-// doc/configuration.md documents every key). Plain values; validated when read.
+// Settings: the [notify] section of the daemon's config (supervisor/config/config_notify.cpp reads
+// it; doc/configuration.md documents every key). Plain values; validated when read.
 #pragma once
 
 #include <chrono>
@@ -49,7 +49,7 @@ struct Settings {
 
     // Targets for registrations that name none.
     std::vector<std::string> default_targets;
-    // Targets for the operators' news of nodes (supervisor/node_records.h): a verdict on a
+    // Targets for the operators' news of nodes (supervisor/failure/node_records.h): a verdict on a
     // node, its drain, its resume, the end of its watch. Empty: default_targets.
     std::vector<std::string> operator_targets;
 

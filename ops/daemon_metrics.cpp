@@ -2,7 +2,7 @@
 // and makes the counts agree with `supervisor events`: a decision is counted when its event is
 // committed, whichever process wrote it.
 #include "ops/daemon_metrics.h"
-#include "supervisor/journal_events.h"
+#include "supervisor/journal/journal_events.h"
 
 #include <algorithm>
 

@@ -31,7 +31,7 @@
 #include "common/clock.h"
 #include "ops/metrics_text.h"
 #include "state/store.h"
-#include "supervisor/poll_cycle.h"
+#include "supervisor/cycle/poll_cycle.h"
 
 namespace ops {
 

@@ -28,7 +28,7 @@
 #include "recovery/catalogue.h"
 #include "slurm/client.h"
 #include "state/store.h"
-#include "supervisor/config.h"
+#include "supervisor/config/config.h"
 
 namespace ops {
 

@@ -1,4 +1,4 @@
-// Kept apart from the loop (supervisor/daemon.cpp) so the loop knows nothing of systemd or
+// Kept apart from the loop (supervisor/daemon/daemon.cpp) so the loop knows nothing of systemd or
 // Prometheus, and the two can be tested without a daemon.
 #include "ops/service_reporter.h"
 

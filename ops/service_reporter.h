@@ -20,7 +20,7 @@
 #include "ops/daemon_metrics.h"
 #include "ops/systemd_notify.h"
 #include "state/store.h"
-#include "supervisor/daemon_observer.h"
+#include "supervisor/daemon/daemon_observer.h"
 
 namespace ops {
 

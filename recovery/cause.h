@@ -34,7 +34,7 @@ enum class Cause {
     credential_error,
     hang,
     // A running job held back by one node (its telemetry names it, recovery is by the owner's
-    // exclude_slow_node only): supervisor/slow_node.h.
+    // exclude_slow_node only): supervisor/failure/slow_node.h.
     slow_node,
     code_bug,
     unknown,

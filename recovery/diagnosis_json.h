@@ -1,5 +1,5 @@
 // The one JSON form of a recovery::Diagnosis: `supervisor diagnose --json` prints it, and the
-// journal's "diagnosis" event stores it (supervisor/journal_events.h adds the attempt, the
+// journal's "diagnosis" event stores it (supervisor/journal/journal_events.h adds the attempt, the
 // checkpoint and the notes). Field names are stable: scripts depend on them.
 //
 //   cause           cause id ("gpu_xid"), from recovery/cause.h

@@ -28,7 +28,7 @@ namespace recovery {
 
 // The corroboration a log cannot hold and the daemon can: another job failed on a node this
 // failure names, within the correlation window (`suspects`, from suspect_nodes(); the daemon
-// passes other owners' jobs only, supervisor/failure_analysis.cpp). When the gate
+// passes other owners' jobs only, supervisor/failure/failure_analysis.cpp). When the gate
 // withheld the fixes of `diagnosis` and a suspect node among its nodes counts a job besides
 // `job`, the fixes are given back, `fix_corroborated` and the summary say why (counting the
 // other jobs, never naming them), and it returns true; otherwise `diagnosis` is left as it is.

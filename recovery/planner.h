@@ -58,10 +58,10 @@ struct PlanRequest {
     // excluded or drained (a log can print any host name); empty: unknown, then no drain.
     std::vector<std::string> allocation;
     // Nodes the site still lets the supervisor drain for this job now (the site's switch, the
-    // per-job and per-hour limits: supervisor/drain_limits.h); 0 with the reason why not.
+    // per-job and per-hour limits: supervisor/failure/drain_limits.h); 0 with the reason why not.
     std::size_t drains_left = 0;
     std::string no_drain_reason = "drains are not enabled";
-    // Nodes the failures of several jobs implicated (supervisor/failure_history.h), most
+    // Nodes the failures of several jobs implicated (supervisor/failure/failure_history.h), most
     // failures first, each with why: kept away from the restart where exclude_node is allowed
     // (within max_excluded_nodes), drained where this failure ran on them and drains are
     // allowed, whatever this failure's cause.
@@ -70,7 +70,7 @@ struct PlanRequest {
         std::string why;  // "implicated in 3 failures of 2 jobs within 24 h"
     };
     std::vector<SuspectNode> suspect_nodes;
-    // Nodes a person resumed after a verdict, watched now (supervisor/node_records.h).
+    // Nodes a person resumed after a verdict, watched now (supervisor/failure/node_records.h).
     // Condemned there again on the node's own evidence, they are drained within the site's
     // limits whether or not the owner allowed drain_node: the node's loop is the site's.
     std::vector<std::string> nodes_on_watch;

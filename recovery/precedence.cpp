@@ -51,7 +51,8 @@ int default_priority(Cause cause) {
         case Cause::hang:
             return 45;
         case Cause::slow_node:
-            return 40;  // never from a log: a running job's telemetry (supervisor/slow_node.h)
+            return 40;  // never from a log: a running job's telemetry
+                        // (supervisor/failure/slow_node.h)
         case Cause::unknown:
             return 0;
     }

@@ -5,8 +5,8 @@
 // first step. Without a baseline a job is compared with itself only: a slow model is not a
 // straggler, a model that became slow is.
 //
-// Fed by the stall tracker (supervisor/stall.h) with (monotonic time, step) each time it sees a
-// new step line; the time is a parameter, never read from a clock. Memory is bounded
+// Fed by the stall tracker (supervisor/failure/stall.h) with (monotonic time, step) each time it
+// sees a new step line; the time is a parameter, never read from a clock. Memory is bounded
 // (k_max_samples, oldest dropped). A step that goes backwards (the job restarted from a
 // checkpoint inside the same run) starts the history again.
 #pragma once

@@ -29,10 +29,10 @@
 #include "recovery/hostlist.h"
 #include "session.h"
 #include "slurm/job_state.h"
-#include "supervisor/config.h"
-#include "supervisor/failure_analysis.h"
-#include "supervisor/failure_history.h"
-#include "supervisor/journal_events.h"
+#include "supervisor/config/config.h"
+#include "supervisor/failure/failure_analysis.h"
+#include "supervisor/failure/failure_history.h"
+#include "supervisor/journal/journal_events.h"
 
 namespace cli {
 namespace {

@@ -28,9 +28,9 @@ extern char** environ;  // NOLINT: POSIX, the job's environment (sent to the sit
 #include "control/client.h"
 #include "session.h"
 #include "site_mode.h"
-#include "supervisor/journal_events.h"
-#include "supervisor/resume_env.h"
-#include "supervisor/settings_fetch.h"
+#include "supervisor/actions/resume_env.h"
+#include "supervisor/journal/journal_events.h"
+#include "supervisor/watches/settings_fetch.h"
 
 namespace cli {
 namespace {

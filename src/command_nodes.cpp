@@ -19,7 +19,7 @@
 #include "control/views.h"
 #include "session.h"
 #include "site_mode.h"
-#include "supervisor/node_records.h"
+#include "supervisor/failure/node_records.h"
 
 namespace cli {
 namespace {

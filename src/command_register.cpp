@@ -17,7 +17,7 @@
 #include "registration_route.h"
 #include "session.h"
 #include "site_mode.h"
-#include "supervisor/registrar.h"
+#include "supervisor/registrations/registrar.h"
 
 namespace cli {
 namespace {

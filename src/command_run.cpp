@@ -17,8 +17,8 @@
 #include "recovery/catalogue.h"
 #include "session.h"
 #include "slurm/release.h"
-#include "supervisor/daemon.h"
-#include "supervisor/daemon_liveness.h"
+#include "supervisor/daemon/daemon.h"
+#include "supervisor/daemon/daemon_liveness.h"
 #include "web/dashboard_server.h"
 
 namespace cli {

@@ -33,7 +33,7 @@ extern char** environ;  // NOLINT: POSIX; sbatch exports it to the job, register
 #include "sbatch_directives.h"
 #include "session.h"
 #include "site_mode.h"
-#include "supervisor/registrar.h"
+#include "supervisor/registrations/registrar.h"
 
 namespace cli {
 namespace {

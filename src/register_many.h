@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "supervisor/registrar.h"
+#include "supervisor/registrations/registrar.h"
 
 namespace cli {
 

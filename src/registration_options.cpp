@@ -6,8 +6,8 @@
 #include "recovery/knob.h"
 #include "recovery/progress_pattern.h"
 #include "recovery/whitelist.h"
-#include "supervisor/expected_rate.h"
-#include "supervisor/stall.h"
+#include "supervisor/failure/stall.h"
+#include "supervisor/registrations/expected_rate.h"
 
 namespace cli {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "common/error.h"
 #include "common/job_id.h"
-#include "supervisor/registrar.h"
+#include "supervisor/registrations/registrar.h"
 
 namespace cli {
 

@@ -18,8 +18,8 @@
 #include "control/protocol.h"
 #include "slurm/libslurm_client.h"
 #include "state/store.h"
-#include "supervisor/config.h"
-#include "supervisor/registrar.h"
+#include "supervisor/config/config.h"
+#include "supervisor/registrations/registrar.h"
 
 namespace cli {
 

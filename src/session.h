@@ -13,7 +13,7 @@
 #include "recovery/catalogue.h"
 #include "slurm/libslurm_client.h"
 #include "state/store.h"
-#include "supervisor/config.h"
+#include "supervisor/config/config.h"
 
 namespace cli {
 

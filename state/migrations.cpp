@@ -282,8 +282,8 @@ PRAGMA user_version = 9;
 )sql";
 
 // Version 10, for the operators' loop on a node: a record from the first verdict on it through
-// its repair to the end of the watch after it (supervisor/node_records.h). No foreign key to
-// registrations: a node's record outlives the job whose failure opened it. The partial unique
+// its repair to the end of the watch after it (supervisor/failure/node_records.h). No foreign key
+// to registrations: a node's record outlives the job whose failure opened it. The partial unique
 // index keeps one record per node that is not closed.
 constexpr std::string_view k_schema_10 = R"sql(
 CREATE TABLE node_records (

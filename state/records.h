@@ -173,10 +173,10 @@ struct Notification {
     bool operator==(const Notification&) const = default;
 };
 
-// The operators' record of one node the supervisor found at fault (supervisor/node_records.h):
-// opened by the first verdict on the node, watched for a while after a person resumes it, closed
-// when that watch ends quietly or when the fault comes back. A node has at most one record that
-// is not closed (the schema's unique index).
+// The operators' record of one node the supervisor found at fault
+// (supervisor/failure/node_records.h): opened by the first verdict on the node, watched for a while
+// after a person resumes it, closed when that watch ends quietly or when the fault comes back. A
+// node has at most one record that is not closed (the schema's unique index).
 enum class NodeStage { open, watching, closed };
 // What opened the record: several jobs failed there (suspect), one job's failure condemned the
 // node's hardware on its own evidence (condemned), or the GPU asked for maintenance, as Xid 63

@@ -8,7 +8,7 @@ Prints, for the product's sources (the library folders and src/; not tests, benc
     with --list each of them, longest first;
   - the files that handle a journal payload as text (data_json) or compare an event's or a
     step's kind with a string literal, and how many such comparisons there are. Until the
-    payloads were typed (supervisor/journal_events.h), every record_event() call took a kind and
+    payloads were typed (supervisor/journal/journal_events.h), every record_event() call took a kind and
     a JSON object, and counted too; it now takes a payload struct, so it no longer does.
 
 It reads the text as clang-format lays it out (contrib/check-style.sh): a definition is a

@@ -5,8 +5,8 @@
 // epilog's config names (kernel-log/<node>.log), which the job writes here the way the kernel
 // would have. A small shell job, not the training example.
 //
-// The operators' loop on a node (supervisor/node_records.h) on the same path: the kernel's Xid
-// drains the node, `supervisor nodes resume` starts a watch, the same fault on the node's next
+// The operators' loop on a node (supervisor/failure/node_records.h) on the same path: the kernel's
+// Xid drains the node, `supervisor nodes resume` starts a watch, the same fault on the node's next
 // job drains it again and the operators' webhook (a real HTTP server on loopback) hears each
 // step once; a watch without a recurrence closes the record; Xid 63 drains for maintenance.
 #include <gtest/gtest.h>

@@ -12,7 +12,7 @@
 #include "notify/curl_sender.h"
 #include "notify/dispatcher.h"
 #include "servers.h"
-#include "supervisor/owner_outbox.h"
+#include "supervisor/outbox/owner_outbox.h"
 
 namespace notify::integration {
 namespace {

@@ -16,7 +16,7 @@
 #include "control/client.h"
 #include "control/frame.h"
 #include "control/server.h"
-#include "supervisor/journal_events.h"
+#include "supervisor/journal/journal_events.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
 

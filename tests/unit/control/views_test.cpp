@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "supervisor/knobs.h"
+#include "supervisor/steps/knobs.h"
 #include "tests/unit/state/test_support.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // The [notify] section of the config: every key, defaults kept, and errors that name the key.
 #include <fstream>
 
-#include "supervisor/config.h"
+#include "supervisor/config/config.h"
 #include "support.h"
 
 namespace supervisor {

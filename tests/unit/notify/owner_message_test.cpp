@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "notify/message.h"
-#include "supervisor/owner_message.h"
+#include "supervisor/outbox/owner_message.h"
 
 namespace supervisor {
 namespace {

@@ -4,7 +4,7 @@
 // cycle's fixture (fake Slurm, fake clock, a real directory whose times are set by hand).
 #include <fstream>
 
-#include "supervisor/resume_env.h"
+#include "supervisor/actions/resume_env.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor::test {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <utility>
 
-#include "supervisor/poll_cycle.h"
-#include "supervisor/registrar.h"
+#include "supervisor/cycle/poll_cycle.h"
+#include "supervisor/registrations/registrar.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
 

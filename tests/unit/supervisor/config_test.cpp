@@ -1,4 +1,4 @@
-#include "supervisor/config.h"
+#include "supervisor/config/config.h"
 
 #include <gtest/gtest.h>
 

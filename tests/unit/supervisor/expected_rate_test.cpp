@@ -1,6 +1,6 @@
 // --expect-rate: steps per hour alone or with a unit, rounded to whole steps per hour; anything
 // else, 0 and absurd rates are refused with the forms it takes; a rate needs a progress pattern.
-#include "supervisor/expected_rate.h"
+#include "supervisor/registrations/expected_rate.h"
 
 #include <gtest/gtest.h>
 

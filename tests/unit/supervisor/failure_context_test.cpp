@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "supervisor/failure_analysis.h"
-#include "supervisor/journal.h"
+#include "supervisor/failure/failure_analysis.h"
+#include "supervisor/journal/journal.h"
 #include "tests/support/job_ids.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"

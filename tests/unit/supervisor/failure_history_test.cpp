@@ -1,7 +1,7 @@
 // failure_history: the journal's "diagnosis" events read back as failure records, and a new
 // failure correlated with them — over a real SQLite file in a temp dir, events appended
 // directly, a FakeClock for every time.
-#include "supervisor/failure_history.h"
+#include "supervisor/failure/failure_history.h"
 
 #include <gtest/gtest.h>
 

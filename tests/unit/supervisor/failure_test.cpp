@@ -1,12 +1,12 @@
-// Failure (supervisor/failure.h): the four ways a watched run comes to need a recovery, and what
-// each answers: when the run ended, whether it is charged, how the journal tells it, and what
+// Failure (supervisor/failure/failure.h): the four ways a watched run comes to need a recovery, and
+// what each answers: when the run ended, whether it is charged, how the journal tells it, and what
 // its restart step does to a run still going.
-#include "supervisor/failure.h"
+#include "supervisor/failure/failure.h"
 
 #include <gtest/gtest.h>
 
-#include "supervisor/slow_node.h"
-#include "supervisor/stall.h"
+#include "supervisor/failure/slow_node.h"
+#include "supervisor/failure/stall.h"
 
 namespace {
 

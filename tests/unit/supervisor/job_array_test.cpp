@@ -4,8 +4,8 @@
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 #include "control/views.h"
-#include "supervisor/array_summary.h"
-#include "supervisor/checkpoint_dir_pattern.h"
+#include "supervisor/journal/array_summary.h"
+#include "supervisor/registrations/checkpoint_dir_pattern.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // JobEndPushes: a report wakes the waiting loop at once and is handed over once; a flood keeps
 // only the newest reports (the poll sees the others' jobs anyway).
-#include "supervisor/job_end_pushes.h"
+#include "supervisor/daemon/job_end_pushes.h"
 #include "tests/support/job_ids.h"
 
 #include <gtest/gtest.h>

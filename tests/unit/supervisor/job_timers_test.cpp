@@ -1,6 +1,6 @@
 // JobTimers: due jobs come out in time order, once; an earlier time replaces a later one, a
 // later one waits behind an earlier; a cancelled job never comes out.
-#include "supervisor/job_timers.h"
+#include "supervisor/watches/job_timers.h"
 #include "tests/support/job_ids.h"
 
 #include <gtest/gtest.h>

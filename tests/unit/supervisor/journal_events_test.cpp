@@ -1,7 +1,7 @@
 // The journal's typed payloads: each reads back as written; the rows earlier versions wrote
 // (their field names, pinned here as text) read into the same structs; and a reader asking for
 // one kind is never handed another's data.
-#include "supervisor/journal_events.h"
+#include "supervisor/journal/journal_events.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
 // The registrations' knobs column: what knobs_to_json writes, knobs_of reads back whole, and a
 // row it did not write is an error that names what is wrong.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
-#include "supervisor/knobs.h"
+#include "supervisor/steps/knobs.h"
 
 namespace supervisor {
 namespace {

@@ -1,4 +1,4 @@
-#include "supervisor/lifecycle.h"
+#include "supervisor/journal/lifecycle.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "notify/settings.h"
-#include "supervisor/journal_events.h"
+#include "supervisor/journal/journal_events.h"
 #include "tests/unit/supervisor/node_evidence_fixture.h"
 
 namespace supervisor::test {

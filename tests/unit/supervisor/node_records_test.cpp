@@ -1,9 +1,9 @@
-// The operators' loop on a node (supervisor/node_records.h): a verdict from the node's own
+// The operators' loop on a node (supervisor/failure/node_records.h): a verdict from the node's own
 // evidence opens a record and tells the operators once; Xid 63 asks for maintenance, drained
 // within the site's limits whoever owns the job; a resume starts a watch; a recurrence within
 // it drains the node again and tells the operators once; a quiet watch closes the record; a
 // node resumed by hand is watched too; the job's own output opens nothing.
-#include "supervisor/node_records.h"
+#include "supervisor/failure/node_records.h"
 
 #include <algorithm>
 

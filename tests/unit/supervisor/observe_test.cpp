@@ -1,4 +1,4 @@
-#include "supervisor/observe.h"
+#include "supervisor/cycle/observe.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The daemon reads a job's files as the job's owner (supervisor/owner_identity.h): a log path
-// that names a file its owner may not read is never read, so nothing of it reaches the
-// journal or the owner's message. Needs root (the daemon's site-wide mode); skipped otherwise.
+// The daemon reads a job's files as the job's owner (supervisor/watches/owner_identity.h): a log
+// path that names a file its owner may not read is never read, so nothing of it reaches the journal
+// or the owner's message. Needs root (the daemon's site-wide mode); skipped otherwise.
 #include <sys/stat.h>
 #include <unistd.h>
 

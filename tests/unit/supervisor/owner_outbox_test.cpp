@@ -2,8 +2,8 @@
 // own step (owner_outbox.h), which decides from the move alone whether it is told.
 #include <gtest/gtest.h>
 
-#include "supervisor/owner_outbox.h"
-#include "supervisor/transition.h"
+#include "supervisor/journal/transition.h"
+#include "supervisor/outbox/owner_outbox.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor::test {

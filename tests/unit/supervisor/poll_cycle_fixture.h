@@ -3,7 +3,7 @@
 // submit, run and fail jobs the way Slurm would.
 #pragma once
 
-#include "supervisor/poll_cycle.h"
+#include "supervisor/cycle/poll_cycle.h"
 
 #include <unistd.h>
 
@@ -17,8 +17,8 @@
 
 #include "common/time_text.h"
 #include "node_evidence/epilog_spool.h"
-#include "supervisor/registrar.h"
-#include "supervisor/resume_env.h"
+#include "supervisor/actions/resume_env.h"
+#include "supervisor/registrations/registrar.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/text.h"

@@ -2,7 +2,7 @@
 // told to its owner once per attempt, with slurmctld's expected start time and, when one would
 // start it meaningfully sooner, another partition (asked about only then); a short wait, a wait
 // of another kind and a told attempt never are.
-#include "supervisor/queue_wait.h"
+#include "supervisor/watches/queue_wait.h"
 
 #include <algorithm>
 #include <string>

@@ -2,7 +2,7 @@
 // COMPLETING and a cycle is asked for as soon as one settles; a job that never settles is given
 // up at its limit, which further reports do not extend; slurmctld unreachable or a job purged
 // ends the following (the polls take over). Times are passed in: no clock, no sleep.
-#include "supervisor/reported_ends.h"
+#include "supervisor/daemon/reported_ends.h"
 
 #include <gtest/gtest.h>
 

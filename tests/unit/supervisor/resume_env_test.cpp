@@ -1,4 +1,4 @@
-#include "supervisor/resume_env.h"
+#include "supervisor/actions/resume_env.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // settings_fetch_within without fetching its resume settings is journaled and told to its owner,
 // once; one that fetched them, and a first attempt, never are. Over the poll cycle's fixture
 // (fake Slurm, fake clock, a real SQLite file).
-#include "supervisor/settings_fetch.h"
+#include "supervisor/watches/settings_fetch.h"
 
-#include "supervisor/journal_events.h"
+#include "supervisor/journal/journal_events.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor::test {

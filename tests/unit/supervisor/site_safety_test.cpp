@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "supervisor/carried_environment.h"
+#include "supervisor/actions/carried_environment.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor::test {

@@ -2,7 +2,7 @@
 // concerns the jobs it is pinned to, and only after several cycles in a row; an authentication
 // failure (munged restarting) or an unreachable controller moves no job at all. Before, one
 // refused job in the batch moved EVERY watched job to credential_error.
-#include "supervisor/access_refusals.h"
+#include "supervisor/cycle/access_refusals.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace {

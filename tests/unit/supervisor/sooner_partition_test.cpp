@@ -1,7 +1,7 @@
 // Which other partitions a long-waiting job is asked about, and when a start there counts as
 // meaningfully sooner: pure functions over slurmctld's partitions and three times. The asks
 // themselves, through the poll cycle, are in queue_wait_test.cpp.
-#include "supervisor/sooner_partition.h"
+#include "supervisor/watches/sooner_partition.h"
 
 #include <gtest/gtest.h>
 

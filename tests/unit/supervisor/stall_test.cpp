@@ -2,7 +2,7 @@
 // log is not a stall, a silent one past its timeout is a hang — requeued when requeue is
 // allowed (Slurm kills the running job it requeues), escalated with "would have" otherwise —
 // a progress pattern sees through noise, 0 turns it off; plus the timeout's syntax.
-#include "supervisor/stall.h"
+#include "supervisor/failure/stall.h"
 
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 

@@ -3,7 +3,7 @@
 // left over from an earlier run (slurmctld keeps it across requeues) is not this run's.
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
-#include "supervisor/step_failure.h"
+#include "supervisor/cycle/step_failure.h"
 
 namespace {
 

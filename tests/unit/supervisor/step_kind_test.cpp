@@ -8,7 +8,7 @@
 
 #include "recovery/cause.h"
 #include "recovery/whitelist.h"
-#include "supervisor/step_kind.h"
+#include "supervisor/steps/step_kind.h"
 
 namespace supervisor {
 namespace {

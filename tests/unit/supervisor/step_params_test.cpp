@@ -1,7 +1,7 @@
 // A step's stored parameters: what the plan writes reads back whole; rows of earlier versions
 // (their field names pinned here as text) still read; and a damaged row is an error naming the
 // field, never a step run on defaults.
-#include "supervisor/step_params.h"
+#include "supervisor/steps/step_params.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Jobs stuck in PENDING: which of Slurm's reasons need a person, and the poll cycle telling the
 // owner once per attempt, never for a normal wait.
-#include "supervisor/pending_reason.h"
+#include "supervisor/watches/pending_reason.h"
 
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 

@@ -3,8 +3,8 @@
 // cycle, records what it measured when a run ends, and forgets a run and a job.
 #include <gtest/gtest.h>
 
-#include "supervisor/failure.h"
-#include "supervisor/stall.h"
+#include "supervisor/failure/failure.h"
+#include "supervisor/failure/stall.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor::test {

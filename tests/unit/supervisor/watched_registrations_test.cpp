@@ -1,7 +1,7 @@
 // WatchedRegistrations follows the store through its change log: the first refresh reads every
 // watched row, later ones only the rows written since, by this connection or another (the CLI);
 // a row that stops being watched (completed, unwatched, deleted) leaves the index.
-#include "supervisor/watched_registrations.h"
+#include "supervisor/registrations/watched_registrations.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 
 #include "common/time_text.h"
 #include "control/views.h"
-#include "supervisor/journal_events.h"
+#include "supervisor/journal/journal_events.h"
 #include "tests/fakes/fake_slurm_client.h"
 #include "tests/support/temp_dir.h"
 
