@@ -120,11 +120,21 @@ template <typename T>
 //
 // and FieldWriter (P const) or FieldReader (P not) walks it. A plain field is always written.
 // An optional is written only when set, unless it is f.nullable (then as null). f.unless_empty
-// writes a list or a text only when it is not empty. The reader reads every form as
-// read_field() does. Fields::reads tells a list whose shape depends on the value which way
-// it is walked.
+// writes a list or a text only when it is not empty. f.within adds the range a number must be
+// in (Bounds), which StrictFieldReader checks and names the field in its error. The reader
+// reads every form as read_field() does. Fields::reads tells a list whose shape depends on the
+// value which way it is walked.
 template <typename P, typename T>
 concept Is = std::same_as<std::remove_const_t<P>, T>;
+
+// The range of a number field, both ends included, and what a number in it is ("a time limit
+// Slurm can take", in "minutes"), for the error that names a number outside it.
+struct Bounds {
+    std::int64_t lowest = 0;
+    std::int64_t highest = 0;
+    const char* what = "";
+    const char* unit = "";
+};
 
 class FieldWriter {
   public:
@@ -148,6 +158,10 @@ class FieldWriter {
             m_data[key] = value;
         }
     }
+    template <typename T>
+    void within(const char* key, const T& value, const Bounds& /*bounds*/) {
+        (*this)(key, value);
+    }
     [[nodiscard]] nlohmann::json take() { return std::move(m_data); }
 
   private:
@@ -170,6 +184,10 @@ class FieldReader {
     }
     template <typename T>
     void unless_empty(const char* key, T& out) {
+        read_field(m_data, key, out);
+    }
+    template <typename T>
+    void within(const char* key, T& out, const Bounds& /*bounds*/) {
         read_field(m_data, key, out);
     }
 
@@ -198,6 +216,27 @@ class StrictFieldReader {
     template <typename T>
     void unless_empty(const char* key, T& out) {
         (*this)(key, out);
+    }
+    // A number of the field's type but outside `bounds` is the error too.
+    template <typename T>
+    void within(const char* key, T& out, const Bounds& bounds) {
+        (*this)(key, out);
+        if (!m_result) {
+            return;
+        }
+        const auto number = [&]() -> std::optional<std::int64_t> {
+            if constexpr (std::is_same_v<T,
+                                         std::optional<typename detail::OptionalValue<T>::type>>) {
+                return out ? std::optional<std::int64_t>(*out) : std::nullopt;
+            } else {
+                return out;
+            }
+        }();
+        if (number && (*number < bounds.lowest || *number > bounds.highest)) {
+            m_result = fail("\"" + std::string(key) + "\" is " + std::to_string(*number) +
+                            ", not " + bounds.what + " (" + std::to_string(bounds.lowest) + " to " +
+                            std::to_string(bounds.highest) + " " + bounds.unit + ")");
+        }
     }
     [[nodiscard]] Result<void> result() const { return m_result; }
 

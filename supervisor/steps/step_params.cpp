@@ -1,7 +1,6 @@
 #include "supervisor/steps/step_params.h"
 
 #include <string>
-#include <string_view>
 
 #include "common/json_fields.h"
 #include "common/try.h"
@@ -13,17 +12,12 @@ using nlohmann::json;
 
 namespace {
 
-// A limit of 1 to k_longest_time_limit_minutes (`at_least` 0 where 0 means "none").
-common::Result<void> check_time_limit(std::string_view field, std::int64_t minutes,
-                                      std::int64_t at_least) {
-    if (minutes < at_least || minutes > slurm::k_longest_time_limit_minutes) {
-        return common::fail("\"" + std::string(field) + "\" is " + std::to_string(minutes) +
-                            ", not a time limit Slurm can take (" + std::to_string(at_least) +
-                            " to " + std::to_string(slurm::k_longest_time_limit_minutes) +
-                            " minutes)");
-    }
-    return {};
-}
+// A limit that Slurm's 32 bits would wrap is a row edited or damaged, not planned. The new limit
+// of extend_time_limit may be 0 ("none"); a resubmitted job's is at least a minute.
+constexpr common::Bounds k_extended_limit{0, slurm::k_longest_time_limit_minutes,
+                                          "a time limit Slurm can take", "minutes"};
+constexpr common::Bounds k_resubmitted_limit{1, slurm::k_longest_time_limit_minutes,
+                                             "a time limit Slurm can take", "minutes"};
 
 // The stored fields, named once for both directions (common/json_fields.h), in the order a
 // damaged row's first bad field is found.
@@ -32,7 +26,7 @@ void fields(Fields& f, P& params) {
     f("argument", params.argument);
     f("detail", params.detail);
     f("nodes", params.nodes);
-    f("minutes", params.minutes);
+    f.within("minutes", params.minutes, k_extended_limit);
     f("cause", params.cause);
     f("xid", params.xid);
     f("expected_restart_count", params.expected_restart_count);
@@ -40,7 +34,7 @@ void fields(Fields& f, P& params) {
     f("hold", params.hold);
     f("stop_running", params.stop_running);
     f("exclude_nodes", params.exclude_nodes);
-    f("time_limit_minutes", params.time_limit_minutes);
+    f.within("time_limit_minutes", params.time_limit_minutes, k_resubmitted_limit);
     f("cancel_running", params.cancel_running);
 }
 
@@ -61,11 +55,6 @@ common::Result<StepParams> step_params_of(const state::Action& action) {
     common::StrictFieldReader reader(data);
     fields(reader, params);
     TRY(reader.result());
-    // A limit that Slurm's 32 bits would wrap: the row was edited or damaged, not planned.
-    TRY(check_time_limit("minutes", params.minutes, 0));
-    if (params.time_limit_minutes) {
-        TRY(check_time_limit("time_limit_minutes", *params.time_limit_minutes, 1));
-    }
     return params;
 }
 
