@@ -23,7 +23,10 @@ find_lines() {
 #    since session 29, the kind queries of a Failure (was_requeued_by_slurm(), still_running(),
 #    ended_by_itself(), .stall(), .slow()), outside the Failure type itself (failure.h/.cpp).
 #    Not counted: the lifecycle's own Observation::slurm_requeued (lifecycle.h/.cpp, observe.cpp
-#    and its comparisons), which is what the cycle saw, not how the failure is handled.
+#    and its comparisons), which is what the cycle saw, not how the failure is handled; nor
+#    the questions a Failure answers by what its kind means (has_exit_status(),
+#    asks_the_nodes(), checkpoints_may_be_settling(), kept_running_by(plan), since session 31),
+#    which is the type's purpose: the caller asks what differs, never which kind it is.
 flags="$(find_lines -nE '\bslurm_requeued\b|\bstall (!=|==) nullptr|\bslow (!=|==) nullptr|run_still_going\(\)|(was_requeued_by_slurm|still_running|ended_by_itself)\(\)|\.(stall|slow)\(\)' \
     supervisor/*/*.h supervisor/*/*.cpp |
     find_lines -vE '^supervisor/[a-z]+/(failure\.(h|cpp)|lifecycle\.(h|cpp)|observe\.cpp):' |

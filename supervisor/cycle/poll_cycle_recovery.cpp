@@ -63,32 +63,6 @@ void close_attempt(state::Store& store, state::Attempt& attempt, const FailureCo
     store.upsert_attempt(attempt);
 }
 
-// How the attempt ended, for the transition's reason; a requeue by Slurm or an administrator
-// is counted as such (seen_restart_count, outside_requeues) instead of as a failure.
-std::string count_the_end(state::Registration& registration, const FailureContext& context,
-                          const std::string& cause, const Config& config) {
-    const auto& failure = context.failure;
-    if (failure.was_requeued_by_slurm()) {
-        // Preemption, an administrator or Slurm after a node failure: journalled and shown,
-        // not charged to max_attempts (failure_analysis.cpp), capped by outside_requeue_limit.
-        registration.seen_restart_count = context.job->restart_count;
-        ++registration.outside_requeues;
-        return " was requeued by Slurm or an administrator (" + cause +
-               "); not counted against --max-attempts (" +
-               std::to_string(registration.outside_requeues) + " of at most " +
-               std::to_string(config.outside_requeue_limit) + " such requeues)";
-    }
-    if (failure.ended_by_other_hands(*context.job)) {
-        // Preempted and cancelled (PreemptMode=CANCEL): another job's priority ended it; the
-        // supervisor's requeue continues it uncharged, as after Slurm's own requeue.
-        ++registration.outside_requeues;
-        return " was preempted (" + cause + "); not counted against --max-attempts (" +
-               std::to_string(registration.outside_requeues) + " of at most " +
-               std::to_string(config.outside_requeue_limit) + " such runs)";
-    }
-    return failure.charged_end_text(cause);
-}
-
 // The plan's steps as the intent log (state::Action rows, executed after the commit), and
 // their kinds for the decision event.
 std::vector<std::string> record_planned_steps(
@@ -146,7 +120,7 @@ FailureContext PollCycle::failure_context(const state::Registration& registratio
                                        m_services.store, failure, m_services.clock.now());
     context.read_as = m_services.owners.of(registration, job);
     // A slow node's telemetry was read for its slowdown's window already.
-    context.node_evidence = failure.slow() != nullptr ? nullptr : m_services.node_evidence;
+    context.node_evidence = failure.asks_the_nodes() ? m_services.node_evidence : nullptr;
     if (m_services.config.allow_drain ||
         recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
         // An RPC: only where a drain may follow (the site's drains need no owner's word).
@@ -161,7 +135,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     // waits; one Slurm requeued meanwhile (or a hang) is decided now.
     auto settling = m_settling.find(registration.job);
     if (settling != m_settling.end()) {
-        if (!failure.ended_by_itself()) {
+        if (!failure.checkpoints_may_be_settling()) {
             m_settling.erase(settling);
             settling = m_settling.end();
         } else if (m_services.clock.monotonic() < settling->second.due) {
@@ -177,8 +151,7 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
     const auto context = failure_context(registration, job, failure);
     const auto now = context.now;
     const auto analysis = analyse_failure(context, m_services.catalogue, m_services.config);
-    const SlowRun* slow = failure.slow();
-    if (slow != nullptr && !moves_off(analysis.plan, slow->node)) {
+    if (const SlowRun* slow = failure.kept_running_by(analysis.plan)) {
         // Stopping a job that still trains is worth it only to move it off the node: any other
         // plan (an escalation) would end a working run. The owner is told why, once.
         auto transaction = m_services.store.begin();
@@ -235,7 +208,8 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
 
     // 3. The attempt's end moves the job to recovering (or counts an outside requeue).
     const auto expected_restart_count = registration.seen_restart_count;
-    const auto ended = count_the_end(registration, context, cause, m_services.config);
+    const auto ended = context.failure.count_the_end(registration, *context.job, cause,
+                                                     m_services.config.outside_requeue_limit);
     registration.last_cause = cause;
     registration.last_slurm_state = std::string(slurm::to_string(job.state));
     // Escalated at once: the escalation below is the one message of this decision; "failed;

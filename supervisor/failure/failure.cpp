@@ -1,5 +1,7 @@
 #include "supervisor/failure/failure.h"
 
+#include "recovery/hostlist.h"
+#include "recovery/silent_rank.h"
 #include "recovery/step_rate.h"
 #include "supervisor/failure/slow_node.h"
 #include "supervisor/failure/stall.h"
@@ -111,6 +113,69 @@ std::string exit_text(const slurm::JobSnapshot& job) {
         return "";
     }
     return " exit " + std::to_string(*job.exit_code) + ":" + std::to_string(job.signal.value_or(0));
+}
+
+void Failure::adapt(node_evidence::Request& request, const slurm::JobSnapshot& job,
+                    common::TimePoint now) const {
+    request.run_ended = !still_running();
+    request.end = ended_at(job, now);
+    request.start = job.start_time.value_or(request.end);
+}
+
+recovery::Diagnosis Failure::diagnose(const recovery::Evidence& evidence,
+                                      const recovery::Catalogue& catalogue,
+                                      const std::string& run_nodes,
+                                      std::vector<std::string>& notes) const {
+    if (const auto* held_back = std::get_if<HeldBack>(&m_kind)) {
+        return slow_node_diagnosis(*held_back->slow);
+    }
+    recovery::Diagnosis diagnosis;
+    if (auto found = recovery::diagnose(evidence, catalogue)) {
+        diagnosis = std::move(*found);
+    } else {
+        notes.push_back("diagnosis failed: " + found.error().message);
+        diagnosis.summary = "no diagnosis: " + found.error().message;
+    }
+    if (const auto* hung = std::get_if<Hung>(&m_kind)) {
+        const auto nodes = recovery::expand_hostlist(run_nodes);
+        return stall_diagnosis(
+            *hung->stall, diagnosis,
+            recovery::find_silent_rank(evidence.logs, nodes ? *nodes : std::vector<std::string>{}));
+    }
+    return diagnosis;
+}
+
+std::string Failure::count_the_end(state::Registration& registration, const slurm::JobSnapshot& job,
+                                   const std::string& cause,
+                                   std::size_t outside_requeue_limit) const {
+    const auto limit = std::to_string(outside_requeue_limit);
+    if (was_requeued_by_slurm()) {
+        // Preemption, an administrator or Slurm after a node failure: journalled and shown,
+        // not charged to max_attempts, capped by outside_requeue_limit.
+        registration.seen_restart_count = job.restart_count;
+        ++registration.outside_requeues;
+        return " was requeued by Slurm or an administrator (" + cause +
+               "); not counted against --max-attempts (" +
+               std::to_string(registration.outside_requeues) + " of at most " + limit +
+               " such requeues)";
+    }
+    if (ended_by_other_hands(job)) {
+        // Preempted and cancelled (PreemptMode=CANCEL): another job's priority ended it; the
+        // supervisor's requeue continues it uncharged, as after Slurm's own requeue.
+        ++registration.outside_requeues;
+        return " was preempted (" + cause + "); not counted against --max-attempts (" +
+               std::to_string(registration.outside_requeues) + " of at most " + limit +
+               " such runs)";
+    }
+    return charged_end_text(cause);
+}
+
+const SlowRun* Failure::kept_running_by(const recovery::Plan& plan) const {
+    const auto* held_back = std::get_if<HeldBack>(&m_kind);
+    if (held_back == nullptr || moves_off(plan, held_back->slow->node)) {
+        return nullptr;
+    }
+    return held_back->slow;
 }
 
 }  // namespace supervisor

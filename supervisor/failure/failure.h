@@ -11,10 +11,15 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "common/clock.h"
+#include "node_evidence/source.h"
+#include "recovery/catalogue.h"
+#include "recovery/diagnosis.h"
 #include "recovery/planner.h"
 #include "slurm/types.h"
+#include "state/records.h"
 #include "supervisor/failure/plan_steps.h"
 #include "supervisor/journal/journal_events.h"
 #include "supervisor/journal/lifecycle.h"
@@ -106,6 +111,36 @@ class Failure {
     // The "observed" event's data of a hang: what the stall tracker saw (stall_json). Nothing
     // for the other kinds.
     void annotate(ObservedEvent& observed) const;
+
+    // Whether the nodes' evidence is still to be read: a held-back run's was read for the
+    // window of its slowdown already.
+    [[nodiscard]] bool asks_the_nodes() const { return slow() == nullptr; }
+    // What the nodes are asked about: the run's window, and whether it ended (a run still going
+    // has left nothing of its end, such as the node epilog's files).
+    void adapt(node_evidence::Request& request, const slurm::JobSnapshot& job,
+               common::TimePoint now) const;
+    // The diagnosis of the evidence: the catalogue's (its failure noted in `notes`), a hang's
+    // the stall's own naming the silent rank's node among `run_nodes` (Slurm's hostlist),
+    // a held-back run's its slowdown's, naming its node.
+    [[nodiscard]] recovery::Diagnosis diagnose(const recovery::Evidence& evidence,
+                                               const recovery::Catalogue& catalogue,
+                                               const std::string& run_nodes,
+                                               std::vector<std::string>& notes) const;
+    // Whether a checkpoint newer than the chosen one may still be settling, worth waiting for:
+    // only after a run ended by itself. A hung or held-back run is stopped by the decision, and
+    // one Slurm requeued is running again.
+    [[nodiscard]] bool checkpoints_may_be_settling() const { return ended_by_itself(); }
+    // Counts the run's end on `registration` and says how it ended, for the transition's
+    // reason. A requeue by Slurm or an administrator, and a preempted run, are not charged to
+    // --max-attempts: they count as outside requeues (at most `outside_requeue_limit`), and a
+    // requeue's restart count is taken as seen.
+    [[nodiscard]] std::string count_the_end(state::Registration& registration,
+                                            const slurm::JobSnapshot& job, const std::string& cause,
+                                            std::size_t outside_requeue_limit) const;
+    // A held-back run whose plan does not move it off its node: stopping it would end a run that
+    // still trains for nothing. Its slowdown, to tell the owner of; nullptr for any other run or
+    // plan.
+    [[nodiscard]] const SlowRun* kept_running_by(const recovery::Plan& plan) const;
 
   private:
     using Kind = std::variant<Ended, RequeuedBySlurm, Hung, HeldBack>;

@@ -122,10 +122,7 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
     if (request.nodes.empty()) {
         return;
     }
-    const auto& job = *context.job;
-    request.run_ended = !context.failure.still_running();
-    request.end = context.failure.ended_at(job, context.now);
-    request.start = job.start_time.value_or(request.end);
+    context.failure.adapt(request, *context.job, context.now);
     auto found = source.gather(request);
     evidence.node_signals = std::move(found.signals);
     for (auto& log : found.kernel_logs) {
@@ -183,27 +180,11 @@ void read_logs(const FailureContext& context, const Config& config, recovery::Ev
     }
 }
 
-// The diagnosis of the evidence (a stall's own, naming the silent rank's node, for a hang; a
-// slowdown's own, naming its node, for a slow node).
+// The diagnosis of the evidence, as the failure's kind makes it (Failure::diagnose).
 void diagnose_failure(const FailureContext& context, const recovery::Catalogue& catalogue,
                       const recovery::Evidence& evidence, FailureAnalysis& analysis) {
-    if (const auto* slow = context.failure.slow()) {
-        analysis.diagnosis = slow_node_diagnosis(*slow);
-        return;
-    }
-    if (auto diagnosis = recovery::diagnose(evidence, catalogue)) {
-        analysis.diagnosis = std::move(*diagnosis);
-    } else {
-        analysis.notes.push_back("diagnosis failed: " + diagnosis.error().message);
-        analysis.diagnosis.summary = "no diagnosis: " + diagnosis.error().message;
-    }
-    if (const auto* stall = context.failure.stall()) {
-        const auto job_nodes = recovery::expand_hostlist(context.run_nodes);
-        analysis.diagnosis = stall_diagnosis(
-            *stall, analysis.diagnosis,
-            recovery::find_silent_rank(evidence.logs,
-                                       job_nodes ? *job_nodes : std::vector<std::string>{}));
-    }
+    analysis.diagnosis =
+        context.failure.diagnose(evidence, catalogue, context.run_nodes, analysis.notes);
 }
 
 // What the checkpoint directory offers besides the newest usable checkpoint (which goes into
@@ -284,7 +265,7 @@ CheckpointFindings find_checkpoints(const FailureContext& context, const Config&
                                                         candidate.reason);
             }
         }
-        if (context.failure.ended_by_itself()) {
+        if (context.failure.checkpoints_may_be_settling()) {
             analysis.checkpoint_settles_at =
                 settles_at(*found, config.checkpoint_settle, context.now);
             if (analysis.checkpoint_settles_at) {

@@ -185,3 +185,84 @@ TEST_F(FailureTest, OnlyAHangAddsWhatTheStallTrackerSawToTheObservedEvent) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(FailureTest, OnlyARunStillGoingIsAskedOfTheNodesAsNotEnded) {
+    m_job.start_time = k_now - 3h;
+    for (const auto& failure : all()) {
+        node_evidence::Request request;
+        failure.adapt(request, m_job, k_now);
+        EXPECT_EQ(request.run_ended, !failure.still_running());
+        EXPECT_EQ(request.end, failure.ended_at(m_job, k_now));
+        EXPECT_EQ(request.start, k_now - 3h);
+    }
+    // Only a held-back run's nodes were read already, for its slowdown.
+    const auto failures = all();
+    EXPECT_TRUE(failures[0].asks_the_nodes());
+    EXPECT_TRUE(failures[1].asks_the_nodes());
+    EXPECT_TRUE(failures[2].asks_the_nodes());
+    EXPECT_FALSE(failures[3].asks_the_nodes());
+    // Only a run that ended by itself may leave a checkpoint still settling.
+    EXPECT_TRUE(failures[0].checkpoints_may_be_settling());
+    for (std::size_t i = 1; i < failures.size(); ++i) {
+        EXPECT_FALSE(failures[i].checkpoints_may_be_settling()) << i;
+    }
+}
+
+TEST_F(FailureTest, AHangAndAHeldBackRunAreDiagnosedAsTheirKindAndTheRestByTheCatalogue) {
+    const recovery::Catalogue catalogue;
+    const recovery::Evidence evidence;
+    std::vector<std::string> notes;
+    EXPECT_EQ(Failure::held_back(m_slow).diagnose(evidence, catalogue, "n[1-2]", notes).cause,
+              recovery::Cause::slow_node);
+    EXPECT_EQ(Failure::held_back(m_slow).diagnose(evidence, catalogue, "n[1-2]", notes).nodes,
+              std::vector<std::string>{"n2"});
+    EXPECT_EQ(Failure::hung(m_stall).diagnose(evidence, catalogue, "n[1-2]", notes).cause,
+              recovery::Cause::hang);
+    const auto ended = Failure::ended().diagnose(evidence, catalogue, "n[1-2]", notes);
+    EXPECT_NE(ended.cause, recovery::Cause::hang);
+    EXPECT_NE(ended.cause, recovery::Cause::slow_node);
+}
+
+TEST_F(FailureTest, ARequeueBySlurmAndAPreemptionCountAsOutsideRequeuesAndTheRestAreCharged) {
+    state::Registration registration;
+    registration.seen_restart_count = 0;
+    EXPECT_EQ(Failure::requeued_by_slurm().count_the_end(registration, m_job, "node_failure", 5),
+              " was requeued by Slurm or an administrator (node_failure); not counted against "
+              "--max-attempts (1 of at most 5 such requeues)");
+    EXPECT_EQ(registration.seen_restart_count, 2u);
+    EXPECT_EQ(registration.outside_requeues, 1u);
+
+    m_job.state = slurm::JobState::preempted;
+    EXPECT_EQ(Failure::ended().count_the_end(registration, m_job, "preempted", 5),
+              " was preempted (preempted); not counted against --max-attempts (2 of at most 5 "
+              "such runs)");
+    EXPECT_EQ(registration.outside_requeues, 2u);
+
+    m_job.state = slurm::JobState::failed;
+    for (const auto& failure :
+         {Failure::ended(), Failure::hung(m_stall), Failure::held_back(m_slow)}) {
+        EXPECT_EQ(failure.count_the_end(registration, m_job, "nccl", 5),
+                  failure.charged_end_text("nccl"));
+    }
+    EXPECT_EQ(registration.outside_requeues, 2u);
+    EXPECT_EQ(registration.seen_restart_count, 2u);
+}
+
+TEST_F(FailureTest, AHeldBackRunIsKeptRunningUnlessThePlanMovesItOffItsNode) {
+    recovery::Plan moves;
+    moves.actions = {{recovery::ActionKind::exclude_node, "n2", ""},
+                     {recovery::ActionKind::requeue, "", ""}};
+    moves.exclude_nodes = {"n2"};
+    recovery::Plan stays;
+    stays.escalate = true;
+    EXPECT_EQ(Failure::held_back(m_slow).kept_running_by(stays), &m_slow);
+    EXPECT_EQ(Failure::held_back(m_slow).kept_running_by(moves), nullptr);
+    for (const auto& failure :
+         {Failure::ended(), Failure::requeued_by_slurm(), Failure::hung(m_stall)}) {
+        EXPECT_EQ(failure.kept_running_by(stays), nullptr);
+    }
+}
+
+}  // namespace
