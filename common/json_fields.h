@@ -127,6 +127,14 @@ template <typename T>
 template <typename P, typename T>
 concept Is = std::same_as<std::remove_const_t<P>, T>;
 
+// How a field whose value is one of an enum's kinds is stored: as its text. `from_text` gives
+// nullopt for a text this version does not know (a newer version's kind, or a damaged row).
+template <typename E>
+struct TextNames {
+    std::string_view (*to_text)(E) = nullptr;
+    std::optional<E> (*from_text)(std::string_view) = nullptr;
+};
+
 // The range of a number field, both ends included, and what a number in it is ("a time limit
 // Slurm can take", in "minutes"), for the error that names a number outside it.
 struct Bounds {
@@ -162,6 +170,16 @@ class FieldWriter {
     void within(const char* key, const T& value, const Bounds& /*bounds*/) {
         (*this)(key, value);
     }
+    template <typename E>
+    void named(const char* key, const E& value, const TextNames<E>& names) {
+        m_data[key] = std::string(names.to_text(value));
+    }
+    template <typename E>
+    void named(const char* key, const std::optional<E>& value, const TextNames<E>& names) {
+        if (value) {
+            named(key, *value, names);
+        }
+    }
     [[nodiscard]] nlohmann::json take() { return std::move(m_data); }
 
   private:
@@ -189,6 +207,16 @@ class FieldReader {
     template <typename T>
     void within(const char* key, T& out, const Bounds& /*bounds*/) {
         read_field(m_data, key, out);
+    }
+    template <typename T, typename E>
+    void named(const char* key, T& out, const TextNames<E>& names) {
+        std::optional<std::string> text;
+        read_field(m_data, key, text);
+        if (text) {
+            if (auto value = names.from_text(*text)) {
+                out = *value;
+            }
+        }
     }
 
   private:
@@ -236,6 +264,21 @@ class StrictFieldReader {
             m_result = fail("\"" + std::string(key) + "\" is " + std::to_string(*number) +
                             ", not " + bounds.what + " (" + std::to_string(bounds.lowest) + " to " +
                             std::to_string(bounds.highest) + " " + bounds.unit + ")");
+        }
+    }
+    // A text this version does not know is the error too.
+    template <typename T, typename E>
+    void named(const char* key, T& out, const TextNames<E>& names) {
+        std::optional<std::string> text;
+        (*this)(key, text);
+        if (!m_result || !text) {
+            return;
+        }
+        if (auto value = names.from_text(*text)) {
+            out = *value;
+        } else {
+            m_result = fail("\"" + std::string(key) + "\" is \"" + *text +
+                            "\", not a name this version knows");
         }
     }
     [[nodiscard]] Result<void> result() const { return m_result; }

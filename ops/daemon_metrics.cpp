@@ -58,8 +58,9 @@ void DaemonMetrics::read_event(const state::Event& event, const state::Store& st
         ++m_recoveries[{cause, decision->escalate ? "escalated" : "restarted"}];
     } else if (const auto action = supervisor::decode<supervisor::ActionEvent>(event)) {
         if (action->status) {  // an action's end; its start has no status
-            ++m_actions[{action->step_kind.empty() ? "unknown" : action->step_kind,
-                         *action->status}];
+            ++m_actions[{
+                action->step_kind ? std::string(common::to_string(*action->step_kind)) : "unknown",
+                std::string(state::to_string(*action->status))}];
         }
     }
 }

@@ -93,7 +93,7 @@ bool ActionExecutor::execute(const state::Action& action,
         record_event(m_store, action.job, now,
                      "starting " + action.kind + " (attempt " + std::to_string(action.attempt) +
                          ", step " + std::to_string(action.step) + ")",
-                     ActionEvent{action.id, action.kind, std::nullopt});
+                     ActionEvent{action.id, step_kind_of(action), std::nullopt});
         transaction.commit();
         common::failpoint("after_intent");
     }
@@ -197,7 +197,7 @@ void ActionExecutor::finish(const state::Action& action, state::ActionStatus sta
     m_store.set_action_status(action.id, status, result, now);
     record_event(m_store, action.job, now,
                  action.kind + " " + std::string(state::to_string(status)) + ": " + result,
-                 ActionEvent{action.id, action.kind, std::string(state::to_string(status))});
+                 ActionEvent{action.id, step_kind_of(action), status});
     if (auto registration = m_store.registration(action.job)) {
         if (seen_restart_count && *seen_restart_count > registration->seen_restart_count) {
             registration->seen_restart_count = *seen_restart_count;

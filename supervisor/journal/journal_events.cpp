@@ -87,11 +87,18 @@ void fields(Fields& f, P& e) {
     f("start_delay_s", e.start_delay_s);
 }
 
+// A step's kind and status as the intent log writes them; a kind of a newer version reads as
+// none.
+constexpr common::TextNames<common::ActionKind> k_step_kind_names{&common::to_string,
+                                                                  &common::step_kind_of};
+constexpr common::TextNames<state::ActionStatus> k_action_status_names{
+    &state::to_string, &state::action_status_from_string};
+
 template <typename Fields, Is<ActionEvent> P>
 void fields(Fields& f, P& e) {
     f("action_id", e.action_id);
-    f("kind", e.step_kind);
-    f("status", e.status);
+    f.named("kind", e.step_kind, k_step_kind_names);
+    f.named("status", e.status, k_action_status_names);
 }
 
 template <typename Fields, Is<InternalErrorEvent> P>

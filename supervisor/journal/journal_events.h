@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/action_kind.h"
 #include "recovery/diagnosis.h"
 #include "state/event_kind.h"
 #include "state/records.h"
@@ -121,8 +122,10 @@ struct DecisionEvent {
 struct ActionEvent {
     static constexpr state::EventKind kind = state::EventKind::action;
     std::int64_t action_id = 0;
-    std::string step_kind;              // the step's ActionKind text ("requeue"), stored as "kind"
-    std::optional<std::string> status;  // state::ActionStatus's text, once it ended
+    // The step's kind, stored as "kind" ("requeue"); nullopt for a row whose kind this version
+    // does not know.
+    std::optional<common::ActionKind> step_kind;
+    std::optional<state::ActionStatus> status;  // once it ended
 
     bool operator==(const ActionEvent&) const = default;
 };

@@ -76,3 +76,58 @@ TEST(FieldBounds, TheWriterWritesTheNumberAndTheLenientReaderTakesItUnchecked) {
 }
 
 }  // namespace
+
+namespace {
+
+enum class Colour { red, green };
+
+std::string_view colour_text(Colour colour) {
+    return colour == Colour::red ? "red" : "green";
+}
+
+std::optional<Colour> colour_of(std::string_view text) {
+    if (text == "red") {
+        return Colour::red;
+    }
+    if (text == "green") {
+        return Colour::green;
+    }
+    return std::nullopt;
+}
+
+struct Paint {
+    Colour colour = Colour::red;
+    std::optional<Colour> trim;
+};
+
+constexpr common::TextNames<Colour> k_colours{&colour_text, &colour_of};
+
+template <typename Fields, common::Is<Paint> P>
+void fields(Fields& f, P& paint) {
+    f.named("colour", paint.colour, k_colours);
+    f.named("trim", paint.trim, k_colours);
+}
+
+TEST(FieldNames, AnEnumIsWrittenAsItsTextAndAnUnsetOptionalNotAtAll) {
+    common::FieldWriter writer;
+    const Paint paint{Colour::green, std::nullopt};
+    fields(writer, paint);
+    EXPECT_EQ(writer.take(), nlohmann::json::parse(R"({"colour":"green"})"));
+}
+
+TEST(FieldNames, ATextTheReaderDoesNotKnowLeavesTheFieldOrIsTheStrictReadersError) {
+    const auto data = nlohmann::json::parse(R"({"colour":"mauve","trim":"green"})");
+    Paint lenient;
+    common::FieldReader reader(data);
+    fields(reader, lenient);
+    EXPECT_EQ(lenient.colour, Colour::red);
+    EXPECT_EQ(lenient.trim, Colour::green);
+    Paint strict;
+    common::StrictFieldReader strict_reader(data);
+    fields(strict_reader, strict);
+    ASSERT_FALSE(strict_reader.result());
+    EXPECT_EQ(strict_reader.result().error().message,
+              "\"colour\" is \"mauve\", not a name this version knows");
+}
+
+}  // namespace

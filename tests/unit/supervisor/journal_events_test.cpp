@@ -94,8 +94,8 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     plan.actions = std::vector<std::string>{"release", "requeue"};
     plan.start_delay_s = 30;
     expect_round_trip(plan);
-    expect_round_trip(ActionEvent{7, "requeue", std::nullopt});
-    expect_round_trip(ActionEvent{7, "requeue", std::string("done")});
+    expect_round_trip(ActionEvent{7, common::ActionKind::requeue, std::nullopt});
+    expect_round_trip(ActionEvent{7, common::ActionKind::requeue, state::ActionStatus::done});
     expect_round_trip(InternalErrorEvent{"database is locked", 2, 4});
     expect_round_trip(RejectedEvent{"completed/failed", "job_running"});
     expect_round_trip(ResubmitLimitsEvent{{"--dependency", "--export"}});
@@ -127,7 +127,8 @@ TEST(JournalEvents, OptionalFieldsAbsentAreNotWritten) {
     DecisionEvent escalation;
     escalation.escalate = true;
     EXPECT_FALSE(encode(escalation).contains("actions"));
-    EXPECT_FALSE(encode(ActionEvent{1, "requeue", std::nullopt}).contains("status"));
+    EXPECT_FALSE(
+        encode(ActionEvent{1, common::ActionKind::requeue, std::nullopt}).contains("status"));
 }
 
 // The shapes that depend on the value, as rows of earlier versions have them.
@@ -189,7 +190,8 @@ TEST(JournalEvents, RowsOfEarlierVersionsRead) {
     const auto action = decode<ActionEvent>(
         row(state::EventKind::action, R"({"action_id":9,"kind":"exclude_node","status":"done"})"));
     ASSERT_TRUE(action);
-    EXPECT_EQ(*action, (ActionEvent{9, "exclude_node", std::string("done")}));
+    EXPECT_EQ(*action,
+              (ActionEvent{9, common::ActionKind::exclude_node, state::ActionStatus::done}));
 
     const auto observed = decode<ObservedEvent>(
         row(state::EventKind::observed,
@@ -236,6 +238,31 @@ TEST(JournalEvents, AnyEventsDataNestsAsStoredAndADamagedRowAsNull) {
     EXPECT_EQ(data_of(stuck), encode(StuckPendingEvent{4, "ReqNodeNotAvail", 60}));
     EXPECT_EQ(data_of(row(state::EventKind::stuck_pending, "[4]")), nlohmann::json::array({4}));
     EXPECT_TRUE(data_of(row(state::EventKind::stuck_pending, "not json")).is_null());
+}
+
+}  // namespace
+
+namespace {
+
+// The intent log's kind and status are typed inside the event; a text of a newer version (or a
+// damaged row) reads as none, and an unknown kind is never written as text of our own.
+TEST(JournalEvents, AStepKindOrStatusThisVersionDoesNotKnowReadsAsNone) {
+    const auto newer = supervisor::decode<supervisor::ActionEvent>(
+        row(state::EventKind::action, R"({"action_id":3,"kind":"teleport","status":"paused"})"));
+    ASSERT_TRUE(newer);
+    EXPECT_EQ(newer->action_id, 3);
+    EXPECT_FALSE(newer->step_kind);
+    EXPECT_FALSE(newer->status);
+    const auto release = supervisor::decode<supervisor::ActionEvent>(
+        row(state::EventKind::action, R"({"action_id":4,"kind":"release","status":"refused"})"));
+    ASSERT_TRUE(release);
+    EXPECT_EQ(release->step_kind, common::ActionKind::release);
+    EXPECT_EQ(release->status, state::ActionStatus::refused);
+    const auto written = supervisor::encode(supervisor::ActionEvent{5, std::nullopt, std::nullopt});
+    EXPECT_FALSE(written.contains("kind"));
+    EXPECT_EQ(supervisor::encode(supervisor::ActionEvent{5, common::ActionKind::set_env,
+                                                         state::ActionStatus::failed}),
+              nlohmann::json::parse(R"({"action_id":5,"kind":"set_env","status":"failed"})"));
 }
 
 }  // namespace
