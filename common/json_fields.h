@@ -127,11 +127,12 @@ template <typename T>
 template <typename P, typename T>
 concept Is = std::same_as<std::remove_const_t<P>, T>;
 
-// How a field whose value is one of an enum's kinds is stored: as its text. `from_text` gives
-// nullopt for a text this version does not know (a newer version's kind, or a damaged row).
-template <typename E>
+// How a field whose value is one of an enum's kinds (or a small value of a few) is stored: as
+// its text. `from_text` gives nullopt for a text this version does not know (a newer version's
+// kind, or a damaged row). `Text` is std::string for a text made up of parts.
+template <typename E, typename Text = std::string_view>
 struct TextNames {
-    std::string_view (*to_text)(E) = nullptr;
+    Text (*to_text)(E) = nullptr;
     std::optional<E> (*from_text)(std::string_view) = nullptr;
 };
 
@@ -170,12 +171,12 @@ class FieldWriter {
     void within(const char* key, const T& value, const Bounds& /*bounds*/) {
         (*this)(key, value);
     }
-    template <typename E>
-    void named(const char* key, const E& value, const TextNames<E>& names) {
+    template <typename E, typename Text>
+    void named(const char* key, const E& value, const TextNames<E, Text>& names) {
         m_data[key] = std::string(names.to_text(value));
     }
-    template <typename E>
-    void named(const char* key, const std::optional<E>& value, const TextNames<E>& names) {
+    template <typename E, typename Text>
+    void named(const char* key, const std::optional<E>& value, const TextNames<E, Text>& names) {
         if (value) {
             named(key, *value, names);
         }
@@ -208,8 +209,8 @@ class FieldReader {
     void within(const char* key, T& out, const Bounds& /*bounds*/) {
         read_field(m_data, key, out);
     }
-    template <typename T, typename E>
-    void named(const char* key, T& out, const TextNames<E>& names) {
+    template <typename T, typename E, typename Text>
+    void named(const char* key, T& out, const TextNames<E, Text>& names) {
         std::optional<std::string> text;
         read_field(m_data, key, text);
         if (text) {
@@ -267,8 +268,8 @@ class StrictFieldReader {
         }
     }
     // A text this version does not know is the error too.
-    template <typename T, typename E>
-    void named(const char* key, T& out, const TextNames<E>& names) {
+    template <typename T, typename E, typename Text>
+    void named(const char* key, T& out, const TextNames<E, Text>& names) {
         std::optional<std::string> text;
         (*this)(key, text);
         if (!m_result || !text) {

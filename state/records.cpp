@@ -116,11 +116,31 @@ std::optional<NodeOutcome> node_outcome_from_string(std::string_view text) {
 }
 
 std::string status_text(const Registration& registration) {
-    std::string text(to_string(registration.status));
-    if (registration.status == Status::completed) {
-        text += "/" + std::string(to_string(registration.outcome));
+    return standing_text({registration.status, registration.outcome});
+}
+
+std::string standing_text(Standing standing) {
+    std::string text(to_string(standing.status));
+    if (standing.status == Status::completed) {
+        text += "/" + std::string(to_string(standing.outcome));
     }
     return text;
+}
+
+std::optional<Standing> standing_from_text(std::string_view text) {
+    const auto slash = text.find('/');
+    const auto status = status_from_string(text.substr(0, slash));
+    if (!status || (*status == Status::completed) != (slash != std::string_view::npos)) {
+        return std::nullopt;
+    }
+    if (slash == std::string_view::npos) {
+        return Standing{*status, Outcome::none};
+    }
+    const auto outcome = outcome_from_string(text.substr(slash + 1));
+    if (!outcome) {
+        return std::nullopt;
+    }
+    return Standing{*status, *outcome};
 }
 
 std::optional<Status> status_from_string(std::string_view text) {

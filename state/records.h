@@ -79,9 +79,21 @@ struct Registration {
     bool operator==(const Registration&) const = default;
 };
 
+// A registration's status with its outcome, which only a completed one has.
+struct Standing {
+    Status status = Status::pending;
+    Outcome outcome = Outcome::none;
+
+    bool operator==(const Standing&) const = default;
+};
+
 // The one text of a registration's status, as the journal, the owner's messages and `status`
 // show it: "recovering", or "completed/<outcome>" for a job that is over.
 [[nodiscard]] std::string status_text(const Registration& registration);
+[[nodiscard]] std::string standing_text(Standing standing);
+// standing_text's text read back; nullopt for a text this version does not write (an unknown
+// status or outcome, an outcome on a status that is not completed).
+[[nodiscard]] std::optional<Standing> standing_from_text(std::string_view text);
 
 // One run of a job: Slurm reruns the same job id on requeue, so attempts are numbered here.
 struct Attempt {

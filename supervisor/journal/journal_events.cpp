@@ -60,11 +60,15 @@ void fields(Fields& f, P& e) {
     f("outside_requeues", e.outside_requeues);
 }
 
+constexpr common::TextNames<state::Standing, std::string> k_standing_names{
+    &state::standing_text, &state::standing_from_text};
+constexpr common::TextNames<Observation> k_observation_names{&to_string, &observation_from_string};
+
 template <typename Fields, Is<TransitionEvent> P>
 void fields(Fields& f, P& e) {
-    f("from", e.from);
-    f("to", e.to);
-    f("observation", e.observation);
+    f.named("from", e.from, k_standing_names);
+    f.named("to", e.to, k_standing_names);
+    f.named("observation", e.observation, k_observation_names);
 }
 
 // Beside the diagnosis's own fields (recovery/diagnosis_json.h).
@@ -110,8 +114,8 @@ void fields(Fields& f, P& e) {
 
 template <typename Fields, Is<RejectedEvent> P>
 void fields(Fields& f, P& e) {
-    f("status", e.status);
-    f("observation", e.observation);
+    f.named("status", e.status, k_standing_names);
+    f.named("observation", e.observation, k_observation_names);
 }
 
 template <typename Fields, Is<ResubmitLimitsEvent> P>

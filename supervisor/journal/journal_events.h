@@ -25,6 +25,7 @@
 #include "recovery/diagnosis.h"
 #include "state/event_kind.h"
 #include "state/records.h"
+#include "supervisor/journal/lifecycle.h"
 
 namespace supervisor {
 
@@ -82,11 +83,13 @@ struct ObservedEvent {
     bool operator==(const ObservedEvent&) const = default;
 };
 
+// A move of the lifecycle. Each field is stored as its text ("enabled", "completed/cancelled",
+// "job_failed"); nullopt where a row holds a text this version does not know.
 struct TransitionEvent {
     static constexpr state::EventKind kind = state::EventKind::transition;
-    std::string from;  // "enabled", "completed/failed"
-    std::string to;
-    std::string observation;
+    std::optional<state::Standing> from;
+    std::optional<state::Standing> to;
+    std::optional<Observation> observation;
 
     bool operator==(const TransitionEvent&) const = default;
 };
@@ -139,10 +142,12 @@ struct InternalErrorEvent {
     bool operator==(const InternalErrorEvent&) const = default;
 };
 
+// An observation the lifecycle does not expect in the registration's status (ignored), stored
+// as TransitionEvent's fields are.
 struct RejectedEvent {
     static constexpr state::EventKind kind = state::EventKind::rejected;
-    std::string status;
-    std::string observation;
+    std::optional<state::Standing> status;
+    std::optional<Observation> observation;
 
     bool operator==(const RejectedEvent&) const = default;
 };

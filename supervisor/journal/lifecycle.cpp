@@ -142,6 +142,16 @@ std::string_view to_string(Observation observation) {
     return "unknown";
 }
 
+std::optional<Observation> observation_from_string(std::string_view text) {
+    for (int i = 0; i < k_observation_count; ++i) {
+        const auto observation = static_cast<Observation>(i);
+        if (to_string(observation) == text) {
+            return observation;
+        }
+    }
+    return std::nullopt;
+}
+
 Transition transition(Status from, Observation observation) {
     for (const auto& row : k_table) {
         if (row.from == from && row.observation == observation) {

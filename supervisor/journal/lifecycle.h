@@ -43,6 +43,8 @@ enum class Observation {
 inline constexpr int k_observation_count = 13;
 
 [[nodiscard]] std::string_view to_string(Observation observation);
+// to_string's text read back; nullopt for a text this version does not write.
+[[nodiscard]] std::optional<Observation> observation_from_string(std::string_view text);
 
 enum class Verdict {
     move,    // go to `to` (with `outcome` when to == completed)

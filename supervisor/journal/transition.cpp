@@ -12,12 +12,12 @@ Move apply_transition(state::Store& store, state::Registration& registration,
     move.verdict = row.verdict;
     move.from = move.to = registration.status;
     move.outcome = registration.outcome;
-    const std::string from = state::status_text(registration);
+    const state::Standing from{registration.status, registration.outcome};
     if (row.verdict == Verdict::reject) {
         record_event(store, registration.job, at,
                      "observation " + std::string(to_string(observation)) + " is not expected in " +
-                         from + " (ignored; please report this)",
-                     RejectedEvent{from, std::string(to_string(observation))});
+                         state::standing_text(from) + " (ignored; please report this)",
+                     RejectedEvent{from, observation});
         return move;
     }
     if (row.verdict == Verdict::stay) {
@@ -27,9 +27,10 @@ Move apply_transition(state::Store& store, state::Registration& registration,
     registration.outcome = move.outcome = row.outcome;
     registration.status_reason = reason;
     registration.updated_at = at;
-    const std::string to = state::status_text(registration);
-    record_event(store, registration.job, at, from + " -> " + to + ": " + reason,
-                 TransitionEvent{from, to, std::string(to_string(observation))});
+    const state::Standing to{registration.status, registration.outcome};
+    record_event(store, registration.job, at,
+                 state::standing_text(from) + " -> " + state::standing_text(to) + ": " + reason,
+                 TransitionEvent{from, to, observation});
     if (row.to == state::Status::completed) {
         store.delete_job_spec(registration.job);  // its environment may hold the owner's tokens
     }

@@ -39,5 +39,25 @@ TEST(StoreRecords, ActionAndNotificationStatusRoundTrip) {
     EXPECT_EQ(notification_status_from_string("queued"), std::nullopt);
 }
 
+TEST(StoreRecords, AStandingReadsBackAsWrittenAndOnlyACompletedOneHasAnOutcome) {
+    for (const auto status :
+         {Status::pending, Status::enabled, Status::recovering, Status::credential_error}) {
+        const Standing standing{status, Outcome::none};
+        EXPECT_EQ(standing_from_text(standing_text(standing)), standing);
+    }
+    for (const auto outcome : {Outcome::succeeded, Outcome::cancelled, Outcome::unrecoverable,
+                               Outcome::lost, Outcome::resubmitted}) {
+        const Standing standing{Status::completed, outcome};
+        EXPECT_EQ(standing_from_text(standing_text(standing)), standing);
+    }
+    EXPECT_EQ(standing_text({Status::completed, Outcome::cancelled}), "completed/cancelled");
+    EXPECT_EQ(standing_text({Status::enabled, Outcome::cancelled}), "enabled");
+    EXPECT_FALSE(standing_from_text("completed"));
+    EXPECT_FALSE(standing_from_text("enabled/succeeded"));
+    EXPECT_FALSE(standing_from_text("completed/failed"));
+    EXPECT_FALSE(standing_from_text("paused"));
+    EXPECT_FALSE(standing_from_text(""));
+}
+
 }  // namespace
 }  // namespace state

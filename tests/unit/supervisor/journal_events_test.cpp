@@ -72,7 +72,9 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     outside.outside_requeues = 1;
     expect_round_trip(outside);
 
-    expect_round_trip(TransitionEvent{"enabled", "recovering", "job_failed"});
+    expect_round_trip(TransitionEvent{state::Standing{state::Status::enabled},
+                                      state::Standing{state::Status::recovering},
+                                      Observation::job_failed});
     DiagnosisEvent diagnosis;
     diagnosis.attempt = 2;
     diagnosis.diagnosis.cause = recovery::Cause::cuda_oom;
@@ -97,7 +99,8 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     expect_round_trip(ActionEvent{7, common::ActionKind::requeue, std::nullopt});
     expect_round_trip(ActionEvent{7, common::ActionKind::requeue, state::ActionStatus::done});
     expect_round_trip(InternalErrorEvent{"database is locked", 2, 4});
-    expect_round_trip(RejectedEvent{"completed/failed", "job_running"});
+    expect_round_trip(RejectedEvent{state::Standing{state::Status::completed, state::Outcome::lost},
+                                    Observation::job_active});
     expect_round_trip(ResubmitLimitsEvent{{"--dependency", "--export"}});
     expect_round_trip(StepFailedEvent{"1:0"});
     expect_round_trip(SuspectNodeEvent{"n2", 3, {"40", "41"}, true, 24});
@@ -263,6 +266,39 @@ TEST(JournalEvents, AStepKindOrStatusThisVersionDoesNotKnowReadsAsNone) {
     EXPECT_EQ(supervisor::encode(supervisor::ActionEvent{5, common::ActionKind::set_env,
                                                          state::ActionStatus::failed}),
               nlohmann::json::parse(R"({"action_id":5,"kind":"set_env","status":"failed"})"));
+}
+
+}  // namespace
+
+namespace {
+
+// A transition's statuses and observation are typed inside the event and stored as the texts
+// rows always held, so every earlier row reads back; a text this version does not write reads
+// as none.
+TEST(JournalEvents, ATransitionRowReadsBackTypedAndAnUnknownTextAsNone) {
+    const auto written = supervisor::decode<supervisor::TransitionEvent>(
+        row(state::EventKind::transition,
+            R"({"from":"recovering","to":"completed/succeeded","observation":"job_succeeded"})"));
+    ASSERT_TRUE(written);
+    EXPECT_EQ(written->from, state::Standing{state::Status::recovering});
+    EXPECT_EQ(written->to, (state::Standing{state::Status::completed, state::Outcome::succeeded}));
+    EXPECT_EQ(written->observation, supervisor::Observation::job_succeeded);
+    EXPECT_EQ(
+        supervisor::encode(*written),
+        nlohmann::json::parse(
+            R"({"from":"recovering","to":"completed/succeeded","observation":"job_succeeded"})"));
+
+    const auto newer = supervisor::decode<supervisor::TransitionEvent>(row(
+        state::EventKind::transition, R"({"from":"paused","to":"enabled","observation":"woke"})"));
+    ASSERT_TRUE(newer);
+    EXPECT_FALSE(newer->from);
+    EXPECT_EQ(newer->to, state::Standing{state::Status::enabled});
+    EXPECT_FALSE(newer->observation);
+    for (int i = 0; i < supervisor::k_observation_count; ++i) {
+        const auto observation = static_cast<supervisor::Observation>(i);
+        EXPECT_EQ(supervisor::observation_from_string(supervisor::to_string(observation)),
+                  observation);
+    }
 }
 
 }  // namespace
