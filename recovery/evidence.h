@@ -20,8 +20,9 @@ struct NodeFact {
     std::string name;
     std::string state;   // sinfo/scontrol spelling: IDLE, ALLOCATED, MIXED, DOWN, DRAIN, "DOWN*"...
     std::string reason;  // admin- or slurmd-given reason, may be empty
-    // The reason was set before the run started: a run before this one's, which Slurm kept (a
-    // node back from "Not responding" keeps it on 24.11 without accounting storage).
+    // The reason is another run's: set before this run started, which Slurm kept (a node back
+    // from "Not responding" keeps it on 24.11 without accounting storage), or the supervisor's
+    // drain of the node for another job.
     bool reason_predates_run = false;
 
     bool operator==(const NodeFact&) const = default;

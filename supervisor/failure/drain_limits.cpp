@@ -80,4 +80,20 @@ std::string drain_reason(const common::JobId& job, std::string_view cause, std::
     return reason + "; see `supervisor events " + job.to_string() + "`";
 }
 
+bool drained_for_another_job(std::string_view reason, const common::JobId& job) {
+    constexpr std::string_view k_ours = "slurm-supervisor: ";
+    if (!reason.starts_with(k_ours)) {
+        return false;
+    }
+    // Both of drain_reason's forms name the job once: "seen by job 12" or "job 12 failed".
+    constexpr std::string_view k_job = "job ";
+    const auto at = reason.find(k_job);
+    if (at == std::string_view::npos) {
+        return false;
+    }
+    const auto from = at + k_job.size();
+    const auto named = reason.substr(from, reason.find_first_of(" ;)", from) - from);
+    return !named.empty() && named != job.to_string();
+}
+
 }  // namespace supervisor

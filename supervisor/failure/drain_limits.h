@@ -40,5 +40,9 @@ struct DrainBudget {
 // (recovery/xid.h) gets the administrator's next step instead of "failed with".
 [[nodiscard]] std::string drain_reason(const common::JobId& job, std::string_view cause,
                                        std::optional<int> xid);
+// Whether a node's reason is a drain_reason the supervisor wrote for a job other than `job`:
+// what another run showed, never evidence of this one's end. Any other reason (an
+// administrator's, a health check's) is not.
+[[nodiscard]] bool drained_for_another_job(std::string_view reason, const common::JobId& job);
 
 }  // namespace supervisor

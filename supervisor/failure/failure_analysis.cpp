@@ -32,10 +32,13 @@ std::string node_state_text(const slurm::NodeSnapshot& node) {
 }
 
 // The run's nodes as Slurm reports them now. A reason set before the run started (Slurm's
-// times are whole seconds) is marked as a run before this one's.
+// times are whole seconds) is marked as another run's, and so is the supervisor's own drain
+// reason naming another job: a node drained for maintenance while this run still went on
+// ("Xid 63 seen by job 4") says nothing of why this run ended.
 std::vector<recovery::NodeFact> facts_for(const std::string& run_nodes,
                                           const std::vector<slurm::NodeSnapshot>& nodes,
-                                          std::optional<common::TimePoint> run_start) {
+                                          std::optional<common::TimePoint> run_start,
+                                          const common::JobId& job) {
     std::vector<recovery::NodeFact> facts;
     const auto names = recovery::expand_hostlist(run_nodes);
     for (const auto& node : nodes) {
@@ -43,7 +46,8 @@ std::vector<recovery::NodeFact> facts_for(const std::string& run_nodes,
             const bool predates = node.reason_time && run_start &&
                                   std::chrono::floor<std::chrono::seconds>(*node.reason_time) <
                                       std::chrono::floor<std::chrono::seconds>(*run_start);
-            facts.push_back({node.name, node_state_text(node), node.reason, predates});
+            facts.push_back({node.name, node_state_text(node), node.reason,
+                             predates || drained_for_another_job(node.reason, job)});
         }
     }
     return facts;
@@ -137,7 +141,8 @@ recovery::Evidence slurm_evidence(const FailureContext& context, FailureAnalysis
     const auto& job = *context.job;
     recovery::Evidence evidence;
     evidence.slurm.node_list = context.run_nodes;
-    evidence.slurm.node_states = facts_for(context.run_nodes, *context.nodes, context.run_start);
+    evidence.slurm.node_states =
+        facts_for(context.run_nodes, *context.nodes, context.run_start, context.registration->job);
     evidence.slurm.restart_count_delta = static_cast<int>(context.restart_delta);
     if (job.num_tasks) {
         evidence.slurm.task_count = static_cast<int>(*job.num_tasks);
