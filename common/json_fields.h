@@ -59,6 +59,11 @@ inline const nlohmann::json* json_field(const nlohmann::json& data, std::string_
 }
 
 template <typename T>
+inline constexpr bool is_optional_v = false;
+template <typename T>
+inline constexpr bool is_optional_v<std::optional<T>> = true;
+
+template <typename T>
 struct OptionalValue {
     using type = T;
 };
@@ -254,8 +259,7 @@ class StrictFieldReader {
             return;
         }
         const auto number = [&]() -> std::optional<std::int64_t> {
-            if constexpr (std::is_same_v<T,
-                                         std::optional<typename detail::OptionalValue<T>::type>>) {
+            if constexpr (detail::is_optional_v<T>) {
                 return out ? std::optional<std::int64_t>(*out) : std::nullopt;
             } else {
                 return out;
