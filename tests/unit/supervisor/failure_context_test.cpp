@@ -158,5 +158,16 @@ TEST(DrainReason, OnlyTheSupervisorsOwnDrainForAnotherJobIsAnotherJobs) {
     EXPECT_FALSE(drained_for_another_job("", job(42)));
 }
 
+// A reason cut short by Slurm or edited by hand is read as far as it goes: a job id it names
+// decides, and a reason naming none is nobody's.
+TEST(DrainReason, AReasonCutShortNamesAJobOnlyWhenItStillHoldsOne) {
+    EXPECT_FALSE(drained_for_another_job("slurm-supervisor: job", job(42)));
+    EXPECT_FALSE(drained_for_another_job("slurm-supervisor: job ", job(42)));
+    EXPECT_FALSE(drained_for_another_job("slurm-supervisor: job 42", job(42)));
+    EXPECT_TRUE(drained_for_another_job("slurm-supervisor: job 4", job(42)));
+    EXPECT_TRUE(drained_for_another_job("slurm-supervisor: job 42_7 failed", job(42)));
+    EXPECT_FALSE(drained_for_another_job("SLURM-SUPERVISOR: job 4 failed", job(42)));
+}
+
 }  // namespace
 }  // namespace supervisor
