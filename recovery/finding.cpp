@@ -20,6 +20,12 @@ constexpr double k_node_state_weight = 0.85;  // a node of the job is down now
 // A node found down after the fact is slightly weaker than Slurm's NODE_FAIL verdict: it may
 // have gone down after the job already failed for another reason.
 constexpr int k_node_down_priority = 92;
+// A node only flagged as not answering is weak evidence. It explains the symptoms a lost peer
+// leaves on the other ranks (NCCL errors and timeouts, a hang). It does not outrank a cause the
+// run's own log names: a code bug (58), a SIGKILL's out-of-memory (57), anything stronger. A
+// slurmd misses a ping while a node is resumed or busy tearing a job down.
+constexpr int k_node_not_answering_priority = 56;
+constexpr double k_node_not_answering_weight = 0.6;
 
 std::string upper(std::string_view text) {
     std::string out(text);
@@ -161,8 +167,8 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
     } else if (state == "FAILED") {
         add_signal_finding(facts, findings);
     }
-    // A node only slow to answer is the failed node when no node of the job is down (its slurmd
-    // may have died a moment ago). When one is, that one ended the run: condemning the slow one
+    // A node only slow to answer may be the failed node when no node of the job is down (its
+    // slurmd may have died a moment ago), as weak evidence. When one is, that one ended the run: condemning the slow one
     // too would exclude a healthy node, and a multi-node job can then no longer find enough
     // nodes to run on. Nor is it why a run was requeued with no node down: Slurm requeues for a
     // node only once it marks the node DOWN, so that requeue was someone's (an administrator's,
@@ -181,13 +187,14 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
         if (hardware) {
             findings.push_back(std::move(*hardware));
         }
-        if (!node_is_down(node) && !(slow_node_counts && node_not_answering(node))) {
+        const bool down = node_is_down(node);
+        if (!down && !(slow_node_counts && node_not_answering(node))) {
             continue;
         }
         Finding finding;
         finding.cause = Cause::node_failure;
-        finding.priority = k_node_down_priority;
-        finding.weight = k_node_state_weight;
+        finding.priority = down ? k_node_down_priority : k_node_not_answering_priority;
+        finding.weight = down ? k_node_state_weight : k_node_not_answering_weight;
         finding.node = node.name;
         finding.condemns_node = true;
         finding.actions = default_actions(Cause::node_failure);

@@ -174,6 +174,33 @@ TEST(Precedence, ANodeNotAnsweringIsTheFailedNodeWhenNoneIsDown) {
     EXPECT_TRUE(d.node_condemned);
 }
 
+// A node only flagged as not answering is weak evidence: it explains what a lost peer leaves on
+// the other ranks, never the run's own code bug (seen in CI: a KeyError was requeued as a node
+// failure while another test resumed the node and it missed a ping).
+TEST(Precedence, ANodeOnlyNotAnsweringExplainsALostPeerButNotTheRunsOwnCodeBug) {
+    auto facts = test::facts("FAILED", "n[1-2]", 1);
+    facts.node_states = {{"n1", "IDLE*", ""}, {"n2", "IDLE", ""}};
+    const auto code_bug = test::diagnose_text(
+        "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+        "KeyError: 'val_loss'\n",
+        facts);
+    EXPECT_EQ(code_bug.cause, Cause::code_bug) << code_bug.summary;
+    EXPECT_EQ(code_bug.suggested_actions, (std::vector<Action>{{ActionKind::escalate, ""}}));
+
+    const auto lost_peer = test::diagnose_text(
+        "[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE) ran for 600000 milliseconds "
+        "before timing out.\n",
+        facts);
+    EXPECT_EQ(lost_peer.cause, Cause::node_failure) << lost_peer.summary;
+    EXPECT_EQ(lost_peer.nodes, (std::vector<std::string>{"n1"}));
+    EXPECT_TRUE(lost_peer.node_condemned);
+
+    // A node Slurm has given up on outranks the code bug as before: it may have ended the run.
+    facts.node_states = {{"n1", "DOWN*", "Not responding"}, {"n2", "IDLE", ""}};
+    EXPECT_EQ(test::diagnose_text("KeyError: 'val_loss'\n", facts).cause, Cause::node_failure);
+}
+
 TEST(Precedence, TheSignalInSlurmsRecordSpeaksWhenTheLogIsSilent) {
     auto killed = test::facts("FAILED", "n1");
     killed.signal = 9;
