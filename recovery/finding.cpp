@@ -168,11 +168,11 @@ std::vector<Finding> findings_from_slurm(const SlurmFacts& facts,
         add_signal_finding(facts, findings);
     }
     // A node only slow to answer may be the failed node when no node of the job is down (its
-    // slurmd may have died a moment ago), as weak evidence. When one is, that one ended the run: condemning the slow one
-    // too would exclude a healthy node, and a multi-node job can then no longer find enough
-    // nodes to run on. Nor is it why a run was requeued with no node down: Slurm requeues for a
-    // node only once it marks the node DOWN, so that requeue was someone's (an administrator's,
-    // preemption's).
+    // slurmd may have died a moment ago), as weak evidence. When one is, that one ended the run:
+    // condemning the slow one too would exclude a healthy node, and a multi-node job can then no
+    // longer find enough nodes to run on. Nor is it why a run was requeued with no node down: Slurm
+    // requeues for a node only once it marks the node DOWN, so that requeue was someone's (an
+    // administrator's, preemption's).
     const bool one_is_down = std::ranges::any_of(facts.node_states, [&](const NodeFact& node) {
         return concerns_job(node, job_nodes) && node_is_down(node);
     });
