@@ -111,3 +111,15 @@ for codec in supervisor/journal/journal_events.cpp supervisor/steps/step_params.
     [ "$n" = 0 ] || repeated_in="${repeated_in:-} ${codec##*/} $n;"
 done
 echo "fields named more than once per codec: $repeated${repeated_in:+ (${repeated_in% ;})}"
+
+# 5b. Config keys named more than once: in each reader of the config file's sections, the
+#     snake_case string literals that occur twice or more (a known-keys list and a read call
+#     each named every key). One table of key rows per section (config_table.h's KeyRow)
+#     names each key once.
+config_repeated=0
+for reader in supervisor/config/*.cpp; do
+    n="$({ grep -o '"[a-z][a-z0-9_]*"' "$reader" || true; } | sort | uniq -d | count)"
+    config_repeated=$((config_repeated + n))
+    [ "$n" = 0 ] || config_in="${config_in:-} ${reader##*/} $n;"
+done
+echo "config keys named more than once: $config_repeated${config_in:+ (${config_in% ;})}"

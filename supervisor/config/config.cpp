@@ -1,39 +1,107 @@
+// The top level of the config file is one table of key rows: each row names its key once and
+// says how it is read. The unknown-key check and its list of known keys come from the same rows,
+// so a key added to the file cannot be forgotten in either place.
 #include "supervisor/config/config.h"
 
-#include <algorithm>
+#include <array>
 #include <limits>
 
 #include <toml++/toml.h>
 
 #include "common/try.h"
 #include "supervisor/config/config_evidence.h"
-#include "supervisor/config/config_integer.h"
 #include "supervisor/config/config_notify.h"
+#include "supervisor/config/config_table.h"
 
 namespace supervisor {
 namespace {
 
-// `max` bounds what the key accepts (config_integer.h); the message names it when it applies.
-template <typename T>
-common::Result<void> read_positive(const toml::table& table, const std::string& key,
-                                   const std::filesystem::path& file, T& out,
-                                   std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
-    const auto* node = table.get(key);
-    if (!node) {
-        return {};
+// No bound beyond what the member's own type holds.
+constexpr std::int64_t k_unbounded = std::numeric_limits<std::int64_t>::max();
+// The history of finished jobs is kept at most this long.
+constexpr std::int64_t k_max_retention_days = 36'500;
+
+using ConfigKey = KeyRow<Config>;
+
+template <auto member>
+common::Result<void> excerpt_bytes_key(const TableReader& reader, const std::string& key,
+                                       Config& config) {
+    return reader.positive(key, config.log_limits.*member,
+                           std::int64_t{recovery::ExcerptLimits::k_max_bytes});
+}
+
+// Days in the file, hours in the settings. Past the bound the message says why.
+common::Result<void> retention_key(const TableReader& reader, const std::string& key,
+                                   Config& config) {
+    std::int64_t days = config.retention.count() / 24;
+    TRY(reader.positive(key, days, k_unbounded));
+    if (days > k_max_retention_days) {
+        return common::fail(
+            reader.where(key) + " is " + std::to_string(days) + ", more than 100 years",
+            "use at most " + std::to_string(k_max_retention_days) +
+                " (the history of finished jobs is kept that long)");
     }
-    const auto value = positive_config_integer<T>(*node, max);
-    if (!value) {
-        const bool bounded = max != std::numeric_limits<std::int64_t>::max();
-        return common::fail(file.string() + ": '" + key + "' must be a positive integer" +
-                                (bounded ? " of at most " + std::to_string(max) : ""),
-                            "e.g. " + key +
-                                " = 1000 (a whole number, without quotes or "
-                                "decimal point)");
-    }
-    out = *value;
+    config.retention = std::chrono::hours(24 * days);
     return {};
 }
+
+// Site rule files, read after the shipped catalogue and after any the flags named.
+common::Result<void> rules_key(const TableReader& reader, const std::string& key, Config& config) {
+    std::vector<std::string> paths;
+    TRY(reader.strings(key, paths, "e.g. rules = [\"/etc/slurm-supervisor/site-rules.toml\"]"));
+    config.rules_files.insert(config.rules_files.end(), paths.begin(), paths.end());
+    return {};
+}
+
+common::Result<void> evidence_key(const TableReader& reader, const std::string& key,
+                                  Config& config) {
+    const auto* section = reader.table().get(key);
+    return section ? read_evidence_config(*section, reader.file(), config.evidence)
+                   : common::Result<void>{};
+}
+
+common::Result<void> notify_key(const TableReader& reader, const std::string& key, Config& config) {
+    const auto* section = reader.table().get(key);
+    return section ? read_notify_config(*section, reader.file(), config.notify)
+                   : common::Result<void>{};
+}
+
+constexpr std::int64_t k_max_ms = 1000 * k_config_max_seconds;
+
+// Every key of the top level, in the order doc/configuration.md's reference lists them.
+constexpr std::array k_config_keys{
+    ConfigKey{"poll_interval_ms", duration_key<&Config::poll_interval, k_max_ms>},
+    ConfigKey{"max_backoff_ms", duration_key<&Config::max_backoff, k_max_ms>},
+    ConfigKey{"start_delay_s", duration_key<&Config::start_delay>},
+    ConfigKey{"requeue_backoff_s", duration_key<&Config::requeue_backoff>},
+    ConfigKey{"requeue_backoff_max_s", duration_key<&Config::requeue_backoff_max>},
+    ConfigKey{"same_failure_limit", count_key<&Config::same_failure_limit, k_unbounded>},
+    ConfigKey{"max_excluded_nodes", count_key<&Config::max_excluded_nodes, k_unbounded>},
+    ConfigKey{"time_limit_max_factor", count_key<&Config::time_limit_max_factor, 100>},
+    ConfigKey{"outside_requeue_limit", count_key<&Config::outside_requeue_limit, 100'000>},
+    ConfigKey{"stuck_pending_after_s", duration_key<&Config::stuck_pending_after>},
+    ConfigKey{"queue_wait_after_s", duration_key<&Config::queue_wait_after>},
+    ConfigKey{"settings_fetch_within_s", duration_key<&Config::settings_fetch_within>},
+    ConfigKey{"checkpoint_settle_s", duration_key<&Config::checkpoint_settle, 86'400>},
+    ConfigKey{"allow_drain", boolean_key<&Config::allow_drain>},
+    ConfigKey{"drain_max_per_job", count_key<&Config::drain_max_per_job, 1000>},
+    ConfigKey{"drain_max_per_hour", count_key<&Config::drain_max_per_hour, 10'000>},
+    ConfigKey{"drain_max_per_user", count_key<&Config::drain_max_per_user, 10'000>},
+    ConfigKey{"log_head_bytes", excerpt_bytes_key<&recovery::ExcerptLimits::head_bytes>},
+    ConfigKey{"log_tail_bytes", excerpt_bytes_key<&recovery::ExcerptLimits::tail_bytes>},
+    ConfigKey{"rules", rules_key},
+    ConfigKey{"metrics_file", absolute_path_key<&Config::metrics_file>},
+    ConfigKey{"retention_days", retention_key},
+    ConfigKey{"suspect_node_min_jobs", count_key<&Config::suspect_node_min_jobs, 1000>},
+    ConfigKey{"suspect_node_window_h", duration_key<&Config::suspect_node_window, 24 * 366>},
+    ConfigKey{"node_watch_after_resume_s",
+              duration_key<&Config::node_watch_after_resume, 366 * 86'400>},
+    ConfigKey{"same_step_tolerance", count_key<&Config::same_step_tolerance, 1'000'000'000>},
+    ConfigKey{"straggler_below_percent", count_key<&Config::straggler_below_percent, 99>},
+    ConfigKey{"straggler_after_s", duration_key<&Config::straggler_after, 7 * 86'400>},
+    ConfigKey{"notify", notify_key},
+    ConfigKey{"evidence", evidence_key},
+};
 
 }  // namespace
 
@@ -54,154 +122,8 @@ common::Result<Config> load_config(const std::filesystem::path& file, Config bas
                                 std::string(e.description()),
                             "fix the TOML syntax");
     }
-    for (const auto& [key, node] : table) {
-        static const char* const k_keys[] = {"poll_interval_ms",
-                                             "max_backoff_ms",
-                                             "start_delay_s",
-                                             "requeue_backoff_s",
-                                             "requeue_backoff_max_s",
-                                             "same_failure_limit",
-                                             "max_excluded_nodes",
-                                             "time_limit_max_factor",
-                                             "outside_requeue_limit",
-                                             "stuck_pending_after_s",
-                                             "queue_wait_after_s",
-                                             "settings_fetch_within_s",
-                                             "checkpoint_settle_s",
-                                             "allow_drain",
-                                             "drain_max_per_job",
-                                             "drain_max_per_hour",
-                                             "drain_max_per_user",
-                                             "log_head_bytes",
-                                             "log_tail_bytes",
-                                             "rules",
-                                             "metrics_file",
-                                             "retention_days",
-                                             "suspect_node_min_jobs",
-                                             "suspect_node_window_h",
-                                             "node_watch_after_resume_s",
-                                             "same_step_tolerance",
-                                             "straggler_below_percent",
-                                             "straggler_after_s",
-                                             "notify",
-                                             "evidence"};
-        // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
-        const auto is_known = [&key = key](const char* k) { return key.str() == k; };
-        if (std::ranges::find_if(k_keys, is_known) == std::end(k_keys)) {
-            std::string known;
-            for (const char* k : k_keys) {
-                known += (known.empty() ? "" : ", ") + std::string(k);
-            }
-            return common::fail(file.string() + ": unknown key '" + std::string(key.str()) + "'",
-                                "known keys: " + known);
-        }
-    }
-    std::int64_t poll = base.poll_interval.count(), backoff = base.max_backoff.count(),
-                 delay = base.start_delay.count();
-    std::uint64_t head = base.log_limits.head_bytes, tail = base.log_limits.tail_bytes;
-    std::int64_t requeue_backoff = base.requeue_backoff.count(),
-                 requeue_backoff_max = base.requeue_backoff_max.count(),
-                 retention_days = base.retention.count() / 24,
-                 stuck_pending = base.stuck_pending_after.count(),
-                 queue_wait = base.queue_wait_after.count(),
-                 fetch_within = base.settings_fetch_within.count(),
-                 settle = base.checkpoint_settle.count(),
-                 suspect_window = base.suspect_node_window.count(),
-                 straggler_after = base.straggler_after.count(),
-                 node_watch = base.node_watch_after_resume.count();
-    for (auto result :
-         {read_positive(table, "poll_interval_ms", file, poll, 1000 * k_config_max_seconds),
-          read_positive(table, "max_backoff_ms", file, backoff, 1000 * k_config_max_seconds),
-          read_positive(table, "start_delay_s", file, delay, k_config_max_seconds),
-          read_positive(table, "requeue_backoff_s", file, requeue_backoff, k_config_max_seconds),
-          read_positive(table, "requeue_backoff_max_s", file, requeue_backoff_max,
-                        k_config_max_seconds),
-          read_positive(table, "same_failure_limit", file, base.same_failure_limit),
-          read_positive(table, "max_excluded_nodes", file, base.max_excluded_nodes),
-          read_positive(table, "time_limit_max_factor", file, base.time_limit_max_factor, 100),
-          read_positive(table, "drain_max_per_job", file, base.drain_max_per_job, 1000),
-          read_positive(table, "outside_requeue_limit", file, base.outside_requeue_limit, 100000),
-          read_positive(table, "stuck_pending_after_s", file, stuck_pending, k_config_max_seconds),
-          read_positive(table, "queue_wait_after_s", file, queue_wait, k_config_max_seconds),
-          read_positive(table, "settings_fetch_within_s", file, fetch_within, k_config_max_seconds),
-          read_positive(table, "checkpoint_settle_s", file, settle, 86400),
-          read_positive(table, "drain_max_per_hour", file, base.drain_max_per_hour, 10000),
-          read_positive(table, "drain_max_per_user", file, base.drain_max_per_user, 10000),
-          read_positive(table, "log_head_bytes", file, head,
-                        std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
-          read_positive(table, "log_tail_bytes", file, tail,
-                        std::int64_t{recovery::ExcerptLimits::k_max_bytes}),
-          read_positive(table, "retention_days", file, retention_days),
-          read_positive(table, "suspect_node_min_jobs", file, base.suspect_node_min_jobs, 1000),
-          read_positive(table, "suspect_node_window_h", file, suspect_window, 24 * 366),
-          read_positive(table, "node_watch_after_resume_s", file, node_watch, 366 * 86400),
-          read_positive(table, "same_step_tolerance", file, base.same_step_tolerance,
-                        1'000'000'000),
-          read_positive(table, "straggler_below_percent", file, base.straggler_below_percent, 99),
-          read_positive(table, "straggler_after_s", file, straggler_after, 7 * 86400)}) {
-        if (!result) {
-            return tl::unexpected(result.error());
-        }
-    }
-    base.poll_interval = std::chrono::milliseconds(poll);
-    base.max_backoff = std::chrono::milliseconds(backoff);
-    base.start_delay = std::chrono::seconds(delay);
-    base.requeue_backoff = std::chrono::seconds(requeue_backoff);
-    base.requeue_backoff_max = std::chrono::seconds(requeue_backoff_max);
-    base.stuck_pending_after = std::chrono::seconds(stuck_pending);
-    base.queue_wait_after = std::chrono::seconds(queue_wait);
-    base.settings_fetch_within = std::chrono::seconds(fetch_within);
-    base.checkpoint_settle = std::chrono::seconds(settle);
-    base.suspect_node_window = std::chrono::hours(suspect_window);
-    base.straggler_after = std::chrono::seconds(straggler_after);
-    base.node_watch_after_resume = std::chrono::seconds(node_watch);
-    base.log_limits.head_bytes = head;
-    base.log_limits.tail_bytes = tail;
-    if (retention_days > 36'500) {
-        return common::fail(file.string() + ": 'retention_days' is " +
-                                std::to_string(retention_days) + ", more than 100 years",
-                            "use at most 36500 (the history of finished jobs is kept that long)");
-    }
-    base.retention = std::chrono::hours(24 * retention_days);
-    if (const auto* allow = table.get("allow_drain")) {
-        const auto* flag = allow->as_boolean();
-        if (flag == nullptr) {
-            return common::fail(file.string() + ": 'allow_drain' must be true or false",
-                                "e.g. allow_drain = true (the site lets owners whitelist "
-                                "drain_node)");
-        }
-        base.allow_drain = flag->get();
-    }
-    if (const auto* rules = table.get("rules")) {
-        const auto* array = rules->as_array();
-        if (!array) {
-            return common::fail(file.string() + ": 'rules' must be an array of paths",
-                                "e.g. rules = [\"/etc/slurm-supervisor/site-rules.toml\"]");
-        }
-        for (const auto& entry : *array) {
-            const auto path = entry.value<std::string>();
-            if (!path) {
-                return common::fail(file.string() + ": every entry of 'rules' must be a path",
-                                    "quote each path");
-            }
-            base.rules_files.emplace_back(*path);
-        }
-    }
-    if (const auto* metrics = table.get("metrics_file")) {
-        const auto path = metrics->value<std::string>();
-        if (!path || !std::filesystem::path(*path).is_absolute()) {
-            return common::fail(file.string() + ": 'metrics_file' must be an absolute path",
-                                "e.g. metrics_file = "
-                                "\"/var/lib/prometheus/node-exporter/slurm-supervisor.prom\"");
-        }
-        base.metrics_file = *path;
-    }
-    if (const auto* evidence = table.get("evidence")) {
-        TRY(read_evidence_config(*evidence, file, base.evidence));
-    }
-    if (const auto* notify = table.get("notify")) {
-        TRY(read_notify_config(*notify, file, base.notify));
-    }
+    const auto reader = TRY(TableReader::of(table, file, ""));
+    TRY(reader.read_rows(k_config_keys, base));
     return base;
 }
 

@@ -73,17 +73,10 @@ struct Config {
     std::chrono::hours retention{90 * 24};
 };
 
-// Reads `file` (TOML) over `base`. Keys: poll_interval_ms, max_backoff_ms, start_delay_s,
-// requeue_backoff_s, requeue_backoff_max_s, same_failure_limit, max_excluded_nodes,
-// time_limit_max_factor, outside_requeue_limit, stuck_pending_after_s, queue_wait_after_s,
-// checkpoint_settle_s,
-// allow_drain (a boolean), drain_max_per_job, drain_max_per_hour, drain_max_per_user,
-// log_head_bytes, log_tail_bytes, rules (array of paths), metrics_file (an absolute path),
-// retention_days, suspect_node_min_jobs, suspect_node_window_h, node_watch_after_resume_s,
-// same_step_tolerance,
-// straggler_below_percent, straggler_after_s, [notify] (config_notify.h), [evidence]
-// (config_evidence.h). A missing file is an error only
-// when `required`.
+// Reads `file` (TOML) over `base`. The keys are config.cpp's table of key rows, explained in
+// doc/configuration.md; [notify] is config_notify.h's, [evidence] config_evidence.h's. Fails on
+// an unknown key, a value of the wrong type or out of its range, and a missing file only when
+// `required`.
 [[nodiscard]] common::Result<Config> load_config(const std::filesystem::path& file, Config base,
                                                  bool required);
 

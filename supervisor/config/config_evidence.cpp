@@ -13,20 +13,6 @@
 namespace supervisor {
 namespace {
 
-constexpr std::array<const char*, 15> k_evidence_keys{
-    "prometheus_url",        "prometheus_credentials_file",
-    "prometheus_ca_file",    "prometheus_client_cert",
-    "prometheus_client_key", "prometheus_timeout_ms",
-    "hostname_label",        "gpu_label",
-    "series_labels",         "hot_celsius",
-    "idle_below_percent",    "epilog_spool",
-    "window_margin_s",       "metrics",
-    "prometheus_query_limit"};
-
-constexpr std::array<const char*, 9> k_metric_keys{
-    "xid",          "ecc_uncorrectable", "ecc_correctable",  "row_remap_failure", "nvlink_errors",
-    "pcie_replays", "temperature",       "throttle_reasons", "engine_active"};
-
 // Prometheus' grammar: [a-zA-Z_:][a-zA-Z0-9_:]* for metrics, no ':' in label names.
 bool valid_name(const std::string& name, bool colons) {
     if (name.empty()) {
@@ -57,61 +43,133 @@ common::Result<void> read_name(const TableReader& reader, const std::string& key
     return {};
 }
 
-common::Result<void> read_metrics(const toml::node& node, const std::filesystem::path& file,
-                                  node_evidence::MetricNames& names) {
-    const auto reader = TRY(TableReader::of(node, file, "evidence.metrics"));
-    if (auto known = reader.only_keys(k_metric_keys); !known) {
-        return known;
-    }
-    const std::pair<const char*, std::string*> fields[] = {
-        {"xid", &names.xid},
-        {"ecc_uncorrectable", &names.ecc_uncorrectable},
-        {"ecc_correctable", &names.ecc_correctable},
-        {"row_remap_failure", &names.row_remap_failure},
-        {"nvlink_errors", &names.nvlink_errors},
-        {"pcie_replays", &names.pcie_replays},
-        {"temperature", &names.temperature},
-        {"throttle_reasons", &names.throttle_reasons},
-        {"engine_active", &names.engine_active}};
-    for (const auto& [key, field] : fields) {
-        if (auto read = read_name(reader, key, *field, true); !read) {
-            return read;
-        }
-    }
-    return {};
+using Metrics = node_evidence::MetricNames;
+using Prometheus = node_evidence::PrometheusSettings;
+using Evidence = node_evidence::Settings;
+
+template <auto member>
+common::Result<void> metric_key(const TableReader& reader, const std::string& key, Metrics& names) {
+    return read_name(reader, key, names.*member, true);
 }
+
+constexpr std::array k_metric_keys{
+    KeyRow<Metrics>{"xid", metric_key<&Metrics::xid>},
+    KeyRow<Metrics>{"ecc_uncorrectable", metric_key<&Metrics::ecc_uncorrectable>},
+    KeyRow<Metrics>{"ecc_correctable", metric_key<&Metrics::ecc_correctable>},
+    KeyRow<Metrics>{"row_remap_failure", metric_key<&Metrics::row_remap_failure>},
+    KeyRow<Metrics>{"nvlink_errors", metric_key<&Metrics::nvlink_errors>},
+    KeyRow<Metrics>{"pcie_replays", metric_key<&Metrics::pcie_replays>},
+    KeyRow<Metrics>{"temperature", metric_key<&Metrics::temperature>},
+    KeyRow<Metrics>{"throttle_reasons", metric_key<&Metrics::throttle_reasons>},
+    KeyRow<Metrics>{"engine_active", metric_key<&Metrics::engine_active>},
+};
 
 // series_labels = { job = "dcgm-exporter" }: label names by Prometheus' grammar, values
 // non-empty strings (an empty one would match series without the label, pushed ones too).
-common::Result<void> read_series_labels(const TableReader& reader,
-                                        std::vector<std::pair<std::string, std::string>>& labels) {
-    const auto* node = reader.table().get("series_labels");
+common::Result<void> series_labels_key(const TableReader& reader, const std::string& key,
+                                       Evidence& settings) {
+    auto& labels = settings.prometheus.series_labels;
+    const auto* node = reader.table().get(key);
     if (node == nullptr) {
         return {};
     }
     const auto* table = node->as_table();
     const std::string example = "e.g. series_labels = { job = \"dcgm-exporter\" }";
     if (table == nullptr) {
-        return common::fail(reader.where("series_labels") + " must be a table of label = \"value\"",
-                            example);
+        return common::fail(reader.where(key) + " must be a table of label = \"value\"", example);
     }
-    for (const auto& [key, value] : *table) {
-        const std::string label(key.str());
+    for (const auto& [name, value] : *table) {
+        const std::string label(name.str());
         const auto* text = value.as_string();
         if (!valid_name(label, false) || label.starts_with("__")) {
             return common::fail(
-                reader.where("series_labels") + ": '" + label + "' is not a Prometheus label name",
+                reader.where(key) + ": '" + label + "' is not a Prometheus label name",
                 "letters, digits and '_', not starting with a digit or '__'");
         }
         if (text == nullptr || text->get().empty()) {
-            return common::fail(
-                reader.where("series_labels") + ": " + label + " must be a non-empty string",
-                example);
+            return common::fail(reader.where(key) + ": " + label + " must be a non-empty string",
+                                example);
         }
         labels.emplace_back(label, text->get());
     }
     return {};
 }
+
+// A row of the [evidence] table that reads into its Prometheus settings.
+template <auto row>
+common::Result<void> prometheus_key(const TableReader& reader, const std::string& key,
+                                    Evidence& settings) {
+    return row(reader, key, settings.prometheus);
+}
+
+template <auto member>
+common::Result<void> label_key(const TableReader& reader, const std::string& key,
+                               Evidence& settings) {
+    return read_name(reader, key, settings.prometheus.*member, false);
+}
+
+// A certificate goes with its key: this row comes after prometheus_client_cert's.
+common::Result<void> client_key_key(const TableReader& reader, const std::string& key,
+                                    Evidence& settings) {
+    auto& prometheus = settings.prometheus;
+    TRY(reader.absolute_path(key, prometheus.client_key));
+    if (prometheus.client_cert.empty() != prometheus.client_key.empty()) {
+        return common::fail(reader.where(key) + " and 'prometheus_client_cert' go together",
+                            "set both (a PEM certificate and its key) or neither");
+    }
+    return {};
+}
+
+// Whole degrees in the file.
+common::Result<void> hot_celsius_key(const TableReader& reader, const std::string& key,
+                                     Evidence& settings) {
+    auto hot = static_cast<std::int64_t>(settings.prometheus.hot_celsius);
+    TRY(reader.positive(key, hot, 200));
+    settings.prometheus.hot_celsius = static_cast<double>(hot);
+    return {};
+}
+
+// A percentage in the file, a fraction in the settings.
+common::Result<void> idle_below_key(const TableReader& reader, const std::string& key,
+                                    Evidence& settings) {
+    auto percent = static_cast<std::int64_t>(settings.prometheus.idle_below * 100);
+    TRY(reader.positive(key, percent, 100));
+    settings.prometheus.idle_below = static_cast<double>(percent) / 100.0;
+    return {};
+}
+
+common::Result<void> metrics_key(const TableReader& reader, const std::string& key,
+                                 Evidence& settings) {
+    const auto* node = reader.table().get(key);
+    if (node == nullptr) {
+        return {};
+    }
+    const auto metrics = TRY(TableReader::of(*node, reader.file(), "evidence." + key));
+    return metrics.read_rows(k_metric_keys, settings.prometheus.metrics);
+}
+
+constexpr std::array k_evidence_keys{
+    KeyRow<Evidence>{"prometheus_url", prometheus_key<web_url_key<&Prometheus::url, Prometheus>>},
+    KeyRow<Evidence>{"prometheus_credentials_file",
+                     prometheus_key<absolute_path_key<&Prometheus::credentials_file, Prometheus>>},
+    KeyRow<Evidence>{"prometheus_ca_file",
+                     prometheus_key<absolute_path_key<&Prometheus::ca_file, Prometheus>>},
+    KeyRow<Evidence>{"prometheus_client_cert",
+                     prometheus_key<absolute_path_key<&Prometheus::client_cert, Prometheus>>},
+    KeyRow<Evidence>{"prometheus_client_key", client_key_key},
+    KeyRow<Evidence>{"prometheus_timeout_ms",
+                     prometheus_key<duration_key<&Prometheus::timeout, 60'000, Prometheus>>},
+    KeyRow<Evidence>{"prometheus_query_limit",
+                     prometheus_key<count_key<&Prometheus::query_limit, 64, Prometheus>>},
+    KeyRow<Evidence>{"hostname_label", label_key<&Prometheus::hostname_label>},
+    KeyRow<Evidence>{"gpu_label", label_key<&Prometheus::gpu_label>},
+    KeyRow<Evidence>{"series_labels", series_labels_key},
+    KeyRow<Evidence>{"hot_celsius", hot_celsius_key},
+    KeyRow<Evidence>{"idle_below_percent", idle_below_key},
+    KeyRow<Evidence>{"epilog_spool", absolute_path_key<&Evidence::epilog_spool>},
+    KeyRow<Evidence>{"window_margin_s", duration_key<&Evidence::window_margin, 3600>},
+    KeyRow<Evidence>{"metrics", metrics_key},
+};
 
 }  // namespace
 
@@ -119,47 +177,7 @@ common::Result<void> read_evidence_config(const toml::node& section,
                                           const std::filesystem::path& file,
                                           node_evidence::Settings& settings) {
     const auto reader = TRY(TableReader::of(section, file, "evidence"));
-    if (auto known = reader.only_keys(k_evidence_keys); !known) {
-        return known;
-    }
-    auto& prometheus = settings.prometheus;
-    std::int64_t timeout = prometheus.timeout.count(), margin = settings.window_margin.count();
-    std::int64_t hot = static_cast<std::int64_t>(prometheus.hot_celsius);
-    std::int64_t idle_percent = static_cast<std::int64_t>(prometheus.idle_below * 100);
-    for (auto result :
-         {reader.url("prometheus_url", prometheus.url, {"http://", "https://"}),
-          reader.absolute_path("prometheus_credentials_file", prometheus.credentials_file),
-          reader.absolute_path("prometheus_ca_file", prometheus.ca_file),
-          reader.absolute_path("prometheus_client_cert", prometheus.client_cert),
-          reader.absolute_path("prometheus_client_key", prometheus.client_key),
-          reader.positive("prometheus_timeout_ms", timeout, 60'000),
-          reader.positive("prometheus_query_limit", prometheus.query_limit, 64),
-          read_name(reader, "hostname_label", prometheus.hostname_label, false),
-          read_name(reader, "gpu_label", prometheus.gpu_label, false),
-          reader.positive("hot_celsius", hot, 200),
-          reader.positive("idle_below_percent", idle_percent, 100),
-          reader.absolute_path("epilog_spool", settings.epilog_spool),
-          reader.positive("window_margin_s", margin, 3600)}) {
-        if (!result) {
-            return result;
-        }
-    }
-    TRY(read_series_labels(reader, prometheus.series_labels));
-    if (prometheus.client_cert.empty() != prometheus.client_key.empty()) {
-        return common::fail(
-            reader.where("prometheus_client_cert") + " and 'prometheus_client_key' go together",
-            "set both (a PEM certificate and its key) or neither");
-    }
-    prometheus.timeout = std::chrono::milliseconds(timeout);
-    prometheus.hot_celsius = static_cast<double>(hot);
-    prometheus.idle_below = static_cast<double>(idle_percent) / 100.0;
-    settings.window_margin = std::chrono::seconds(margin);
-    if (const auto* metrics = reader.table().get("metrics")) {
-        if (auto read = read_metrics(*metrics, file, prometheus.metrics); !read) {
-            return read;
-        }
-    }
-    return {};
+    return reader.read_rows(k_evidence_keys, settings);
 }
 
 }  // namespace supervisor

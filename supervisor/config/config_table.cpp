@@ -18,7 +18,8 @@ common::Result<TableReader> TableReader::of(const toml::node& node,
 }
 
 std::string TableReader::where(const std::string& key) const {
-    return m_file.string() + ": [" + m_section + "] '" + key + "'";
+    return m_file.string() + ": " + (m_section.empty() ? "" : "[" + m_section + "] ") + "'" + key +
+           "'";
 }
 
 common::Result<void> TableReader::only_keys(std::span<const char* const> known) const {
@@ -31,7 +32,7 @@ common::Result<void> TableReader::only_keys(std::span<const char* const> known) 
                 list += (list.empty() ? "" : ", ") + std::string(k);
             }
             return common::fail(m_file.string() + ": unknown key '" + std::string(key.str()) +
-                                    "' in [" + m_section + "]",
+                                    (m_section.empty() ? "'" : "' in [" + m_section + "]"),
                                 "known keys: " + list);
         }
     }

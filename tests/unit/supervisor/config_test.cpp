@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/support/temp_dir.h"
 
@@ -72,6 +75,32 @@ TEST_F(ConfigTest, UnknownKeyIsAnErrorNamingFileAndKey) {
         << config.error().message;
     EXPECT_NE(config.error().message.find("poll_intervall"), std::string::npos)
         << config.error().message;
+}
+
+// The keys an unknown key's hint lists and the keys that are read are one table's rows: each
+// listed key is known, and a value of the wrong type for it is refused naming that key.
+TEST_F(ConfigTest, EveryKeyTheHintListsIsReadAndChecked) {
+    const auto unknown = load_config(write("no_such_key = 1\n"), Config{}, true);
+    ASSERT_FALSE(unknown);
+    const std::string& hint = unknown.error().hint;
+    const std::string prefix = "known keys: ";
+    ASSERT_EQ(hint.rfind(prefix, 0), 0U) << hint;
+    std::vector<std::string> keys;
+    std::stringstream list(hint.substr(prefix.size()));
+    for (std::string key; std::getline(list, key, ',');) {
+        keys.push_back(key.substr(key.find_first_not_of(' ')));
+    }
+    EXPECT_EQ(keys.size(), 30U) << hint;
+    for (const auto& key : keys) {
+        SCOPED_TRACE(key);
+        // A date is no value any key takes: not a number, a flag, a path, a list or a table.
+        const auto read = load_config(write(key + " = 2026-12-07\n"), Config{}, true);
+        ASSERT_FALSE(read);
+        EXPECT_EQ(read.error().message.find("unknown key"), std::string::npos)
+            << read.error().message;
+        EXPECT_NE(read.error().message.find("'" + key + "'"), std::string::npos)
+            << read.error().message;
+    }
 }
 
 TEST_F(ConfigTest, NonPositiveValueIsAnErrorNamingTheKey) {
