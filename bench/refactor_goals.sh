@@ -112,6 +112,13 @@ for codec in supervisor/journal/journal_events.cpp supervisor/steps/step_params.
 done
 echo "fields named more than once per codec: $repeated${repeated_in:+ (${repeated_in% ;})}"
 
+# 4b. Raw JSON inside the typed events: members of journal_events.h's structs declared as
+#     nlohmann::json (or an optional of it), whose inner fields no type names. Typed, each is a
+#     struct with its own fields() list (common/json_fields.h's object and objects).
+raw_inner="$(grep -cE '^ +(std::optional<)?nlohmann::json>? [a-z_]+;' \
+    supervisor/journal/journal_events.h || true)"
+echo "raw JSON fields inside the typed journal events: $raw_inner"
+
 # 5b. Config keys named more than once: in each reader of the config file's sections, the
 #     snake_case string literals that occur twice or more (a known-keys list and a read call
 #     each named every key). One table of key rows per section (config_table.h's KeyRow)

@@ -9,6 +9,7 @@
 // a field of another type is an Error naming it. Neither throws.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -129,6 +131,12 @@ template <typename T>
 // in (Bounds), which StrictFieldReader checks and names the field in its error. The reader
 // reads every form as read_field() does. Fields::reads tells a list whose shape depends on the
 // value which way it is walked.
+//
+// f.object and f.objects walk a nested struct (or a list of them) with its own list, through a
+// `walk(fields, value)` the codec passes in (it calls the nested struct's fields()): a codec's
+// fields() in an anonymous namespace is not found from here by argument-dependent lookup. The
+// reader leaves the target as it was when the field is not an object (a list holding anything
+// but objects). Only FieldWriter and FieldReader know them: nothing acted on is nested yet.
 template <typename P, typename T>
 concept Is = std::same_as<std::remove_const_t<P>, T>;
 
@@ -186,9 +194,42 @@ class FieldWriter {
             named(key, *value, names);
         }
     }
+    template <typename E, typename Text>
+    void named(const char* key, const std::vector<E>& values, const TextNames<E, Text>& names) {
+        auto list = nlohmann::json::array();
+        for (const auto& value : values) {
+            list.push_back(std::string(names.to_text(value)));
+        }
+        m_data[key] = std::move(list);
+    }
+    template <typename S, typename Walk>
+    void object(const char* key, const S& value, Walk walk) {
+        m_data[key] = written(value, walk);
+    }
+    template <typename S, typename Walk>
+    void object(const char* key, const std::optional<S>& value, Walk walk) {
+        if (value) {
+            object(key, *value, walk);
+        }
+    }
+    template <typename S, typename Walk>
+    void objects(const char* key, const std::vector<S>& values, Walk walk) {
+        auto list = nlohmann::json::array();
+        for (const auto& value : values) {
+            list.push_back(written(value, walk));
+        }
+        m_data[key] = std::move(list);
+    }
     [[nodiscard]] nlohmann::json take() { return std::move(m_data); }
 
   private:
+    template <typename S, typename Walk>
+    static nlohmann::json written(const S& value, Walk walk) {
+        FieldWriter inner;
+        walk(inner, value);
+        return inner.take();
+    }
+
     nlohmann::json m_data = nlohmann::json::object();
 };
 
@@ -224,8 +265,56 @@ class FieldReader {
             }
         }
     }
+    // A text this version does not know is left out of the list.
+    template <typename E, typename Text>
+    void named(const char* key, std::vector<E>& out, const TextNames<E, Text>& names) {
+        std::optional<std::vector<std::string>> texts;
+        read_field(m_data, key, texts);
+        if (!texts) {
+            return;
+        }
+        out.clear();
+        for (const auto& text : *texts) {
+            if (auto value = names.from_text(text)) {
+                out.push_back(*value);
+            }
+        }
+    }
+    template <typename S, typename Walk>
+    void object(const char* key, S& out, Walk walk) {
+        const auto* field = detail::json_field(m_data, key);
+        if (field == nullptr || !field->is_object()) {
+            return;
+        }
+        if constexpr (detail::is_optional_v<S>) {
+            out = read(*field, typename S::value_type{}, walk);
+        } else {
+            out = read(*field, std::move(out), walk);
+        }
+    }
+    template <typename S, typename Walk>
+    void objects(const char* key, std::vector<S>& out, Walk walk) {
+        const auto* field = detail::json_field(m_data, key);
+        if (field == nullptr || !field->is_array() ||
+            !std::ranges::all_of(*field, [](const nlohmann::json& e) { return e.is_object(); })) {
+            return;
+        }
+        std::vector<S> values;
+        values.reserve(field->size());
+        for (const auto& element : *field) {
+            values.push_back(read(element, S{}, walk));
+        }
+        out = std::move(values);
+    }
 
   private:
+    template <typename S, typename Walk>
+    static S read(const nlohmann::json& data, S value, Walk walk) {
+        FieldReader inner(data);
+        walk(inner, value);
+        return value;
+    }
+
     const nlohmann::json& m_data;
 };
 

@@ -74,17 +74,17 @@ std::string purged_reason(const std::string& base,
     return text + (record.nodes.empty() ? "" : " on " + record.nodes);
 }
 
-nlohmann::json accounting_json(const slurm::AccountingRecord& record) {
-    auto optional_int = [](const std::optional<int>& value) {
-        return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-    };
-    const auto end = record.end_time
-                         ? nlohmann::json(std::chrono::system_clock::to_time_t(*record.end_time))
-                         : nlohmann::json(nullptr);
-    return {
-        {"state", slurm::to_string(record.state)}, {"exit_code", optional_int(record.exit_code)},
-        {"signal", optional_int(record.signal)},   {"nodes", record.nodes},
-        {"records", record.record_count},          {"end_time_unix", end}};
+AccountingData accounting_data(const slurm::AccountingRecord& record) {
+    AccountingData data;
+    data.state = slurm::to_string(record.state);
+    data.exit_code = record.exit_code;
+    data.signal = record.signal;
+    data.nodes = record.nodes;
+    data.records = record.record_count;
+    if (record.end_time) {
+        data.end_time_unix = std::chrono::system_clock::to_time_t(*record.end_time);
+    }
+    return data;
 }
 
 // Inside a transaction: what accounting says of a purged job, as an "observed" event, and the
@@ -94,7 +94,7 @@ void record_accounting(state::Store& store, state::Registration& registration,
     const std::string state(slurm::to_string(record.state));
     ObservedEvent observed;
     observed.source = "accounting";
-    observed.accounting = accounting_json(record);
+    observed.accounting = accounting_data(record);
     record_event(store, registration.job, now,
                  "Slurm accounting: " + state +
                      (record.exit_code ? " exit " + std::to_string(*record.exit_code) + ":" +

@@ -104,7 +104,7 @@ void Failure::adapt(recovery::PlanRequest& request) const {
 
 void Failure::annotate(ObservedEvent& observed) const {
     if (const auto* hung = std::get_if<Hung>(&m_kind)) {
-        observed.stall = stall_json(*hung->stall);
+        observed.stall = stall_data(*hung->stall);
     }
 }
 

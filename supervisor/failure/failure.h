@@ -108,7 +108,7 @@ class Failure {
     // run is still going (it is resubmitted only where it may be cancelled first), and a run
     // held back may only be moved off its node (slow_node.h: slow_node_permissions).
     void adapt(recovery::PlanRequest& request) const;
-    // The "observed" event's data of a hang: what the stall tracker saw (stall_json). Nothing
+    // The "observed" event's data of a hang: what the stall tracker saw (stall_data). Nothing
     // for the other kinds.
     void annotate(ObservedEvent& observed) const;
 

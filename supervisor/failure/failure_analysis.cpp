@@ -446,7 +446,7 @@ DiagnosisEvent diagnosis_event(const FailureAnalysis& analysis, std::uint32_t at
     event.checkpoint = analysis.checkpoint;
     event.rejected_checkpoints = analysis.rejected_checkpoints;
     event.notes = analysis.notes;
-    event.correlation = correlation_json(analysis.correlation);
+    event.correlation = correlation_data(analysis.correlation);
     return event;
 }
 

@@ -143,39 +143,23 @@ FailureCorrelation correlate_with_journal(const state::Store& store, const commo
     return correlate_failure(history, failure, ran_on, now, options);
 }
 
-nlohmann::json correlation_json(const FailureCorrelation& correlation) {
-    nlohmann::json repeated = nlohmann::json::array();
-    for (const auto& r : correlation.attempts.repeated) {
-        repeated.push_back(
-            {{"cause", recovery::to_string(r.cause)}, {"step", r.step}, {"attempts", r.attempts}});
-    }
-    nlohmann::json shared = nlohmann::json::array();
-    for (const auto& s : correlation.attempts.shared_nodes) {
-        nlohmann::json causes = nlohmann::json::array();
-        for (const auto cause : s.causes) {
-            causes.push_back(recovery::to_string(cause));
-        }
-        shared.push_back({{"node", s.node}, {"attempts", s.attempts}, {"causes", causes}});
-    }
-    nlohmann::json suspects = nlohmann::json::array();
-    for (const auto& s : correlation.suspects) {
+CorrelationData correlation_data(const FailureCorrelation& correlation) {
+    CorrelationData data;
+    data.window_hours = correlation.window.count();
+    data.repeated = correlation.attempts.repeated;
+    data.shared_nodes = correlation.attempts.shared_nodes;
+    for (const auto& suspect : correlation.suspects) {
         // How many jobs, never which: the others may be other users' (PrivateData=jobs), and
         // this goes to the owner's journal (issue 32).
-        suspects.push_back({{"node", s.node}, {"failures", s.failures}, {"jobs", s.jobs.size()}});
+        data.suspect_nodes.push_back({suspect.node, suspect.failures, suspect.jobs.size()});
     }
-    const auto names = [](const std::vector<recovery::SuspectNode>& nodes) {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& node : nodes) {
-            list.push_back(node.node);
-        }
-        return list;
-    };
-    return {{"window_hours", correlation.window.count()},
-            {"repeated", repeated},
-            {"shared_nodes", shared},
-            {"suspect_nodes", suspects},
-            {"newly_suspect", names(correlation.newly_suspect)},
-            {"cluster_suspects", names(correlation.cluster_suspects)}};
+    for (const auto& suspect : correlation.newly_suspect) {
+        data.newly_suspect.push_back(suspect.node);
+    }
+    for (const auto& suspect : correlation.cluster_suspects) {
+        data.cluster_suspects.push_back(suspect.node);
+    }
+    return data;
 }
 
 std::string describe(const FailureCorrelation& correlation) {

@@ -4,7 +4,7 @@
 // across registered jobs (a node implicated in several failures within a window is suspect).
 //
 // The daemon records the result in the new failure's "diagnosis" event under "correlation"
-// (correlation_json) and appends describe() to its message; `supervisor diagnose JOBID` prints
+// (correlation_data) and appends describe() to its message; `supervisor diagnose JOBID` prints
 // it. What decides: the attempts that repeat this failure feed the loop guard
 // (same_failure_limit), and every suspect node of the cluster is kept away from the job's
 // restart (the planner's suspect_nodes); a node this failure made suspect is told to the
@@ -22,13 +22,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/clock.h"
 #include "common/job_id.h"
 #include "recovery/correlation.h"
 #include "recovery/diagnosis.h"
 #include "state/store.h"
+#include "supervisor/journal/journal_events.h"
 
 namespace supervisor {
 
@@ -89,12 +88,9 @@ struct FailureCorrelation {
                                                         common::TimePoint now,
                                                         const CorrelationOptions& options = {});
 
-// {"window_hours": 24,
-//  "repeated": [{"cause", "step", "attempts": [..]}],
-//  "shared_nodes": [{"node", "attempts": [..], "causes": [..]}],
-//  "suspect_nodes": [{"node", "failures", "jobs": [..]}],
-//  "newly_suspect": ["n2"], "cluster_suspects": ["n2", "n7"]}
-[[nodiscard]] nlohmann::json correlation_json(const FailureCorrelation& correlation);
+// The correlation as the journal's "diagnosis" event keeps it: of the suspect nodes, how many
+// jobs failed there, never which.
+[[nodiscard]] CorrelationData correlation_data(const FailureCorrelation& correlation);
 
 // Short sentences joined by "; ", e.g. "node n2 implicated in 3 failures of 2 jobs in 24 h";
 // empty when there is nothing to say.

@@ -347,18 +347,19 @@ std::optional<common::MonotonicPoint> StallTracker::next_look(const common::JobI
     return it == m_tracks.end() ? std::nullopt : std::optional(it->second.next_look);
 }
 
-nlohmann::json stall_json(const Stall& stall) {
-    return {
-        {"timeout_s", stall.timeout.count()},
-        {"silent_s", stall.silent_for.count()},
-        {"since_unix_ms",
-         std::chrono::duration_cast<std::chrono::milliseconds>(stall.since.time_since_epoch())
-             .count()},
-        {"log_bytes", stall.log_bytes},
-        {"logs_grew", stall.logs_grew},
-        {"progress_pattern", stall.progress_pattern},
-        {"last_step", stall.last_step ? nlohmann::json(*stall.last_step) : nlohmann::json(nullptr)},
-        {"files", stall.files}};
+StallData stall_data(const Stall& stall) {
+    StallData data;
+    data.timeout_s = stall.timeout.count();
+    data.silent_s = stall.silent_for.count();
+    data.since_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(stall.since.time_since_epoch())
+            .count();
+    data.log_bytes = stall.log_bytes;
+    data.logs_grew = stall.logs_grew;
+    data.progress_pattern = stall.progress_pattern;
+    data.last_step = stall.last_step;
+    data.files = stall.files;
+    return data;
 }
 
 namespace {

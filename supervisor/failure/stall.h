@@ -22,8 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/clock.h"
 #include "common/error.h"
 #include "recovery/diagnosis.h"
@@ -34,6 +32,7 @@
 #include "recovery/step_rate.h"
 #include "slurm/types.h"
 #include "state/records.h"
+#include "supervisor/journal/journal_events.h"
 
 namespace supervisor {
 
@@ -150,8 +149,8 @@ class StallTracker {
     std::map<std::string, std::optional<recovery::ProgressPattern>> m_patterns;
 };
 
-// The stall as the journal's data.
-[[nodiscard]] nlohmann::json stall_json(const Stall& stall);
+// The stall as the journal's "observed" event keeps it.
+[[nodiscard]] StallData stall_data(const Stall& stall);
 
 // The diagnosis of a stall: cause hang, the stall as its evidence (plus the last lines the log
 // engine picked out, as context), suggested action requeue. `logs` is the diagnosis the engine

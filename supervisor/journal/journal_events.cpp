@@ -47,15 +47,78 @@ void fields(Fields& f, P& e) {
     f("nodes", e.nodes);
 }
 
+template <typename Fields, Is<StallData> P>
+void fields(Fields& f, P& e) {
+    f("timeout_s", e.timeout_s);
+    f("silent_s", e.silent_s);
+    f("since_unix_ms", e.since_unix_ms);
+    f("log_bytes", e.log_bytes);
+    f("logs_grew", e.logs_grew);
+    f("progress_pattern", e.progress_pattern);
+    f.nullable("last_step", e.last_step);
+    f("files", e.files);
+}
+
+template <typename Fields, Is<AccountingData> P>
+void fields(Fields& f, P& e) {
+    f("state", e.state);
+    f.nullable("exit_code", e.exit_code);
+    f.nullable("signal", e.signal);
+    f("nodes", e.nodes);
+    f("records", e.records);
+    f.nullable("end_time_unix", e.end_time_unix);
+}
+
+constexpr common::TextNames<recovery::Cause> k_cause_names{&recovery::to_string,
+                                                           &recovery::cause_from_string};
+
+template <typename Fields, Is<recovery::RepeatedFailure> P>
+void fields(Fields& f, P& e) {
+    f.named("cause", e.cause, k_cause_names);
+    f("step", e.step);
+    f("attempts", e.attempts);
+}
+
+template <typename Fields, Is<recovery::SharedNode> P>
+void fields(Fields& f, P& e) {
+    f("node", e.node);
+    f("attempts", e.attempts);
+    f.named("causes", e.causes, k_cause_names);
+}
+
+template <typename Fields, Is<SuspectNodeData> P>
+void fields(Fields& f, P& e) {
+    f("node", e.node);
+    f("failures", e.failures);
+    f("jobs", e.jobs);
+}
+
+template <typename Fields, Is<CorrelationData> P>
+void fields(Fields& f, P& e);
+
+// How object() and objects() walk a nested struct: by its fields(), declared above (found where
+// this is defined, not where it is called).
+constexpr auto k_nested = [](auto& f, auto& value) { fields(f, value); };
+
+template <typename Fields, Is<CorrelationData> P>
+void fields(Fields& f, P& e) {
+    f("window_hours", e.window_hours);
+    f.objects("repeated", e.repeated, k_nested);
+    f.objects("shared_nodes", e.shared_nodes, k_nested);
+    f.objects("suspect_nodes", e.suspect_nodes, k_nested);
+    f("newly_suspect", e.newly_suspect);
+    f("cluster_suspects", e.cluster_suspects);
+}
+
 template <typename Fields, Is<ObservedEvent> P>
 void fields(Fields& f, P& e) {
     f("state", e.state);
     f("restart_count", e.restart_count);
     f("reason", e.reason);
     f("step_status", e.step_status);
-    f("stall", e.stall);
+    f.object("stall", e.stall, k_nested);
     f("source", e.source);
-    f("accounting", e.accounting);
+    f.object("accounting", e.accounting, k_nested);
     f("requeued_by", e.requeued_by);
     f("outside_requeues", e.outside_requeues);
 }
@@ -78,7 +141,7 @@ void fields(Fields& f, P& e) {
     f.nullable("checkpoint", e.checkpoint);
     f("rejected_checkpoints", e.rejected_checkpoints);
     f("notes", e.notes);
-    f("correlation", e.correlation);
+    f.object("correlation", e.correlation, k_nested);
 }
 
 template <typename Fields, Is<DecisionEvent> P>

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/action_kind.h"
+#include "recovery/correlation.h"
 #include "recovery/diagnosis.h"
 #include "state/event_kind.h"
 #include "state/records.h"
@@ -64,6 +65,57 @@ struct StartedEvent {
     bool operator==(const StartedEvent&) const = default;
 };
 
+// What the stall tracker saw of a hang, as an "observed" event keeps it (failure/stall.h's
+// Stall, stall_data()).
+struct StallData {
+    std::int64_t timeout_s = 0;
+    std::int64_t silent_s = 0;
+    std::int64_t since_unix_ms = 0;  // the last activity seen, or when tracking began
+    std::uint64_t log_bytes = 0;     // the logs' size, all files together
+    bool logs_grew = false;
+    std::string progress_pattern;
+    std::optional<std::string> last_step;  // the last step line seen; stored as null when none
+    std::vector<std::string> files;        // the logs watched
+
+    bool operator==(const StallData&) const = default;
+};
+
+// What Slurm's accounting says of a job slurmctld no longer shows (slurm::AccountingRecord).
+// The optional fields are stored as null when accounting has none.
+struct AccountingData {
+    std::string state;  // Slurm's state name
+    std::optional<int> exit_code;
+    std::optional<int> signal;
+    std::string nodes;  // Slurm's host list
+    std::uint32_t records = 0;
+    std::optional<std::int64_t> end_time_unix;
+
+    bool operator==(const AccountingData&) const = default;
+};
+
+// A suspect node as the owner's journal keeps it: how many jobs, never which (the others may be
+// other users', issue 32).
+struct SuspectNodeData {
+    std::string node;
+    std::uint64_t failures = 0;
+    std::uint64_t jobs = 0;
+
+    bool operator==(const SuspectNodeData&) const = default;
+};
+
+// A failure's correlation with the job's other attempts and the cluster's other failures
+// (failure/failure_history.h's FailureCorrelation, correlation_data()).
+struct CorrelationData {
+    std::int64_t window_hours = 0;
+    std::vector<recovery::RepeatedFailure> repeated;
+    std::vector<recovery::SharedNode> shared_nodes;
+    std::vector<SuspectNodeData> suspect_nodes;
+    std::vector<std::string> newly_suspect;     // node names
+    std::vector<std::string> cluster_suspects;  // node names
+
+    bool operator==(const CorrelationData&) const = default;
+};
+
 // What Slurm showed, from one of four looks: a poll (state, restart_count, reason,
 // step_status), an attempt's end or hang (state, restart_count, stall), accounting after the
 // job left slurmctld (source "accounting", accounting) or a requeue by another hand whose run
@@ -74,9 +126,9 @@ struct ObservedEvent {
     std::optional<std::uint32_t> restart_count;
     std::optional<std::string> reason;       // Slurm's state reason
     std::optional<std::string> step_status;  // worst failed step "exit:signal", or ""
-    std::optional<nlohmann::json> stall;     // as stall_json() writes it
-    std::optional<std::string> source;       // "accounting"
-    std::optional<nlohmann::json> accounting;
+    std::optional<StallData> stall;
+    std::optional<std::string> source;  // "accounting"
+    std::optional<AccountingData> accounting;
     std::optional<std::string> requeued_by;  // "other"
     std::optional<std::uint32_t> outside_requeues;
 
@@ -103,7 +155,7 @@ struct DiagnosisEvent {
     std::optional<std::string> checkpoint;          // the checkpoint to resume from
     std::vector<std::string> rejected_checkpoints;  // "path: why"
     std::vector<std::string> notes;                 // what could not be looked at, and why
-    nlohmann::json correlation;                     // as correlation_json() writes it
+    CorrelationData correlation;
 
     bool operator==(const DiagnosisEvent&) const = default;
 };

@@ -1,10 +1,12 @@
 // One fields list read and written (common/json_fields.h): a number's bounds are checked by the
-// strict reader only, in the list's order, and its error names the field and the range.
+// strict reader only, in the list's order, and its error names the field and the range. A
+// nested struct, or a list of them, is walked by its own list.
 #include "common/json_fields.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -128,6 +130,70 @@ TEST(FieldNames, ATextTheReaderDoesNotKnowLeavesTheFieldOrIsTheStrictReadersErro
     ASSERT_FALSE(strict_reader.result());
     EXPECT_EQ(strict_reader.result().error().message,
               "\"colour\" is \"mauve\", not a name this version knows");
+}
+
+struct Leaf {
+    std::string name;
+    std::int64_t size = 0;
+};
+
+struct Tree {
+    std::optional<Leaf> top;
+    std::vector<Leaf> leaves;
+};
+
+template <typename Fields, common::Is<Leaf> P>
+void fields(Fields& f, P& leaf) {
+    f("name", leaf.name);
+    f("size", leaf.size);
+}
+
+constexpr auto k_walk = [](auto& f, auto& value) { fields(f, value); };
+
+template <typename Fields, common::Is<Tree> P>
+void fields(Fields& f, P& tree) {
+    f.object("top", tree.top, k_walk);
+    f.objects("leaves", tree.leaves, k_walk);
+}
+
+Tree read(const std::string& text) {
+    const auto data = nlohmann::json::parse(text);
+    Tree tree;
+    common::FieldReader reader(data);
+    fields(reader, tree);
+    return tree;
+}
+
+TEST(FieldObjects, ANestedStructAndAListOfThemAreWrittenAsObjectsAndReadBack) {
+    const Tree tree{Leaf{"a", 1}, {Leaf{"b", 2}, Leaf{"c", 3}}};
+    common::FieldWriter writer;
+    fields(writer, tree);
+    const auto data = writer.take();
+    EXPECT_EQ(data, nlohmann::json::parse(R"({"top":{"name":"a","size":1},)"
+                                          R"("leaves":[{"name":"b","size":2},)"
+                                          R"({"name":"c","size":3}]})"));
+    const auto back = read(data.dump());
+    ASSERT_TRUE(back.top);
+    EXPECT_EQ(back.top->name, "a");
+    ASSERT_EQ(back.leaves.size(), 2U);
+    EXPECT_EQ(back.leaves[1].size, 3);
+
+    common::FieldWriter without_top;
+    const Tree empty;
+    fields(without_top, empty);
+    EXPECT_EQ(without_top.take(), nlohmann::json::parse(R"({"leaves":[]})"))
+        << "an unset optional is not written; an empty list is";
+}
+
+TEST(FieldObjects, WhatIsNoObjectKeepsTheDefault) {
+    const auto tree = read(R"({"top":"a","leaves":[{"name":"b"}, 4]})");
+    EXPECT_FALSE(tree.top);
+    EXPECT_TRUE(tree.leaves.empty());
+    const auto partial = read(R"({"top":{"size":"big"},"leaves":[{"name":"b"}]})");
+    ASSERT_TRUE(partial.top);
+    EXPECT_EQ(partial.top->size, 0) << "a field of another type inside keeps its default";
+    ASSERT_EQ(partial.leaves.size(), 1U);
+    EXPECT_EQ(partial.leaves[0].name, "b");
 }
 
 }  // namespace

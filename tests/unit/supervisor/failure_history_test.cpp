@@ -17,6 +17,13 @@ namespace {
 
 using namespace std::chrono_literals;
 using recovery::Cause;
+
+// The correlation as a "diagnosis" event stores it.
+nlohmann::json correlation_as_stored(const supervisor::FailureCorrelation& correlation) {
+    supervisor::DiagnosisEvent event;
+    event.correlation = supervisor::correlation_data(correlation);
+    return supervisor::encode(event)["correlation"];
+}
 using supervisor::correlate_failure;
 using supervisor::FailureCorrelation;
 
@@ -150,7 +157,7 @@ TEST_F(FailureHistoryTest, DifferentCausesSharingANodeAreReported) {
     ASSERT_EQ(correlation.attempts.shared_nodes.size(), 1U);
     EXPECT_EQ(correlation.attempts.shared_nodes[0].node, "n2");
     EXPECT_EQ(correlation.attempts.shared_nodes[0].attempts, (std::vector<int>{1, 2}));
-    const auto json = supervisor::correlation_json(correlation);
+    const auto json = correlation_as_stored(correlation);
     EXPECT_EQ(json["shared_nodes"][0]["causes"], nlohmann::json({"nccl_timeout", "gpu_xid"}));
     EXPECT_TRUE(json["repeated"].empty());
 }
@@ -216,7 +223,7 @@ TEST_F(FailureHistoryTest, CorrelatesWithTheJournal) {
     diagnosis.step = 15;
     const auto correlation =
         supervisor::correlate_with_journal(*m_store, job_id("100"), 2, "n[1-2]", diagnosis, now);
-    const auto json = supervisor::correlation_json(correlation);
+    const auto json = correlation_as_stored(correlation);
     EXPECT_EQ(json["window_hours"], 24);
     ASSERT_EQ(json["repeated"].size(), 1U) << json.dump();
     EXPECT_EQ(json["repeated"][0],
@@ -238,7 +245,7 @@ TEST_F(FailureHistoryTest, ASecondJobFailingOnANodeMakesItSuspectOnce) {
     const auto correlation = correlate_failure(history, failure, {}, now);
     ASSERT_EQ(correlation.newly_suspect.size(), 1U);
     EXPECT_EQ(correlation.newly_suspect[0].node, "n2");
-    EXPECT_EQ(supervisor::correlation_json(correlation)["newly_suspect"], nlohmann::json({"n2"}));
+    EXPECT_EQ(correlation_as_stored(correlation)["newly_suspect"], nlohmann::json({"n2"}));
 
     // A third job failing there finds it suspect already: nothing new to tell.
     std::vector with_second = history;

@@ -181,7 +181,7 @@ TEST_F(FailureTest, OnlyAHangAddsWhatTheStallTrackerSawToTheObservedEvent) {
     }
     ObservedEvent hung;
     Failure::hung(m_stall).annotate(hung);
-    EXPECT_EQ(hung.stall, stall_json(m_stall));
+    EXPECT_EQ(hung.stall, stall_data(m_stall));
 }
 
 }  // namespace

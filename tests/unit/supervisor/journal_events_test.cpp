@@ -60,11 +60,12 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     expect_round_trip(polled);
     ObservedEvent hung;
     hung.state = "RUNNING";
-    hung.stall = nlohmann::json{{"timeout_s", 60}};
+    hung.stall = StallData{
+        60, 75, 1'700'000'000'000, 4096, false, "step (\\d+)", "step 12", {"/logs/train.out"}};
     expect_round_trip(hung);
     ObservedEvent accounted;
     accounted.source = "accounting";
-    accounted.accounting = nlohmann::json{{"state", "FAILED"}};
+    accounted.accounting = AccountingData{"FAILED", 1, std::nullopt, "n[1-2]", 2, 1'700'000'000};
     expect_round_trip(accounted);
     ObservedEvent outside;
     outside.requeued_by = "other";
@@ -84,7 +85,13 @@ TEST(JournalEvents, EachPayloadReadsBackAsWritten) {
     diagnosis.checkpoint = "/ckpt/step_10";
     diagnosis.rejected_checkpoints = {"/ckpt/step_12: truncated"};
     diagnosis.notes = {"the node's kernel log could not be read"};
-    diagnosis.correlation = nlohmann::json{{"repeated", nlohmann::json::array()}};
+    diagnosis.correlation.window_hours = 24;
+    diagnosis.correlation.repeated = {{recovery::Cause::gpu_xid, 15, {1, 2}}};
+    diagnosis.correlation.shared_nodes = {
+        {"n2", {1, 2}, {recovery::Cause::nccl_timeout, recovery::Cause::gpu_xid}}};
+    diagnosis.correlation.suspect_nodes = {{"n2", 3, 2}};
+    diagnosis.correlation.newly_suspect = {"n2"};
+    diagnosis.correlation.cluster_suspects = {"n2", "n7"};
     expect_round_trip(diagnosis);
     DecisionEvent escalation;
     escalation.escalate = true;
@@ -210,6 +217,62 @@ TEST(JournalEvents, RowsOfEarlierVersionsRead) {
     ASSERT_TRUE(queue_wait);
     EXPECT_EQ(*queue_wait,
               (QueueWaitEvent{1, "Priority", 7200, 1700003600, std::nullopt, std::nullopt}));
+}
+
+// The stall, the accounting and the correlation are typed inside their events, stored in the
+// shape the rows always had (pinned here as text): unset values as null, lists as lists.
+TEST(JournalEvents, NestedDataKeepsTheShapeRowsAlwaysHad) {
+    ObservedEvent hung;
+    hung.stall = StallData{60, 75, 1'700'000'000'000, 4096, true, "", std::nullopt, {"/l/out"}};
+    EXPECT_EQ(encode(hung)["stall"],
+              nlohmann::json::parse(
+                  R"({"timeout_s":60,"silent_s":75,"since_unix_ms":1700000000000,)"
+                  R"("log_bytes":4096,"logs_grew":true,"progress_pattern":"","last_step":null,)"
+                  R"("files":["/l/out"]})"));
+    ObservedEvent accounted;
+    accounted.accounting = AccountingData{"RUNNING", std::nullopt, std::nullopt, "", 1, {}};
+    EXPECT_EQ(encode(accounted)["accounting"],
+              nlohmann::json::parse(R"({"state":"RUNNING","exit_code":null,"signal":null,)"
+                                    R"("nodes":"","records":1,"end_time_unix":null})"));
+    DiagnosisEvent diagnosis;
+    diagnosis.correlation.window_hours = 24;
+    diagnosis.correlation.repeated = {{recovery::Cause::gpu_xid, 15, {1, 2}}};
+    diagnosis.correlation.shared_nodes = {{"n2", {1}, {recovery::Cause::nccl_timeout}}};
+    diagnosis.correlation.suspect_nodes = {{"n2", 3, 2}};
+    EXPECT_EQ(encode(diagnosis)["correlation"],
+              nlohmann::json::parse(
+                  R"({"window_hours":24,)"
+                  R"("repeated":[{"cause":"gpu_xid","step":15,"attempts":[1,2]}],)"
+                  R"("shared_nodes":[{"node":"n2","attempts":[1],"causes":["nccl_timeout"]}],)"
+                  R"("suspect_nodes":[{"node":"n2","failures":3,"jobs":2}],)"
+                  R"("newly_suspect":[],"cluster_suspects":[]})"));
+    EXPECT_EQ(encode(DiagnosisEvent{})["correlation"]["repeated"], nlohmann::json::array());
+}
+
+// A newer version's cause inside the correlation is left out of the list; a list holding
+// anything but objects, or a nested field that is no object, keeps its default.
+TEST(JournalEvents, DamagedOrNewerNestedDataReadsWhatItCan) {
+    const auto diagnosis = decode<DiagnosisEvent>(
+        row(state::EventKind::diagnosis,
+            R"({"cause":"hang","correlation":{"window_hours":12,)"
+            R"("repeated":[{"cause":"gpu_xid","step":4,"attempts":[1,2]}, 7],)"
+            R"("shared_nodes":[{"node":"n3","attempts":[1,2],"causes":["quantum_flux","hang"]}],)"
+            R"("newly_suspect":"n3"}})"));
+    ASSERT_TRUE(diagnosis);
+    EXPECT_EQ(diagnosis->correlation.window_hours, 12);
+    EXPECT_TRUE(diagnosis->correlation.repeated.empty()) << "one element is no object";
+    ASSERT_EQ(diagnosis->correlation.shared_nodes.size(), 1U);
+    EXPECT_EQ(diagnosis->correlation.shared_nodes[0].causes,
+              std::vector<recovery::Cause>{recovery::Cause::hang});
+    EXPECT_TRUE(diagnosis->correlation.newly_suspect.empty()) << "a text, not a list";
+
+    const auto observed = decode<ObservedEvent>(
+        row(state::EventKind::observed, R"({"stall":[60],"accounting":{"state":"FAILED"}})"));
+    ASSERT_TRUE(observed);
+    EXPECT_FALSE(observed->stall) << "a list, not an object";
+    ASSERT_TRUE(observed->accounting);
+    EXPECT_EQ(observed->accounting->state, "FAILED");
+    EXPECT_FALSE(observed->accounting->exit_code);
 }
 
 TEST(JournalEvents, AReaderIsNeverHandedAnotherKindsData) {
