@@ -119,6 +119,12 @@ raw_inner="$(grep -cE '^ +(std::optional<)?nlohmann::json>? [a-z_]+;' \
     supervisor/journal/journal_events.h || true)"
 echo "raw JSON fields inside the typed journal events: $raw_inner"
 
+# 4c. A run's node list parsed from its text: calls of recovery::expand_hostlist in supervisor/
+#     outside RunNodes (failure/run_nodes.cpp), which expands a host list once into names.
+expansions="$(grep -rE 'expand_hostlist\(' supervisor --include='*.cpp' --include='*.h' |
+    grep -vc '^supervisor/failure/run_nodes.cpp:' || true)"
+echo "host lists expanded in supervisor/ outside RunNodes: $expansions"
+
 # 5b. Config keys named more than once: in each reader of the config file's sections, the
 #     snake_case string literals that occur twice or more (a known-keys list and a read call
 #     each named every key). One table of key rows per section (config_table.h's KeyRow)

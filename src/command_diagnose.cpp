@@ -361,7 +361,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
         out["job"] = job_id.to_string();
         out["slurm_state"] = analysis.slurm_state;
         out["running"] = running;
-        out["run_nodes"] = context.run_nodes;
+        out["run_nodes"] = context.run_nodes.host_list;
         out["plan"] = plan_json(analysis.plan);
         out["notes"] = notes;
         std::cout << dump(out) << '\n';

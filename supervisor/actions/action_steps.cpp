@@ -7,19 +7,19 @@
 #include "common/failpoint.h"
 #include "common/join.h"
 #include "recovery/cause.h"
-#include "recovery/hostlist.h"
 #include "supervisor/actions/action_executor.h"
 #include "supervisor/actions/resume_env.h"
 #include "supervisor/failure/drain_limits.h"
 #include "supervisor/failure/node_records.h"
+#include "supervisor/failure/run_nodes.h"
 #include "supervisor/steps/step_kind.h"
 
 namespace supervisor {
 namespace {
 
 std::set<std::string> node_set_of(const std::string& hostlist) {
-    auto names = recovery::expand_hostlist(hostlist);
-    return names ? std::set<std::string>(names->begin(), names->end()) : std::set<std::string>{};
+    const auto names = RunNodes::of(hostlist).names;
+    return {names.begin(), names.end()};
 }
 
 constexpr const char* k_held_hint =

@@ -38,10 +38,11 @@ void record_findings(state::Store& store, const state::Registration& registratio
     observed.state = analysis.slurm_state;
     observed.restart_count = job.restart_count;
     context.failure.annotate(observed);
-    record_event(store, registration.job, context.now,
-                 "attempt " + std::to_string(attempt.number) +
-                     context.failure.observed_text(job, analysis.slurm_state, context.run_nodes),
-                 observed);
+    record_event(
+        store, registration.job, context.now,
+        "attempt " + std::to_string(attempt.number) +
+            context.failure.observed_text(job, analysis.slurm_state, context.run_nodes.host_list),
+        observed);
     record_event(store, registration.job, context.now,
                  with_correlation(cause + ": " + analysis.diagnosis.summary, analysis.correlation),
                  diagnosis_event(analysis, attempt.number));
@@ -57,7 +58,7 @@ void close_attempt(state::Store& store, state::Attempt& attempt, const FailureCo
         attempt.exit_code = job.exit_code;
         attempt.signal = job.signal;
     }
-    attempt.nodes = context.run_nodes;
+    attempt.nodes = context.run_nodes.host_list;
     attempt.cause = cause;
     attempt.failed_step = analysis.diagnosis.step;
     store.upsert_attempt(attempt);
@@ -198,12 +199,8 @@ void PollCycle::begin_recovery(state::Registration& registration, const slurm::J
         watch->record_run_end(m_services.store, registration.job, attempt.number, now);
     }
     report_new_suspects(m_services.store, registration, analysis.correlation, analysis.plan, now);
-    record_node_verdicts(
-        m_services.store, registration,
-        node_verdicts(
-            analysis,
-            recovery::expand_hostlist(context.run_nodes).value_or(std::vector<std::string>{})),
-        now);
+    record_node_verdicts(m_services.store, registration,
+                         node_verdicts(analysis, context.run_nodes.names), now);
     close_attempt(m_services.store, attempt, context, analysis, cause);
 
     // 3. The attempt's end moves the job to recovering (or counts an outside requeue).

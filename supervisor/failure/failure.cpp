@@ -124,7 +124,7 @@ void Failure::adapt(node_evidence::Request& request, const slurm::JobSnapshot& j
 
 recovery::Diagnosis Failure::diagnose(const recovery::Evidence& evidence,
                                       const recovery::Catalogue& catalogue,
-                                      const std::string& run_nodes,
+                                      const RunNodes& run_nodes,
                                       std::vector<std::string>& notes) const {
     if (const auto* held_back = std::get_if<HeldBack>(&m_kind)) {
         return slow_node_diagnosis(*held_back->slow);
@@ -137,10 +137,8 @@ recovery::Diagnosis Failure::diagnose(const recovery::Evidence& evidence,
         diagnosis.summary = "no diagnosis: " + found.error().message;
     }
     if (const auto* hung = std::get_if<Hung>(&m_kind)) {
-        const auto nodes = recovery::expand_hostlist(run_nodes);
-        return stall_diagnosis(
-            *hung->stall, diagnosis,
-            recovery::find_silent_rank(evidence.logs, nodes ? *nodes : std::vector<std::string>{}));
+        return stall_diagnosis(*hung->stall, diagnosis,
+                               recovery::find_silent_rank(evidence.logs, run_nodes.names));
     }
     return diagnosis;
 }

@@ -21,6 +21,7 @@
 #include "slurm/types.h"
 #include "state/records.h"
 #include "supervisor/failure/plan_steps.h"
+#include "supervisor/failure/run_nodes.h"
 #include "supervisor/journal/journal_events.h"
 #include "supervisor/journal/lifecycle.h"
 
@@ -120,11 +121,11 @@ class Failure {
     void adapt(node_evidence::Request& request, const slurm::JobSnapshot& job,
                common::TimePoint now) const;
     // The diagnosis of the evidence: the catalogue's (its failure noted in `notes`), a hang's
-    // the stall's own naming the silent rank's node among `run_nodes` (Slurm's hostlist),
+    // the stall's own naming the silent rank's node among `run_nodes`,
     // a held-back run's its slowdown's, naming its node.
     [[nodiscard]] recovery::Diagnosis diagnose(const recovery::Evidence& evidence,
                                                const recovery::Catalogue& catalogue,
-                                               const std::string& run_nodes,
+                                               const RunNodes& run_nodes,
                                                std::vector<std::string>& notes) const;
     // Whether a checkpoint newer than the chosen one may still be settling, worth waiting for:
     // only after a run ended by itself. A hung or held-back run is stopped by the decision, and

@@ -35,14 +35,13 @@ std::string node_state_text(const slurm::NodeSnapshot& node) {
 // times are whole seconds) is marked as another run's, and so is the supervisor's own drain
 // reason naming another job: a node drained for maintenance while this run still went on
 // ("Xid 63 seen by job 4") says nothing of why this run ended.
-std::vector<recovery::NodeFact> facts_for(const std::string& run_nodes,
+std::vector<recovery::NodeFact> facts_for(const RunNodes& run_nodes,
                                           const std::vector<slurm::NodeSnapshot>& nodes,
                                           std::optional<common::TimePoint> run_start,
                                           const common::JobId& job) {
     std::vector<recovery::NodeFact> facts;
-    const auto names = recovery::expand_hostlist(run_nodes);
     for (const auto& node : nodes) {
-        if (names && std::ranges::find(*names, node.name) != names->end()) {
+        if (run_nodes.contains(node.name)) {
             const bool predates = node.reason_time && run_start &&
                                   std::chrono::floor<std::chrono::seconds>(*node.reason_time) <
                                       std::chrono::floor<std::chrono::seconds>(*run_start);
@@ -120,9 +119,7 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
     if (request.slurm_job_id == 0 && !context.registration->job.array_task) {
         request.slurm_job_id = context.registration->job.job;
     }
-    if (auto nodes = recovery::expand_hostlist(context.run_nodes)) {
-        request.nodes = std::move(*nodes);
-    }
+    request.nodes = context.run_nodes.names;
     if (request.nodes.empty()) {
         return;
     }
@@ -140,7 +137,7 @@ void add_node_evidence(node_evidence::Source& source, const FailureContext& cont
 recovery::Evidence slurm_evidence(const FailureContext& context, FailureAnalysis& analysis) {
     const auto& job = *context.job;
     recovery::Evidence evidence;
-    evidence.slurm.node_list = context.run_nodes;
+    evidence.slurm.node_list = context.run_nodes.host_list;
     evidence.slurm.node_states =
         facts_for(context.run_nodes, *context.nodes, context.run_start, context.registration->job);
     evidence.slurm.restart_count_delta = static_cast<int>(context.restart_delta);
@@ -332,9 +329,7 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     request.requeueable = context.job->requeueable;
     request.can_resubmit = context.can_resubmit;
     request.is_operator = context.is_operator;
-    if (auto allocation = recovery::expand_hostlist(context.run_nodes)) {
-        request.allocation = std::move(*allocation);
-    }
+    request.allocation = context.run_nodes.names;
     if (context.store != nullptr) {
         // Asked whatever the owner allowed: some drains are the site's (planner.h: site_drains).
         const auto budget = drain_budget(*context.store, config, registration.job, context.now);
@@ -390,7 +385,8 @@ FailureContext failure_context_for(const state::Registration& registration,
     context.nodes = &nodes;
     const auto attempt = store.attempt(registration.job, registration.attempt);
     const bool recorded = attempt.has_value();
-    context.run_nodes = recorded && !attempt->nodes.empty() ? attempt->nodes : job.nodes;
+    context.run_nodes =
+        RunNodes::of(recorded && !attempt->nodes.empty() ? attempt->nodes : job.nodes);
     // The queue's start time of a job Slurm requeued is its next run's (an estimate, maybe in
     // the future), never the failed run's.
     context.run_start =
@@ -422,7 +418,7 @@ FailureAnalysis analyse_failure(const FailureContext& context, const recovery::C
     correlation_options.step_tolerance = config.same_step_tolerance;
     analysis.correlation = correlate_with_journal(
         *context.store, context.registration->job, static_cast<int>(context.registration->attempt),
-        context.run_nodes, analysis.diagnosis, context.now, correlation_options);
+        context.run_nodes.names, analysis.diagnosis, context.now, correlation_options);
     // The gate's corroboration from outside the log (fix_gate.h): other owners' jobs failed on
     // a node this failure names. Before the plan, which takes the fixes given back.
     if (!analysis.diagnosis.fix_withheld.empty()) {

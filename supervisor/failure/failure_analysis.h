@@ -47,7 +47,7 @@ struct FailureContext {
     const state::Registration* registration = nullptr;
     const slurm::JobSnapshot* job = nullptr;
     const std::vector<slurm::NodeSnapshot>* nodes = nullptr;  // may be empty
-    std::string run_nodes;                                    // nodes of the run that failed
+    RunNodes run_nodes;                                       // nodes of the run that failed
     // When that run started, as Slurm recorded it; unset: unknown, and every node reason is
     // taken as this run's.
     std::optional<common::TimePoint> run_start;

@@ -8,8 +8,8 @@
 
 #include "common/join.h"
 #include "recovery/cause.h"
-#include "recovery/hostlist.h"
 #include "state/event_kind.h"
+#include "supervisor/failure/run_nodes.h"
 #include "supervisor/journal/journal_events.h"
 
 namespace supervisor {
@@ -22,17 +22,12 @@ std::string plural(std::size_t count, const std::string& word) {
 // A log can name any host ("n7 kernel: NVRM: Xid ..." printed by the job itself), and a node
 // implicated in failures of several jobs is kept away from every job: so a failure implicates
 // only nodes its run had. Left as it is when the run's nodes are not known.
-void keep_nodes_ran_on(recovery::FailureRecord& record, const std::vector<std::string>& ran_on) {
+void keep_nodes_ran_on(recovery::FailureRecord& record, std::span<const std::string> ran_on) {
     if (!ran_on.empty()) {
         std::erase_if(record.nodes, [&](const std::string& node) {
             return std::ranges::find(ran_on, node) == ran_on.end();
         });
     }
-}
-
-std::vector<std::string> nodes_of_host_list(const std::string& host_list) {
-    auto nodes = recovery::expand_hostlist(host_list);
-    return nodes ? std::move(*nodes) : std::vector<std::string>{};
 }
 
 }  // namespace
@@ -67,7 +62,7 @@ std::vector<recovery::FailureRecord> failure_history(const state::Store& store,
         }
         std::map<int, std::vector<std::string>> ran_on;  // attempt number -> its nodes
         for (const auto& attempt : store.attempts(registration.job)) {
-            ran_on[static_cast<int>(attempt.number)] = nodes_of_host_list(attempt.nodes);
+            ran_on[static_cast<int>(attempt.number)] = RunNodes::of(attempt.nodes).names;
         }
         int ordinal = 0;
         for (const auto& event : store.events(registration.job)) {
@@ -132,15 +127,14 @@ FailureCorrelation correlate_failure(std::span<const recovery::FailureRecord> hi
 }
 
 FailureCorrelation correlate_with_journal(const state::Store& store, const common::JobId& job,
-                                          int attempt, const std::string& run_nodes,
+                                          int attempt, std::span<const std::string> run_nodes,
                                           const recovery::Diagnosis& diagnosis,
                                           common::TimePoint now,
                                           const CorrelationOptions& options) {
     const auto history = failure_history(store, job, now, options.window);
     auto failure = recovery::record_of(diagnosis, now, job.to_string(), attempt);
-    const auto ran_on = nodes_of_host_list(run_nodes);
-    keep_nodes_ran_on(failure, ran_on);
-    return correlate_failure(history, failure, ran_on, now, options);
+    keep_nodes_ran_on(failure, run_nodes);
+    return correlate_failure(history, failure, run_nodes, now, options);
 }
 
 CorrelationData correlation_data(const FailureCorrelation& correlation) {

@@ -79,11 +79,11 @@ struct FailureCorrelation {
                                                    const CorrelationOptions& options = {});
 
 // The daemon's hook: reads the history from `store` and correlates the new diagnosis of
-// `job`'s attempt `attempt`, run on `run_nodes` (a Slurm host list, may be empty; when given,
-// only the diagnosis' nodes among them are implicated). Read-only.
+// `job`'s attempt `attempt`, run on `run_nodes` (the names; may be empty: when given, only the
+// diagnosis' nodes among them are implicated). Read-only.
 [[nodiscard]] FailureCorrelation correlate_with_journal(const state::Store& store,
                                                         const common::JobId& job, int attempt,
-                                                        const std::string& run_nodes,
+                                                        std::span<const std::string> run_nodes,
                                                         const recovery::Diagnosis& diagnosis,
                                                         common::TimePoint now,
                                                         const CorrelationOptions& options = {});

@@ -12,8 +12,8 @@
 
 #include "common/input_file.h"
 #include "common/printable.h"
-#include "recovery/hostlist.h"
 #include "recovery/precedence.h"
+#include "supervisor/failure/run_nodes.h"
 
 namespace supervisor {
 namespace {
@@ -162,8 +162,7 @@ std::optional<Stall> StallTracker::check(const state::Registration& registration
         track.pattern = registration.progress_pattern;
         if (pattern != nullptr) {
             // Only a run with a pattern can be a straggler, the one use of its networks.
-            track.transports = recovery::NcclTransports(
-                recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{}));
+            track.transports = recovery::NcclTransports(RunNodes::of(job.nodes).names);
         }
         for (const auto& path : {job.std_out, job.std_err}) {
             if (!path.empty() &&

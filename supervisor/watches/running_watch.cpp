@@ -8,9 +8,9 @@
 #include <iterator>
 
 #include "common/file_identity.h"
-#include "recovery/hostlist.h"
 #include "recovery/whitelist.h"
 #include "supervisor/failure/failure.h"
+#include "supervisor/failure/run_nodes.h"
 #include "supervisor/failure/slow_node.h"
 #include "supervisor/failure/stall.h"
 #include "supervisor/outbox/owner_outbox.h"
@@ -123,7 +123,7 @@ class RunningWatch final : public Watch {
         std::vector<recovery::NodeSignal> signals;
         std::vector<std::string> job_nodes;  // parsed only for a straggler or a look at the GPUs
         if (straggling || look_at_gpus) {
-            job_nodes = recovery::expand_hostlist(job.nodes).value_or(std::vector<std::string>{});
+            job_nodes = RunNodes::of(job.nodes).names;
         }
         if (straggling) {
             // The run's own NCCL lines: a host on sockets where the others use a fabric. What

@@ -48,15 +48,15 @@ class FailureContextTest : public ::testing::Test {
 };
 
 TEST_F(FailureContextTest, TheRunsNodesAreTheAttemptsOwnWhenRecordedElseTheJobs) {
-    EXPECT_EQ(context().run_nodes, "n1") << "no attempt row: the job's nodes";
+    EXPECT_EQ(context().run_nodes.host_list, "n1") << "no attempt row: the job's nodes";
     auto attempt = new_attempt(job(42), 2);
     attempt.nodes = "n3";
     m_store->upsert_attempt(attempt);
-    EXPECT_EQ(context().run_nodes, "n3");
+    EXPECT_EQ(context().run_nodes.host_list, "n3");
     auto earlier = new_attempt(job(42), 1);
     earlier.nodes = "n9";
     m_store->upsert_attempt(earlier);
-    EXPECT_EQ(context().run_nodes, "n3") << "the registration's attempt, not another";
+    EXPECT_EQ(context().run_nodes.host_list, "n3") << "the registration's attempt, not another";
 }
 
 // A node reason older than the run is another run's (finding.cpp): the run's start decides,

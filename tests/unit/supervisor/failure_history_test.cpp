@@ -221,8 +221,8 @@ TEST_F(FailureHistoryTest, CorrelatesWithTheJournal) {
     diagnosis.cause = Cause::gpu_xid;
     diagnosis.nodes = {"n2"};
     diagnosis.step = 15;
-    const auto correlation =
-        supervisor::correlate_with_journal(*m_store, job_id("100"), 2, "n[1-2]", diagnosis, now);
+    const auto correlation = supervisor::correlate_with_journal(
+        *m_store, job_id("100"), 2, std::vector<std::string>{"n1", "n2"}, diagnosis, now);
     const auto json = correlation_as_stored(correlation);
     EXPECT_EQ(json["window_hours"], 24);
     ASSERT_EQ(json["repeated"].size(), 1U) << json.dump();
@@ -304,8 +304,8 @@ TEST_F(FailureHistoryTest, ANodeALogNamesButTheRunDidNotHaveIsNeverSuspect) {
     recovery::Diagnosis diagnosis;
     diagnosis.cause = Cause::gpu_xid;
     diagnosis.nodes = {"n7"};
-    const auto correlation =
-        supervisor::correlate_with_journal(*m_store, job_id("200"), 1, "n1", diagnosis, now);
+    const auto correlation = supervisor::correlate_with_journal(
+        *m_store, job_id("200"), 1, std::vector<std::string>{"n1"}, diagnosis, now);
     EXPECT_TRUE(correlation.cluster_suspects.empty()) << supervisor::describe(correlation);
     EXPECT_TRUE(correlation.newly_suspect.empty());
 }

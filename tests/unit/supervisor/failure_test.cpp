@@ -214,15 +214,31 @@ TEST_F(FailureTest, AHangAndAHeldBackRunAreDiagnosedAsTheirKindAndTheRestByTheCa
     const recovery::Catalogue catalogue;
     const recovery::Evidence evidence;
     std::vector<std::string> notes;
-    EXPECT_EQ(Failure::held_back(m_slow).diagnose(evidence, catalogue, "n[1-2]", notes).cause,
+    const auto run_nodes = RunNodes::of("n[1-2]");
+    EXPECT_EQ(Failure::held_back(m_slow).diagnose(evidence, catalogue, run_nodes, notes).cause,
               recovery::Cause::slow_node);
-    EXPECT_EQ(Failure::held_back(m_slow).diagnose(evidence, catalogue, "n[1-2]", notes).nodes,
+    EXPECT_EQ(Failure::held_back(m_slow).diagnose(evidence, catalogue, run_nodes, notes).nodes,
               std::vector<std::string>{"n2"});
-    EXPECT_EQ(Failure::hung(m_stall).diagnose(evidence, catalogue, "n[1-2]", notes).cause,
+    EXPECT_EQ(Failure::hung(m_stall).diagnose(evidence, catalogue, run_nodes, notes).cause,
               recovery::Cause::hang);
-    const auto ended = Failure::ended().diagnose(evidence, catalogue, "n[1-2]", notes);
+    const auto ended = Failure::ended().diagnose(evidence, catalogue, run_nodes, notes);
     EXPECT_NE(ended.cause, recovery::Cause::hang);
     EXPECT_NE(ended.cause, recovery::Cause::slow_node);
+}
+
+// The run's host list is expanded once; a list that cannot be expanded has no names, and the
+// run's nodes are then unknown to every reader alike.
+TEST(RunNodes, AHostListIsExpandedOnceAndADamagedOneHasNoNames) {
+    const auto nodes = RunNodes::of("n[1-3],gpu05");
+    EXPECT_EQ(nodes.host_list, "n[1-3],gpu05");
+    EXPECT_EQ(nodes.names, (std::vector<std::string>{"n1", "n2", "n3", "gpu05"}));
+    EXPECT_TRUE(nodes.contains("gpu05"));
+    EXPECT_FALSE(nodes.contains("n4"));
+    const auto damaged = RunNodes::of("n[1-");
+    EXPECT_EQ(damaged.host_list, "n[1-");
+    EXPECT_TRUE(damaged.names.empty());
+    EXPECT_FALSE(damaged.contains("n1"));
+    EXPECT_TRUE(RunNodes::of("").names.empty());
 }
 
 TEST_F(FailureTest, ARequeueBySlurmAndAPreemptionCountAsOutsideRequeuesAndTheRestAreCharged) {
