@@ -17,7 +17,16 @@
 #include "supervisor/outbox/owner_outbox.h"
 
 namespace supervisor {
-namespace {}  // namespace
+namespace {
+
+// A requeue step that held its job for the changes after it. Parameters that cannot be read held
+// nothing.
+bool held_for_changes(const common::Result<StepParams>& params) {
+    const auto* requeue = params ? params->as<RequeueParams>() : nullptr;
+    return requeue != nullptr && requeue->hold;
+}
+
+}  // namespace
 
 int ActionExecutor::run(const std::map<common::JobId, slurm::JobSnapshot>& jobs) {
     int finished = 0;
@@ -58,18 +67,20 @@ bool ActionExecutor::execute(const state::Action& action,
                std::nullopt, true);
         return true;
     }
-    if (kind == recovery::ActionKind::resubmit && action.status == state::ActionStatus::executing &&
+    const auto* resubmit_params = params->as<ResubmitParams>();
+    if (resubmit_params != nullptr && action.status == state::ActionStatus::executing &&
         registration && registration->outcome == state::Outcome::resubmitted &&
         !registration->next_job.empty()) {
         // Killed after the new job was committed, before it was released: finish that, or the
         // new job would stay held while `status` says it is watched.
-        return finish_resubmit(action, *params, registration->next_job);
+        return finish_resubmit(action, *resubmit_params, registration->next_job);
     }
-    if (kind == recovery::ActionKind::release && (!registration || !registration->watching) &&
+    const auto* release_params = params->as<ReleaseParams>();
+    if (release_params != nullptr && (!registration || !registration->watching) &&
         held_by_plan(action)) {
         // Unregistered while the plan had the job held: hand it back released, not held
         // forever (a job the plan did not hold is left as it is).
-        return release(action, *params, false);
+        return release(action, *release_params, false);
     }
     if (!registration || !registration->watching ||
         registration->status == state::Status::completed) {
@@ -115,37 +126,31 @@ bool ActionExecutor::carry_out(const state::Action& action, recovery::ActionKind
                std::nullopt, false);
         return true;
     }
-    if (kind == recovery::ActionKind::drain_node) {
-        return drain_nodes(action, params);  // nodes, not the job: done whatever Slurm shows of it
+    if (const auto* drain = params.as<DrainNodeParams>()) {
+        return drain_nodes(action, *drain);  // nodes, not the job: done whatever Slurm shows of it
     }
     if (!job) {
         finish(action, state::ActionStatus::failed, "slurmctld no longer knows the job",
                std::nullopt, true);
         return true;
     }
-    switch (kind) {
-        case recovery::ActionKind::requeue:
-            return requeue(action, params, *job);
-        case recovery::ActionKind::exclude_node:
-            return exclude_nodes(action, params);
-        case recovery::ActionKind::extend_time_limit:
-            return extend_time_limit(action, params);
-        case recovery::ActionKind::release:
-            return release(action, params);
-        case recovery::ActionKind::resubmit:
-            return resubmit(action, params);
-        case recovery::ActionKind::reduce_batch_size:
-        case recovery::ActionKind::reduce_workers:
-        case recovery::ActionKind::set_env:
-        case recovery::ActionKind::restore_older_checkpoint:
-        case recovery::ActionKind::drain_node:
-            break;  // done above
-        case recovery::ActionKind::cancel:
-        case recovery::ActionKind::exclude_slow_node:
-        case recovery::ActionKind::escalate:
-            break;  // never a step: step_kind_of() reads no such row
+    // step_params_of() read the struct of the step's kind, so the struct says what to do.
+    if (const auto* requeue_params = params.as<RequeueParams>()) {
+        return requeue(action, *requeue_params, *job);
     }
-    return true;
+    if (const auto* exclude = params.as<ExcludeNodeParams>()) {
+        return exclude_nodes(action, *exclude);
+    }
+    if (const auto* extend = params.as<ExtendTimeLimitParams>()) {
+        return extend_time_limit(action, *extend);
+    }
+    if (const auto* release_params = params.as<ReleaseParams>()) {
+        return release(action, *release_params);
+    }
+    if (const auto* resubmit_params = params.as<ResubmitParams>()) {
+        return resubmit(action, *resubmit_params);
+    }
+    return true;  // cancel, exclude_slow_node, escalate: never a step (step_kind_of)
 }
 
 bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
@@ -153,8 +158,7 @@ bool ActionExecutor::held_by_plan(const state::Action& release_step) const {
     return std::ranges::any_of(actions, [&](const state::Action& a) {
         return a.attempt == release_step.attempt &&
                step_kind_of(a) == recovery::ActionKind::requeue &&
-               a.status == state::ActionStatus::done &&
-               step_params_of(a).value_or(StepParams{}).hold;
+               a.status == state::ActionStatus::done && held_for_changes(step_params_of(a));
     });
 }
 
@@ -168,7 +172,7 @@ slurm::Result<slurm::JobSnapshot> ActionExecutor::fresh(const common::JobId& job
     return query.jobs.front();
 }
 
-std::string ActionExecutor::set_start(const common::JobId& job, const StepParams& params) {
+std::string ActionExecutor::set_start(const common::JobId& job, const RestartParams& params) {
     // Slurm holds a requeued job back ~120 s; now + the plan's delay instead, at least 2 s:
     // slurmd refuses to relaunch a job in the same second it ended.
     const auto delay = std::max<std::int64_t>(2, params.start_delay_s);

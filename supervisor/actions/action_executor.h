@@ -48,14 +48,14 @@ class ActionExecutor {
     bool carry_out(const state::Action& action, recovery::ActionKind kind, const StepParams& params,
                    const std::optional<slurm::JobSnapshot>& job);
     // `snapshot` only when slurmctld no longer knows the job; it is read again first.
-    bool requeue(const state::Action& action, const StepParams& params,
+    bool requeue(const state::Action& action, const RequeueParams& params,
                  const slurm::JobSnapshot& snapshot);
-    bool exclude_nodes(const state::Action& action, const StepParams& params);
-    bool extend_time_limit(const state::Action& action, const StepParams& params);
+    bool exclude_nodes(const state::Action& action, const ExcludeNodeParams& params);
+    bool extend_time_limit(const state::Action& action, const ExtendTimeLimitParams& params);
     // `watched` false: the registration is gone; nothing is escalated.
-    bool release(const state::Action& action, const StepParams& params, bool watched = true);
-    bool drain_nodes(const state::Action& action, const StepParams& params);
-    bool resubmit(const state::Action& action, const StepParams& params);
+    bool release(const state::Action& action, const ReleaseParams& params, bool watched = true);
+    bool drain_nodes(const state::Action& action, const DrainNodeParams& params);
+    bool resubmit(const state::Action& action, const ResubmitParams& params);
     // Step 1 of a resubmit run again: the held job an earlier run submitted (its id is in the
     // action's result) and was killed before registering, if slurmctld still has it pending.
     // One RPC when there is such an id.
@@ -67,7 +67,7 @@ class ActionExecutor {
                               state::Registration& old, const state::Registration& fresh,
                               common::TimePoint now);
     // Step 3 of a resubmit (action_resubmit.cpp): env file, release, start time.
-    bool finish_resubmit(const state::Action& action, const StepParams& params,
+    bool finish_resubmit(const state::Action& action, const ResubmitParams& params,
                          const std::string& next_job);
     // The plan of `release_step` requeued its job held (so releasing gives back what we took).
     [[nodiscard]] bool held_by_plan(const state::Action& release_step) const;
@@ -76,7 +76,7 @@ class ActionExecutor {
     // slurmctld cannot be reached or no longer knows it.
     [[nodiscard]] slurm::Result<slurm::JobSnapshot> fresh(const common::JobId& job);
     // "start delay removed" / "kept (...)": StartTime = now + the plan's backoff.
-    std::string set_start(const common::JobId& job, const StepParams& params);
+    std::string set_start(const common::JobId& job, const RestartParams& params);
     // Stops the cycle for an unreachable slurmctld (false), else fails the action (true).
     bool slurm_failed(const state::Action& action, const slurm::Error& error,
                       const std::string& what, bool escalate);

@@ -58,7 +58,7 @@ std::optional<std::string> replacement_of(const state::Store& store, std::string
 tl::expected<slurm::SubmitRequest, std::string> resubmit_request(const state::Store& store,
                                                                  const state::Action& action,
                                                                  const state::JobSpec& spec,
-                                                                 const StepParams& params) {
+                                                                 const ResubmitParams& params) {
     auto request = slurm::submit_request_from_json_text(spec.request_json);
     if (!request) {
         return tl::unexpected("the stored submit options are damaged: " + request.error().message);
@@ -104,7 +104,7 @@ tl::expected<slurm::SubmitRequest, std::string> resubmit_request(const state::St
 
 }  // namespace
 
-bool ActionExecutor::resubmit(const state::Action& action, const StepParams& params) {
+bool ActionExecutor::resubmit(const state::Action& action, const ResubmitParams& params) {
     const auto spec = m_store.job_spec(action.job);
     if (!spec) {
         finish(action, state::ActionStatus::failed,
@@ -221,7 +221,7 @@ void ActionExecutor::register_resubmitted(const state::Action& action, const sta
     m_store.update_registration(old);
 }
 
-bool ActionExecutor::finish_resubmit(const state::Action& action, const StepParams& params,
+bool ActionExecutor::finish_resubmit(const state::Action& action, const ResubmitParams& params,
                                      const std::string& next_job) {
     const auto next = common::JobId::parse(next_job);
     if (!next) {
@@ -259,7 +259,7 @@ bool ActionExecutor::finish_resubmit(const state::Action& action, const StepPara
         result += "; it stays held: " + released.error().message +
                   " (release it with `scontrol release " + next->to_string() + "`)";
     } else {
-        result += set_start(*next, params);
+        result += set_start(*next, params.restart);
     }
     finish(action, state::ActionStatus::done, result, std::nullopt, false);
     return true;

@@ -31,7 +31,7 @@ constexpr const char* k_held_hint =
 // job (`stop_running`, stall.h): Slurm kills a running job it requeues, and queues it again.
 // The job is read again right before: the cycle's snapshot was taken before the analysis, and
 // a person may have cancelled the job since.
-bool ActionExecutor::requeue(const state::Action& action, const StepParams& params,
+bool ActionExecutor::requeue(const state::Action& action, const RequeueParams& params,
                              const slurm::JobSnapshot& snapshot) {
     const auto reread = fresh(action.job);
     if (!reread && reread.error().kind != slurm::ErrorKind::job_not_found) {
@@ -46,7 +46,7 @@ bool ActionExecutor::requeue(const state::Action& action, const StepParams& para
                std::nullopt, false);
         return true;
     }
-    const auto expected = params.expected_restart_count;
+    const auto expected = params.restart.expected_restart_count;
     const bool hold = params.hold;
     if (job.state == slurm::JobState::cancelled && job.restart_count <= expected) {
         // A person cancelled the job after the failure was seen: never fight them.
@@ -82,7 +82,7 @@ bool ActionExecutor::requeue(const state::Action& action, const StepParams& para
                  std::to_string(restart_count) + ")";
     }
     if (!hold) {
-        result += set_start(action.job, params);
+        result += set_start(action.job, params.restart);
     } else if (job.restart_count > expected) {  // Slurm's requeue: pending, not held
         result += "; it waits for its start time while the changes that follow are made";
     } else {
@@ -92,7 +92,7 @@ bool ActionExecutor::requeue(const state::Action& action, const StepParams& para
     return true;
 }
 
-bool ActionExecutor::exclude_nodes(const state::Action& action, const StepParams& params) {
+bool ActionExecutor::exclude_nodes(const state::Action& action, const ExcludeNodeParams& params) {
     const auto job = fresh(action.job);
     if (!job) {
         return slurm_failed(action, job.error(), "cannot read the job", true);
@@ -127,7 +127,8 @@ bool ActionExecutor::exclude_nodes(const state::Action& action, const StepParams
     return true;
 }
 
-bool ActionExecutor::extend_time_limit(const state::Action& action, const StepParams& params) {
+bool ActionExecutor::extend_time_limit(const state::Action& action,
+                                       const ExtendTimeLimitParams& params) {
     const auto minutes = params.minutes;
     if (minutes <= 0) {
         finish(action, state::ActionStatus::failed, "no time limit in the plan", std::nullopt,
@@ -145,7 +146,8 @@ bool ActionExecutor::extend_time_limit(const state::Action& action, const StepPa
     return true;
 }
 
-bool ActionExecutor::release(const state::Action& action, const StepParams& params, bool watched) {
+bool ActionExecutor::release(const state::Action& action, const ReleaseParams& params,
+                             bool watched) {
     const auto job = fresh(action.job);
     if (!job) {
         return slurm_failed(action, job.error(), "cannot read the job", watched);
@@ -163,7 +165,7 @@ bool ActionExecutor::release(const state::Action& action, const StepParams& para
     if (!watched) {
         result += " (the job is no longer watched; released so that it is not left held)";
     }
-    result += set_start(action.job, params);
+    result += set_start(action.job, params.restart);
     finish(action, state::ActionStatus::done, result, std::nullopt, false);
     return true;
 }
@@ -172,7 +174,7 @@ bool ActionExecutor::release(const state::Action& action, const StepParams& para
 // drains in one cycle, and the stored plan is only as trustworthy as the database. A node is
 // drained only when the failed attempt ran on it, within the site's limits, with the
 // supervisor's own reason (drain_limits.h).
-bool ActionExecutor::drain_nodes(const state::Action& action, const StepParams& params) {
+bool ActionExecutor::drain_nodes(const state::Action& action, const DrainNodeParams& params) {
     // Only words of our own vocabulary go into the reason, whatever the row says.
     const auto cause = recovery::cause_from_string(params.cause);
     const auto reason = drain_reason(

@@ -11,7 +11,8 @@ namespace supervisor {
 std::vector<std::string> drained_by(const state::Action& action) {
     // Parameters that cannot be read (a row damaged since) name no node.
     const auto params = step_params_of(action);
-    return params ? params->nodes : std::vector<std::string>{};
+    const auto* drain = params ? params->as<DrainNodeParams>() : nullptr;
+    return drain != nullptr ? drain->nodes : std::vector<std::string>{};
 }
 
 DrainBudget drain_budget(const state::Store& store, const Config& config, const common::JobId& job,

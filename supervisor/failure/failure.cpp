@@ -86,11 +86,11 @@ std::optional<std::string> Failure::headline() const {
 }
 
 void Failure::adapt(Step& step) const {
-    if (still_running() && step.kind == recovery::ActionKind::requeue) {
-        step.params.stop_running = true;
+    if (auto* requeue = std::get_if<RequeueParams>(&step.params.of_kind); requeue) {
+        requeue->stop_running = still_running();
     }
-    if (std::holds_alternative<Hung>(m_kind) && step.kind == recovery::ActionKind::resubmit) {
-        step.params.cancel_running = true;
+    if (auto* resubmit = std::get_if<ResubmitParams>(&step.params.of_kind); resubmit) {
+        resubmit->cancel_running = std::holds_alternative<Hung>(m_kind);
     }
 }
 

@@ -36,18 +36,18 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
             case ActionKind::extend_time_limit:
                 if (!resubmit) {
                     if (action.kind == ActionKind::exclude_node) {
-                        params.nodes = plan.exclude_nodes;
+                        params.of_kind = ExcludeNodeParams{plan.exclude_nodes};
                     } else {
-                        params.minutes = plan.time_limit_minutes.value_or(0);
+                        params.of_kind = ExtendTimeLimitParams{plan.time_limit_minutes.value_or(0)};
                     }
                     while_held.push_back({kind, params});
                 }
                 continue;  // with resubmit: part of the new job's options
             case ActionKind::drain_node:
-                params.nodes = plan.drain_nodes;
                 // The executor words the drain reason from these (drain_limits.h).
-                params.cause = std::string(recovery::to_string(diagnosis.cause));
-                params.xid = diagnosis.xid;
+                params.of_kind = DrainNodeParams{plan.drain_nodes,
+                                                 std::string(recovery::to_string(diagnosis.cause)),
+                                                 diagnosis.xid};
                 break;
             case ActionKind::requeue:
             case ActionKind::resubmit:
@@ -60,27 +60,25 @@ std::vector<Step> steps_for(const recovery::Plan& plan, const recovery::Diagnosi
     if (restart == plan.actions.end()) {
         return steps;
     }
+    const RestartParams restart_params{expected_restart_count, plan.start_delay.count()};
     StepParams params;
     params.argument = restart->argument;
-    params.expected_restart_count = expected_restart_count;
-    params.start_delay_s = plan.start_delay.count();
     if (resubmit) {
-        params.exclude_nodes = registration.excluded_nodes;
-        params.time_limit_minutes = plan.time_limit_minutes;
+        params.of_kind = ResubmitParams{restart_params, registration.excluded_nodes,
+                                        plan.time_limit_minutes, false};
         Step step{recovery::ActionKind::resubmit, params};
         failure.adapt(step);
         steps.push_back(step);
         return steps;
     }
-    params.hold = !while_held.empty();
+    params.of_kind = RequeueParams{restart_params, !while_held.empty(), false};
     Step requeue{recovery::ActionKind::requeue, params};
     failure.adapt(requeue);
     steps.push_back(requeue);
     if (!while_held.empty()) {
         steps.insert(steps.end(), while_held.begin(), while_held.end());
         StepParams release;
-        release.start_delay_s = plan.start_delay.count();
-        release.expected_restart_count = expected_restart_count;
+        release.of_kind = ReleaseParams{restart_params};
         steps.push_back({recovery::ActionKind::release, release});
     }
     return steps;

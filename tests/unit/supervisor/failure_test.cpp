@@ -123,16 +123,15 @@ TEST_F(FailureTest, AJobSlurmRequeuedShowsItsNextRunsStartAndRestartCount) {
 
 TEST_F(FailureTest, ARestartStepStopsARunStillGoingAndCancelsOnlyAHungOne) {
     for (const auto& failure : all()) {
-        Step requeue{recovery::ActionKind::requeue, {}};
-        Step resubmit{recovery::ActionKind::resubmit, {}};
-        Step exclude{recovery::ActionKind::exclude_node, {}};
+        Step requeue{recovery::ActionKind::requeue, {"", "", RequeueParams{}}};
+        Step resubmit{recovery::ActionKind::resubmit, {"", "", ResubmitParams{}}};
+        Step exclude{recovery::ActionKind::exclude_node, {"", "", ExcludeNodeParams{{"n2"}}}};
         failure.adapt(requeue);
         failure.adapt(resubmit);
         failure.adapt(exclude);
-        EXPECT_EQ(requeue.params.stop_running, failure.still_running());
-        EXPECT_EQ(resubmit.params.cancel_running, failure.stall() != nullptr);
-        EXPECT_FALSE(resubmit.params.stop_running);
-        EXPECT_FALSE(exclude.params.stop_running || exclude.params.cancel_running);
+        EXPECT_EQ(requeue.params.as<RequeueParams>()->stop_running, failure.still_running());
+        EXPECT_EQ(resubmit.params.as<ResubmitParams>()->cancel_running, failure.stall() != nullptr);
+        EXPECT_EQ(exclude.params.of_kind, KindParams{ExcludeNodeParams{{"n2"}}});
     }
 }
 
@@ -146,9 +145,11 @@ TEST_F(FailureTest, TheStepsOfAPlanAreAdaptedAsTheyAreMade) {
     const auto held_back = steps_for(plan, {}, registration, 0, Failure::held_back(m_slow));
     ASSERT_EQ(ended.size(), held_back.size());
     ASSERT_EQ(held_back.front().kind, recovery::ActionKind::requeue);
-    EXPECT_FALSE(ended.front().params.stop_running);
-    EXPECT_TRUE(held_back.front().params.stop_running);
-    EXPECT_TRUE(held_back.front().params.hold) << "the exclusion follows, while it is held";
+    ASSERT_NE(held_back.front().params.as<RequeueParams>(), nullptr);
+    EXPECT_FALSE(ended.front().params.as<RequeueParams>()->stop_running);
+    EXPECT_TRUE(held_back.front().params.as<RequeueParams>()->stop_running);
+    EXPECT_TRUE(held_back.front().params.as<RequeueParams>()->hold)
+        << "the exclusion follows, while it is held";
 }
 
 TEST_F(FailureTest, ThePlannerIsToldWhatOnlyItsKindKnows) {
