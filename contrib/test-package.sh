@@ -52,11 +52,15 @@ install_packages() {  # package...
     log "installing ${missing[*]}"
     apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
         apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" \
-            >/dev/null; }
+            >/dev/null; } || die "apt-get install ${missing[*]} failed (run it by hand to see why)"
 }
 install_packages dpkg-dev debhelper lintian debootstrap ccache man-db
-# dpkg-checkbuilddeps names what debian/control's Build-Depends lacks ("a (>= 1) | b, c").
-unmet="$(cd "$source_dir" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p')"
+# dpkg-checkbuilddeps names what debian/control's Build-Depends lacks ("a (>= 1) | b, c"). It
+# exits 1 when something is missing, which is the case this handles: without `|| true` the
+# assignment failed under `set -e -o pipefail` and the script stopped without a word (seen on a
+# fresh machine, where help2man was missing).
+unmet="$(cd "$source_dir" && { dpkg-checkbuilddeps 2>&1 || true; } |
+    sed -n 's/.*Unmet build dependencies: //p')"
 if [[ -n "$unmet" ]]; then
     # shellcheck disable=SC2046  # one package name per word
     install_packages $(sed -E 's/\([^)]*\)//g; s/\|[^,]*//g; s/,/ /g' <<<"$unmet")
