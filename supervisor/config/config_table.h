@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <toml++/toml.h>
@@ -62,10 +63,16 @@ class TableReader {
         if (const auto* node = m_table->get(key)) {
             const auto value = positive_config_integer<T>(*node, max);
             if (!value) {
-                return common::fail(
-                    where(key) + " must be a positive integer of at most " +
-                        std::to_string(std::min<std::int64_t>(max, std::numeric_limits<T>::max())),
-                    "e.g. " + key + " = 60 (a whole number, without quotes)");
+                // The type's own maximum only when it is the smaller: an unsigned 64-bit one
+                // does not fit an int64_t (it would read as -1).
+                const auto ceiling =
+                    std::in_range<std::int64_t>(std::numeric_limits<T>::max())
+                        ? std::min<std::int64_t>(
+                              max, static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+                        : max;
+                return common::fail(where(key) + " must be a positive integer of at most " +
+                                        std::to_string(ceiling),
+                                    "e.g. " + key + " = 60 (a whole number, without quotes)");
             }
             out = *value;
         }

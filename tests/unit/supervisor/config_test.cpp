@@ -103,6 +103,22 @@ TEST_F(ConfigTest, EveryKeyTheHintListsIsReadAndChecked) {
     }
 }
 
+// The bound a message names is the key's own, also for a key held in an unsigned 64-bit
+// number, whose type's maximum does not fit the message's int64_t (it read "at most -1").
+TEST_F(ConfigTest, TheBoundOfAnUnsignedKeyIsNamedAsItIs) {
+    const auto head = load_config(write("log_head_bytes = 0\n"), Config{}, true);
+    ASSERT_FALSE(head);
+    EXPECT_NE(head.error().message.find("at most " +
+                                        std::to_string(recovery::ExcerptLimits::k_max_bytes)),
+              std::string::npos)
+        << head.error().message;
+    const auto queries =
+        load_config(write("[evidence]\nprometheus_query_limit = 0\n"), Config{}, true);
+    ASSERT_FALSE(queries);
+    EXPECT_NE(queries.error().message.find("at most 64"), std::string::npos)
+        << queries.error().message;
+}
+
 TEST_F(ConfigTest, NonPositiveValueIsAnErrorNamingTheKey) {
     const auto file = write("poll_interval_ms = -5\n");
     const auto config = load_config(file, Config{}, true);
