@@ -28,6 +28,7 @@
 
 #include "slurm/array_tasks.h"
 #include "slurm/detail/libslurm.h"
+#include "slurm/slurm_time.h"
 #include "slurm/time_limit.h"
 
 namespace slurm {
@@ -506,11 +507,10 @@ Result<std::optional<TimePoint>> LibslurmClient::load_expected_start(const JobId
     const JobId wanted[] = {id};
     const auto* record = match_records(*message, wanted).at(id);
     // The snapshot leaves a pending job's start time out (it is no start); here it is the plan.
-    if (record == nullptr || (record->job_state & JOB_STATE_BASE) != JOB_PENDING ||
-        record->start_time <= 0) {
+    if (record == nullptr || (record->job_state & JOB_STATE_BASE) != JOB_PENDING) {
         return std::optional<TimePoint>();
     }
-    return std::optional<TimePoint>(std::chrono::system_clock::from_time_t(record->start_time));
+    return time_point_of(record->start_time);
 }
 
 Result<std::vector<JobSnapshot>> LibslurmClient::load_user_jobs(std::uint32_t uid) {

@@ -14,19 +14,13 @@
 
 #include "slurm/detail/libslurm.h"
 #include "slurm/output_path.h"
+#include "slurm/slurm_time.h"
 
 namespace slurm::detail {
 namespace {
 
 std::string text(const char* value) {
     return value ? std::string(value) : std::string();
-}
-
-std::optional<TimePoint> time_of(time_t value) {
-    if (value <= 0) {
-        return std::nullopt;
-    }
-    return std::chrono::system_clock::from_time_t(value);
 }
 
 JobState job_state_of(uint32_t raw) {
@@ -194,12 +188,12 @@ void read_state(const slurm_job_info_t& record, JobSnapshot& job) {
         }
     }
     job.restart_count = record.restart_cnt;
-    job.submit_time = time_of(record.submit_time);
+    job.submit_time = time_point_of(record.submit_time);
     if (job.state != JobState::pending) {
-        job.start_time = time_of(record.start_time);  // for pending jobs this is a forecast
+        job.start_time = time_point_of(record.start_time);  // for pending jobs this is a forecast
     }
     if (is_finished(job.state)) {
-        job.end_time = time_of(record.end_time);  // for running jobs this is a forecast
+        job.end_time = time_point_of(record.end_time);  // for running jobs this is a forecast
     }
 }
 
@@ -362,7 +356,7 @@ NodeSnapshot to_snapshot(const node_info_t& record) {
     node.drain = (record.node_state & NODE_STATE_DRAIN) != 0;
     node.reason = text(record.reason);
     if (!node.reason.empty()) {
-        node.reason_time = time_of(record.reason_time);
+        node.reason_time = time_point_of(record.reason_time);
     }
     return node;
 }
@@ -391,7 +385,7 @@ AccountingRecord to_accounting(const slurmdb_job_rec_t& record) {
         if ((record.exitcode & 0x7f) != 0) {
             accounting.signal = static_cast<int>(record.exitcode & 0x7f);
         }
-        accounting.end_time = time_of(record.end);
+        accounting.end_time = time_point_of(record.end);
     }
     accounting.nodes = text(record.nodes);
     if (accounting.nodes == "None assigned") {  // slurmdbd's text for a job that never ran

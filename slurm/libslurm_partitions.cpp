@@ -12,6 +12,7 @@
 #include "slurm/detail/job_description.h"
 #include "slurm/detail/libslurm.h"
 #include "slurm/libslurm_client.h"
+#include "slurm/slurm_time.h"
 #include "slurm/submit_request.h"
 
 namespace slurm {
@@ -64,7 +65,14 @@ Result<TimePoint> LibslurmClient::ask_will_run(const JobSnapshot& job,
     if (rc != SLURM_SUCCESS || !response) {
         return tl::unexpected(detail::make_error(detail::last_error(rc), operation));
     }
-    return std::chrono::system_clock::from_time_t(response->start_time);
+    // slurmctld adds every pending job ahead in the partition as its time limit of work, and a
+    // job without one as 8,000 years: a start far past 2262 is an answer, read as the latest.
+    const auto start = time_point_of(response->start_time);
+    if (!start) {
+        return tl::unexpected(
+            Error{ErrorKind::other, operation + ": slurmctld gave no start time"});
+    }
+    return *start;
 }
 
 }  // namespace slurm

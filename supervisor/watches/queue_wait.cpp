@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/time_text.h"
+#include "slurm/slurm_time.h"
 #include "supervisor/failure/stall.h"
 #include "supervisor/journal/journal.h"
 
@@ -51,7 +52,8 @@ OwnerNotice record_queue_wait(state::Store& store, const state::Registration& re
     QueueWaitEvent event{registration.attempt, slurm_reason, waited.count(),
                          std::nullopt,         std::nullopt, std::nullopt};
     std::string expected = "slurmctld has no expected start time for it yet";
-    if (expected_start && *expected_start > at) {
+    // A plan at Slurm's latest time is no plan: a start past 2200 (slurm_time.h).
+    if (expected_start && *expected_start > at && *expected_start < slurm::latest_time()) {
         event.expected_start_s =
             std::chrono::duration_cast<std::chrono::seconds>(expected_start->time_since_epoch())
                 .count();

@@ -63,9 +63,13 @@ std::vector<std::string> candidate_partitions(
 
 bool starts_meaningfully_sooner(common::TimePoint candidate, common::TimePoint own,
                                 common::TimePoint now) {
+    // In seconds as doubles: a start centuries away (slurm::latest_time()) is a gain of 5e18
+    // nanoseconds, which a hundredfold would carry past 64 bits.
+    using Seconds = std::chrono::duration<double>;
     const auto gain = own - candidate;
     const auto wait = std::max(own - now, common::TimePoint::duration::zero());
-    return gain > k_min_sooner_by && gain * 100 > wait * k_min_sooner_percent;
+    return gain > k_min_sooner_by &&
+           Seconds(gain).count() * 100 > Seconds(wait).count() * k_min_sooner_percent;
 }
 
 std::optional<SoonerPartition> find_sooner_partition(

@@ -6,7 +6,9 @@
 #include <thread>
 
 #include "slurm/libslurm_client.h"
+#include "slurm/slurm_time.h"
 #include "tests/support/real_cluster.h"
+#include "tests/support/scoped_partition.h"
 #include "tests/support/text.h"
 
 namespace {
@@ -239,6 +241,27 @@ TEST_F(SlurmJobs, ArrayTasksAreFoundByTheirArrayIds) {
             EXPECT_NE(job.raw_job_id, master.job);
         }
     }
+}
+
+// slurmctld's will-run adds each pending job ahead in the partition as its time limit of work,
+// and one without a limit (MaxTime=INFINITE) as 2^32 minutes: the start it answers lies
+// thousands of years ahead. It reads as the latest time, after the job's submit time, not as a
+// date in 1826 (seen in CI when another test's job waited in debug for its begin time).
+TEST_F(SlurmJobs, AWillRunStartThousandsOfYearsAheadReadsAsTheLatestTime) {
+    const test_support::ScopedPartition far("ssv-far-" + std::to_string(::getpid()), "n1");
+    struct CancelledBeforeThePartitionGoes {
+        std::vector<slurm::JobId> jobs;
+        ~CancelledBeforeThePartitionGoes() { test_support::cancel_quietly(jobs); }
+    } waiting;
+    waiting.jobs.push_back(sbatch("-p " + far.name() + " --begin=now+3600 --wrap 'exit 0'"));
+    const auto job =
+        wait_until(waiting.jobs.back(), [](const auto& j) { return j.state == JobState::pending; });
+    ASSERT_EQ(job.partition, far.name());
+    ASSERT_TRUE(job.submit_time);
+    const auto start = m_client->ask_will_run(job, far.name());
+    ASSERT_TRUE(start) << start.error().message;
+    EXPECT_GT(*start, *job.submit_time);
+    EXPECT_EQ(*start, slurm::latest_time()) << "slurmctld counts the waiting job as 8,000 years";
 }
 
 TEST_F(SlurmJobs, TaskOfALongUnsplitArrayIsFoundPastSlurmsSixtyFourCharacters) {

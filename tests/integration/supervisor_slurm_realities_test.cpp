@@ -11,14 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <stdexcept>
 #include <string>
 #include <thread>
-#include <utility>
 
 #include "common/trimmed.h"
 #include "tests/integration/supervisor_harness.h"
 #include "tests/support/real_cluster.h"
+#include "tests/support/scoped_partition.h"
 
 namespace {
 
@@ -142,34 +141,11 @@ TEST_F(SupervisorSlurmRealities, AJobWaitingForResourcesIsToldOnceWithItsExpecte
     EXPECT_EQ(count_events(h.events(job), "queue_wait"), 1);
 }
 
-// A partition made for one test (scontrol create, as root) and deleted when it ends; declared
-// before the harness, so that the harness has cancelled the jobs in it by then.
-class ScopedPartition {
-  public:
-    ScopedPartition(std::string name, const std::string& nodes) : m_name(std::move(name)) {
-        const auto made = test_support::run_command("scontrol create PartitionName=" + m_name +
-                                                    " Nodes=" + nodes + " State=UP");
-        if (made.exit_status != 0) {
-            throw std::runtime_error("scontrol create partition failed (needs root): " +
-                                     made.output);
-        }
-    }
-    ~ScopedPartition() {
-        (void)test_support::run_command("scontrol delete PartitionName=" + m_name);
-    }
-    ScopedPartition(const ScopedPartition&) = delete;
-    ScopedPartition& operator=(const ScopedPartition&) = delete;
-    [[nodiscard]] const std::string& name() const { return m_name; }
-
-  private:
-    std::string m_name;
-};
-
 // The same wait in a partition of n3 alone, whose GPUs another job holds for half an hour,
 // while debug's n1 and n2 have theirs free: the message names debug, which would start it
 // sooner by slurmctld's will-run estimate, and the job stays where it is.
 TEST_F(SupervisorSlurmRealities, AJobWaitingForResourcesIsToldOfAPartitionThatStartsItSooner) {
-    const ScopedPartition only_n3("ssv-n3-" + std::to_string(::getpid()), "n3");
+    const test_support::ScopedPartition only_n3("ssv-n3-" + std::to_string(::getpid()), "n3");
     SupervisorHarness h("sooner-partition");
     const auto holder = test_support::sbatch("-w n3 --gres=gpu:2 --time=30 --wrap 'sleep 600'");
     h.also_cancel(holder);
@@ -204,7 +180,9 @@ TEST_F(SupervisorSlurmRealities, AJobWaitingForResourcesIsToldOfAPartitionThatSt
 
 TEST_F(SupervisorSlurmRealities, AJobHeldByAnAdministratorIsReportedOnceAsStuck) {
     SupervisorHarness h("stuck");
-    const auto job = test_support::sbatch("--begin=now+3600 --wrap 'exit 0'");
+    // A limit of its own: while it waits for its begin time, slurmctld's will-run estimates
+    // count it as that much work ahead in debug, and a job without one as 8,000 years.
+    const auto job = test_support::sbatch("--begin=now+3600 --time=1 --wrap 'exit 0'");
     h.also_cancel(job);
     const std::string id = job.to_string();
     ASSERT_EQ(test_support::run_command("scontrol hold " + id).exit_status, 0);

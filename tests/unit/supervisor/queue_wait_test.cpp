@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/time_text.h"
+#include "slurm/slurm_time.h"
 #include "tests/unit/supervisor/poll_cycle_fixture.h"
 
 namespace supervisor::test {
@@ -113,6 +114,30 @@ TEST_F(QueueWaitTest, WithoutAPlanTheMessageSaysSlurmctldHasNone) {
     EXPECT_NE(notifications[0].body.find("no expected start time"), std::string::npos)
         << notifications[0].body;
     EXPECT_NE(notifications[0].body.find("higher priority"), std::string::npos);
+}
+
+// A pending job without a time limit ahead in the partition makes slurmctld plan starts
+// thousands of years away; the client reads them as slurm::latest_time(). That is no plan to
+// quote, and any real start elsewhere is sooner (the sums once wrapped past 64 bits).
+TEST_F(QueueWaitTest, AStartCenturiesAwayIsNoPlanAndARealStartElsewhereIsSooner) {
+    m_config.queue_wait_after = std::chrono::minutes(30);
+    const auto id = submit();
+    register_job(request(id));
+    const auto sooner = m_clock.now() + std::chrono::hours(1);
+    pending(id, "Priority", m_clock.now() - std::chrono::hours(1), slurm::latest_time());
+    with_gpu_partition(sooner);
+    cycle();
+    const auto events = events_of_kind(id, "queue_wait");
+    ASSERT_EQ(events.size(), 1U);
+    const auto told = decode<QueueWaitEvent>(events[0]);
+    ASSERT_TRUE(told);
+    EXPECT_FALSE(told->expected_start_s) << "2200 is no start time";
+    EXPECT_EQ(told->sooner_partition, "gpu");
+    const auto body = told_body(id);
+    EXPECT_NE(body.find("no expected start time"), std::string::npos) << body;
+    EXPECT_NE(body.find("in partition gpu it would start at " + common::format_time(sooner)),
+              std::string::npos)
+        << body;
 }
 
 TEST_F(QueueWaitTest, APartitionThatStartsItSoonerIsNamedWithTheCommandThatMovesIt) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "slurm/slurm_time.h"
+
 namespace supervisor::test {
 namespace {
 
@@ -92,6 +94,18 @@ TEST(SoonerPartition, SoonerMeansByTenMinutesAndATenthOfTheWait) {
     EXPECT_TRUE(starts_meaningfully_sooner(now + 17h, now + 20h, now));
     // Now, against a start already due: only the floor.
     EXPECT_TRUE(starts_meaningfully_sooner(now - 11min, now, now));
+}
+
+// slurmctld's will-run counts a pending job without a time limit as 8,000 years of work; the
+// client reads such a start as slurm::latest_time(). An hour from now is sooner than that, and
+// the latest time is sooner than nothing: the sums must not wrap (a hundred times 173 years in
+// nanoseconds is past 64 bits).
+TEST(SoonerPartition, AStartCenturiesAwayIsComparedWithoutWrapping) {
+    const common::TimePoint now{std::chrono::hours(500000)};  // 2027
+    EXPECT_TRUE(starts_meaningfully_sooner(now + 1h, slurm::latest_time(), now));
+    EXPECT_TRUE(starts_meaningfully_sooner(now + 24h * 365 * 100, slurm::latest_time(), now));
+    EXPECT_FALSE(starts_meaningfully_sooner(slurm::latest_time(), slurm::latest_time(), now));
+    EXPECT_FALSE(starts_meaningfully_sooner(slurm::latest_time(), now + 1h, now));
 }
 
 }  // namespace
