@@ -136,3 +136,15 @@ for reader in supervisor/config/*.cpp; do
     [ "$n" = 0 ] || config_in="${config_in:-} ${reader##*/} $n;"
 done
 echo "config keys named more than once: $config_repeated${config_in:+ (${config_in% ;})}"
+
+# 4d. A registration's whitelist and knobs read from their text where they are used: calls of
+#     recovery::allows(list, kind) (removed), whitelist_of_known and knobs_of in the product
+#     outside owner_choices_of (supervisor/steps/owner_choices.cpp), which reads both once for
+#     whoever loaded the row (the poll cycle holds it beside the row), and outside the two
+#     functions' own files. The sbatch wrapper's one, on the daemon's reply, is counted.
+text_reads="$(grep -rnE '(recovery::allows|whitelist_of_known|knobs_of)\(' \
+    common state recovery slurm supervisor control ops src notify node_evidence http web \
+    --include='*.cpp' --include='*.h' 2>/dev/null |
+    grep -vE '^(supervisor/steps/owner_choices\.cpp|recovery/whitelist\.(h|cpp)|supervisor/steps/knobs\.(h|cpp)):' |
+    count)"
+echo "a registration's whitelist or knobs read from text outside OwnerChoices: $text_reads"

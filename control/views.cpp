@@ -19,6 +19,7 @@
 #include "supervisor/failure/drain_limits.h"
 #include "supervisor/journal/journal_events.h"
 #include "supervisor/steps/knobs.h"
+#include "supervisor/steps/owner_choices.h"
 #include "supervisor/steps/step_kind.h"
 
 namespace control {
@@ -82,7 +83,7 @@ std::uint32_t charged_attempt(const state::Registration& r) {
 nlohmann::json registration_json(const state::Registration& r,
                                  const std::vector<state::Attempt>& attempts,
                                  const nlohmann::json& decision) {
-    const auto knobs = supervisor::knobs_of(r);
+    const auto owner = supervisor::owner_choices_of(r);
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& a : attempts) {
         runs.push_back(
@@ -118,7 +119,8 @@ nlohmann::json registration_json(const state::Registration& r,
             {"last_cause", r.last_cause},
             {"last_checkpoint", r.last_checkpoint},
             {"last_slurm_state", r.last_slurm_state},
-            {"knobs", knobs ? supervisor::knobs_json_value(*knobs) : nlohmann::json(nullptr)},
+            {"knobs", owner.unreadable_knobs ? nlohmann::json(nullptr)
+                                             : supervisor::knobs_json_value(owner.knobs)},
             {"excluded_nodes", r.excluded_nodes},
             {"previous_job", r.previous_job},
             {"next_job", r.next_job},
@@ -158,10 +160,9 @@ std::string details(const state::Registration& r, const nlohmann::json& decision
     std::string text;
     // A damaged row shows no knobs here: `status` still lists the job, and the daemon names the
     // damage when it reads them.
-    const auto knobs = supervisor::knobs_of(r);
     std::vector<std::string> values;
     for (const auto& [name, value] :
-         supervisor::knob_variables(knobs ? *knobs : std::vector<recovery::Knob>{})) {
+         supervisor::knob_variables(supervisor::owner_choices_of(r).knobs)) {
         values.push_back(name + "=" + std::to_string(value));
     }
     if (!values.empty()) {

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "ops/doctor.h"
-#include "recovery/whitelist.h"
+#include "recovery/cause.h"
+#include "supervisor/steps/owner_choices.h"
 
 namespace ops {
 
@@ -112,7 +113,7 @@ Check check_operator(slurm::Client* client, std::span<const state::Registration>
         if (registration.owner_uid != uid) {
             foreign.push_back(registration.job.to_string());
         }
-        if (recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
+        if (supervisor::owner_choices_of(registration).allows(recovery::ActionKind::drain_node)) {
             drains.push_back(registration.job.to_string());
         }
     }

@@ -91,8 +91,4 @@ Whitelist whitelist_of_known(const std::vector<std::string>& entries) {
     return whitelist;
 }
 
-bool allows(const std::vector<std::string>& entries, ActionKind kind) {
-    return whitelist_of_known(entries).allows(kind);
-}
-
 }  // namespace recovery

@@ -29,8 +29,4 @@ struct Whitelist {
 // and this one does not know is dropped, never an error.
 [[nodiscard]] Whitelist whitelist_of_known(const std::vector<std::string>& entries);
 
-// Whether the stored list allows `kind`: whitelist_of_known(entries).allows(kind). Reads every
-// entry, a handful.
-[[nodiscard]] bool allows(const std::vector<std::string>& entries, ActionKind kind);
-
 }  // namespace recovery

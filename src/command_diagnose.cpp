@@ -33,6 +33,7 @@
 #include "supervisor/failure/failure_analysis.h"
 #include "supervisor/failure/failure_history.h"
 #include "supervisor/journal/journal_events.h"
+#include "supervisor/steps/owner_choices.h"
 
 namespace cli {
 namespace {
@@ -340,7 +341,7 @@ common::Result<int> diagnose_job(const GlobalOptions& global, const DiagnoseOpti
     const bool slurm_requeued = job.state == slurm::JobState::pending &&
                                 job.restart_count > registration->seen_restart_count;
     auto context = supervisor::failure_context_for(
-        *registration, job, nodes, *store,
+        *registration, supervisor::owner_choices_of(*registration), job, nodes, *store,
         slurm_requeued ? supervisor::Failure::requeued_by_slurm() : supervisor::Failure::ended(),
         clock.now());
     // The nodes' evidence as the daemon would ask it, from the same [evidence] settings.

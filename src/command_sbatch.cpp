@@ -206,8 +206,8 @@ void say_watching(const common::JobId& job, const control::Registered& registrat
                  registration.max_attempts, directives.options.stall_timeout.c_str());
     say_checkpoint_layout(said, stderr);
     say_not_carried(registration, stderr);
-    if (flags.no_requeue &&
-        recovery::allows(registration.allowed_actions, recovery::ActionKind::resubmit)) {
+    if (flags.no_requeue && recovery::whitelist_of_known(registration.allowed_actions)
+                                .allows(recovery::ActionKind::resubmit)) {
         std::fprintf(stderr,
                      "supervisor: the job is not requeueable (--no-requeue): it can "
                      "only be recovered by resubmitting it as a new job\n");

@@ -563,7 +563,7 @@ void PollCycle::validate(state::Registration& registration, const slurm::JobSnap
     const auto is_operator = m_services.client.ask_is_operator_uid(registration.registrant_uid);
     if (auto as_owner =
             common::ScopedFileIdentity::assume(m_services.owners.of(registration, job))) {
-        problem = check_registration(registration, job,
+        problem = check_registration(registration, m_watched.choices(registration.job), job,
                                      {registration.registrant_uid, is_operator && *is_operator});
     } else {
         problem = as_owner.error();

@@ -12,7 +12,6 @@
 #include "common/failpoint.h"
 #include "common/json_text.h"
 #include "recovery/hostlist.h"
-#include "recovery/whitelist.h"
 #include "supervisor/actions/resume_env.h"
 #include "supervisor/cycle/poll_cycle.h"
 #include "supervisor/failure/failure_analysis.h"
@@ -117,13 +116,13 @@ void prepare_next_attempt(state::Store& store, state::Registration& registration
 
 FailureContext PollCycle::failure_context(const state::Registration& registration,
                                           const slurm::JobSnapshot& job, const Failure& failure) {
-    auto context = failure_context_for(registration, job, m_slurm.nodes(m_services.client),
-                                       m_services.store, failure, m_services.clock.now());
+    auto context = failure_context_for(registration, m_watched.choices(registration.job), job,
+                                       m_slurm.nodes(m_services.client), m_services.store, failure,
+                                       m_services.clock.now());
     context.read_as = m_services.owners.of(registration, job);
     // A slow node's telemetry was read for its slowdown's window already.
     context.node_evidence = failure.asks_the_nodes() ? m_services.node_evidence : nullptr;
-    if (m_services.config.allow_drain ||
-        recovery::allows(registration.allowed_actions, recovery::ActionKind::drain_node)) {
+    if (m_services.config.allow_drain || context.owner.allows(recovery::ActionKind::drain_node)) {
         // An RPC: only where a drain may follow (the site's drains need no owner's word).
         context.is_operator = m_slurm.is_operator(m_services.client);
     }

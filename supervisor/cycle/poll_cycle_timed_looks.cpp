@@ -32,6 +32,8 @@ class PollCycle::Look final : public WatchLook {
 
     CycleReport& report() override { return m_report; }
 
+    const OwnerChoices& owner() override { return m_cycle.m_watched.choices(m_registration.job); }
+
   private:
     PollCycle& m_cycle;
     const state::Registration& m_registration;

@@ -13,7 +13,6 @@
 #include "recovery/hostlist.h"
 #include "supervisor/failure/drain_limits.h"
 #include "supervisor/failure/node_records.h"
-#include "supervisor/steps/knobs.h"
 
 namespace supervisor {
 namespace {
@@ -299,7 +298,7 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     const auto& registration = *context.registration;
     recovery::PlanRequest request;
     request.diagnosis = &analysis.diagnosis;
-    request.whitelist = recovery::whitelist_of_known(registration.allowed_actions);
+    request.whitelist = context.owner.whitelist;
     // Runs ended by requeues the supervisor did not make are not charged to the budget.
     const std::uint32_t outside = registration.outside_requeues +
                                   (context.failure.ended_by_other_hands(*context.job) ? 1 : 0);
@@ -313,12 +312,11 @@ recovery::PlanRequest plan_request(const FailureContext& context, const Config& 
     request.older_checkpoint = found.older;
     request.resumed_from = registration.last_checkpoint;
     request.resumed_checkpoint_intact = found.resumed_intact;
-    if (auto knobs = knobs_of(registration)) {
-        request.knobs = std::move(*knobs);
-    } else {
+    request.knobs = context.owner.knobs;
+    if (const auto& damaged = context.owner.unreadable_knobs) {
         // A damaged row must not stop the recovery: it goes on without knobs, and says so.
-        analysis.notes.push_back(knobs.error().message +
-                                 "; no knob is changed (to fix: " + knobs.error().hint + ")");
+        analysis.notes.push_back(damaged->message +
+                                 "; no knob is changed (to fix: " + damaged->hint + ")");
     }
     if (context.store != nullptr) {
         const auto env = context.store->resume_env(registration.job);
@@ -374,13 +372,14 @@ std::vector<recovery::SuspectNode> other_owners_witnesses(
 
 }  // namespace
 
-FailureContext failure_context_for(const state::Registration& registration,
+FailureContext failure_context_for(const state::Registration& registration, OwnerChoices owner,
                                    const slurm::JobSnapshot& job,
                                    const std::vector<slurm::NodeSnapshot>& nodes,
                                    const state::Store& store, Failure failure,
                                    common::TimePoint now) {
     FailureContext context;
     context.registration = &registration;
+    context.owner = std::move(owner);
     context.job = &job;
     context.nodes = &nodes;
     const auto attempt = store.attempt(registration.job, registration.attempt);

@@ -23,6 +23,7 @@
 #include "supervisor/failure/slow_node.h"
 #include "supervisor/failure/stall.h"
 #include "supervisor/journal/journal_events.h"
+#include "supervisor/steps/owner_choices.h"
 
 namespace supervisor {
 
@@ -45,6 +46,7 @@ struct FailureAnalysis {
 
 struct FailureContext {
     const state::Registration* registration = nullptr;
+    OwnerChoices owner;  // the registration's whitelist and knobs, as read from its row
     const slurm::JobSnapshot* job = nullptr;
     const std::vector<slurm::NodeSnapshot>* nodes = nullptr;  // may be empty
     RunNodes run_nodes;                                       // nodes of the run that failed
@@ -74,7 +76,7 @@ struct FailureContext {
 // the store (two queries); `nodes` and `store` must outlive the context, and a hung or held-back
 // failure's stall or slowdown too.
 [[nodiscard]] FailureContext failure_context_for(const state::Registration& registration,
-                                                 const slurm::JobSnapshot& job,
+                                                 OwnerChoices owner, const slurm::JobSnapshot& job,
                                                  const std::vector<slurm::NodeSnapshot>& nodes,
                                                  const state::Store& store, Failure failure,
                                                  common::TimePoint now);

@@ -303,7 +303,8 @@ std::optional<common::Error> check_as_owner(const state::Registration& registrat
     if (!as_owner) {
         return as_owner.error();
     }
-    return check_registration(registration, job, {caller, caller_is_operator});
+    return check_registration(registration, owner_choices_of(registration), job,
+                              {caller, caller_is_operator});
 }
 
 void apply_verdict(state::Store& store, state::Registration& registration,

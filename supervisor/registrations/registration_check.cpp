@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "common/input_file.h"
-#include "recovery/whitelist.h"
 
 namespace supervisor {
 namespace {
@@ -43,6 +42,7 @@ bool readable_or_creatable(const std::string& path) {
 }  // namespace
 
 std::optional<common::Error> check_registration(const state::Registration& registration,
+                                                const OwnerChoices& owner,
                                                 const slurm::JobSnapshot& job,
                                                 const Registrant& registrant) {
     const std::string id = job.id.to_string();
@@ -56,9 +56,7 @@ std::optional<common::Error> check_registration(const state::Registration& regis
         return common::Error{"job " + id + " is not a batch job; Slurm cannot requeue it",
                              "submit the training job with sbatch"};
     }
-    const bool resubmit_allowed =
-        recovery::allows(registration.allowed_actions, recovery::ActionKind::resubmit);
-    if (!job.requeueable && !resubmit_allowed) {
+    if (!job.requeueable && !owner.allows(recovery::ActionKind::resubmit)) {
         return common::Error{
             "job " + id + " is not requeueable (submitted with --no-requeue, or JobRequeue=0)",
             "run `scontrol update jobid=" + id +

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "slurm/types.h"
 #include "state/records.h"
+#include "supervisor/steps/owner_choices.h"
 
 namespace supervisor {
 
@@ -23,9 +24,10 @@ struct Registrant {
 };
 
 // The file checks (output, checkpoint directory) are real opens: run them with the owner's
-// filesystem credentials (common/file_identity.h) to learn what the owner can read.
+// filesystem credentials (common/file_identity.h) to learn what the owner can read. `owner`:
+// what the registration's row allows (a job Slurm will not requeue needs resubmit).
 [[nodiscard]] std::optional<common::Error> check_registration(
-    const state::Registration& registration, const slurm::JobSnapshot& job,
-    const Registrant& registrant);
+    const state::Registration& registration, const OwnerChoices& owner,
+    const slurm::JobSnapshot& job, const Registrant& registrant);
 
 }  // namespace supervisor

@@ -33,7 +33,15 @@ std::vector<common::JobId> WatchedRegistrations::ids() const {
     return ids;
 }
 
+const OwnerChoices& WatchedRegistrations::choices(const common::JobId& job) {
+    if (const auto known = m_choices.find(job); known != m_choices.end()) {
+        return known->second;
+    }
+    return m_choices.emplace(job, owner_choices_of(m_watched.at(job))).first->second;
+}
+
 void WatchedRegistrations::put(const common::JobId& job, std::optional<state::Registration> row) {
+    m_choices.erase(job);  // read again from the new row when asked
     if (row && is_watched(*row)) {
         const bool waiting =
             row->status == state::Status::pending || row->status == state::Status::recovering;
@@ -59,6 +67,7 @@ std::set<common::JobId> WatchedRegistrations::refresh(state::Store& store) {
             changed.insert(job);
         }
         m_watched.clear();
+        m_choices.clear();
         m_pending_or_recovering.clear();
         for (auto& registration : store.load_watched_registrations()) {
             changed.insert(registration.job);

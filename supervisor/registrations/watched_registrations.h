@@ -16,6 +16,7 @@
 #include "common/job_id.h"
 #include "state/records.h"
 #include "state/store.h"
+#include "supervisor/steps/owner_choices.h"
 
 namespace supervisor {
 
@@ -34,6 +35,10 @@ class WatchedRegistrations {
     }
     // nullptr when the job is not watched.
     [[nodiscard]] const state::Registration* find(const common::JobId& job) const;
+    // What the owner of watched job `job` chose (owner_choices.h), read from its row at the
+    // first ask after the row was loaded and kept until the row changes: a quiet job's row is
+    // never parsed. Throws std::out_of_range for a job not watched.
+    [[nodiscard]] const OwnerChoices& choices(const common::JobId& job);
     // The watched jobs, in job id order.
     [[nodiscard]] std::vector<common::JobId> ids() const;
     // Some watched job is pending (not validated yet) or recovering (a plan in progress).
@@ -48,6 +53,7 @@ class WatchedRegistrations {
     std::int64_t m_newest_change = 0;
     std::int64_t m_forgotten_up_to = 0;
     std::map<common::JobId, state::Registration> m_watched;
+    std::map<common::JobId, OwnerChoices> m_choices;  // of the rows in m_watched, once asked
     std::set<common::JobId> m_pending_or_recovering;
 };
 

@@ -8,7 +8,6 @@
 #include <iterator>
 
 #include "common/file_identity.h"
-#include "recovery/whitelist.h"
 #include "supervisor/failure/failure.h"
 #include "supervisor/failure/run_nodes.h"
 #include "supervisor/failure/slow_node.h"
@@ -147,8 +146,7 @@ class RunningWatch final : public Watch {
             return false;
         }
         m_idle_gpus.told(registration.job);
-        if (straggling && recovery::allows(registration.allowed_actions,
-                                           recovery::ActionKind::exclude_slow_node)) {
+        if (straggling && cycle.owner().allows(recovery::ActionKind::exclude_slow_node)) {
             if (const auto node = node_holding_back(signals, job_nodes)) {
                 return cycle.begin_recovery(
                     Failure::held_back(SlowRun{*straggling, *node, signals}));

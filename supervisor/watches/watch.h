@@ -17,6 +17,7 @@
 #include "slurm/types.h"
 #include "state/records.h"
 #include "state/store.h"
+#include "supervisor/steps/owner_choices.h"
 #include "supervisor/watches/cycle_report.h"
 
 namespace supervisor {
@@ -36,6 +37,8 @@ class WatchLook {
     virtual bool begin_recovery(const Failure& failure) = 0;
     // The cycle's report, for the watch's own counts.
     virtual CycleReport& report() = 0;
+    // What the job's owner allows and its knobs, read from the row once and held by the cycle.
+    virtual const OwnerChoices& owner() = 0;
 };
 
 enum class AfterLook {

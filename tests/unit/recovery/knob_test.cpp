@@ -80,11 +80,12 @@ TEST(Whitelist, RejectsUnknownActionsVariablesAndUnsafeValues) {
 }
 
 TEST(Whitelist, AStoredListAllowsItsKnownActionsAndDropsTheRest) {
-    const std::vector<std::string> stored{"requeue", "drain_node", "a_newer_action"};
-    EXPECT_TRUE(recovery::allows(stored, recovery::ActionKind::drain_node));
-    EXPECT_TRUE(recovery::allows(stored, recovery::ActionKind::requeue));
-    EXPECT_FALSE(recovery::allows(stored, recovery::ActionKind::resubmit));
-    EXPECT_FALSE(recovery::allows({}, recovery::ActionKind::requeue));
+    const auto stored = recovery::whitelist_of_known({"requeue", "drain_node", "a_newer_action"});
+    EXPECT_TRUE(stored.allows(recovery::ActionKind::drain_node));
+    EXPECT_TRUE(stored.allows(recovery::ActionKind::requeue));
+    EXPECT_FALSE(stored.allows(recovery::ActionKind::resubmit));
+    EXPECT_EQ(stored.actions.size(), 2U);
+    EXPECT_FALSE(recovery::whitelist_of_known({}).allows(recovery::ActionKind::requeue));
 }
 
 }  // namespace

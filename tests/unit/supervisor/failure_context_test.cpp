@@ -35,7 +35,8 @@ class FailureContextTest : public ::testing::Test {
     }
 
     FailureContext context(bool slurm_requeued = false) {
-        return failure_context_for(m_registration, m_job, m_nodes, *m_store,
+        return failure_context_for(m_registration, owner_choices_of(m_registration), m_job, m_nodes,
+                                   *m_store,
                                    slurm_requeued ? Failure::requeued_by_slurm() : Failure::ended(),
                                    common::TimePoint{std::chrono::seconds{1'800'000'000}});
     }

@@ -44,7 +44,7 @@ TEST(StepKind, ReleaseIsAStepButNoOwnersRulesOrPlannersWord) {
     for (const auto kind : recovery::all_actions()) {
         EXPECT_NE(kind, ActionKind::release);
     }
-    EXPECT_FALSE(recovery::allows({"release"}, ActionKind::release))
+    EXPECT_FALSE(recovery::whitelist_of_known({"release"}).allows(ActionKind::release))
         << "a whitelist cannot allow what only the supervisor does";
 }
 

@@ -69,6 +69,37 @@ TEST_F(WatchedRegistrationsTest, AnotherConnectionsWritesAreFollowed) {
     ASSERT_NE(m_watched.find(job(5)), nullptr);
 }
 
+// The owner's whitelist and knobs are held parsed beside the row: read at the first ask, the same
+// value until the row is written (by the CLI here), then read again from the new row.
+TEST_F(WatchedRegistrationsTest, AnOwnersChoicesAreHeldUntilTheRowChanges) {
+    auto first = row(1);
+    first.allowed_actions = {"requeue", "a_newer_action"};
+    first.knobs_json = R"([{"name": "batch_size", "env": "BATCH_SIZE", "value": 32, "initial": 64,
+                            "min": 8, "compensate": "", "compensate_value": 1}])";
+    ASSERT_TRUE(m_store->insert_registration(first));
+    (void)m_watched.refresh(*m_store);
+    const auto* held = &m_watched.choices(job(1));
+    EXPECT_TRUE(held->allows(recovery::ActionKind::requeue));
+    EXPECT_FALSE(held->allows(recovery::ActionKind::drain_node));
+    EXPECT_EQ(held->whitelist.actions.size(), 1U) << "an entry this version does not know";
+    ASSERT_EQ(held->knobs.size(), 1U);
+    EXPECT_EQ(held->knobs[0].value, 32);
+    EXPECT_EQ(&m_watched.choices(job(1)), held) << "read once, then held";
+    EXPECT_TRUE(m_watched.refresh(*m_store).empty());
+    EXPECT_EQ(&m_watched.choices(job(1)), held) << "a refresh without a write keeps it";
+
+    auto edited = first;
+    edited.allowed_actions = {"requeue", "drain_node"};
+    edited.knobs_json = "[]";
+    m_cli->update_registration(edited);
+    EXPECT_EQ(m_watched.refresh(*m_store), std::set<JobId>{job(1)});
+    const auto& read_again = m_watched.choices(job(1));
+    EXPECT_TRUE(read_again.allows(recovery::ActionKind::drain_node));
+    EXPECT_TRUE(read_again.knobs.empty());
+    EXPECT_FALSE(read_again.unreadable_knobs);
+    EXPECT_THROW((void)m_watched.choices(job(2)), std::out_of_range) << "not watched";
+}
+
 TEST_F(WatchedRegistrationsTest, ARowNoLongerWatchedLeavesTheIndex) {
     for (std::uint32_t i = 1; i <= 3; ++i) {
         ASSERT_TRUE(m_store->insert_registration(row(i)));
