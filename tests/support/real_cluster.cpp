@@ -117,6 +117,10 @@ void run_script(const std::string& script_and_args) {
 }  // namespace
 
 void cluster_up() {
+    const char* conf = std::getenv("SLURM_CONF");
+    if (conf == nullptr || *conf == '\0' || !std::filesystem::exists(conf)) {
+        return;
+    }
     run_script("up.sh");
 }
 
