@@ -55,7 +55,9 @@ TEST(EpilogLineTime, RefusesWhatIsNotATimeFollowedByABlank) {
           "2026-11-26T01:02:03+00:00x", "2026-02-30T01:02:03Z x", "2026-13-01T01:02:03Z x",
           "2026-11-26T24:00:00Z x", "2026-11-26T01:60:00Z x", "2026-11-26T01:02:03. x",
           "2026-11-26T01:02:03+24:00 x", "2026-11-26T01:02:03+0 x", "2026-11-26 01:02:03 x",
-          "2026-1a-26T01:02:03Z x"}) {
+          "2026-1a-26T01:02:03Z x",
+          // Past 2262 a time would wrap into the past (nanoseconds in 64 bits): none past 2200.
+          "9999-12-31T23:59:59Z x", "2201-01-01T00:00:00Z x"}) {
         EXPECT_FALSE(epilog_line_time(line)) << line;
     }
 }
