@@ -6,11 +6,22 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 namespace common {
 
 using TimePoint = std::chrono::system_clock::time_point;
 using MonotonicPoint = std::chrono::steady_clock::time_point;
+
+// The latest time the product holds: 2200-01-01 00:00:00 UTC. A TimePoint counts nanoseconds in
+// 64 bits and ends in April 2262, so a time read from outside (Slurm's forecasts, a dated log
+// line) that lies later is held as this one or refused, never converted: it would wrap into the
+// past. Sixty years of a TimePoint's range stay for arithmetic on it.
+inline constexpr std::int64_t k_latest_unix_seconds = 7'258'118'400;
+
+[[nodiscard]] constexpr TimePoint latest_time() {
+    return TimePoint{std::chrono::seconds{k_latest_unix_seconds}};
+}
 
 class Clock {
   public:

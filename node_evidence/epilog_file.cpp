@@ -11,8 +11,10 @@
 namespace node_evidence {
 namespace {
 
-// The latest year a line's time may name.
-constexpr int k_latest_year = 2200;
+// The latest year a line's time may name: that of the latest time the product holds.
+constexpr std::chrono::year k_latest_year =
+    std::chrono::year_month_day{std::chrono::floor<std::chrono::days>(common::latest_time())}
+        .year();
 
 bool digit(char c) {
     return c >= '0' && c <= '9';
@@ -64,9 +66,9 @@ std::optional<common::TimePoint> epilog_line_time(std::string_view line) {
     const year_month_day date{std::chrono::year{*year},
                               std::chrono::month{static_cast<unsigned>(*month)},
                               std::chrono::day{static_cast<unsigned>(*day)}};
-    // A TimePoint counts nanoseconds and ends in 2262: a later year would wrap into the past,
-    // maybe into the run's window. No kernel line is dated past 2200 (slurm_time.h's latest).
-    if (!date.ok() || *year > k_latest_year || *hour > 23 || *minute > 59 || *second > 60) {
+    // A TimePoint ends in 2262: a later year would wrap into the past, maybe into the run's
+    // window. No kernel line is dated past common::latest_time()'s year.
+    if (!date.ok() || date.year() > k_latest_year || *hour > 23 || *minute > 59 || *second > 60) {
         return std::nullopt;
     }
     std::size_t at = 19;

@@ -13,13 +13,10 @@
 
 namespace slurm {
 
-// The latest time a Slurm time reads as: 2200-01-01 00:00:00 UTC. Any later one means "not in
-// any future we plan for". It leaves sixty years of a TimePoint's range for arithmetic on it.
-inline constexpr std::int64_t k_latest_time_unix = 7'258'118'400;
-
-[[nodiscard]] constexpr common::TimePoint latest_time() {
-    return common::TimePoint{std::chrono::seconds{k_latest_time_unix}};
-}
+// The latest time a Slurm time reads as, common/clock.h's (2200-01-01 00:00:00 UTC). Any later
+// one means "not in any future we plan for".
+inline constexpr std::int64_t k_latest_time_unix = common::k_latest_unix_seconds;
+using common::latest_time;
 
 // The time Slurm wrote as `unix_seconds`: nothing for 0 or less (not set), the latest time for
 // anything after it. Never wraps; costs nothing.
